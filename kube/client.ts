@@ -1,0 +1,295 @@
+// A small Kubernetes REST client: JSON requests, server-side apply, watches and
+// websocket upgrades (exec, portforward), with the API server's errors kept intact.
+import http from 'node:http';
+import https from 'node:https';
+import { WebSocket } from 'ws';
+import { KubeApiError, KubeUnavailableError, statusFromText, type KubeStatus } from './errors.js';
+import type { KubeConnection, TlsOptions } from './connection.js';
+import { resourcePath, type PathOptions, type ResourceType } from './resources.js';
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: OwnerReference[];
+    finalizers?: string[];
+    deletionTimestamp?: string;
+    creationTimestamp?: string;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface KubeList<T = KubeObject> {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { resourceVersion?: string; continue?: string };
+  items: T[];
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent<T = KubeObject> {
+  type: WatchEventType;
+  object: T;
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestOptions {
+  method?: string;
+  path: string;
+  query?: Query;
+  body?: unknown;
+  contentType?: string;
+  /** Milliseconds before the request is abandoned. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+
+const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+export function queryString(query: Query | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+export class KubeClient {
+  private agents = new WeakMap<TlsOptions, http.Agent>();
+  private plainAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+  /**
+   * @param connection where the API server is and the process's own credentials
+   * @param bearer a token to use instead of the connection's own credentials
+   */
+  constructor(
+    readonly connection: KubeConnection,
+    private readonly bearer?: string,
+    agents?: { shared: KubeClient },
+  ) {
+    if (agents) {
+      this.agents = agents.shared.agents;
+      this.plainAgent = agents.shared.plainAgent;
+    }
+  }
+
+  /** The same API server reached as another identity (a token minted for a person). */
+  withToken(token: string): KubeClient {
+    return new KubeClient(this.connection, token, { shared: this });
+  }
+
+  private async transport(): Promise<{ agent: http.Agent; authorization?: string; secure: boolean; tls: TlsOptions }> {
+    const { tls, authorization } = await this.connection.credentials();
+    const secure = this.connection.server.startsWith('https:');
+    // A forwarded token must be the only identity on the request: drop client certificates.
+    const effectiveTls: TlsOptions = this.bearer ? { ca: tls.ca, rejectUnauthorized: tls.rejectUnauthorized } : tls;
+    let agent: http.Agent = this.plainAgent;
+    if (secure) {
+      const cached = this.bearer ? undefined : this.agents.get(tls);
+      agent = cached ?? new https.Agent({ keepAlive: true, maxSockets: 64, ...effectiveTls });
+      if (!this.bearer) this.agents.set(tls, agent);
+    }
+    return { agent, secure, tls: effectiveTls, authorization: this.bearer ? `Bearer ${this.bearer}` : authorization };
+  }
+
+  /** One request; resolves with the parsed JSON body (or the text when it is not JSON). */
+  async request<T = unknown>(opts: RequestOptions): Promise<T> {
+    const res = await this.send(opts);
+    const text = await readBody(res);
+    const status = res.statusCode ?? 0;
+    const method = opts.method ?? 'GET';
+    if (status < 200 || status >= 300) throw new KubeApiError(status, parseStatus(status, text), method, opts.path);
+    if (!text) return undefined as T;
+    const type = String(res.headers['content-type'] ?? '');
+    if (type.includes('json')) return JSON.parse(text) as T;
+    return text as T;
+  }
+
+  /** The raw response, for streams (watch, follow logs). The caller must consume or destroy it. */
+  async send(opts: RequestOptions): Promise<http.IncomingMessage> {
+    const { agent, authorization, secure } = await this.transport();
+    const method = opts.method ?? 'GET';
+    const url = new URL(this.connection.server + opts.path + queryString(opts.query));
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (authorization) headers.Authorization = authorization;
+    let payload: string | undefined;
+    if (opts.body !== undefined) {
+      payload = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+      headers['Content-Type'] = opts.contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(payload));
+    }
+    const lib = secure ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = lib.request(url, { method, headers, agent, signal: opts.signal }, resolve);
+      req.setTimeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, () => {
+        req.destroy(new KubeUnavailableError(`${method} ${opts.path}: no answer from the API server in time`));
+      });
+      req.on('error', (err) => {
+        if (err instanceof KubeUnavailableError || err.name === 'AbortError') reject(err);
+        else reject(new KubeUnavailableError(`${method} ${opts.path}: API server unreachable (${err.message})`, { cause: err }));
+      });
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+
+  get<T = KubeObject>(r: ResourceType, name: string, namespace?: string): Promise<T> {
+    return this.request<T>({ path: resourcePath(r, { namespace, name }) });
+  }
+
+  list<T = KubeObject>(r: ResourceType, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; resourceVersion?: string } = {}): Promise<KubeList<T>> {
+    const { namespace, ...query } = opts;
+    return this.request<KubeList<T>>({ path: resourcePath(r, { namespace }), query });
+  }
+
+  create<T = KubeObject>(r: ResourceType, body: KubeObject, namespace?: string, query?: Query): Promise<T> {
+    return this.request<T>({ method: 'POST', path: resourcePath(r, { namespace }), body, query });
+  }
+
+  replace<T = KubeObject>(r: ResourceType, body: KubeObject, opts: PathOptions = {}): Promise<T> {
+    const name = opts.name ?? body.metadata?.name;
+    return this.request<T>({ method: 'PUT', path: resourcePath(r, { ...opts, name, namespace: opts.namespace ?? body.metadata?.namespace }), body });
+  }
+
+  patch<T = KubeObject>(r: ResourceType, name: string, patch: unknown, opts: { namespace?: string; type?: PatchType; subresource?: string; fieldManager?: string; force?: boolean } = {}): Promise<T> {
+    const type = opts.type ?? 'merge';
+    return this.request<T>({
+      method: 'PATCH',
+      path: resourcePath(r, { namespace: opts.namespace, name, subresource: opts.subresource }),
+      body: patch,
+      contentType: PATCH_CONTENT_TYPES[type],
+      query: { fieldManager: opts.fieldManager, force: opts.force },
+    });
+  }
+
+  /** Server-side apply of a whole desired object under one field manager. */
+  apply<T = KubeObject>(r: ResourceType, body: KubeObject, fieldManager: string, opts: { subresource?: string } = {}): Promise<T> {
+    const name = body.metadata?.name;
+    if (!name) throw new Error(`apply ${r.kind}: metadata.name is required`);
+    return this.patch<T>(r, name, body, { namespace: body.metadata?.namespace, type: 'apply', subresource: opts.subresource, fieldManager, force: true });
+  }
+
+  delete<T = KubeObject>(r: ResourceType, name: string, namespace?: string, body?: unknown): Promise<T> {
+    return this.request<T>({ method: 'DELETE', path: resourcePath(r, { namespace, name }), body });
+  }
+
+  /**
+   * Streams watch events until the server closes the stream or `signal` aborts.
+   * Resolves when the stream ends; rejects with KubeApiError on a non-2xx answer
+   * (a 410 Gone means the resourceVersion is too old: relist).
+   */
+  async watch<T = KubeObject>(path: string, query: Query, onEvent: (event: WatchEvent<T>) => void, signal?: AbortSignal): Promise<void> {
+    const res = await this.send({ path, query: { ...query, watch: true, allowWatchBookmarks: true }, signal, timeoutMs: 0x7fffffff });
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      const text = await readBody(res);
+      throw new KubeApiError(status, parseStatus(status, text), 'GET', path);
+    }
+    await new Promise<void>((resolve, reject) => {
+      let buffered = '';
+      let done = false;
+      const finish = (err?: Error) => {
+        if (done) return;
+        done = true;
+        if (err) reject(err);
+        else resolve();
+      };
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffered += chunk;
+        let newline: number;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, newline).trim();
+          buffered = buffered.slice(newline + 1);
+          if (!line) continue;
+          let event: WatchEvent<T>;
+          try {
+            event = JSON.parse(line) as WatchEvent<T>;
+          } catch (err) {
+            res.destroy();
+            finish(new KubeUnavailableError(`watch ${path}: malformed event`, { cause: err }));
+            return;
+          }
+          if (event.type === 'ERROR') {
+            const st = event.object as KubeStatus;
+            res.destroy();
+            finish(new KubeApiError(st.code ?? 500, st, 'GET', path));
+            return;
+          }
+          onEvent(event);
+        }
+      });
+      res.on('end', () => finish());
+      res.on('close', () => finish());
+      res.on('error', (err) => finish(err.name === 'AbortError' ? undefined : err));
+      signal?.addEventListener('abort', () => {
+        res.destroy();
+        finish();
+      }, { once: true });
+    });
+  }
+
+  /** Opens a websocket to a streaming subresource (pods/exec, pods/portforward). */
+  async websocket(path: string, query: URLSearchParams, protocols: string[]): Promise<WebSocket> {
+    const { authorization, tls } = await this.transport();
+    const base = this.connection.server.replace(/^http/, 'ws');
+    const headers: Record<string, string> = {};
+    if (authorization) headers.Authorization = authorization;
+    const qs = query.toString();
+    return new WebSocket(`${base}${path}${qs ? `?${qs}` : ''}`, protocols, {
+      headers,
+      ca: tls.ca,
+      cert: tls.cert,
+      key: tls.key,
+      rejectUnauthorized: tls.rejectUnauthorized,
+      perMessageDeflate: false,
+    });
+  }
+}
+
+function readBody(res: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
+}
+
+function parseStatus(status: number, text: string): KubeStatus {
+  try {
+    const parsed = JSON.parse(text) as KubeStatus;
+    if (parsed && typeof parsed === 'object') return parsed;
+  } catch {
+    // Not JSON (a proxy's HTML page, say): keep the text as the message.
+  }
+  return statusFromText(status, text);
+}

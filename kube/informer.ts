@@ -1,0 +1,183 @@
+// List-then-watch cache of one resource type, with periodic relist and recovery from
+// 410 Gone. Readers (the reconcile loop, webhooks, the gateway) ask the cache instead
+// of listing the API server on every request.
+import type { KubeClient, KubeObject, WatchEvent } from './client.js';
+import { KubeApiError } from './errors.js';
+import { resourcePath, type ResourceType } from './resources.js';
+
+export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface CacheEvent<T> {
+  type: CacheEventType;
+  object: T;
+  /** The cached object before a MODIFIED or DELETED event. */
+  old?: T;
+}
+
+export type CacheStore<T> = Map<string, T>;
+
+/** `namespace/name`, or `name` for cluster-scoped objects. */
+export function objectKey(obj: Pick<KubeObject, 'metadata'>): string {
+  const ns = obj.metadata?.namespace;
+  const name = obj.metadata?.name ?? '';
+  return ns ? `${ns}/${name}` : name;
+}
+
+/** Applies one watch event to the store and says what changed (undefined for bookmarks and no-ops). */
+export function applyWatchEvent<T extends KubeObject>(store: CacheStore<T>, event: WatchEvent<T>): CacheEvent<T> | undefined {
+  if (event.type === 'BOOKMARK' || event.type === 'ERROR') return undefined;
+  const key = objectKey(event.object);
+  const old = store.get(key);
+  if (event.type === 'DELETED') {
+    if (!old) return undefined;
+    store.delete(key);
+    return { type: 'DELETED', object: event.object, old };
+  }
+  if (old && old.metadata?.resourceVersion === event.object.metadata?.resourceVersion) return undefined;
+  store.set(key, event.object);
+  return old ? { type: 'MODIFIED', object: event.object, old } : { type: 'ADDED', object: event.object };
+}
+
+/** Replaces the store's content with a fresh list and says what changed. */
+export function replaceStore<T extends KubeObject>(store: CacheStore<T>, items: T[]): CacheEvent<T>[] {
+  const events: CacheEvent<T>[] = [];
+  const seen = new Set<string>();
+  for (const item of items) {
+    seen.add(objectKey(item));
+    const change = applyWatchEvent(store, { type: 'MODIFIED', object: item });
+    if (change) events.push(change);
+  }
+  for (const [key, old] of [...store]) {
+    if (seen.has(key)) continue;
+    store.delete(key);
+    events.push({ type: 'DELETED', object: old, old });
+  }
+  return events;
+}
+
+export interface InformerOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** A full relist at this period repairs anything a watch missed. */
+  relistIntervalMs?: number;
+  /** Delay before re-trying after an error; doubled up to `maxBackoffMs`. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+type Handler<T> = (event: CacheEvent<T>) => void;
+
+export class Informer<T extends KubeObject = KubeObject> {
+  readonly store: CacheStore<T> = new Map();
+  private handlers: Handler<T>[] = [];
+  private resourceVersion: string | undefined;
+  private syncedResolve!: () => void;
+  /** Settles once the first list has been loaded. */
+  readonly synced: Promise<void> = new Promise((resolve) => (this.syncedResolve = resolve));
+
+  constructor(
+    private readonly client: KubeClient,
+    readonly resource: ResourceType,
+    private readonly opts: InformerOptions = {},
+  ) {}
+
+  on(handler: Handler<T>): this {
+    this.handlers.push(handler);
+    return this;
+  }
+
+  get(name: string, namespace?: string): T | undefined {
+    return this.store.get(namespace ? `${namespace}/${name}` : name);
+  }
+
+  list(filter?: (obj: T) => boolean): T[] {
+    const all = [...this.store.values()];
+    return filter ? all.filter(filter) : all;
+  }
+
+  private emit(event: CacheEvent<T>): void {
+    for (const handler of this.handlers) {
+      try {
+        handler(event);
+      } catch (err) {
+        this.opts.onError?.(err);
+      }
+    }
+  }
+
+  /** Loads the full list and reconciles the cache with it. */
+  async relist(): Promise<void> {
+    const list = await this.client.list<T>(this.resource, {
+      namespace: this.opts.namespace,
+      labelSelector: this.opts.labelSelector,
+      fieldSelector: this.opts.fieldSelector,
+    });
+    this.resourceVersion = list.metadata?.resourceVersion;
+    const apiVersion = this.resource.apiVersion;
+    const kind = this.resource.kind;
+    const items = list.items.map((item) => ({ apiVersion, kind, ...item }));
+    for (const event of replaceStore(this.store, items)) this.emit(event);
+    this.syncedResolve();
+  }
+
+  /** Runs until `signal` aborts: list, then watch, relisting on 410 and on the relist period. */
+  async run(signal: AbortSignal): Promise<void> {
+    const base = this.opts.backoffMs ?? 500;
+    let backoff = base;
+    let lastList = 0;
+    const relistEvery = this.opts.relistIntervalMs ?? 5 * 60_000;
+    while (!signal.aborted) {
+      try {
+        if (this.resourceVersion === undefined || Date.now() - lastList >= relistEvery) {
+          await this.relist();
+          lastList = Date.now();
+        }
+        const watchAbort = new AbortController();
+        const stop = () => watchAbort.abort();
+        signal.addEventListener('abort', stop, { once: true });
+        const timer = setTimeout(stop, Math.max(1000, relistEvery - (Date.now() - lastList)));
+        try {
+          await this.client.watch<T>(
+            resourcePath(this.resource, { namespace: this.opts.namespace }),
+            { resourceVersion: this.resourceVersion, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
+            (event) => {
+              const rv = event.object?.metadata?.resourceVersion;
+              if (rv) this.resourceVersion = rv;
+              const change = applyWatchEvent(this.store, event);
+              if (change) this.emit(change);
+            },
+            watchAbort.signal,
+          );
+        } finally {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', stop);
+        }
+        backoff = base;
+      } catch (err) {
+        if (signal.aborted) break;
+        if (err instanceof KubeApiError && err.status === 410) {
+          this.resourceVersion = undefined;
+          continue;
+        }
+        this.opts.onError?.(err);
+        await sleep(backoff, signal);
+        backoff = Math.min(backoff * 2, this.opts.maxBackoffMs ?? 30_000);
+      }
+    }
+  }
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

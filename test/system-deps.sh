@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests drive for real (OpenSSH client, Chromium) when missing.
+set -euo pipefail
+missing=()
+command -v ssh >/dev/null 2>&1 && command -v sftp >/dev/null 2>&1 && command -v scp >/dev/null 2>&1 || missing+=(openssh-client)
+command -v ssh-keygen >/dev/null 2>&1 || missing+=(openssh-client)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "test/system-deps.sh: missing ${missing[*]}; install them (apt-get install ${missing[*]}) or run as root" >&2
+    exit 1
+  fi
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
