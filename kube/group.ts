@@ -32,6 +32,10 @@ export const LABELS = {
   metricsEnabled: `${GROUP}/metrics-enabled`,
   /** On Secrets in the manager's namespace that are mirrored into every user namespace (SPEC 1.2 rule 7). */
   pullSecret: `${GROUP}/pull-secret`,
+  /** On every child of a UserSpace: `den.dev/userspace=<userspace-name>`. */
+  userSpace: `${GROUP}/userspace`,
+  /** `"true"` on the copies of pull Secrets in user namespaces (never on their sources). */
+  pullSecretMirror: `${GROUP}/pull-secret-mirror`,
   /** Marks objects the platform manages, so they can be selected. */
   managedBy: 'app.kubernetes.io/managed-by',
 } as const;
