@@ -1,0 +1,63 @@
+// UserSpace (SPEC 2.4): one person, their namespace, quota, RBAC and network policy.
+import { KINDS, PLURALS } from '../../kube/group.js';
+import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
+import { arrayOf, conditions, integer, object, observedGeneration, quantity, string } from './schema.js';
+
+export const USERSPACE_PHASES = ['Pending', 'Ready', 'Failed'] as const;
+export const NETWORK_POLICIES = ['Isolated', 'ClusterEgress'] as const;
+
+export function userSpaceCrd(): CustomResourceDefinition {
+  return customResourceDefinition({
+    kind: KINDS.userSpace,
+    plural: PLURALS.userSpace,
+    singular: 'userspace',
+    shortNames: ['us'],
+    scope: 'Cluster',
+    description:
+      'UserSpace maps one person to one namespace (svc-<name>) and to its quota, RBAC and network policy.',
+    spec: object(
+      'The person and the budget of their namespace.',
+      {
+        owner: string('An e-mail or a cluster username. Immutable.', {
+          minLength: 1,
+          'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec.owner is immutable' }],
+        }),
+        quota: object(
+          'Per-user budgets, enforced when Workspaces are admitted (create and update). There is no floor: the minimum is zero.',
+          {
+            cpu: quantity('Total requested CPU budget.'),
+            memory: quantity('Total requested memory budget.'),
+            storage: quantity('Total PVC storage budget.'),
+            gpu: integer(
+              'GPUs that running workspaces may hold at once, counted against the GPU resource name of the platform configuration.',
+              { format: 'int32', minimum: 0, default: 0 },
+            ),
+            workspaces: integer('Maximum number of Workspace objects.', { format: 'int32', minimum: 0 }),
+          },
+          { required: ['cpu', 'memory', 'storage', 'workspaces'] },
+        ),
+        networkPolicy: string('Network policy svc-isolation of the namespace: Isolated or ClusterEgress. Both allow the cluster API server and DNS.', {
+          enum: [...NETWORK_POLICIES],
+        }),
+        sshAuthorizedKeys: arrayOf(
+          'Keys copied into new workspaces that name none. Editable by the owner.',
+          { type: 'string' },
+        ),
+      },
+      { required: ['owner', 'quota', 'networkPolicy'] },
+    ),
+    status: object('Observed state of the user namespace.', {
+      namespace: string('Reconciled namespace.'),
+      phase: string('Pending until every child exists, then Ready; Failed says why in the conditions.', {
+        enum: [...USERSPACE_PHASES],
+      }),
+      observedGeneration: observedGeneration(),
+      conditions: conditions('Current conditions of the UserSpace.'),
+    }),
+    columns: [
+      { name: 'Owner', type: 'string', jsonPath: '.spec.owner', description: 'The person this UserSpace belongs to.' },
+      { name: 'Namespace', type: 'string', jsonPath: '.status.namespace', description: 'Reconciled namespace.' },
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Pending, Ready or Failed.' },
+    ],
+  });
+}

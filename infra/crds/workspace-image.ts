@@ -1,0 +1,70 @@
+// WorkspaceImage (SPEC 2.2): one catalog entry. It carries no sizes and no storage defaults.
+import { KINDS, PLURALS } from '../../kube/group.js';
+import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
+import {
+  arrayOf,
+  boolean,
+  conditions,
+  integer,
+  localObjectReference,
+  object,
+  string,
+  stringMap,
+  timestamp,
+  tolerations,
+} from './schema.js';
+
+export function workspaceImageCrd(): CustomResourceDefinition {
+  return customResourceDefinition({
+    kind: KINDS.workspaceImage,
+    plural: PLURALS.workspaceImage,
+    singular: 'workspaceimage',
+    shortNames: ['wsi'],
+    scope: 'Cluster',
+    description:
+      'WorkspaceImage is a catalog entry: the runtime image, shell, home path, uid and placement a Workspace runs with. It carries no sizes.',
+    spec: object(
+      'The catalog entry as administrators curate it.',
+      {
+        displayName: string('Catalog title.'),
+        description: string('Longer text shown in the catalog.'),
+        icon: string('Icon URL.'),
+        tags: arrayOf('Labels the catalog filters by.', { type: 'string' }),
+        maintainer: string('Contact string of whoever maintains the image.'),
+        deprecated: boolean('Hidden from the catalog unless the user asks for deprecated entries; no new workspaces are admitted from it.', {
+          default: false,
+        }),
+        image: string('Container image reference.'),
+        imagePullPolicy: string('When the kubelet pulls the image.', {
+          enum: ['Always', 'IfNotPresent', 'Never'],
+          default: 'IfNotPresent',
+        }),
+        shell: string('Login shell the gateway runs.', { default: '/bin/bash' }),
+        homePath: string('Working directory and mount path of the home volume.', { default: '/home/dev' }),
+        runAsUser: integer('User id the workspace container runs as; also the pod fsGroup.', {
+          format: 'int64',
+          default: 1000,
+        }),
+        command: arrayOf('Container command.', { type: 'string' }, { default: ['sleep', 'infinity'] }),
+        allowRoot: boolean('Allows a workspace of this entry to run as uid 0. Administrator-only.', { default: false }),
+        deprecateAt: timestamp('Fully usable (with a catalog warning) until then; afterwards the entry behaves as deprecated.'),
+        placement: object('Where pods of this entry are scheduled, unless the Workspace overrides it.', {
+          nodeSelector: stringMap('Copied into the pod spec.'),
+          tolerations: tolerations('Copied into the pod spec.'),
+        }),
+        imagePullSecretRef: localObjectReference(
+          "Pull Secret for the image; replicated from the manager's namespace into every user namespace.",
+        ),
+      },
+      { required: ['displayName', 'image'] },
+    ),
+    status: object('Observed state of the catalog entry.', {
+      conditions: conditions('Current conditions of the entry.'),
+    }),
+    columns: [
+      { name: 'Display Name', type: 'string', jsonPath: '.spec.displayName', description: 'Catalog title.' },
+      { name: 'Image', type: 'string', jsonPath: '.spec.image', description: 'Container image reference.' },
+      { name: 'Deprecated', type: 'boolean', jsonPath: '.spec.deprecated', description: 'Hidden from the catalog.' },
+    ],
+  });
+}

@@ -1,0 +1,152 @@
+// Workspace (SPEC 2.5): one developer session, a pod with a retained home volume.
+import { KINDS, PLURALS } from '../../kube/group.js';
+import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
+import {
+  DURATION_PATTERN,
+  arrayOf,
+  boolean,
+  conditions,
+  object,
+  observedGeneration,
+  preserved,
+  quantity,
+  string,
+  stringMap,
+  timestamp,
+  tolerations,
+} from './schema.js';
+
+export const WORKSPACE_PHASES = ['Pending', 'Starting', 'Running', 'Suspended', 'Failed'] as const;
+
+/** SPEC 2.5: each key must start with one of these; the webhook parses the blob itself. */
+export const SSH_KEY_PATTERN = '^(ssh-|ecdsa-sha2-|sk-)';
+
+export function workspaceCrd(): CustomResourceDefinition {
+  return customResourceDefinition({
+    kind: KINDS.workspace,
+    plural: PLURALS.workspace,
+    singular: 'workspace',
+    shortNames: ['ws'],
+    scope: 'Namespaced',
+    description:
+      'Workspace is a developer session: a one-replica StatefulSet behind a headless Service, with a retained home PVC named home-<name>-0, reachable over SSH.',
+    spec: object(
+      'The session as the person asked for it.',
+      {
+        imageRef: object(
+          'The catalog entry this workspace runs.',
+          { name: string('Name of a WorkspaceImage.', { minLength: 1 }) },
+          { required: ['name'] },
+        ),
+        resources: object(
+          'Compute resources of the workspace container. Every request at most its limit; an extended resource (GPU) must have request equal to limit. Checked against the remaining quota at admission.',
+          {
+            limits: {
+              type: 'object',
+              description: 'Maximum amount of each resource the container may use.',
+              additionalProperties: quantity('A resource quantity.'),
+            },
+            requests: {
+              type: 'object',
+              description: 'Amount of each resource the container is guaranteed and the quota counts.',
+              additionalProperties: quantity('A resource quantity.'),
+            },
+            claims: arrayOf(
+              'Dynamically allocated resources (DynamicResourceAllocation) the container uses.',
+              preserved('A resource claim of the pod, by name.'),
+            ),
+          },
+        ),
+        nodeSelector: stringMap("Overrides the image's placement.nodeSelector (no merging)."),
+        tolerations: tolerations("Overrides the image's placement.tolerations (no merging)."),
+        affinity: preserved('Standard pod affinity; copied into the pod spec.'),
+        env: arrayOf(
+          'Environment variables copied into the container.',
+          object(
+            'A standard environment variable.',
+            {
+              name: string('Name of the variable.', { minLength: 1 }),
+              value: string('Value of the variable; $(VAR) references are expanded.'),
+              valueFrom: preserved('Standard source of the value (field, resource, ConfigMap or Secret key).'),
+            },
+            { required: ['name'] },
+          ),
+        ),
+        envFrom: arrayOf(
+          'Standard sources of environment variables (ConfigMaps, Secrets) copied into the container.',
+          preserved('A standard EnvFromSource.'),
+        ),
+        volumes: arrayOf(
+          'Extra standard volumes beside the home volume.',
+          {
+            ...preserved('A standard volume; must not shadow the home volume.'),
+            properties: { name: string('Name of the volume, unique in the pod.', { minLength: 1 }) },
+            required: ['name'],
+          },
+        ),
+        volumeMounts: arrayOf(
+          'Mounts of the extra volumes into the container.',
+          object(
+            'A standard volume mount.',
+            {
+              name: string('Name of a volume of spec.volumes.'),
+              mountPath: string('Path in the container; must not shadow the home path.'),
+              readOnly: boolean('Mounted read-only.'),
+              subPath: string('Path within the volume to mount instead of its root.'),
+              subPathExpr: string('Like subPath, with $(VAR) references expanded.'),
+              mountPropagation: string('How mounts propagate between host and container.', {
+                enum: ['None', 'HostToContainer', 'Bidirectional'],
+              }),
+            },
+            { required: ['name', 'mountPath'] },
+          ),
+        ),
+        storage: {
+          ...quantity('Size of the home PVC. Immutable once set. Counted against the UserSpace quota.storage.'),
+          'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec.storage is immutable' }],
+        },
+        sshAuthorizedKeys: arrayOf(
+          'Public keys allowed to open SSH sessions. Accepted types: ssh-rsa, ssh-ed25519, ecdsa-sha2-nistp256, ecdsa-sha2-nistp384, ecdsa-sha2-nistp521, or an sk- security key.',
+          string('One public key in authorized_keys format.', { pattern: SSH_KEY_PATTERN }),
+        ),
+        running: boolean('true runs one replica, false none. When true, at least one SSH key is required.', {
+          default: true,
+        }),
+        idleTimeout: string('A duration such as 4h. Accepted but has no effect: auto-stop is not implemented.', {
+          pattern: DURATION_PATTERN,
+          default: '4h',
+        }),
+        // Defaulted to {} so both flags read back true when the block is omitted.
+        observability: object(
+          'Pod markers for log collection and metrics scraping.',
+          {
+            logsEnabled: boolean('Writes the pod annotation den.dev/logs-enabled.', { default: true }),
+            metricsEnabled: boolean('Writes the pod label den.dev/metrics-enabled.', { default: true }),
+          },
+          { default: {} },
+        ),
+      },
+      {
+        required: ['imageRef'],
+        'x-kubernetes-validations': [
+          // The rule on the field itself cannot see the field being removed.
+          { rule: '!has(oldSelf.storage) || has(self.storage)', message: 'spec.storage is immutable' },
+        ],
+      },
+    ),
+    status: object('Observed state of the session.', {
+      phase: string('Pending, Starting, Running, Suspended or Failed.', { enum: [...WORKSPACE_PHASES] }),
+      endpoint: string('SSH address, <workspace-name>@<gateway-host>.'),
+      podName: string('The pod of the session, usually <workspace-name>-0.'),
+      lastActivityTime: timestamp('Set by the gateway on session open and close.'),
+      observedGeneration: observedGeneration(),
+      conditions: conditions('Includes Ready, Degraded and ImageResolved.'),
+    }),
+    columns: [
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Pending, Starting, Running, Suspended or Failed.' },
+      { name: 'Image', type: 'string', jsonPath: '.spec.imageRef.name', description: 'WorkspaceImage the session runs.' },
+      { name: 'Running', type: 'boolean', jsonPath: '.spec.running', description: 'Whether a replica is wanted.' },
+      { name: 'Endpoint', type: 'string', jsonPath: '.status.endpoint', description: 'SSH address.' },
+    ],
+  });
+}
