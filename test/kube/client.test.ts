@@ -1,0 +1,97 @@
+import { expect } from 'chai';
+import { KubeClient } from '../../kube/client.js';
+import { staticConnection } from '../../kube/connection.js';
+import { KubeApiError, KubeUnavailableError, isAlreadyExists, isNotFound } from '../../kube/errors.js';
+import { RESOURCES } from '../../kube/resources.js';
+import { FakeApiServer } from '../support/fake-apiserver.js';
+import { fixture } from '../support/fixtures.js';
+
+describe('KubeClient', () => {
+  let api: FakeApiServer;
+  let admin: KubeClient;
+
+  beforeEach(async () => {
+    api = new FakeApiServer();
+    await api.start();
+    admin = api.client();
+  });
+  afterEach(() => api.close());
+
+  const configMap = (name: string, data: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'svc-system' }, data });
+
+  it('creates, reads, lists and deletes an object', async () => {
+    await admin.create(RESOURCES.configMap, configMap('cm1', { a: '1' }), 'svc-system');
+    const got = await admin.get<any>(RESOURCES.configMap, 'cm1', 'svc-system');
+    expect(got.data).to.deep.equal({ a: '1' });
+    const list = await admin.list(RESOURCES.configMap, { namespace: 'svc-system' });
+    expect(list.items.map((i) => i.metadata?.name)).to.deep.equal(['cm1']);
+    await admin.delete(RESOURCES.configMap, 'cm1', 'svc-system');
+    const err = await admin.get(RESOURCES.configMap, 'cm1', 'svc-system').catch((e) => e);
+    expect(isNotFound(err)).to.equal(true);
+  });
+
+  it('keeps the API server Status of an AlreadyExists answer as recorded', async () => {
+    await admin.create(RESOURCES.configMap, configMap('cm1'), 'svc-system');
+    const err = await admin.create(RESOURCES.configMap, configMap('cm1'), 'svc-system').catch((e) => e);
+    expect(err).to.be.instanceOf(KubeApiError);
+    expect(isAlreadyExists(err)).to.equal(true);
+    const recorded = fixture('alreadyexists-configmap.json').body;
+    expect(err.body).to.deep.equal(recorded);
+    expect(err.message).to.equal('configmaps "cm1" already exists');
+  });
+
+  it('reports an RBAC denial with the cluster message verbatim', async () => {
+    api.addUser('alice-token', { username: 'alice@example.com' });
+    api.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'svc-demo' } });
+    const err = await api.client('alice-token').list(RESOURCES.pod, { namespace: 'svc-demo' }).catch((e) => e);
+    expect(err.status).to.equal(403);
+    expect(err.body).to.deep.equal(fixture('forbidden-list-pods.json').body);
+  });
+
+  it('answers 401 with the recorded Status for an unknown token', async () => {
+    const err = await api.client('nope').list(RESOURCES.namespace).catch((e) => e);
+    expect(err.status).to.equal(401);
+    expect(err.body).to.deep.equal(fixture('unauthorized-bad-token.json').body);
+  });
+
+  it('server-side applies, removing fields the manager no longer sets', async () => {
+    await admin.apply(RESOURCES.configMap, configMap('cm2', { a: '1', b: '2' }), 'den-manager');
+    await admin.patch(RESOURCES.configMap, 'cm2', { data: { other: 'x' } }, { namespace: 'svc-system' });
+    await admin.apply(RESOURCES.configMap, configMap('cm2', { a: '1' }), 'den-manager');
+    const got = await admin.get<any>(RESOURCES.configMap, 'cm2', 'svc-system');
+    expect(got.data).to.deep.equal({ a: '1', other: 'x' });
+  });
+
+  it('streams watch events and reports 410 Gone for a compacted resourceVersion', async () => {
+    const list = await admin.list(RESOURCES.configMap, { namespace: 'svc-system' });
+    const seen: string[] = [];
+    const abort = new AbortController();
+    const watching = admin.watch('/api/v1/namespaces/svc-system/configmaps', { resourceVersion: list.metadata.resourceVersion }, (e) => {
+      seen.push(`${e.type} ${e.object.metadata?.name}`);
+      if (seen.length === 2) abort.abort();
+    }, abort.signal);
+    await admin.create(RESOURCES.configMap, configMap('w1'), 'svc-system');
+    await admin.delete(RESOURCES.configMap, 'w1', 'svc-system');
+    await watching;
+    expect(seen).to.deep.equal(['ADDED w1', 'DELETED w1']);
+
+    api.compact();
+    const err = await admin.watch('/api/v1/namespaces/svc-system/configmaps', { resourceVersion: list.metadata.resourceVersion }, () => undefined).catch((e) => e);
+    expect(err.status).to.equal(410);
+  });
+
+  it('forwards a minted token as the only identity', async () => {
+    api.seed({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'session', namespace: 'svc-system' } });
+    const tr = await admin.request<any>({ method: 'POST', path: '/api/v1/namespaces/svc-system/serviceaccounts/session/token', body: { spec: { expirationSeconds: 600 } } });
+    expect(tr.kind).to.equal('TokenRequest');
+    const err = await admin.withToken(tr.status.token).list(RESOURCES.secret, { namespace: 'svc-system' }).catch((e) => e);
+    expect(err.message).to.equal('secrets is forbidden: User "system:serviceaccount:svc-system:session" cannot list resource "secrets" in API group "" in the namespace "svc-system"');
+  });
+
+  it('says the API server is unreachable instead of failing with a socket error', async () => {
+    const client = new KubeClient(staticConnection('http://127.0.0.1:1', 't'));
+    const err = await client.list(RESOURCES.namespace).catch((e) => e);
+    expect(err).to.be.instanceOf(KubeUnavailableError);
+    expect(err.message).to.match(/API server unreachable/);
+  });
+});

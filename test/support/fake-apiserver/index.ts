@@ -1,0 +1,739 @@
+// An in-process kube-apiserver on loopback for tests and benchmarks. It keeps objects in
+// memory and answers with the shapes recorded from a real API server (fixtures/kube):
+// CRUD, list/watch with resourceVersions and 410, server-side apply, status subresource,
+// finalizers, ownerReference garbage collection, token authentication, TokenRequest,
+// RBAC with the real 403 messages, (Self)SubjectAccessReview, admission webhooks and
+// CRD structural defaults/validation.
+import http from 'node:http';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AddressInfo, Socket } from 'node:net';
+import YAML from 'yaml';
+import { KubeClient, type KubeObject } from '../../../kube/client.js';
+import { staticConnection } from '../../../kube/connection.js';
+import type { KubeStatus } from '../../../kube/errors.js';
+import { groupOf, RESOURCES, type ResourceType } from '../../../kube/resources.js';
+import { fixture } from '../fixtures.js';
+import { callWebhooks, type AdmissionOutcome } from './admission.js';
+import { authorize, forbiddenMessage, type Attributes, type UserInfo } from './rbac.js';
+import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { clone, jsonPatch, JsonPatchError, mergePatch, serverSideApply } from './patch.js';
+import { CrdSchemas } from './schema.js';
+import { ApiError, status } from './api-error.js';
+
+export { ApiError } from './api-error.js';
+
+export type { UserInfo } from './rbac.js';
+
+interface Route {
+  type: ResourceType;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
+interface WatchEntry {
+  rv: number;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  typeKey: string;
+  object: KubeObject;
+}
+
+interface Watcher {
+  typeKey: string;
+  namespace?: string;
+  labels: (l: Record<string, string> | undefined) => boolean;
+  fields: (o: any) => boolean;
+  res: http.ServerResponse;
+}
+
+export interface RequestRecord {
+  method: string;
+  path: string;
+  query: string;
+  user: string;
+  verb?: string;
+}
+
+export type UpgradeHandler = (req: http.IncomingMessage, socket: Socket, head: Buffer, ctx: { user: UserInfo; match: RegExpMatchArray; url: URL }) => void;
+
+interface InjectedFailure {
+  method: string;
+  path: RegExp;
+  status: number;
+  body: KubeStatus;
+  times: number;
+}
+
+/** Resources with a status subresource: writes to the main resource leave status alone. */
+const STATUS_SUBRESOURCE = new Set(['workspaces', 'workspaceimages', 'userspaces', 'imageregistries', 'statefulsets', 'pods', 'namespaces', 'persistentvolumeclaims', 'resourcequotas']);
+/** Resources whose generation follows spec changes. */
+const GENERATION_TRACKED = new Set(['workspaces', 'workspaceimages', 'userspaces', 'imageregistries', 'statefulsets', 'networkpolicies', 'customresourcedefinitions']);
+
+const EXTRA_TYPES: ResourceType[] = [
+  { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', plural: 'selfsubjectaccessreviews', namespaced: false },
+  { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', plural: 'subjectaccessreviews', namespaced: false },
+];
+
+function typeKey(t: Pick<ResourceType, 'apiVersion' | 'plural'>): string {
+  return `${t.plural}.${groupOf(t.apiVersion)}`;
+}
+
+function keyOf(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+
+export interface FakeApiServerOptions {
+  /** Seed `default`, `kube-system` and `svc-system`, and the recorded `kubernetes` Service and EndpointSlice. */
+  seedCluster?: boolean;
+  /** Events kept for watches; older resourceVersions answer 410 Gone. */
+  historyLimit?: number;
+}
+
+export class FakeApiServer {
+  readonly adminToken = 'fake-admin-token';
+  readonly requests: RequestRecord[] = [];
+  private server?: http.Server;
+  private sockets = new Set<Socket>();
+  private types = new Map<string, ResourceType>();
+  private data = new Map<string, Map<string, KubeObject>>();
+  private appliedBy = new Map<string, Map<string, unknown>>();
+  private tokens = new Map<string, { user: UserInfo; expires?: number }>();
+  private history: WatchEntry[] = [];
+  private compactedRv = 0;
+  private rv = 1000;
+  private watchers = new Set<Watcher>();
+  private upgrades: { pattern: RegExp; handler: UpgradeHandler }[] = [];
+  private failures: InjectedFailure[] = [];
+  private podLogs = new Map<string, string>();
+  readonly schemas = new CrdSchemas();
+  url = '';
+
+  constructor(private readonly opts: FakeApiServerOptions = {}) {
+    for (const t of [...Object.values(RESOURCES), ...EXTRA_TYPES]) this.types.set(typeKey(t), t);
+    this.addUser(this.adminToken, { username: 'admin', groups: ['system:masters', 'system:authenticated'] });
+    if (opts.seedCluster !== false) this.seedCluster();
+  }
+
+  // ---- test-facing API -------------------------------------------------------------
+
+  async start(): Promise<string> {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.on('upgrade', (req, socket, head) => this.handleUpgrade(req, socket as Socket, head));
+    this.server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.watchers) w.res.end();
+    this.watchers.clear();
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  addUser(token: string, user: { username: string; groups?: string[]; uid?: string }): void {
+    const groups = [...new Set([...(user.groups ?? []), 'system:authenticated'])];
+    this.tokens.set(token, { user: { username: user.username, groups, uid: user.uid } });
+  }
+
+  /** Ends a token's validity now (as a revoked or expired token). */
+  revokeToken(token: string): void {
+    this.tokens.delete(token);
+  }
+
+  connection(token: string = this.adminToken) {
+    return staticConnection(this.url, token);
+  }
+
+  client(token: string = this.adminToken): KubeClient {
+    return new KubeClient(this.connection(token));
+  }
+
+  /** Stores objects as they are (no authentication, admission or validation), emitting watch events. */
+  seed(...objects: KubeObject[]): KubeObject[] {
+    return objects.map((o) => {
+      const t = this.typeOfObject(o);
+      const existing = this.find(t, o.metadata?.namespace, o.metadata!.name!);
+      const obj = this.stamp(clone(o), t, existing);
+      this.put(t, obj, existing ? 'MODIFIED' : 'ADDED');
+      return clone(obj);
+    });
+  }
+
+  /** Removes an object directly (no finalizers), as if it vanished. */
+  remove(t: ResourceType, name: string, namespace?: string): void {
+    const obj = this.find(t, namespace, name);
+    if (obj) this.drop(t, obj);
+  }
+
+  object<T = KubeObject>(t: ResourceType, name: string, namespace?: string): T | undefined {
+    const o = this.find(t, namespace, name);
+    return o ? (clone(o) as T) : undefined;
+  }
+
+  objects<T = KubeObject>(t: ResourceType, namespace?: string): T[] {
+    const all = [...(this.data.get(typeKey(t))?.values() ?? [])];
+    return clone(all.filter((o) => namespace === undefined || o.metadata?.namespace === namespace)) as T[];
+  }
+
+  /** The next `times` requests matching method and path answer `status` with `body` (a Status). */
+  failNext(method: string, path: RegExp, code: number, body?: Partial<KubeStatus>, times = 1): void {
+    const reason = body?.reason ?? (code === 409 ? 'Conflict' : code >= 500 ? 'InternalError' : 'BadRequest');
+    this.failures.push({ method: method.toUpperCase(), path, status: code, times, body: { ...status(code, reason, body?.message ?? `injected failure ${code}`), ...body } });
+  }
+
+  /** Handles websocket upgrades on matching paths (pods/exec, pods/portforward) after authentication and authorization. */
+  onUpgrade(pattern: RegExp, handler: UpgradeHandler): void {
+    this.upgrades.push({ pattern, handler });
+  }
+
+  setPodLog(namespace: string, pod: string, text: string): void {
+    this.podLogs.set(`${namespace}/${pod}`, text);
+  }
+
+  /** Makes every resourceVersion up to now too old: watches from them answer 410 Gone. */
+  compact(): void {
+    this.compactedRv = this.rv;
+    this.history = [];
+  }
+
+  /** Registers CRDs (as `infra` renders them): their schemas default and validate den.dev objects. */
+  installCrds(crds: KubeObject[]): void {
+    for (const crd of crds) {
+      this.schemas.register(crd);
+      this.seed(crd);
+    }
+  }
+
+  /** Ends every open watch stream, as an API server restart or a load balancer would. */
+  dropWatches(): void {
+    for (const w of this.watchers) w.res.end();
+    this.watchers.clear();
+  }
+
+  get resourceVersion(): number {
+    return this.rv;
+  }
+
+  // ---- storage ---------------------------------------------------------------------
+
+  private seedCluster(): void {
+    for (const name of ['default', 'kube-system', 'svc-system']) this.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    const svc = fixture('service-kubernetes.json').body;
+    this.seed(this.strip(svc));
+    for (const slice of fixture('endpointslices-kubernetes.json').body.items) this.seed({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', ...this.strip(slice) });
+  }
+
+  private strip(o: any): KubeObject {
+    const copy = clone(o);
+    delete copy.metadata.managedFields;
+    delete copy.metadata.resourceVersion;
+    return copy;
+  }
+
+  private typeOfObject(o: KubeObject): ResourceType {
+    for (const t of this.types.values()) if (t.apiVersion === o.apiVersion && t.kind === o.kind) return t;
+    throw new Error(`fake apiserver: unknown kind ${o.kind} ${o.apiVersion}`);
+  }
+
+  private find(t: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.data.get(typeKey(t))?.get(keyOf(t.namespaced ? namespace : undefined, name));
+  }
+
+  private stamp(obj: KubeObject, t: ResourceType, existing?: KubeObject): KubeObject {
+    obj.apiVersion = t.apiVersion;
+    obj.kind = t.kind;
+    const md = (obj.metadata ??= {});
+    md.uid = existing?.metadata?.uid ?? md.uid ?? randomUUID();
+    md.creationTimestamp = existing?.metadata?.creationTimestamp ?? md.creationTimestamp ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    if (GENERATION_TRACKED.has(t.plural)) {
+      const prev = existing?.metadata?.generation ?? 0;
+      const changed = !existing || JSON.stringify(specOf(existing)) !== JSON.stringify(specOf(obj));
+      md.generation = changed ? prev + 1 : prev;
+    }
+    if (t.plural === 'namespaces') md.labels = { ...md.labels, 'kubernetes.io/metadata.name': md.name! };
+    md.resourceVersion = String(++this.rv);
+    return obj;
+  }
+
+  private put(t: ResourceType, obj: KubeObject, type: 'ADDED' | 'MODIFIED'): void {
+    const key = typeKey(t);
+    let bucket = this.data.get(key);
+    if (!bucket) this.data.set(key, (bucket = new Map()));
+    bucket.set(keyOf(t.namespaced ? obj.metadata?.namespace : undefined, obj.metadata!.name!), obj);
+    this.publish({ rv: this.rv, type, typeKey: key, object: obj });
+  }
+
+  private drop(t: ResourceType, obj: KubeObject): void {
+    const key = typeKey(t);
+    this.data.get(key)?.delete(keyOf(t.namespaced ? obj.metadata?.namespace : undefined, obj.metadata!.name!));
+    this.appliedBy.delete(obj.metadata!.uid!);
+    const gone = clone(obj);
+    gone.metadata!.resourceVersion = String(++this.rv);
+    this.publish({ rv: this.rv, type: 'DELETED', typeKey: key, object: gone });
+    this.collectDependents(obj);
+  }
+
+  /** Background cascading deletion: dependents whose owners are all gone are deleted too. */
+  private collectDependents(owner: KubeObject): void {
+    const uid = owner.metadata!.uid;
+    const isNamespace = owner.kind === 'Namespace' && owner.apiVersion === 'v1';
+    for (const [key, bucket] of this.data) {
+      const t = this.types.get(key)!;
+      for (const o of [...bucket.values()]) {
+        const refs = o.metadata?.ownerReferences ?? [];
+        const owned = refs.some((r) => r.uid === uid);
+        const inNamespace = isNamespace && t.namespaced && o.metadata?.namespace === owner.metadata!.name;
+        if (!owned && !inNamespace) continue;
+        if (owned && !inNamespace && refs.some((r) => r.uid !== uid && this.uidExists(r.uid))) continue;
+        if (o.metadata?.finalizers?.length && !inNamespace) {
+          if (!o.metadata.deletionTimestamp) {
+            o.metadata.deletionTimestamp = new Date().toISOString();
+            o.metadata.resourceVersion = String(++this.rv);
+            this.publish({ rv: this.rv, type: 'MODIFIED', typeKey: key, object: o });
+          }
+          continue;
+        }
+        this.drop(t, o);
+      }
+    }
+  }
+
+  private uidExists(uid: string): boolean {
+    for (const bucket of this.data.values()) for (const o of bucket.values()) if (o.metadata?.uid === uid) return true;
+    return false;
+  }
+
+  private publish(entry: WatchEntry): void {
+    this.history.push(entry);
+    const limit = this.opts.historyLimit ?? 50_000;
+    if (this.history.length > limit) {
+      const dropped = this.history.splice(0, this.history.length - limit);
+      this.compactedRv = dropped[dropped.length - 1]!.rv;
+    }
+    for (const w of this.watchers) this.deliver(w, entry);
+  }
+
+  private deliver(w: Watcher, e: WatchEntry): void {
+    if (w.typeKey !== e.typeKey) return;
+    if (w.namespace !== undefined && e.object.metadata?.namespace !== w.namespace) return;
+    if (!w.labels(e.object.metadata?.labels) || !w.fields(e.object)) return;
+    w.res.write(JSON.stringify({ type: e.type, object: e.object }) + '\n');
+  }
+
+  // ---- HTTP ------------------------------------------------------------------------
+
+  private authenticate(req: http.IncomingMessage): UserInfo | undefined {
+    const header = req.headers.authorization ?? '';
+    const m = /^Bearer (.+)$/.exec(header);
+    if (!m) return undefined;
+    const entry = this.tokens.get(m[1]!);
+    if (!entry) return undefined;
+    if (entry.expires !== undefined && entry.expires < Date.now()) return undefined;
+    return entry.user;
+  }
+
+  private authorize(user: UserInfo, a: Attributes): void {
+    const rbac = {
+      clusterRoles: (name: string) => this.find(RESOURCES.clusterRole, undefined, name) as any,
+      roles: (ns: string, name: string) => this.find(RESOURCES.role, ns, name) as any,
+      clusterRoleBindings: () => [...(this.data.get(typeKey(RESOURCES.clusterRoleBinding))?.values() ?? [])] as any,
+      roleBindings: (ns: string) => [...(this.data.get(typeKey(RESOURCES.roleBinding))?.values() ?? [])].filter((b) => b.metadata?.namespace === ns) as any,
+    };
+    if (!authorize(rbac, user, a)) throw new ApiError(403, status(403, 'Forbidden', forbiddenMessage(user, a), { ...(a.name ? { name: a.name } : {}), ...(a.group ? { group: a.group } : {}), kind: a.resource }));
+  }
+
+  /** Evaluates an access review without throwing. */
+  allowed(user: UserInfo, a: Attributes): boolean {
+    try {
+      this.authorize(user, a);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private parse(path: string): Route | undefined {
+    const m = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))(\/.*)?$/.exec(path);
+    if (!m) return undefined;
+    const apiVersion = m[1] ?? `${m[2]}/${m[3]}`;
+    const segs = (m[4] ?? '').split('/').filter(Boolean).map(decodeURIComponent);
+    let namespace: string | undefined;
+    if (segs[0] === 'namespaces' && segs.length >= 3) {
+      namespace = segs[1];
+      segs.splice(0, 2);
+    }
+    const [plural, name, subresource] = segs;
+    if (!plural) return undefined;
+    const t = this.types.get(`${plural}.${groupOf(apiVersion)}`);
+    if (!t || t.apiVersion !== apiVersion) return undefined;
+    return { type: t, namespace, name, subresource };
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const record: RequestRecord = { method, path: url.pathname, query: url.search, user: '' };
+    this.requests.push(record);
+    try {
+      const user = this.authenticate(req);
+      if (!user) throw new ApiError(401, fixture('unauthorized-bad-token.json').body);
+      record.user = user.username;
+      const failure = this.failures.find((f) => f.method === method && f.path.test(url.pathname + url.search));
+      if (failure) {
+        if (--failure.times <= 0) this.failures.splice(this.failures.indexOf(failure), 1);
+        throw new ApiError(failure.status, clone(failure.body));
+      }
+      const route = this.parse(url.pathname);
+      if (!route) throw new ApiError(404, status(404, 'NotFound', 'the server could not find the requested resource', {}));
+      const body = await readBody(req);
+      const result = await this.dispatch(method, route, url, body, req.headers['content-type'] ?? '', user, record, res);
+      if (result === undefined) return; // a watch or log stream answered already
+      res.writeHead(result.code, { 'Content-Type': result.contentType ?? 'application/json' });
+      res.end(typeof result.body === 'string' ? result.body : JSON.stringify(result.body));
+    } catch (err) {
+      const e = err instanceof ApiError ? err : new ApiError(500, status(500, 'InternalError', `Internal error occurred: ${(err as Error).message}`));
+      if (!res.headersSent) {
+        res.writeHead(e.code, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(e.body));
+      } else res.end();
+    }
+  }
+
+  private handleUpgrade(req: http.IncomingMessage, socket: Socket, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const reject = (code: number, body: KubeStatus) => {
+      socket.end(`HTTP/1.1 ${code} ${http.STATUS_CODES[code]}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${JSON.stringify(body)}\n`);
+    };
+    this.requests.push({ method: 'GET', path: url.pathname, query: url.search, user: '' });
+    const user = this.authenticate(req);
+    if (!user) return reject(401, fixture('unauthorized-bad-token.json').body);
+    this.requests[this.requests.length - 1]!.user = user.username;
+    const route = this.parse(url.pathname);
+    if (!route || !route.name || !route.subresource) return reject(404, status(404, 'NotFound', 'the server could not find the requested resource'));
+    const a: Attributes = { verb: 'create', group: groupOf(route.type.apiVersion), resource: route.type.plural, subresource: route.subresource, namespace: route.namespace, name: route.name };
+    if (!this.allowed(user, a) && !this.allowed(user, { ...a, verb: 'get' })) return reject(403, status(403, 'Forbidden', forbiddenMessage(user, a), { name: route.name, kind: route.type.plural }));
+    if (!this.find(route.type, route.namespace, route.name)) return reject(404, status(404, 'NotFound', `${route.type.plural} "${route.name}" not found`, { name: route.name, kind: route.type.plural }));
+    for (const u of this.upgrades) {
+      const match = url.pathname.match(u.pattern);
+      if (match) return u.handler(req, socket, head, { user, match, url });
+    }
+    reject(400, status(400, 'BadRequest', `no handler for ${route.subresource}`));
+  }
+
+  private async dispatch(method: string, route: Route, url: URL, raw: string, contentType: string, user: UserInfo, record: RequestRecord, res: http.ServerResponse): Promise<{ code: number; body: unknown; contentType?: string } | undefined> {
+    const t = route.type;
+    const group = groupOf(t.apiVersion);
+    const q = url.searchParams;
+    const watch = q.get('watch') === 'true' || q.get('watch') === '1';
+    let verb: string;
+    if (method === 'GET') verb = route.name ? 'get' : watch ? 'watch' : 'list';
+    else if (method === 'POST') verb = 'create';
+    else if (method === 'PUT') verb = 'update';
+    else if (method === 'PATCH') verb = 'patch';
+    else if (method === 'DELETE') verb = route.name ? 'delete' : 'deletecollection';
+    else throw new ApiError(405, status(405, 'MethodNotAllowed', `method ${method} not allowed`));
+    record.verb = verb;
+
+    if (t.plural === 'selfsubjectaccessreviews' || t.plural === 'subjectaccessreviews') return this.accessReview(t, raw, user, method);
+
+    const attrs: Attributes = { verb, group, resource: t.plural, subresource: route.subresource, namespace: t.namespaced ? route.namespace : undefined, name: route.name };
+    if (t.plural === 'namespaces' && route.name) attrs.namespace = undefined;
+    this.authorize(user, attrs);
+
+    if (route.subresource === 'token' && t.plural === 'serviceaccounts' && method === 'POST') return this.tokenRequest(route, raw);
+    if (route.subresource === 'log' && t.plural === 'pods' && method === 'GET') return this.podLog(route, q);
+    if (route.subresource && route.subresource !== 'status') throw new ApiError(404, status(404, 'NotFound', 'the server could not find the requested resource'));
+
+    const body = raw ? parseBody(raw, contentType) : undefined;
+    switch (verb) {
+      case 'get':
+        return { code: 200, body: this.mustFind(t, route.namespace, route.name!) };
+      case 'list':
+        return { code: 200, body: this.list(t, route.namespace, q) };
+      case 'watch':
+        this.watch(t, route.namespace, q, res);
+        return undefined;
+      case 'create':
+        return { code: 201, body: await this.create(t, route.namespace, body, user, q.get('dryRun') === 'All') };
+      case 'update':
+        return { code: 200, body: await this.update(t, route, body, user) };
+      case 'patch':
+        return this.patch(t, route, body, contentType, user, q.get('fieldManager') ?? undefined);
+      case 'delete':
+        return { code: 200, body: this.delete(t, route.namespace, route.name!) };
+      default:
+        throw new ApiError(405, status(405, 'MethodNotAllowed', `${verb} is not supported by the fake`));
+    }
+  }
+
+  private notFound(t: ResourceType, name: string): ApiError {
+    const group = groupOf(t.apiVersion);
+    const label = group ? `${t.plural}.${group}` : t.plural;
+    return new ApiError(404, status(404, 'NotFound', `${label} "${name}" not found`, { name, ...(group ? { group } : {}), kind: t.plural }));
+  }
+
+  private mustFind(t: ResourceType, namespace: string | undefined, name: string): KubeObject {
+    const o = this.find(t, namespace, name);
+    if (!o) throw this.notFound(t, name);
+    return o;
+  }
+
+  private list(t: ResourceType, namespace: string | undefined, q: URLSearchParams) {
+    const labels = parseLabelSelector(q.get('labelSelector') ?? undefined);
+    const fields = parseFieldSelector(q.get('fieldSelector') ?? undefined);
+    const items = [...(this.data.get(typeKey(t))?.values() ?? [])]
+      .filter((o) => namespace === undefined || o.metadata?.namespace === namespace)
+      .filter((o) => labels(o.metadata?.labels) && fields(o))
+      .sort((a, b) => keyOf(a.metadata?.namespace, a.metadata!.name!).localeCompare(keyOf(b.metadata?.namespace, b.metadata!.name!)));
+    return { kind: `${t.kind}List`, apiVersion: t.apiVersion, metadata: { resourceVersion: String(this.rv) }, items };
+  }
+
+  private watch(t: ResourceType, namespace: string | undefined, q: URLSearchParams, res: http.ServerResponse): void {
+    const fromRv = Number(q.get('resourceVersion') ?? '0');
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    const w: Watcher = { typeKey: typeKey(t), namespace, labels: parseLabelSelector(q.get('labelSelector') ?? undefined), fields: parseFieldSelector(q.get('fieldSelector') ?? undefined), res };
+    if (fromRv > 0 && fromRv < this.compactedRv) {
+      res.end(JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', `too old resource version: ${fromRv} (${this.compactedRv})`) }) + '\n');
+      return;
+    }
+    if (fromRv === 0) {
+      for (const o of this.list(t, namespace, q).items) res.write(JSON.stringify({ type: 'ADDED', object: o }) + '\n');
+    } else {
+      for (const e of this.history) if (e.rv > fromRv) this.deliver(w, e);
+    }
+    this.watchers.add(w);
+    res.on('close', () => this.watchers.delete(w));
+  }
+
+  private checkNamespace(t: ResourceType, namespace: string | undefined): void {
+    if (!t.namespaced) return;
+    if (!namespace) throw new ApiError(400, status(400, 'BadRequest', 'the namespace of the object does not match the namespace on the request'));
+    const ns = this.find(RESOURCES.namespace, undefined, namespace);
+    if (!ns) throw this.notFound(RESOURCES.namespace, namespace);
+    if (ns.metadata?.deletionTimestamp) throw new ApiError(403, status(403, 'Forbidden', `${t.plural} "…" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`));
+  }
+
+  private validateName(t: ResourceType, name: string | undefined): void {
+    if (!name) throw new ApiError(422, status(422, 'Invalid', `${t.kind} "" is invalid: metadata.name: Required value: name or generateName is required`, { kind: t.kind, causes: [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }] }));
+    const re = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+    if (!re.test(name) || name.length > 253) {
+      const msg = `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`;
+      throw new ApiError(422, status(422, 'Invalid', `${t.kind} "${name}" is invalid: metadata.name: ${msg}`, { name, kind: t.kind, causes: [{ reason: 'FieldValueInvalid', message: msg, field: 'metadata.name' }] }));
+    }
+  }
+
+  private async admit(t: ResourceType, operation: 'CREATE' | 'UPDATE', obj: KubeObject, old: KubeObject | undefined, user: UserInfo): Promise<KubeObject> {
+    let current = this.schemas.default(obj);
+    const configs = (kind: ResourceType) => [...(this.data.get(typeKey(kind))?.values() ?? [])];
+    const namespaceOf = (ns: string) => this.find(RESOURCES.namespace, undefined, ns);
+    const outcome: AdmissionOutcome = await callWebhooks({ configs: configs(RESOURCES.mutatingWebhookConfiguration), mutating: true, type: t, operation, object: current, oldObject: old, user, namespaceOf });
+    current = this.schemas.default(outcome.object);
+    this.schemas.validate(current, old);
+    await callWebhooks({ configs: configs(RESOURCES.validatingWebhookConfiguration), mutating: false, type: t, operation, object: current, oldObject: old, user, namespaceOf });
+    return current;
+  }
+
+  private async create(t: ResourceType, pathNamespace: string | undefined, body: any, user: UserInfo, dryRun: boolean): Promise<KubeObject> {
+    if (!body || typeof body !== 'object') throw new ApiError(400, status(400, 'BadRequest', 'the request body is not a valid object'));
+    const obj = clone(body) as KubeObject;
+    obj.metadata ??= {};
+    if (!obj.metadata.name && typeof obj.metadata.generateName === 'string') obj.metadata.name = `${obj.metadata.generateName}${randomBytes(3).toString('hex').slice(0, 5)}`;
+    if (t.namespaced) {
+      if (obj.metadata.namespace && pathNamespace && obj.metadata.namespace !== pathNamespace) throw new ApiError(400, status(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request'));
+      obj.metadata.namespace = pathNamespace ?? obj.metadata.namespace;
+    }
+    this.validateName(t, obj.metadata.name);
+    this.checkNamespace(t, obj.metadata.namespace);
+    if (this.find(t, obj.metadata.namespace, obj.metadata.name!)) throw this.alreadyExists(t, obj.metadata.name!);
+    if (STATUS_SUBRESOURCE.has(t.plural) && t.plural !== 'pods') delete obj.status;
+    for (const k of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'managedFields']) delete obj.metadata[k];
+    const admitted = await this.admit(t, 'CREATE', obj, undefined, user);
+    if (dryRun) return admitted;
+    if (this.find(t, obj.metadata.namespace, obj.metadata.name!)) throw this.alreadyExists(t, obj.metadata.name!);
+    const stored = this.stamp(admitted, t);
+    this.put(t, stored, 'ADDED');
+    return stored;
+  }
+
+  private alreadyExists(t: ResourceType, name: string): ApiError {
+    const group = groupOf(t.apiVersion);
+    const label = group ? `${t.plural}.${group}` : t.plural;
+    return new ApiError(409, status(409, 'AlreadyExists', `${label} "${name}" already exists`, { name, ...(group ? { group } : {}), kind: t.plural }));
+  }
+
+  private conflict(t: ResourceType, name: string): ApiError {
+    const group = groupOf(t.apiVersion);
+    const label = group ? `${t.plural}.${group}` : t.plural;
+    return new ApiError(409, status(409, 'Conflict', `Operation cannot be fulfilled on ${label} "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, ...(group ? { group } : {}), kind: t.plural }));
+  }
+
+  /** Writes a new version of an existing object, honouring the status subresource, finalizers and admission. */
+  private async write(t: ResourceType, route: Route, existing: KubeObject, next: KubeObject, user: UserInfo): Promise<KubeObject> {
+    const statusOnly = route.subresource === 'status';
+    let obj: KubeObject;
+    if (statusOnly) {
+      obj = clone(existing);
+      if (next.status === undefined) delete obj.status;
+      else obj.status = clone(next.status);
+    } else {
+      obj = clone(next);
+      obj.metadata = { ...obj.metadata, name: existing.metadata!.name, namespace: existing.metadata!.namespace, uid: existing.metadata!.uid, creationTimestamp: existing.metadata!.creationTimestamp };
+      if (existing.metadata?.deletionTimestamp) obj.metadata.deletionTimestamp = existing.metadata.deletionTimestamp;
+      if (STATUS_SUBRESOURCE.has(t.plural)) {
+        if (existing.status === undefined) delete obj.status;
+        else obj.status = clone(existing.status);
+      }
+      obj = await this.admit(t, 'UPDATE', obj, existing, user);
+    }
+    if (JSON.stringify(stripVolatile(obj)) === JSON.stringify(stripVolatile(existing))) return existing;
+    const stored = this.stamp(obj, t, existing);
+    if (stored.metadata?.deletionTimestamp && !(stored.metadata.finalizers?.length)) {
+      this.drop(t, stored);
+      return stored;
+    }
+    this.put(t, stored, 'MODIFIED');
+    return stored;
+  }
+
+  private async update(t: ResourceType, route: Route, body: any, user: UserInfo): Promise<KubeObject> {
+    const existing = this.mustFind(t, route.namespace, route.name!);
+    const rv = body?.metadata?.resourceVersion;
+    if (rv && rv !== existing.metadata?.resourceVersion) throw this.conflict(t, route.name!);
+    return this.write(t, route, existing, body, user);
+  }
+
+  private async patch(t: ResourceType, route: Route, body: any, contentType: string, user: UserInfo, fieldManager?: string) {
+    const existing = this.find(t, route.namespace, route.name!);
+    const type = contentType.split(';')[0]!.trim();
+    if (type === 'application/apply-patch+yaml') {
+      if (!fieldManager) throw new ApiError(400, status(400, 'BadRequest', 'PATCH requests of type apply need a fieldManager'));
+      if (!existing) {
+        if (route.subresource) throw this.notFound(t, route.name!);
+        const created = await this.create(t, route.namespace, { ...body, metadata: { ...body?.metadata, name: route.name } }, user, false);
+        this.rememberApply(created, fieldManager, route.subresource, body);
+        return { code: 201, body: created };
+      }
+      const previous = this.appliedBy.get(existing.metadata!.uid!)?.get(`${fieldManager}/${route.subresource ?? ''}`);
+      const next = serverSideApply(existing, previous, body);
+      const written = await this.write(t, route, existing, next, user);
+      this.rememberApply(written, fieldManager, route.subresource, body);
+      return { code: 200, body: written };
+    }
+    if (!existing) throw this.notFound(t, route.name!);
+    let next: KubeObject;
+    try {
+      if (type === 'application/json-patch+json') next = jsonPatch(existing, body);
+      else if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') next = mergePatch(existing, body);
+      else throw new ApiError(415, status(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`));
+    } catch (err) {
+      if (err instanceof JsonPatchError) throw new ApiError(422, status(422, 'Invalid', err.message));
+      throw err;
+    }
+    const rv = (body as any)?.metadata?.resourceVersion;
+    if (rv && rv !== existing.metadata?.resourceVersion) throw this.conflict(t, route.name!);
+    return { code: 200, body: await this.write(t, route, existing, next, user) };
+  }
+
+  private rememberApply(obj: KubeObject, manager: string, subresource: string | undefined, applied: unknown): void {
+    const uid = obj.metadata!.uid!;
+    let m = this.appliedBy.get(uid);
+    if (!m) this.appliedBy.set(uid, (m = new Map()));
+    m.set(`${manager}/${subresource ?? ''}`, clone(applied));
+  }
+
+  private delete(t: ResourceType, namespace: string | undefined, name: string): KubeObject {
+    const existing = this.mustFind(t, namespace, name);
+    if (existing.metadata?.finalizers?.length) {
+      if (!existing.metadata.deletionTimestamp) {
+        const marked = clone(existing);
+        marked.metadata!.deletionTimestamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+        const stored = this.stamp(marked, t, existing);
+        this.put(t, stored, 'MODIFIED');
+        return stored;
+      }
+      return existing;
+    }
+    this.drop(t, existing);
+    return existing;
+  }
+
+  private tokenRequest(route: Route, raw: string) {
+    const sa = this.find(RESOURCES.serviceAccount, route.namespace, route.name!);
+    if (!sa) throw this.notFound(RESOURCES.serviceAccount, route.name!);
+    const req = raw ? JSON.parse(raw) : {};
+    const seconds = Math.max(600, Number(req?.spec?.expirationSeconds ?? 3600));
+    const token = `fake.${randomBytes(24).toString('base64url')}`;
+    const expires = Date.now() + seconds * 1000;
+    const ns = route.namespace!;
+    this.tokens.set(token, { user: { username: `system:serviceaccount:${ns}:${route.name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'], uid: sa.metadata!.uid }, expires });
+    const answer = fixture('tokenrequest-session.json').body;
+    answer.metadata = { name: route.name, namespace: ns, creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
+    answer.spec = { audiences: req?.spec?.audiences ?? ['https://kubernetes.default.svc'], expirationSeconds: seconds, boundObjectRef: null };
+    answer.status = { token, expirationTimestamp: new Date(expires).toISOString().replace(/\.\d+Z$/, 'Z') };
+    return { code: 201, body: answer };
+  }
+
+  private podLog(route: Route, q: URLSearchParams) {
+    this.mustFind(RESOURCES.pod, route.namespace, route.name!);
+    const text = this.podLogs.get(`${route.namespace}/${route.name}`) ?? '';
+    const tail = q.get('tailLines');
+    let lines = text;
+    if (tail !== null) {
+      const all = text.split('\n');
+      if (all[all.length - 1] === '') all.pop();
+      lines = all.slice(-Number(tail)).join('\n') + (all.length ? '\n' : '');
+    }
+    return { code: 200, body: lines, contentType: 'text/plain' };
+  }
+
+  private accessReview(t: ResourceType, raw: string, user: UserInfo, method: string) {
+    if (method !== 'POST') throw new ApiError(405, status(405, 'MethodNotAllowed', `${method} not allowed on ${t.plural}`));
+    const review = raw ? JSON.parse(raw) : {};
+    const ra = review?.spec?.resourceAttributes ?? {};
+    let subject = user;
+    if (t.plural === 'subjectaccessreviews') {
+      this.authorize(user, { verb: 'create', group: 'authorization.k8s.io', resource: 'subjectaccessreviews' });
+      subject = { username: review?.spec?.user ?? '', groups: review?.spec?.groups ?? [], uid: review?.spec?.uid };
+    }
+    const allowed = this.allowed(subject, { verb: ra.verb ?? '', group: ra.group ?? '', resource: ra.resource ?? '', subresource: ra.subresource || undefined, namespace: ra.namespace || undefined, name: ra.name || undefined });
+    const answer = { kind: t.kind, apiVersion: t.apiVersion, metadata: { creationTimestamp: null }, spec: review?.spec ?? {}, status: allowed ? { allowed: true, reason: 'RBAC: allowed' } : { allowed: false } };
+    return { code: 201, body: answer };
+  }
+}
+
+function specOf(o: KubeObject): unknown {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o as Record<string, unknown>;
+  return rest;
+}
+
+function stripVolatile(o: KubeObject): unknown {
+  const copy = clone(o) as any;
+  delete copy.metadata?.resourceVersion;
+  delete copy.metadata?.managedFields;
+  delete copy.metadata?.generation;
+  return copy;
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function parseBody(raw: string, contentType: string): unknown {
+  try {
+    return contentType.includes('yaml') ? YAML.parse(raw) : JSON.parse(raw);
+  } catch (err) {
+    throw new ApiError(400, status(400, 'BadRequest', `the request body could not be decoded: ${(err as Error).message}`));
+  }
+}

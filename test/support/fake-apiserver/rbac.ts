@@ -1,0 +1,121 @@
+// RBAC authorization as kube-apiserver evaluates it: bindings whose subjects match the
+// user grant the rules of their role; the first matching rule allows; nothing denies.
+
+export interface UserInfo {
+  username: string;
+  groups: string[];
+  uid?: string;
+}
+
+export interface Attributes {
+  verb: string;
+  group: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+}
+
+export interface PolicyRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+interface Subject {
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+interface Binding {
+  metadata: { name: string; namespace?: string };
+  subjects?: Subject[];
+  roleRef: { kind: string; name: string };
+}
+
+const ALL = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+const READ = ['get', 'list', 'watch'];
+
+/** The built-in ClusterRoles Den relies on, reduced to the resources that matter here. */
+export const BUILTIN_CLUSTER_ROLES: Record<string, PolicyRule[]> = {
+  'cluster-admin': [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+  edit: [
+    {
+      verbs: ALL,
+      apiGroups: [''],
+      resources: ['pods', 'pods/attach', 'pods/exec', 'pods/portforward', 'pods/proxy', 'configmaps', 'secrets', 'services', 'persistentvolumeclaims', 'serviceaccounts', 'replicationcontrollers', 'endpoints'],
+    },
+    { verbs: ALL, apiGroups: ['apps'], resources: ['deployments', 'statefulsets', 'replicasets', 'daemonsets'] },
+    { verbs: ALL, apiGroups: ['batch'], resources: ['jobs', 'cronjobs'] },
+    { verbs: READ, apiGroups: [''], resources: ['pods/log', 'events', 'limitranges', 'resourcequotas', 'namespaces'] },
+  ],
+  view: [
+    { verbs: READ, apiGroups: [''], resources: ['pods', 'pods/log', 'configmaps', 'services', 'persistentvolumeclaims', 'serviceaccounts', 'endpoints', 'events', 'limitranges', 'resourcequotas', 'namespaces'] },
+    { verbs: READ, apiGroups: ['apps'], resources: ['deployments', 'statefulsets', 'replicasets', 'daemonsets'] },
+  ],
+  'system:basic-user': [{ verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] }],
+};
+
+function includesOrStar(list: string[] | undefined, value: string): boolean {
+  return !!list && (list.includes('*') || list.includes(value));
+}
+
+export function ruleAllows(rule: PolicyRule, a: Attributes): boolean {
+  if (!includesOrStar(rule.verbs, a.verb)) return false;
+  if (!includesOrStar(rule.apiGroups, a.group)) return false;
+  const full = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  const resources = rule.resources ?? [];
+  const resourceOk = resources.includes('*') || resources.includes(full) || (!!a.subresource && resources.includes(`*/${a.subresource}`));
+  if (!resourceOk) return false;
+  if (rule.resourceNames && rule.resourceNames.length > 0) return !!a.name && rule.resourceNames.includes(a.name);
+  return true;
+}
+
+export function subjectMatches(subject: Subject, user: UserInfo, bindingNamespace: string | undefined): boolean {
+  switch (subject.kind) {
+    case 'User':
+      return subject.name === user.username;
+    case 'Group':
+      return user.groups.includes(subject.name);
+    case 'ServiceAccount':
+      return user.username === `system:serviceaccount:${subject.namespace ?? bindingNamespace}:${subject.name}`;
+    default:
+      return false;
+  }
+}
+
+export interface RbacObjects {
+  clusterRoles: (name: string) => { rules?: PolicyRule[] } | undefined;
+  roles: (namespace: string, name: string) => { rules?: PolicyRule[] } | undefined;
+  clusterRoleBindings: () => Binding[];
+  roleBindings: (namespace: string) => Binding[];
+}
+
+export function authorize(objects: RbacObjects, user: UserInfo, a: Attributes): boolean {
+  if (user.groups.includes('system:masters')) return true;
+  const clusterRules = (name: string): PolicyRule[] => objects.clusterRoles(name)?.rules ?? BUILTIN_CLUSTER_ROLES[name] ?? [];
+  if (user.groups.includes('system:authenticated') && clusterRules('system:basic-user').some((r) => ruleAllows(r, a))) return true;
+  for (const b of objects.clusterRoleBindings()) {
+    if (!(b.subjects ?? []).some((s) => subjectMatches(s, user, undefined))) continue;
+    if (clusterRules(b.roleRef.name).some((r) => ruleAllows(r, a))) return true;
+  }
+  if (a.namespace === undefined) return false;
+  for (const b of objects.roleBindings(a.namespace)) {
+    if (!(b.subjects ?? []).some((s) => subjectMatches(s, user, a.namespace))) continue;
+    const rules = b.roleRef.kind === 'ClusterRole' ? clusterRules(b.roleRef.name) : (objects.roles(a.namespace, b.roleRef.name)?.rules ?? []);
+    if (rules.some((r) => ruleAllows(r, a))) return true;
+  }
+  return false;
+}
+
+/** The message kube-apiserver writes for a denied request (see fixtures forbidden-*.json). */
+export function forbiddenMessage(user: UserInfo, a: Attributes): string {
+  const label = a.group ? `${a.resource}.${a.group}` : a.resource;
+  const subject = a.name ? `${label} "${a.name}"` : label;
+  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  const scope = a.namespace !== undefined ? `in the namespace "${a.namespace}"` : 'at the cluster scope';
+  return `${subject} is forbidden: User "${user.username}" cannot ${a.verb} resource "${resource}" in API group "${a.group}" ${scope}`;
+}
