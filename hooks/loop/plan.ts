@@ -1,0 +1,176 @@
+// Pure steps of one reconcile: decorate the hook's children with ownership, decide which
+// to apply and which to delete, and compute the status to write.
+import { createHash } from 'node:crypto';
+import type { KubeObject } from '../../kube/client.js';
+import { objectKey, type CacheEvent } from '../../kube/informer.js';
+import { FIELD_MANAGERS, GROUP, LABELS } from '../../kube/group.js';
+import { groupOf, resourceOf, type ResourceType } from '../../kube/resources.js';
+import { childName, controllerOf, controllerReference } from './keys.js';
+import type { ObservedChildren } from './types.js';
+
+/** Hash of the desired child last applied; a change in the hook's output shows as a new hash. */
+export const APPLIED_HASH_ANNOTATION = `${GROUP}/applied-hash`;
+
+/** JSON with object keys sorted, so equal values always give equal text. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+    const sorted: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+    return sorted;
+  });
+}
+
+export function hashOf(value: unknown): string {
+  return createHash('sha256').update(stableJson(value)).digest('hex').slice(0, 16);
+}
+
+/**
+ * True when every field of `desired` has the same value in `observed`. Arrays must match
+ * element for element (an entry added by hand is a difference); fields the API server
+ * added (defaults, managedFields, status) are not.
+ */
+export function isSubset(desired: unknown, observed: unknown): boolean {
+  if (desired === undefined) return true;
+  if (desired === null) return observed === null || observed === undefined;
+  if (Array.isArray(desired)) {
+    return Array.isArray(observed) && observed.length === desired.length && desired.every((d, i) => isSubset(d, observed[i]));
+  }
+  if (typeof desired === 'object') {
+    if (!observed || typeof observed !== 'object' || Array.isArray(observed)) return false;
+    return Object.entries(desired).every(([k, v]) => isSubset(v, (observed as Record<string, unknown>)[k]));
+  }
+  return desired === observed;
+}
+
+/** The identity of an object across API versions: group, kind, namespace, name. */
+export function identityOf(obj: KubeObject): string {
+  return `${groupOf(obj.apiVersion ?? '')}/${obj.kind ?? ''}/${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}
+
+export interface Decoration {
+  parent: KubeObject;
+  parentResource: ResourceType;
+  /** Label stamped on every child with the parent's name (the fallback of `parentKeysOf`). */
+  parentLabel: string;
+}
+
+/**
+ * The child as the loop applies it: the parent's namespace when a namespaced child of a
+ * namespaced parent has none, the controller reference, the managed-by and parent labels,
+ * and the hash of all of it. The hook's object is not modified.
+ */
+export function decorateChild(child: KubeObject, { parent, parentResource, parentLabel }: Decoration): KubeObject {
+  const name = child.metadata?.name;
+  if (!child.apiVersion || !child.kind || !name) throw new Error(`the hook returned a child without apiVersion, kind or metadata.name (${childName(child)})`);
+  const resource = resourceOf(child.apiVersion, child.kind);
+  if (!resource) throw new Error(`the hook returned ${childName(child)} of a kind the loop does not know (${child.apiVersion})`);
+  let namespace = child.metadata?.namespace;
+  if (resource.namespaced && !namespace) {
+    namespace = parentResource.namespaced ? parent.metadata?.namespace : undefined;
+    if (!namespace) throw new Error(`the hook returned the namespaced ${childName(child)} without metadata.namespace`);
+  }
+  if (!resource.namespaced) namespace = undefined;
+  const owner = controllerReference(parent);
+  const others = (child.metadata?.ownerReferences ?? []).filter((ref) => ref.uid !== owner.uid && ref.controller !== true);
+  const metadata: NonNullable<KubeObject['metadata']> = {
+    ...child.metadata,
+    name,
+    labels: { ...child.metadata?.labels, [LABELS.managedBy]: FIELD_MANAGERS.manager, [parentLabel]: parent.metadata?.name ?? '' },
+    ownerReferences: [...others, owner],
+  };
+  if (namespace) metadata.namespace = namespace;
+  else delete metadata.namespace;
+  const decorated: KubeObject = { ...child, metadata };
+  const hash = hashOf(decorated);
+  return { ...decorated, metadata: { ...metadata, annotations: { ...metadata.annotations, [APPLIED_HASH_ANNOTATION]: hash } } };
+}
+
+/** True when applying `desired` (decorated) would change nothing in `observed`. */
+export function isUpToDate(desired: KubeObject, observed: KubeObject | undefined): boolean {
+  if (!observed || observed.metadata?.deletionTimestamp) return false;
+  const hash = desired.metadata?.annotations?.[APPLIED_HASH_ANNOTATION];
+  return observed.metadata?.annotations?.[APPLIED_HASH_ANNOTATION] === hash && isSubset(desired, observed);
+}
+
+export interface ChildPlan {
+  /** In order: Namespaces first, because the other children may live in them. */
+  apply: KubeObject[][];
+  /** Observed children controlled by the parent that the hook no longer returns. */
+  prune: KubeObject[];
+  unchanged: number;
+}
+
+/** Which desired children need applying, and which observed (controlled) children go. */
+export function planChildren(desired: KubeObject[], observed: KubeObject[]): ChildPlan {
+  const observedById = new Map(observed.map((o) => [identityOf(o), o]));
+  const wanted = new Set(desired.map(identityOf));
+  const first: KubeObject[] = [];
+  const rest: KubeObject[] = [];
+  let unchanged = 0;
+  for (const child of desired) {
+    if (isUpToDate(child, observedById.get(identityOf(child)))) unchanged++;
+    else (child.kind === 'Namespace' && groupOf(child.apiVersion ?? '') === '' ? first : rest).push(child);
+  }
+  const prune = observed.filter((o) => !wanted.has(identityOf(o)) && !o.metadata?.deletionTimestamp);
+  return { apply: [first, rest].filter((wave) => wave.length > 0), prune, unchanged };
+}
+
+/** The status to write: the hook's, with fields other writers own carried over, and observedGeneration. */
+export function desiredStatus(hookStatus: Record<string, unknown>, parent: KubeObject, foreignFields: readonly string[] = []): Record<string, unknown> {
+  const current = (parent.status ?? {}) as Record<string, unknown>;
+  const carried: Record<string, unknown> = {};
+  for (const field of foreignFields) if (current[field] !== undefined) carried[field] = current[field];
+  const status: Record<string, unknown> = { ...carried, ...hookStatus };
+  const generation = parent.metadata?.generation;
+  if (generation !== undefined) status.observedGeneration = generation;
+  return JSON.parse(JSON.stringify(status)) as Record<string, unknown>;
+}
+
+export function sameStatus(a: unknown, b: unknown): boolean {
+  return stableJson(a ?? {}) === stableJson(b ?? {});
+}
+
+/** Children observed per controlling parent, kept current from informer events. */
+export class ChildIndex {
+  private byOwner = new Map<string, Map<string, KubeObject>>();
+
+  /** Applies one cache event; a child whose controller changed moves to its new parent. */
+  update(event: CacheEvent<KubeObject>): void {
+    if (event.old) this.remove(event.old);
+    if (event.type !== 'DELETED') this.add(event.object);
+  }
+
+  private add(obj: KubeObject): void {
+    const uid = controllerOf(obj)?.uid;
+    if (!uid) return;
+    let children = this.byOwner.get(uid);
+    if (!children) this.byOwner.set(uid, (children = new Map()));
+    children.set(identityOf(obj), obj);
+  }
+
+  private remove(obj: KubeObject): void {
+    const uid = controllerOf(obj)?.uid;
+    if (!uid) return;
+    const children = this.byOwner.get(uid);
+    if (!children) return;
+    children.delete(identityOf(obj));
+    if (children.size === 0) this.byOwner.delete(uid);
+  }
+
+  /** Every observed child the parent with this uid controls. */
+  of(uid: string): KubeObject[] {
+    return [...(this.byOwner.get(uid)?.values() ?? [])];
+  }
+}
+
+/** The hook's `children` map: `Kind.apiVersion` → `objectKey()` → object, with every child type present. */
+export function childrenMap(observed: KubeObject[], childTypes: readonly ResourceType[]): ObservedChildren {
+  const map: ObservedChildren = {};
+  for (const t of childTypes) map[`${t.kind}.${t.apiVersion}`] = {};
+  for (const obj of observed) {
+    const key = `${obj.kind}.${obj.apiVersion}`;
+    (map[key] ??= {})[objectKey(obj)] = obj;
+  }
+  return map;
+}

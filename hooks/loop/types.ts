@@ -1,0 +1,31 @@
+// The hook contract the loop runs (DESIGN.md): observed state in, desired state out.
+import type { KubeObject } from '../../kube/client.js';
+
+/**
+ * Observed children keyed by `Kind.apiVersion` (`childKey()`), then by the informer's
+ * `objectKey()`: `namespace/name` for namespaced objects, `name` for cluster-scoped ones.
+ */
+export type ObservedChildren = Record<string, Record<string, KubeObject>>;
+
+/** A child the loop failed to apply or delete: `child` is `Kind/name`, `message` the API server's. */
+export interface ChildError {
+  child: string;
+  message: string;
+}
+
+export interface HookInput<Config, Related> {
+  parent: KubeObject;
+  children: ObservedChildren;
+  related: Related;
+  now: Date;
+  config: Config;
+  /** Failures of the children the previous pass of this reconcile tried to write. */
+  errors?: ChildError[];
+}
+
+export interface HookOutput {
+  status: Record<string, unknown>;
+  children: KubeObject[];
+}
+
+export type SyncHook<Config, Related> = (input: HookInput<Config, Related>) => HookOutput;

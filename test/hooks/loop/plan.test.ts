@@ -1,0 +1,169 @@
+import { expect } from 'chai';
+import {
+  APPLIED_HASH_ANNOTATION, ChildIndex, childrenMap, decorateChild, desiredStatus, isSubset, planChildren, sameStatus, stableJson,
+} from '../../../hooks/loop/plan.js';
+import { RESOURCES } from '../../../kube/resources.js';
+import type { KubeObject } from '../../../kube/client.js';
+
+const parent = { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'alice', uid: 'u-1', generation: 3 } };
+const workspace = { apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'dev', namespace: 'svc-alice', uid: 'w-1', generation: 1 } };
+const decoration = { parent, parentResource: RESOURCES.userSpace, parentLabel: 'den.dev/userspace' };
+
+function quota(hard: Record<string, string>): KubeObject {
+  return { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'svc-quota', namespace: 'svc-alice' }, spec: { hard } };
+}
+
+describe('loop plan', () => {
+  describe('isSubset', () => {
+    const cases: [string, unknown, unknown, boolean][] = [
+      ['equal scalars', 'a', 'a', true],
+      ['different scalars', '1', 1, false],
+      ['fields the server added', { a: 1 }, { a: 1, b: 2 }, true],
+      ['a missing field', { a: 1, b: 2 }, { a: 1 }, false],
+      ['arrays of equal length', [{ a: 1 }], [{ a: 1, extra: true }], true],
+      ['an entry added to an array by hand', [{ a: 1 }], [{ a: 1 }, { a: 2 }], false],
+      ['null wanted, field absent', { a: null }, {}, true],
+      ['an object where an array is observed', { a: {} }, { a: [] }, false],
+      ['undefined wanted', { a: undefined }, {}, true],
+    ];
+    for (const [name, desired, observed, result] of cases) {
+      it(`${result ? 'accepts' : 'rejects'} ${name}`, () => expect(isSubset(desired, observed)).to.equal(result));
+    }
+  });
+
+  it('writes JSON with sorted keys at every depth', () => {
+    expect(stableJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: 2 } })).to.equal('{"a":{"c":2,"d":[{"y":2,"z":1}]},"b":1}');
+  });
+
+  describe('decorateChild', () => {
+    it('adds the controller reference, the labels and the applied hash without touching the input', () => {
+      const child = quota({ cpu: '2' });
+      const before = JSON.stringify(child);
+      const out = decorateChild(child, decoration);
+      expect(JSON.stringify(child)).to.equal(before);
+      expect(out.metadata?.ownerReferences).to.deep.equal([{ apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', name: 'alice', uid: 'u-1', controller: true, blockOwnerDeletion: true }]);
+      expect(out.metadata?.labels).to.deep.equal({ 'app.kubernetes.io/managed-by': 'den-manager', 'den.dev/userspace': 'alice' });
+      expect(out.metadata?.annotations?.[APPLIED_HASH_ANNOTATION]).to.match(/^[0-9a-f]{16}$/);
+    });
+
+    it('gives a different hash when the desired object changes', () => {
+      const a = decorateChild(quota({ cpu: '2' }), decoration);
+      const b = decorateChild(quota({ cpu: '3' }), decoration);
+      expect(a.metadata?.annotations?.[APPLIED_HASH_ANNOTATION]).to.not.equal(b.metadata?.annotations?.[APPLIED_HASH_ANNOTATION]);
+    });
+
+    it("puts a namespaced child of a namespaced parent in the parent's namespace", () => {
+      const out = decorateChild({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'dev' } }, { parent: workspace, parentResource: RESOURCES.workspace, parentLabel: 'den.dev/workspace' });
+      expect(out.metadata?.namespace).to.equal('svc-alice');
+    });
+
+    it('refuses a namespaced child of a cluster-scoped parent without a namespace', () => {
+      expect(() => decorateChild({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'session' } }, decoration)).to.throw(/ServiceAccount\/session without metadata.namespace/);
+    });
+
+    it('refuses a child of a kind it does not know', () => {
+      expect(() => decorateChild({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' } }, decoration)).to.throw(/Gadget\/g of a kind the loop does not know/);
+    });
+
+    it('replaces another controller reference but keeps plain owner references', () => {
+      const plain = { apiVersion: 'v1', kind: 'ConfigMap', name: 'cm', uid: 'c-1' };
+      const child = { ...quota({}), metadata: { ...quota({}).metadata, ownerReferences: [plain, { ...plain, uid: 'c-2', controller: true }] } };
+      expect(decorateChild(child, decoration).metadata?.ownerReferences?.map((r) => r.uid)).to.deep.equal(['c-1', 'u-1']);
+    });
+  });
+
+  describe('planChildren', () => {
+    const ns = decorateChild({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'svc-alice' } }, decoration);
+    const q = decorateChild(quota({ cpu: '2' }), decoration);
+
+    it('applies Namespaces in a wave before everything else', () => {
+      const plan = planChildren([q, ns], []);
+      expect(plan.apply.map((wave) => wave.map((c) => c.kind))).to.deep.equal([['Namespace'], ['ResourceQuota']]);
+      expect(plan.prune).to.deep.equal([]);
+    });
+
+    it('skips a child whose observed object already matches, server defaults and all', () => {
+      const observed = { ...q, metadata: { ...q.metadata, uid: 'x', resourceVersion: '7' }, status: { used: {} } };
+      const plan = planChildren([q], [observed]);
+      expect(plan.apply).to.deep.equal([]);
+      expect(plan.unchanged).to.equal(1);
+    });
+
+    it('applies a child edited by hand', () => {
+      const edited = { ...q, spec: { hard: { cpu: '100' } } };
+      expect(planChildren([q], [edited]).apply).to.deep.equal([[q]]);
+    });
+
+    it('applies a child when the hook dropped a field, which only the hash shows', () => {
+      const old = decorateChild(quota({ cpu: '2', memory: '1Gi' }), decoration);
+      expect(planChildren([q], [old]).apply).to.deep.equal([[q]]);
+    });
+
+    it('prunes observed children the hook no longer returns, unless already going', () => {
+      const stale = decorateChild({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'old-pull', namespace: 'svc-alice' } }, decoration);
+      const going = { ...decorateChild({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'gone', namespace: 'svc-alice' } }, decoration) };
+      going.metadata = { ...going.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' };
+      const plan = planChildren([q], [q, stale, going]);
+      expect(plan.prune.map((c) => c.metadata?.name)).to.deep.equal(['old-pull']);
+    });
+
+    it('matches children across API versions of the same group', () => {
+      const observed = { ...q, apiVersion: 'v1' };
+      expect(planChildren([q], [observed]).prune).to.deep.equal([]);
+    });
+  });
+
+  describe('desiredStatus', () => {
+    it('adds observedGeneration and carries over fields other writers own', () => {
+      const current = { ...workspace, status: { phase: 'Running', lastActivityTime: '2026-01-01T00:00:00Z', podName: 'dev-0' } };
+      expect(desiredStatus({ phase: 'Suspended' }, current, ['lastActivityTime'])).to.deep.equal({
+        phase: 'Suspended', lastActivityTime: '2026-01-01T00:00:00Z', observedGeneration: 1,
+      });
+    });
+
+    it('drops undefined fields so equal statuses compare equal', () => {
+      const status = desiredStatus({ phase: 'Ready', namespace: undefined }, parent);
+      expect(status).to.deep.equal({ phase: 'Ready', observedGeneration: 3 });
+      expect(sameStatus(status, { observedGeneration: 3, phase: 'Ready' })).to.equal(true);
+      expect(sameStatus(status, { observedGeneration: 2, phase: 'Ready' })).to.equal(false);
+    });
+  });
+
+  describe('ChildIndex', () => {
+    const owned = (uid: string, name: string): KubeObject => ({
+      apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'svc-alice', ownerReferences: [{ apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', name: 'alice', uid, controller: true }] },
+    });
+
+    it('lists the children of a controller and forgets deleted ones', () => {
+      const index = new ChildIndex();
+      index.update({ type: 'ADDED', object: owned('u-1', 'session') });
+      index.update({ type: 'ADDED', object: owned('u-1', 'workspace') });
+      index.update({ type: 'ADDED', object: owned('u-2', 'session') });
+      expect(index.of('u-1').map((c) => c.metadata?.name)).to.deep.equal(['session', 'workspace']);
+      index.update({ type: 'DELETED', object: owned('u-1', 'session'), old: owned('u-1', 'session') });
+      expect(index.of('u-1').map((c) => c.metadata?.name)).to.deep.equal(['workspace']);
+    });
+
+    it('moves a child whose controller reference changed', () => {
+      const index = new ChildIndex();
+      index.update({ type: 'ADDED', object: owned('u-1', 'session') });
+      index.update({ type: 'MODIFIED', object: owned('u-2', 'session'), old: owned('u-1', 'session') });
+      expect(index.of('u-1')).to.deep.equal([]);
+      expect(index.of('u-2')).to.have.length(1);
+    });
+
+    it('ignores objects without a controller', () => {
+      const index = new ChildIndex();
+      index.update({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } } });
+      expect(index.of('')).to.deep.equal([]);
+    });
+  });
+
+  it('builds the hook children map with every child type present', () => {
+    const sa = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'session', namespace: 'svc-alice' } };
+    expect(childrenMap([sa], [RESOURCES.serviceAccount, RESOURCES.clusterRole])).to.deep.equal({
+      'ServiceAccount.v1': { 'svc-alice/session': sa },
+      'ClusterRole.rbac.authorization.k8s.io/v1': {},
+    });
+  });
+});
