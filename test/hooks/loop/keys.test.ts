@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { childName, controllerReference, isControlledBy, keyOf, parentKeysOf, refOf } from '../../../hooks/loop/keys.js';
+import type { KubeObject } from '../../../kube/client.js';
 import { RESOURCES } from '../../../kube/resources.js';
 
 describe('loop keys', () => {
@@ -30,7 +31,7 @@ describe('loop keys', () => {
   describe('parentKeysOf', () => {
     const us = { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'alice', uid: 'u-1' } };
     const ws = { apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'dev', namespace: 'svc-alice', uid: 'w-1' } };
-    const cases: { it: string; obj: object; parent: typeof RESOURCES.userSpace | typeof RESOURCES.workspace; label?: string; keys: string[] }[] = [
+    const cases: { it: string; obj: KubeObject; parent: typeof RESOURCES.userSpace | typeof RESOURCES.workspace; label?: string; keys: string[] }[] = [
       { it: 'maps a child to its cluster-scoped controller', obj: { metadata: { namespace: 'svc-alice', name: 'svc-quota', ownerReferences: [controllerReference(us)] } }, parent: RESOURCES.userSpace, keys: ['alice'] },
       { it: 'maps a child to its namespaced controller in its own namespace', obj: { metadata: { namespace: 'svc-alice', name: 'dev', ownerReferences: [controllerReference(ws)] } }, parent: RESOURCES.workspace, keys: ['svc-alice/dev'] },
       { it: 'ignores an owner reference that is not the controller', obj: { metadata: { name: 'x', ownerReferences: [{ ...controllerReference(us), controller: false }] } }, parent: RESOURCES.userSpace, keys: [] },
