@@ -1,0 +1,90 @@
+import { expect } from 'chai';
+import type { KubeObject } from '../../kube/client.js';
+import { applyWatchEvent, Informer, objectKey, replaceStore, type CacheEvent } from '../../kube/informer.js';
+import { RESOURCES } from '../../kube/resources.js';
+import { FakeApiServer } from '../support/fake-apiserver.js';
+
+const cm = (name: string, rv: string, data: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: rv }, data });
+
+async function until(check: () => boolean, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('informer cache functions', () => {
+  it('keys namespaced objects as namespace/name and cluster objects as name', () => {
+    expect(objectKey(cm('a', '1'))).to.equal('ns/a');
+    expect(objectKey({ metadata: { name: 'u' } })).to.equal('u');
+  });
+
+  it('turns watch events into cache changes and ignores repeats of the same resourceVersion', () => {
+    const store = new Map<string, KubeObject>();
+    expect(applyWatchEvent(store, { type: 'ADDED', object: cm('a', '1') })?.type).to.equal('ADDED');
+    expect(applyWatchEvent(store, { type: 'MODIFIED', object: cm('a', '1') })).to.equal(undefined);
+    const modified = applyWatchEvent(store, { type: 'MODIFIED', object: cm('a', '2') });
+    expect(modified?.type).to.equal('MODIFIED');
+    expect(modified?.old?.metadata?.resourceVersion).to.equal('1');
+    expect(applyWatchEvent(store, { type: 'BOOKMARK', object: cm('', '3') })).to.equal(undefined);
+    expect(applyWatchEvent(store, { type: 'DELETED', object: cm('a', '4') })?.type).to.equal('DELETED');
+    expect(applyWatchEvent(store, { type: 'DELETED', object: cm('a', '4') })).to.equal(undefined);
+    expect(store.size).to.equal(0);
+  });
+
+  it('reconciles a relist with the cache: additions, changes and objects gone while not watching', () => {
+    const store = new Map<string, KubeObject>([['ns/a', cm('a', '1')], ['ns/b', cm('b', '1')]]);
+    const events = replaceStore(store, [cm('a', '2'), cm('c', '1')]);
+    expect(events.map((e) => `${e.type} ${e.object.metadata?.name}`)).to.deep.equal(['MODIFIED a', 'ADDED c', 'DELETED b']);
+    expect([...store.keys()]).to.deep.equal(['ns/a', 'ns/c']);
+  });
+});
+
+describe('Informer', () => {
+  let api: FakeApiServer;
+  let stop: AbortController;
+
+  beforeEach(async () => {
+    api = new FakeApiServer();
+    await api.start();
+    stop = new AbortController();
+  });
+  afterEach(async () => {
+    stop.abort();
+    await api.close();
+  });
+
+  it('lists, then follows changes through the watch', async () => {
+    api.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'first', namespace: 'svc-system' } });
+    const events: CacheEvent<KubeObject>[] = [];
+    const informer = new Informer(api.client(), RESOURCES.configMap, { namespace: 'svc-system' }).on((e) => events.push(e));
+    void informer.run(stop.signal);
+    await informer.synced;
+    expect(informer.get('first', 'svc-system')?.kind).to.equal('ConfigMap');
+    await api.client().create(RESOURCES.configMap, { metadata: { name: 'second' } }, 'svc-system');
+    await until(() => informer.get('second', 'svc-system') !== undefined);
+    expect(events.map((e) => `${e.type} ${e.object.metadata?.name}`)).to.deep.equal(['ADDED first', 'ADDED second']);
+  });
+
+  it('relists after 410 Gone and catches up on what it missed', async () => {
+    const informer = new Informer(api.client(), RESOURCES.configMap, { namespace: 'svc-system', backoffMs: 10 });
+    void informer.run(stop.signal);
+    await informer.synced;
+    api.dropWatches();
+    api.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'missed', namespace: 'svc-system' } });
+    api.compact();
+    await until(() => informer.get('missed', 'svc-system') !== undefined);
+    const relists = api.requests.filter((r) => r.path === '/api/v1/namespaces/svc-system/configmaps' && !r.query.includes('watch'));
+    expect(relists.length).to.be.greaterThanOrEqual(2);
+  });
+
+  it('keeps retrying with backoff when the API server refuses, and reports the error', async () => {
+    const errors: unknown[] = [];
+    api.failNext('GET', /configmaps/, 500, { message: 'etcd is sad' }, 2);
+    const informer = new Informer(api.client(), RESOURCES.configMap, { namespace: 'svc-system', backoffMs: 5, onError: (e) => errors.push(e) });
+    void informer.run(stop.signal);
+    await informer.synced;
+    expect(errors.map((e) => (e as Error).message)).to.deep.equal(['etcd is sad', 'etcd is sad']);
+  });
+});

@@ -1,0 +1,119 @@
+import { expect } from 'chai';
+import https from 'node:https';
+import forge from 'node-forge';
+import type { AddressInfo } from 'node:net';
+import { denCrds } from '../../infra/crds/index.js';
+import { RESOURCES } from '../../kube/resources.js';
+import { FakeApiServer } from './fake-apiserver.js';
+import { fixture } from './fixtures.js';
+
+describe('the fake API server', () => {
+  let api: FakeApiServer;
+  beforeEach(async () => {
+    api = new FakeApiServer();
+    await api.start();
+    api.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'svc-demo' } });
+  });
+  afterEach(() => api.close());
+
+  it('grants through a RoleBinding to a Role and denies outside it', async () => {
+    api.addUser('alice', { username: 'alice@example.com' });
+    api.seed(
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'r', namespace: 'svc-demo' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] } as any,
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'b', namespace: 'svc-demo' }, subjects: [{ kind: 'User', name: 'alice@example.com', apiGroup: 'rbac.authorization.k8s.io' }], roleRef: { kind: 'Role', name: 'r', apiGroup: 'rbac.authorization.k8s.io' } } as any,
+    );
+    const alice = api.client('alice');
+    expect((await alice.list(RESOURCES.configMap, { namespace: 'svc-demo' })).items).to.deep.equal([]);
+    const err = await alice.create(RESOURCES.configMap, { metadata: { name: 'x' } }, 'svc-demo').catch((e) => e);
+    expect(err.body).to.deep.equal(fixture('forbidden-create-workspace-like.json').body);
+  });
+
+  it('answers SelfSubjectAccessReviews in the recorded shape', async () => {
+    api.addUser('alice', { username: 'alice@example.com' });
+    const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'use', group: 'den.dev', resource: 'workspaceimages', name: 'python' } } };
+    const denied = await api.client('alice').request<any>({ method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', body: review });
+    expect(denied.status).to.deep.equal(fixture('ssar-denied.json').body.status);
+    api.seed(
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'use-images' }, rules: [{ apiGroups: ['den.dev'], resources: ['workspaceimages'], verbs: ['use'] }] } as any,
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'use-images' }, subjects: [{ kind: 'User', name: 'alice@example.com' }], roleRef: { kind: 'ClusterRole', name: 'use-images' } } as any,
+    );
+    const allowed = await api.client('alice').request<any>({ method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', body: review });
+    expect(allowed.status.allowed).to.equal(true);
+  });
+
+  it('applies CRD defaults and refuses values outside the schema with the API server message', async () => {
+    api.installCrds(denCrds() as any);
+    const admin = api.client();
+    const ws = await admin.create<any>(RESOURCES.workspace, { apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'f2' }, spec: { imageRef: { name: 'python' }, storage: '1Gi' } }, 'svc-demo');
+    expect(ws.spec.running).to.equal(true);
+    expect(ws.spec.idleTimeout).to.equal('4h');
+    const err = await admin.create(RESOURCES.workspace, { apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'f1' }, spec: { imageRef: { name: '' } } }, 'svc-demo').catch((e) => e);
+    expect(err.status).to.equal(422);
+    expect(err.message).to.equal('Workspace.den.dev "f1" is invalid: spec.imageRef.name: Invalid value: "": spec.imageRef.name in body should be at least 1 chars long');
+  });
+
+  it('calls a validating webhook over HTTPS and reports its denial like the API server', async () => {
+    const { cert, key, ca } = selfSigned();
+    const hook = https.createServer({ cert, key }, (req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const review = JSON.parse(body);
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: false, status: { code: 422, reason: 'Invalid', message: 'spec.sshAuthorizedKeys[0]: not a valid SSH public key' } } }));
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    const port = (hook.address() as AddressInfo).port;
+    api.seed({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'den-webhooks' },
+      webhooks: [{ name: 'vworkspace.den.dev', clientConfig: { url: `https://127.0.0.1:${port}/deny`, caBundle: Buffer.from(ca).toString('base64') }, rules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], operations: ['CREATE'] }], failurePolicy: 'Fail', sideEffects: 'None', admissionReviewVersions: ['v1'] }],
+    } as any);
+    const err = await api.client().create(RESOURCES.configMap, { metadata: { name: 'd1' } }, 'svc-demo').catch((e) => e);
+    hook.close();
+    const recorded = fixture('webhook-denied.json').body;
+    expect(err.status).to.equal(recorded.code);
+    expect(err.body).to.deep.include({ message: recorded.message, reason: recorded.reason, code: recorded.code });
+    const unreachable = await api.client().create(RESOURCES.configMap, { metadata: { name: 'd2' } }, 'svc-demo').catch((e) => e);
+    expect(unreachable.status).to.equal(500);
+    expect(unreachable.message).to.match(/^Internal error occurred: failed calling webhook "vworkspace.den.dev": failed to call webhook: Post "https:\/\/127.0.0.1:\d+\/deny\?timeout=10s": /);
+  });
+
+  it('deletes dependents with their owner and the contents of a deleted namespace', async () => {
+    const admin = api.client();
+    const owner = await admin.create<any>(RESOURCES.configMap, { metadata: { name: 'owner' } }, 'svc-demo');
+    await admin.create(RESOURCES.secret, { metadata: { name: 'dep', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid, controller: true }] } }, 'svc-demo');
+    await admin.delete(RESOURCES.configMap, 'owner', 'svc-demo');
+    expect(api.object(RESOURCES.secret, 'dep', 'svc-demo')).to.equal(undefined);
+    await admin.create(RESOURCES.configMap, { metadata: { name: 'inside' } }, 'svc-demo');
+    await admin.delete(RESOURCES.namespace, 'svc-demo');
+    expect(api.objects(RESOURCES.configMap, 'svc-demo')).to.deep.equal([]);
+  });
+
+  it('keeps an object with finalizers until the last finalizer is removed', async () => {
+    const admin = api.client();
+    await admin.create(RESOURCES.configMap, { metadata: { name: 'f', finalizers: ['den.dev/x'] } }, 'svc-demo');
+    const marked = await admin.delete<any>(RESOURCES.configMap, 'f', 'svc-demo');
+    expect(marked.metadata.deletionTimestamp).to.be.a('string');
+    await admin.patch(RESOURCES.configMap, 'f', { metadata: { finalizers: null } }, { namespace: 'svc-demo' });
+    expect(api.object(RESOURCES.configMap, 'f', 'svc-demo')).to.equal(undefined);
+  });
+});
+
+function selfSigned(): { cert: string; key: string; ca: string } {
+  const keys = forge.pki.rsa.generateKeyPair(2048);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = '01';
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + 3_600_000);
+  const attrs = [{ name: 'commonName', value: '127.0.0.1' }];
+  cert.setSubject(attrs);
+  cert.setIssuer(attrs);
+  cert.setExtensions([{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }]);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  const pem = forge.pki.certificateToPem(cert);
+  return { cert: pem, key: forge.pki.privateKeyToPem(keys.privateKey), ca: pem };
+}
