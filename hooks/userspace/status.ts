@@ -1,0 +1,120 @@
+// UserSpace status from what was observed (DESIGN.md): the phase, and the Ready and Disabled
+// conditions, whose lastTransitionTime moves only when their status does.
+import type { KubeObject } from '../../kube/client.js';
+import { LABELS } from '../../kube/group.js';
+import { childRef, isPresent, observedOf } from './observed.js';
+import type { ChildError, ChildObject, Condition, ObservedChildren, UserSpace, UserSpacePhase, UserSpaceStatus } from './types.js';
+
+/** Conditions are capped by the CRD at 32768 characters; a readable message is far shorter. */
+const MAX_MESSAGE = 4000;
+const MAX_LISTED = 8;
+
+type Verdict = { phase: UserSpacePhase; reason: string; message: string };
+
+export interface StatusInput {
+  parent: UserSpace;
+  namespace: string;
+  observed: ObservedChildren;
+  /** Children this sync wants; empty when the spec could not be rendered. */
+  desired: ChildObject[];
+  problems: string[];
+  errors: ChildError[];
+  apiServerResolved: boolean;
+  disabled: boolean;
+  now: Date;
+}
+
+function capped(message: string): string {
+  return message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE - 1)}…`;
+}
+
+function listed(refs: string[]): string {
+  const shown = refs.slice(0, MAX_LISTED).join(', ');
+  return refs.length > MAX_LISTED ? `${shown} and ${refs.length - MAX_LISTED} more` : shown;
+}
+
+/** Kubernetes timestamps have whole seconds. */
+export function timestamp(now: Date): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function isTerminating(ns: KubeObject | undefined): boolean {
+  return !!ns && (!!ns.metadata?.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating');
+}
+
+function verdict(input: StatusInput, namespaceObject: KubeObject | undefined): Verdict {
+  if (input.problems.length) {
+    return { phase: 'Failed', reason: 'InvalidSpec', message: `${input.problems.join('; ')}; the existing children are kept as they are` };
+  }
+  if (input.errors.length) {
+    return { phase: 'Failed', reason: 'ApplyFailed', message: input.errors.map((e) => `${e.child}: ${e.message}`).join('; ') };
+  }
+  if (isTerminating(namespaceObject)) {
+    return {
+      phase: 'Pending',
+      reason: 'NamespaceTerminating',
+      message: `Namespace/${input.namespace} is being deleted; it is created again once it is gone`,
+    };
+  }
+  const missing = input.desired.filter((c) => !isPresent(observedOf(input.observed, c))).map(childRef);
+  if (missing.length) {
+    return {
+      phase: 'Pending',
+      reason: 'ChildrenMissing',
+      message: `waiting for ${missing.length} of ${input.desired.length} children: ${listed(missing)}`,
+    };
+  }
+  if (!input.apiServerResolved) {
+    return {
+      phase: 'Pending',
+      reason: 'APIServerUnresolved',
+      message: `no API server address is known yet (Service default/kubernetes and its EndpointSlices), so NetworkPolicy/svc-isolation allows no egress to it`,
+    };
+  }
+  return { phase: 'Ready', reason: 'ChildrenReady', message: `all ${input.desired.length} children exist` };
+}
+
+function condition(
+  previous: Condition[] | undefined,
+  next: Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>,
+  now: Date,
+  generation: number | undefined,
+): Condition {
+  const before = previous?.find((c) => c.type === next.type);
+  const lastTransitionTime = before && before.status === next.status && before.lastTransitionTime ? before.lastTransitionTime : timestamp(now);
+  return {
+    ...next,
+    message: capped(next.message),
+    lastTransitionTime,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  };
+}
+
+export function userSpaceStatus(input: StatusInput): UserSpaceStatus {
+  const namespaceObject = input.observed['Namespace.v1']?.[input.namespace];
+  const v = verdict(input, namespaceObject);
+  const generation = input.parent.metadata.generation;
+  const previous = Array.isArray(input.parent.status?.conditions) ? input.parent.status.conditions : undefined;
+  const conditions: Condition[] = [
+    condition(previous, { type: 'Ready', status: v.phase === 'Ready' ? 'True' : 'False', reason: v.reason, message: v.message }, input.now, generation),
+    condition(
+      previous,
+      input.disabled
+        ? {
+            type: 'Disabled',
+            status: 'True',
+            reason: 'DisabledByLabel',
+            message: `${LABELS.disabled} is "true": every RoleBinding and ClusterRoleBinding of this UserSpace has no subjects`,
+          }
+        : { type: 'Disabled', status: 'False', reason: 'Enabled', message: `${LABELS.disabled} is not "true"` },
+      input.now,
+      generation,
+    ),
+  ];
+  return {
+    ...(isPresent(namespaceObject) ? { namespace: input.namespace } : {}),
+    phase: v.phase,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    conditions,
+  };
+}

@@ -1,0 +1,94 @@
+// The UserSpace hook's input and output (DESIGN.md hook contract), and the shapes of the
+// objects it reads. Only the fields the hook uses are typed; everything else passes through.
+import type { KubeObject } from '../../kube/client.js';
+
+export type NetworkPolicyMode = 'Isolated' | 'ClusterEgress';
+
+export interface UserSpaceSpec {
+  owner?: unknown;
+  quota?: {
+    cpu?: unknown;
+    memory?: unknown;
+    storage?: unknown;
+    gpu?: unknown;
+    workspaces?: unknown;
+  };
+  networkPolicy?: unknown;
+  sshAuthorizedKeys?: unknown;
+}
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
+export type UserSpacePhase = 'Pending' | 'Ready' | 'Failed';
+
+export interface UserSpaceStatus {
+  namespace?: string;
+  phase: UserSpacePhase;
+  observedGeneration?: number;
+  conditions: Condition[];
+}
+
+export interface UserSpace extends KubeObject {
+  metadata: NonNullable<KubeObject['metadata']>;
+  spec?: UserSpaceSpec;
+  status?: Partial<UserSpaceStatus>;
+}
+
+/**
+ * Observed children, keyed first by `Kind.apiVersion` (`childKey()`), then by `namespace/name`
+ * for namespaced objects and `name` for cluster-scoped ones (the informer's `objectKey()`).
+ */
+export type ObservedChildren = Record<string, Record<string, KubeObject>>;
+
+/** The `default/kubernetes` Service and its EndpointSlices, as the API server returns them. */
+export interface ApiServerObjects {
+  service?: KubeObject | null;
+  endpointSlices: KubeObject[];
+}
+
+export interface UserSpaceRelated {
+  apiServer: ApiServerObjects;
+  /** Secrets of the manager's namespace labelled `den.dev/pull-secret=true` (others are ignored). */
+  pullSecrets: KubeObject[];
+}
+
+export interface UserSpaceHookConfig {
+  /** Extended resource counted as GPUs (`--gpu-resource`, default `nvidia.com/gpu`). */
+  gpuResource: string;
+  /** The manager's own namespace (`--namespace`, default `svc-system`). */
+  managerNamespace: string;
+}
+
+/** A child the loop failed to apply: `child` is `Kind/name`, `message` the API server's message. */
+export interface ChildError {
+  child: string;
+  message: string;
+}
+
+export interface UserSpaceSyncInput {
+  parent: UserSpace;
+  children: ObservedChildren;
+  related: UserSpaceRelated;
+  now: Date;
+  config: UserSpaceHookConfig;
+  errors?: ChildError[];
+}
+
+/** A rendered child: always apiVersion, kind and metadata.name; namespace when namespaced. */
+export interface ChildObject extends KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: NonNullable<KubeObject['metadata']> & { name: string };
+}
+
+export interface UserSpaceSyncResult {
+  status: UserSpaceStatus;
+  children: ChildObject[];
+}

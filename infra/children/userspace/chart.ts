@@ -1,0 +1,40 @@
+// Renders every child of one UserSpace in an in-memory cdk8s chart. Nothing is written to disk:
+// the App is never synthesized, only the chart's JSON is read.
+import { App, Chart } from 'cdk8s';
+import { UserSpaceClusterRole } from './cluster-role.js';
+import { AdminClusterRoleBinding, UserSpaceClusterRoleBinding } from './cluster-role-bindings.js';
+import { UserLimits } from './limit-range.js';
+import { UserNamespace } from './namespace.js';
+import { UserIsolation } from './network-policy.js';
+import type { UserSpaceChildrenProps } from './props.js';
+import { PullSecretMirrors } from './pull-secrets.js';
+import { UserQuota } from './resource-quota.js';
+import { UserRoleBindings } from './role-bindings.js';
+import { WorkspaceRoles } from './roles.js';
+import { UserServiceAccounts } from './service-accounts.js';
+
+export class UserSpaceChildren extends Chart {
+  constructor(scope: App, id: string, props: UserSpaceChildrenProps) {
+    super(scope, id);
+    // Construction order is output order: the namespace first, then what lives in it, so an
+    // apply in list order never waits on a missing namespace.
+    new UserNamespace(this, 'Namespace', props);
+    new UserServiceAccounts(this, 'ServiceAccounts', props);
+    new UserQuota(this, 'Quota', props);
+    new UserLimits(this, 'Limits', props);
+    new UserIsolation(this, 'Isolation', props);
+    new WorkspaceRoles(this, 'Roles', props);
+    new UserRoleBindings(this, 'RoleBindings', props);
+    new UserSpaceClusterRole(this, 'ClusterRole', props);
+    new UserSpaceClusterRoleBinding(this, 'ClusterRoleBinding', props);
+    if (props.admin) new AdminClusterRoleBinding(this, 'AdminBinding', props);
+    new PullSecretMirrors(this, 'PullSecrets', props);
+  }
+}
+
+/** The children as plain JSON objects, in a fixed order. */
+export function renderUserSpaceChildren(props: UserSpaceChildrenProps): Record<string, unknown>[] {
+  // outdir and recordConstructMetadata are set so the App reads no environment variables.
+  const app = new App({ outdir: 'dist', recordConstructMetadata: false });
+  return new UserSpaceChildren(app, 'userspace', props).toJson() as Record<string, unknown>[];
+}

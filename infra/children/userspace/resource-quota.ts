@@ -1,0 +1,32 @@
+// ResourceQuota `svc-quota`: the UserSpace's budget as the API server enforces it (SPEC 2.4).
+import { Construct } from 'constructs';
+import { KubeResourceQuota, Quantity } from 'cdk8s-plus-28/lib/imports/k8s.js';
+import { GROUP, PLURALS } from '../../../kube/group.js';
+import { childMetadata, type UserSpaceChildrenProps } from './props.js';
+
+export const QUOTA_NAME = 'svc-quota';
+
+/** Object-count quota key of Workspaces: `count/<plural>.<group>`. */
+export const WORKSPACE_COUNT_KEY = `count/${PLURALS.workspace}.${GROUP}`;
+
+/** The `hard` limits, keyed as ResourceQuota expects. A GPU quota of 0 still renders: it forbids GPUs. */
+export function quotaHard(props: Pick<UserSpaceChildrenProps, 'quota' | 'gpuResource'>): Record<string, string> {
+  return {
+    'requests.cpu': props.quota.cpu,
+    'requests.memory': props.quota.memory,
+    'requests.storage': props.quota.storage,
+    [`requests.${props.gpuResource}`]: String(props.quota.gpu),
+    [WORKSPACE_COUNT_KEY]: String(props.quota.workspaces),
+  };
+}
+
+export class UserQuota extends Construct {
+  constructor(scope: Construct, id: string, props: UserSpaceChildrenProps) {
+    super(scope, id);
+    const hard = Object.fromEntries(Object.entries(quotaHard(props)).map(([k, v]) => [k, Quantity.fromString(v)]));
+    new KubeResourceQuota(this, 'Resource', {
+      metadata: childMetadata(props, QUOTA_NAME, { namespaced: true }),
+      spec: { hard },
+    });
+  }
+}

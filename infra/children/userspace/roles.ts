@@ -1,0 +1,46 @@
+// Roles `svc-workspace-user` (owner rights, SPEC 1.2 rule 2) and `svc-workspace-reader`
+// (the same minus every write verb, rule 3).
+import { Construct } from 'constructs';
+import { KubeRole, type PolicyRule } from 'cdk8s-plus-28/lib/imports/k8s.js';
+import { GROUP, PLURALS } from '../../../kube/group.js';
+import { childMetadata, type UserSpaceChildrenProps } from './props.js';
+
+export const USER_ROLE = 'svc-workspace-user';
+export const READER_ROLE = 'svc-workspace-reader';
+
+const READ = ['get', 'list', 'watch'];
+
+export const USER_RULES: PolicyRule[] = [
+  {
+    apiGroups: [GROUP],
+    resources: [PLURALS.workspace],
+    verbs: [...READ, 'create', 'update', 'patch', 'delete', 'deletecollection'],
+  },
+  { apiGroups: [''], resources: ['pods', 'events'], verbs: READ },
+  { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+  // Websocket exec is a GET on older API servers and a create on newer ones.
+  { apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] },
+  // DELETE /workspaces removes the retained home PVC with the caller's own token (SPEC 4.2).
+  { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: [...READ, 'delete'] },
+];
+
+export const READER_RULES: PolicyRule[] = [
+  { apiGroups: [GROUP], resources: [PLURALS.workspace], verbs: READ },
+  { apiGroups: [''], resources: ['pods', 'events'], verbs: READ },
+  { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+  { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: READ },
+];
+
+export class WorkspaceRoles extends Construct {
+  constructor(scope: Construct, id: string, props: UserSpaceChildrenProps) {
+    super(scope, id);
+    new KubeRole(this, USER_ROLE, {
+      metadata: childMetadata(props, USER_ROLE, { namespaced: true }),
+      rules: USER_RULES,
+    });
+    new KubeRole(this, READER_ROLE, {
+      metadata: childMetadata(props, READER_ROLE, { namespaced: true }),
+      rules: READER_RULES,
+    });
+  }
+}
