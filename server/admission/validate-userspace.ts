@@ -1,0 +1,95 @@
+// The validating webhook on UserSpace UPDATE (SPEC 1.2 rule 6, 2.4): `spec.owner` never
+// changes, and a person who is not an administrator may change nothing but their SSH keys.
+// Deciding who is an administrator needs the cluster (a SubjectAccessReview), so the decision
+// is split: which fields changed (pure), then the verdict given the answer.
+import { isDeepStrictEqual } from 'node:util';
+import { checkAuthorizedKey } from './ssh-keys.js';
+import type { UserSpace } from './objects.js';
+import type { Violation } from './violations.js';
+
+/** Rewritten by `kubectl apply` on every apply, including an owner's own key edit. */
+const APPLY_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+export interface UserSpaceChanges {
+  ownerChanged: boolean;
+  /** Paths of every changed field an owner may not change. */
+  restricted: string[];
+  /** Violations of fields anyone may change (malformed new SSH keys). */
+  keyViolations: Violation[];
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** An absent field and an empty map or list mean the same to a person. */
+function isEmpty(v: unknown): boolean {
+  return v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+}
+
+function fieldPath(parent: string, key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}["${key}"]`;
+}
+
+/** Leaf paths where `a` and `b` differ; lists compare as a whole. */
+function differences(a: unknown, b: unknown, path: string, skip: (path: string) => boolean = () => false): string[] {
+  if (skip(path) || (isEmpty(a) && isEmpty(b))) return [];
+  if (isObject(a) && isObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    return keys.flatMap((k) => differences(a[k], b[k], fieldPath(path, k), skip));
+  }
+  return isDeepStrictEqual(a, b) ? [] : [path];
+}
+
+export function userSpaceChanges(object: UserSpace, oldObject: UserSpace): UserSpaceChanges {
+  const spec = object.spec ?? {};
+  const oldSpec = oldObject.spec ?? {};
+  const ownerChanged = spec.owner !== oldSpec.owner;
+  const restricted = [
+    ...differences(spec, oldSpec, 'spec', (p) => p === 'spec.sshAuthorizedKeys' || p === 'spec.owner'),
+    ...differences(object.metadata?.labels ?? {}, oldObject.metadata?.labels ?? {}, 'metadata.labels'),
+    ...differences(object.metadata?.annotations ?? {}, oldObject.metadata?.annotations ?? {}, 'metadata.annotations', (p) => p === fieldPath('metadata.annotations', APPLY_ANNOTATION)),
+    ...differences(object.metadata?.finalizers ?? [], oldObject.metadata?.finalizers ?? [], 'metadata.finalizers'),
+    ...differences(object.metadata?.ownerReferences ?? [], oldObject.metadata?.ownerReferences ?? [], 'metadata.ownerReferences'),
+  ];
+
+  const keyViolations: Violation[] = [];
+  const keys = spec.sshAuthorizedKeys;
+  if (keys !== undefined && keys !== null && !Array.isArray(keys)) {
+    keyViolations.push({ rule: 'ssh-key', field: 'spec.sshAuthorizedKeys', message: 'must be a list of SSH public keys' });
+  } else if (Array.isArray(keys)) {
+    const previous = new Set(Array.isArray(oldSpec.sshAuthorizedKeys) ? oldSpec.sshAuthorizedKeys : []);
+    keys.forEach((key, i) => {
+      if (previous.has(key)) return;
+      const check = checkAuthorizedKey(key);
+      if (!check.ok) keyViolations.push({ rule: 'ssh-key', field: `spec.sshAuthorizedKeys[${i}]`, message: `not a valid SSH public key: ${check.reason}` });
+    });
+  }
+  return { ownerChanged, restricted, keyViolations };
+}
+
+/** Whether the decision needs to know if the requester is an administrator. */
+export function needsAdminCheck(changes: UserSpaceChanges): boolean {
+  return changes.restricted.length > 0;
+}
+
+export function decideUserSpaceUpdate(changes: UserSpaceChanges, requester: { username: string; isAdmin: boolean }, oldObject: UserSpace, object: UserSpace): Violation[] {
+  const violations: Violation[] = [...changes.keyViolations];
+  if (changes.ownerChanged) {
+    violations.push({
+      rule: 'owner-immutable',
+      field: 'spec.owner',
+      message: `is immutable: it is ${JSON.stringify(oldObject.spec?.owner ?? '')}, the update asks for ${JSON.stringify(object.spec?.owner ?? '')}; create a new UserSpace for another owner`,
+    });
+  }
+  if (!requester.isAdmin) {
+    for (const path of changes.restricted) {
+      violations.push({
+        rule: 'admin-only',
+        field: path,
+        message: `only an administrator may change this field; ${requester.username} may change spec.sshAuthorizedKeys only`,
+      });
+    }
+  }
+  return violations;
+}

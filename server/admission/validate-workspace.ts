@@ -1,0 +1,152 @@
+// The validating webhook on Workspace CREATE and UPDATE (SPEC 1.4, 2.5, 7), as one pure
+// decision over the reviewed object and a snapshot of what the caches hold.
+//
+// On UPDATE a rule is checked only when the fields it reads changed (and quota only where
+// the workspace grows), so that a workspace admitted under yesterday's catalog or quota can
+// still be stopped, and its finalizer removed, today.
+import { isDeepStrictEqual } from 'node:util';
+import { compareQuantities, formatQuantity, tryParseQuantity } from './quantity.js';
+import { checkAuthorizedKey } from './ssh-keys.js';
+import { IMAGE_DEFAULTS, isRunning, type PersistentVolumeClaim, type UserSpace, type Workspace, type WorkspaceImage } from './objects.js';
+import { checkRequestsAndLimits, parseResources } from './workspace-resources.js';
+import { checkQuota } from './workspace-quota.js';
+import { checkVolumes } from './workspace-volumes.js';
+import type { Violation } from './violations.js';
+
+export interface WorkspaceValidationInput {
+  operation: 'CREATE' | 'UPDATE';
+  namespace: string;
+  object: Workspace;
+  oldObject?: Workspace;
+  /** The WorkspaceImage named by `spec.imageRef.name`, when it exists. */
+  image: WorkspaceImage | undefined;
+  /** The UserSpace whose namespace is the request's namespace, when it exists. */
+  userSpace: UserSpace | undefined;
+  /** Every Workspace in the namespace, the reviewed one included when it is stored already. */
+  workspaces: Workspace[];
+  /** Every PVC in the namespace. */
+  claims: PersistentVolumeClaim[];
+  gpuResource: string;
+  now: Date;
+}
+
+export function validateWorkspace(input: WorkspaceValidationInput): Violation[] {
+  const { operation, object, oldObject, image } = input;
+  const create = operation === 'CREATE';
+  // An object on its way out only loses finalizers; refusing that would leave it stuck.
+  if (!create && object.metadata?.deletionTimestamp) return [];
+  const changed = (read: (ws: Workspace) => unknown) => create || !oldObject || !isDeepStrictEqual(read(object), read(oldObject));
+  const spec = object.spec ?? {};
+  const name = object.metadata?.name ?? '';
+  const violations: Violation[] = [];
+
+  if (create && name && input.workspaces.some((ws) => ws.metadata?.name === name)) {
+    violations.push({ rule: 'unique-name', field: 'metadata.name', message: `a Workspace named "${name}" already exists in namespace ${input.namespace}` });
+  }
+
+  const imageName = spec.imageRef?.name;
+  const imageChanged = changed((ws) => ws.spec?.imageRef?.name);
+  if (imageChanged) violations.push(...checkImage(imageName, image, input.now));
+
+  const homePath = image?.spec?.homePath ?? IMAGE_DEFAULTS.homePath;
+  if (imageChanged || changed((ws) => [ws.spec?.volumes, ws.spec?.volumeMounts])) {
+    violations.push(...checkVolumes(spec.volumes, spec.volumeMounts, homePath));
+  }
+
+  violations.push(...checkKeys(object, oldObject));
+  violations.push(...checkStorage(object, oldObject));
+
+  const resourceViolations: Violation[] = [];
+  const parsed = parseResources(spec.resources, resourceViolations);
+  if (changed((ws) => ws.spec?.resources)) {
+    resourceViolations.push(...checkRequestsAndLimits(parsed));
+    violations.push(...resourceViolations);
+  }
+
+  const userSpace = input.userSpace;
+  if (!userSpace) {
+    if (create) {
+      violations.push({
+        rule: 'namespace-owner',
+        field: 'metadata.namespace',
+        message: `namespace ${input.namespace} belongs to no UserSpace; a Workspace must be created in the svc-<userspace> namespace of its owner`,
+      });
+    }
+    return violations;
+  }
+  if (violations.length > 0 || resourceViolations.length > 0) return violations;
+  const others = input.workspaces.filter((ws) => ws.metadata?.name !== name);
+  return checkQuota({ operation, workspace: object, parsed, oldWorkspace: oldObject, userSpace, others, claims: input.claims, gpuResource: input.gpuResource });
+}
+
+function checkImage(imageName: string | undefined, image: WorkspaceImage | undefined, now: Date): Violation[] {
+  const field = 'spec.imageRef.name';
+  if (typeof imageName !== 'string' || imageName === '') return [{ rule: 'image-exists', field, message: 'must name a WorkspaceImage' }];
+  if (!image) return [{ rule: 'image-exists', field, message: `WorkspaceImage "${imageName}" does not exist` }];
+  const violations: Violation[] = [];
+  if (image.spec?.deprecated === true) {
+    violations.push({ rule: 'image-on-offer', field, message: `WorkspaceImage "${imageName}" is deprecated and no longer offered for new workspaces` });
+  } else if (image.spec?.deprecateAt) {
+    const at = Date.parse(image.spec.deprecateAt);
+    if (!Number.isNaN(at) && now.getTime() >= at) {
+      violations.push({ rule: 'image-on-offer', field, message: `WorkspaceImage "${imageName}" was withdrawn at ${image.spec.deprecateAt} (spec.deprecateAt) and is no longer offered for new workspaces` });
+    }
+  }
+  // SPEC 2.2: the Workspace has no uid of its own; it runs as the image's runAsUser.
+  if ((image.spec?.runAsUser ?? IMAGE_DEFAULTS.runAsUser) === 0 && image.spec?.allowRoot !== true) {
+    violations.push({
+      rule: 'image-root',
+      field,
+      message: `WorkspaceImage "${imageName}" runs as uid 0 (spec.runAsUser: 0) but does not set spec.allowRoot; only an entry an administrator marked allowRoot may run as root`,
+    });
+  }
+  return violations;
+}
+
+function keysOf(ws: Workspace | undefined): unknown[] {
+  const keys = ws?.spec?.sshAuthorizedKeys;
+  return Array.isArray(keys) ? keys : [];
+}
+
+function checkKeys(object: Workspace, oldObject: Workspace | undefined): Violation[] {
+  const violations: Violation[] = [];
+  const raw = object.spec?.sshAuthorizedKeys;
+  if (raw !== undefined && raw !== null && !Array.isArray(raw)) {
+    return [{ rule: 'ssh-key', field: 'spec.sshAuthorizedKeys', message: 'must be a list of SSH public keys' }];
+  }
+  const keys = keysOf(object);
+  const previous = new Set(keysOf(oldObject));
+  keys.forEach((key, i) => {
+    if (previous.has(key)) return;
+    const check = checkAuthorizedKey(key);
+    if (!check.ok) violations.push({ rule: 'ssh-key', field: `spec.sshAuthorizedKeys[${i}]`, message: `not a valid SSH public key: ${check.reason}` });
+  });
+  const wasRunningWithoutKey = oldObject !== undefined && isRunning(oldObject) && keysOf(oldObject).length === 0;
+  if (isRunning(object) && keys.length === 0 && !wasRunningWithoutKey) {
+    violations.push({
+      rule: 'running-needs-key',
+      field: 'spec.sshAuthorizedKeys',
+      message: 'a running workspace (spec.running: true, the default) needs at least one SSH key; add one here or to your UserSpace, or create it with spec.running: false',
+    });
+  }
+  return violations;
+}
+
+function checkStorage(object: Workspace, oldObject: Workspace | undefined): Violation[] {
+  const raw = object.spec?.storage;
+  const field = 'spec.storage';
+  const storage = raw === undefined ? undefined : tryParseQuantity(raw);
+  if (raw !== undefined && !storage) return [{ rule: 'quantity', field, message: `"${String(raw)}" is not a quantity (examples: 10Gi, 500Mi)` }];
+  if (storage && storage.num <= 0n) return [{ rule: 'quantity', field, message: `must be positive (got ${String(raw)})` }];
+  const oldRaw = oldObject?.spec?.storage;
+  if (oldRaw === undefined) return [];
+  const old = tryParseQuantity(oldRaw);
+  if (!storage || !old || compareQuantities(storage, old) !== 0) {
+    return [{
+      rule: 'storage-immutable',
+      field,
+      message: `is immutable once set: it was ${old ? formatQuantity(old) : String(oldRaw)}, the update asks for ${storage ? formatQuantity(storage) : 'none'}`,
+    }];
+  }
+  return [];
+}

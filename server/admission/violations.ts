@@ -1,0 +1,50 @@
+// What an admission rule says when it refuses, and how a list of refusals becomes the
+// Status the API server shows the person (prefixed with `admission webhook "…" denied the request: `).
+
+export type RuleId =
+  | 'namespace-owner'
+  | 'image-exists'
+  | 'image-on-offer'
+  | 'image-root'
+  | 'ssh-key'
+  | 'running-needs-key'
+  | 'home-volume'
+  | 'volume-mount'
+  | 'quantity'
+  | 'request-above-limit'
+  | 'extended-resource'
+  | 'quota'
+  | 'unique-name'
+  | 'storage-immutable'
+  | 'owner-immutable'
+  | 'admin-only';
+
+export interface Violation {
+  rule: RuleId;
+  /** Path of the offending field in the reviewed object (`spec.resources.requests.cpu`). */
+  field: string;
+  /** What is wrong, with the values involved; read by a person after the field name. */
+  message: string;
+}
+
+export interface DenialStatus {
+  code: number;
+  reason: 'Forbidden' | 'Invalid' | 'InternalError';
+  message: string;
+}
+
+/**
+ * Quota refusals answer 403 Forbidden like the API server's own quota admission; any other
+ * refusal is an invalid object, 422. A quota check on an invalid object means nothing, so
+ * when both kinds occur only the invalid fields are reported.
+ */
+export function denialStatus(violations: Violation[]): DenialStatus | undefined {
+  if (violations.length === 0) return undefined;
+  const invalid = violations.filter((v) => v.rule !== 'quota');
+  if (invalid.length > 0) return { code: 422, reason: 'Invalid', message: joinMessages(invalid) };
+  return { code: 403, reason: 'Forbidden', message: joinMessages(violations) };
+}
+
+function joinMessages(violations: Violation[]): string {
+  return violations.map((v) => `${v.field}: ${v.message}`).join('; ');
+}
