@@ -1,0 +1,199 @@
+// Leader election on a coordination.k8s.io/v1 Lease, as client-go does it: the holder
+// renews the Lease; another replica takes over only after it has watched the record stay
+// unchanged for a whole lease duration (its own clock, so clock skew between nodes does
+// not matter); every write carries the resourceVersion it read, so two replicas that race
+// cannot both win.
+import type { KubeClient, KubeObject } from '../../kube/client.js';
+import { isConflict, isNotFound, isAlreadyExists } from '../../kube/errors.js';
+import { sleep } from '../../kube/informer.js';
+import { RESOURCES } from '../../kube/resources.js';
+
+export interface LeaseSpec {
+  holderIdentity?: string | null;
+  leaseDurationSeconds?: number;
+  acquireTime?: string | null;
+  renewTime?: string | null;
+  leaseTransitions?: number;
+}
+
+export interface Lease extends KubeObject {
+  spec?: LeaseSpec;
+}
+
+/** When this replica first saw the Lease record it holds now (holder and renew time). */
+export interface Observation {
+  record: string;
+  at: number;
+}
+
+export type LeaseDecision =
+  | { action: 'create'; spec: LeaseSpec }
+  | { action: 'acquire'; spec: LeaseSpec }
+  | { action: 'renew'; spec: LeaseSpec }
+  | { action: 'wait'; holder: string; expiresAt: number };
+
+/** Kubernetes MicroTime: RFC 3339 with microseconds. */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/(\.\d{3})Z$/, '$1000Z');
+}
+
+/** The part of a Lease whose change proves its holder is alive. */
+export function leaseRecord(lease: Lease | undefined): string {
+  const s = lease?.spec ?? {};
+  return `${s.holderIdentity ?? ''}|${s.renewTime ?? ''}|${s.leaseTransitions ?? 0}`;
+}
+
+/**
+ * What `identity` should do with the Lease at time `now` (ms): create it, take it over,
+ * renew its own hold, or wait for the holder's hold to lapse.
+ */
+export function decideLease(input: { lease: Lease | undefined; observed: Observation | undefined; now: number; identity: string; durationSeconds: number }): LeaseDecision {
+  const { lease, observed, now, identity, durationSeconds } = input;
+  const stamp = microTime(now);
+  if (!lease) return { action: 'create', spec: { holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: stamp, renewTime: stamp, leaseTransitions: 0 } };
+  const spec = lease.spec ?? {};
+  const holder = spec.holderIdentity ?? '';
+  if (holder === identity) return { action: 'renew', spec: { ...spec, leaseDurationSeconds: durationSeconds, renewTime: stamp } };
+  const transitions = (spec.leaseTransitions ?? 0) + 1;
+  const takeOver: LeaseDecision = { action: 'acquire', spec: { holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: stamp, renewTime: stamp, leaseTransitions: transitions } };
+  if (!holder) return takeOver;
+  const record = leaseRecord(lease);
+  const since = observed && observed.record === record ? observed.at : now;
+  const expiresAt = since + (spec.leaseDurationSeconds ?? durationSeconds) * 1000;
+  if (now >= expiresAt) return takeOver;
+  return { action: 'wait', holder, expiresAt };
+}
+
+export interface LeaderElectionOptions {
+  namespace: string;
+  name: string;
+  identity: string;
+  /** How long a hold lasts without renewal (client-go default 15 s). */
+  leaseDurationMs?: number;
+  /** A leader that could not renew for this long stops acting (default 10 s). */
+  renewDeadlineMs?: number;
+  /** Time between attempts (default 2 s). */
+  retryPeriodMs?: number;
+  clock?: () => number;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+type AttemptResult = 'leading' | 'held-by-other' | 'failed';
+
+export class LeaderElector {
+  private observed: Observation | undefined;
+  private current: Lease | undefined;
+  private leading = false;
+  private readonly durationMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private readonly clock: () => number;
+
+  constructor(private readonly client: KubeClient, private readonly opts: LeaderElectionOptions) {
+    this.durationMs = opts.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = opts.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = opts.retryPeriodMs ?? 2_000;
+    this.clock = opts.clock ?? Date.now;
+    if (this.renewDeadlineMs >= this.durationMs) throw new Error('leader election: the renew deadline must be shorter than the lease duration');
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** One read-decide-write round against the Lease. */
+  async tryAcquireOrRenew(): Promise<AttemptResult> {
+    const { namespace, name, identity } = this.opts;
+    let lease: Lease | undefined;
+    try {
+      lease = await this.client.get<Lease>(RESOURCES.lease, name, namespace);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    const now = this.clock();
+    const record = leaseRecord(lease);
+    if (!this.observed || this.observed.record !== record) this.observed = { record, at: now };
+    const decision = decideLease({ lease, observed: this.observed, now, identity, durationSeconds: Math.ceil(this.durationMs / 1000) });
+    if (decision.action === 'wait') return 'held-by-other';
+    try {
+      if (decision.action === 'create') {
+        this.current = await this.client.create<Lease>(RESOURCES.lease, { apiVersion: RESOURCES.lease.apiVersion, kind: RESOURCES.lease.kind, metadata: { name, namespace }, spec: decision.spec }, namespace);
+      } else {
+        this.current = await this.client.replace<Lease>(RESOURCES.lease, { ...lease, spec: decision.spec });
+      }
+    } catch (err) {
+      // Another replica wrote first: it wins this round.
+      if (isConflict(err) || isAlreadyExists(err)) return 'failed';
+      throw err;
+    }
+    this.observed = { record: leaseRecord(this.current), at: now };
+    return 'leading';
+  }
+
+  /**
+   * Campaigns until `signal` aborts. While this replica leads, `lead(signal)` runs; its
+   * signal aborts when the lead is lost or on shutdown, and the Lease is released once
+   * `lead` has returned, so a successor does not wait for the hold to lapse.
+   */
+  async run(signal: AbortSignal, lead: (signal: AbortSignal) => Promise<void>): Promise<void> {
+    const log = this.opts.log ?? (() => undefined);
+    while (!signal.aborted) {
+      const result = await this.attempt(log);
+      if (result !== 'leading') {
+        await sleep(this.retryPeriodMs, signal);
+        continue;
+      }
+      this.leading = true;
+      log('leader election: leading', { lease: this.opts.name, identity: this.opts.identity });
+      const stop = new AbortController();
+      const onShutdown = () => stop.abort();
+      signal.addEventListener('abort', onShutdown, { once: true });
+      const leading = lead(stop.signal).catch((err: unknown) => {
+        log('leader election: the leader work failed', { error: (err as Error).message });
+      }).finally(() => stop.abort());
+      await this.keepRenewing(stop.signal, log);
+      stop.abort();
+      signal.removeEventListener('abort', onShutdown);
+      await leading;
+      this.leading = false;
+      if (signal.aborted) await this.release(log);
+      else log('leader election: lost the lead', { lease: this.opts.name, identity: this.opts.identity });
+    }
+  }
+
+  private async attempt(log: NonNullable<LeaderElectionOptions['log']>): Promise<AttemptResult> {
+    try {
+      return await this.tryAcquireOrRenew();
+    } catch (err) {
+      log('leader election: could not read or write the Lease', { error: (err as Error).message });
+      return 'failed';
+    }
+  }
+
+  private async keepRenewing(stop: AbortSignal, log: NonNullable<LeaderElectionOptions['log']>): Promise<void> {
+    let renewedAt = this.clock();
+    while (!stop.aborted) {
+      await sleep(this.retryPeriodMs, stop);
+      if (stop.aborted) return;
+      const result = await this.attempt(log);
+      if (result === 'leading') renewedAt = this.clock();
+      else if (result === 'held-by-other') return;
+      else if (this.clock() - renewedAt >= this.renewDeadlineMs) return;
+    }
+  }
+
+  /** Gives the Lease up: holder emptied, so the next candidate takes it at once. */
+  async release(log: NonNullable<LeaderElectionOptions['log']> = () => undefined): Promise<void> {
+    if (!this.current || this.current.spec?.holderIdentity !== this.opts.identity) return;
+    try {
+      const released = await this.client.replace<Lease>(RESOURCES.lease, {
+        ...this.current,
+        spec: { ...this.current.spec, holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(this.clock()) },
+      });
+      this.current = released;
+      log('leader election: released the Lease', { lease: this.opts.name });
+    } catch (err) {
+      log('leader election: could not release the Lease; a successor waits for it to lapse', { error: (err as Error).message });
+    }
+  }
+}

@@ -1,0 +1,134 @@
+import { expect } from 'chai';
+import { decideLease, leaseRecord, LeaderElector, microTime, type Lease } from '../../../hooks/loop/leader.js';
+import { FakeApiServer } from '../../support/fake-apiserver.js';
+import { RESOURCES } from '../../../kube/resources.js';
+
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+
+function lease(spec: Lease['spec']): Lease {
+  return { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'den-manager', namespace: 'svc-system', resourceVersion: '5' }, spec };
+}
+
+describe('leader election', () => {
+  describe('decideLease', () => {
+    const held = lease({ holderIdentity: 'other', leaseDurationSeconds: 15, renewTime: microTime(T0), leaseTransitions: 2 });
+    const cases: { it: string; input: Parameters<typeof decideLease>[0]; action: string; holder?: string; transitions?: number }[] = [
+      { it: 'creates the Lease when there is none', input: { lease: undefined, observed: undefined, now: T0, identity: 'me', durationSeconds: 15 }, action: 'create', holder: 'me', transitions: 0 },
+      { it: 'renews its own hold', input: { lease: lease({ holderIdentity: 'me', leaseTransitions: 4 }), observed: undefined, now: T0, identity: 'me', durationSeconds: 15 }, action: 'renew', holder: 'me', transitions: 4 },
+      { it: 'takes a released Lease at once', input: { lease: lease({ holderIdentity: null, leaseTransitions: 2 }), observed: undefined, now: T0, identity: 'me', durationSeconds: 15 }, action: 'acquire', holder: 'me', transitions: 3 },
+      { it: 'waits while the record it first saw is younger than the lease duration', input: { lease: held, observed: { record: leaseRecord(held), at: T0 }, now: T0 + 14_999, identity: 'me', durationSeconds: 15 }, action: 'wait' },
+      { it: 'takes over once the record stayed unchanged for the lease duration', input: { lease: held, observed: { record: leaseRecord(held), at: T0 }, now: T0 + 15_000, identity: 'me', durationSeconds: 15 }, action: 'acquire', holder: 'me', transitions: 3 },
+      { it: 'starts counting again when the holder renewed', input: { lease: held, observed: { record: 'older', at: T0 - 60_000 }, now: T0 + 20_000, identity: 'me', durationSeconds: 15 }, action: 'wait' },
+      { it: "trusts its own clock over the holder's renewTime", input: { lease: lease({ holderIdentity: 'other', leaseDurationSeconds: 15, renewTime: microTime(T0 - 3_600_000) }), observed: undefined, now: T0, identity: 'me', durationSeconds: 15 }, action: 'wait' },
+    ];
+    for (const c of cases) {
+      it(c.it, () => {
+        const d = decideLease(c.input);
+        expect(d.action).to.equal(c.action);
+        if (d.action !== 'wait') {
+          expect(d.spec.holderIdentity).to.equal(c.holder);
+          expect(d.spec.leaseTransitions).to.equal(c.transitions);
+          expect(d.spec.renewTime).to.equal(microTime(c.input.now));
+        }
+      });
+    }
+
+    it('writes MicroTime with microseconds', () => {
+      expect(microTime(T0 + 1)).to.equal('2026-01-01T00:00:00.001000Z');
+    });
+  });
+
+  describe('against the API server', () => {
+    let api: FakeApiServer;
+    beforeEach(async () => {
+      api = new FakeApiServer();
+      await api.start();
+    });
+    afterEach(() => api.close());
+
+    const fast = { namespace: 'svc-system', name: 'den-manager', leaseDurationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 50 };
+
+    function until(cond: () => boolean, ms = 5000): Promise<void> {
+      const start = Date.now();
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (cond()) return resolve();
+          if (Date.now() - start > ms) return reject(new Error('timed out'));
+          setTimeout(check, 10);
+        };
+        check();
+      });
+    }
+
+    it('lets exactly one of two replicas lead, and hands over on release', async () => {
+      const a = new LeaderElector(api.client(), { ...fast, identity: 'a' });
+      const b = new LeaderElector(api.client(), { ...fast, identity: 'b' });
+      const stopA = new AbortController();
+      const stopB = new AbortController();
+      let both = false;
+      const leaders: string[] = [];
+      const work = (id: string) => async (signal: AbortSignal) => {
+        leaders.push(id);
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      };
+      const runA = a.run(stopA.signal, work('a'));
+      await until(() => a.isLeader);
+      const runB = b.run(stopB.signal, work('b'));
+      const watch = setInterval(() => (both ||= a.isLeader && b.isLeader), 5);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(b.isLeader).to.equal(false);
+      const handOver = Date.now();
+      stopA.abort();
+      await runA;
+      await until(() => b.isLeader);
+      expect(Date.now() - handOver).to.be.below(1000);
+      clearInterval(watch);
+      expect(both).to.equal(false);
+      expect(leaders).to.deep.equal(['a', 'b']);
+      const stored = api.object<Lease>(RESOURCES.lease, 'den-manager', 'svc-system');
+      expect(stored?.spec?.holderIdentity).to.equal('b');
+      expect(stored?.spec?.leaseTransitions).to.equal(1);
+      stopB.abort();
+      await runB;
+      expect(api.object<Lease>(RESOURCES.lease, 'den-manager', 'svc-system')?.spec?.holderIdentity).to.equal(null);
+    });
+
+    it('takes over a Lease whose holder stopped renewing, only after the lease duration', async () => {
+      api.seed(lease({ holderIdentity: 'crashed', leaseDurationSeconds: 1, renewTime: microTime(Date.now()), leaseTransitions: 0 }));
+      const b = new LeaderElector(api.client(), { ...fast, identity: 'b' });
+      const stop = new AbortController();
+      const started = Date.now();
+      const run = b.run(stop.signal, (signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })));
+      await until(() => b.isLeader);
+      expect(Date.now() - started).to.be.at.least(1000);
+      stop.abort();
+      await run;
+    });
+
+    it('stops leading when another replica holds the Lease', async () => {
+      const a = new LeaderElector(api.client(), { ...fast, identity: 'a' });
+      const stop = new AbortController();
+      let leadEnded = false;
+      const run = a.run(stop.signal, (signal) => new Promise((resolve) => signal.addEventListener('abort', () => {
+        leadEnded = true;
+        resolve();
+      }, { once: true })));
+      await until(() => a.isLeader);
+      const current = api.object<Lease>(RESOURCES.lease, 'den-manager', 'svc-system')!;
+      api.seed({ ...current, spec: { ...current.spec, holderIdentity: 'usurper', renewTime: microTime(Date.now()) } });
+      await until(() => leadEnded);
+      expect(a.isLeader).to.equal(false);
+      stop.abort();
+      await run;
+      expect(api.object<Lease>(RESOURCES.lease, 'den-manager', 'svc-system')?.spec?.holderIdentity).to.equal('usurper');
+    });
+
+    it('loses the race when the Lease changed between read and write', async () => {
+      const a = new LeaderElector(api.client(), { ...fast, identity: 'a' });
+      api.seed(lease({ holderIdentity: null, leaseTransitions: 0 }));
+      api.failNext('PUT', /\/leases\/den-manager$/, 409);
+      expect(await a.tryAcquireOrRenew()).to.equal('failed');
+      expect(await a.tryAcquireOrRenew()).to.equal('leading');
+    });
+  });
+});
