@@ -1,0 +1,14 @@
+// The four den.dev CustomResourceDefinitions, rendered from infra/crds.
+import { Construct } from 'constructs';
+import { ApiObject } from 'cdk8s';
+import { denCrds } from '../crds/index.js';
+
+export class DenCustomResourceDefinitions extends Construct {
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    for (const crd of denCrds()) {
+      // Raw ApiObject: the typed class would re-case x-kubernetes-* keys of the schema.
+      new ApiObject(this, crd.spec.names.kind, crd);
+    }
+  }
+}

@@ -1,0 +1,45 @@
+// Names and labels of the objects the install chart creates (docs/contracts.md fixes them).
+import { SYSTEM_NAMESPACE } from '../../kube/group.js';
+
+export const NAMESPACE = SYSTEM_NAMESPACE;
+
+export type Component = 'manager' | 'server' | 'gateway';
+
+/** ServiceAccount, Deployment and RBAC object names of each process. */
+export const COMPONENT_NAMES: Record<Component, string> = {
+  manager: 'den-manager',
+  server: 'den-server',
+  gateway: 'den-gateway',
+};
+
+export const ADMIN_CLUSTER_ROLE = 'den-admin';
+export const WEBHOOK_CONFIGURATION = 'den-webhooks';
+export const WEBHOOK_SERVICE = 'den-manager-webhook';
+export const SERVER_SERVICE = 'den-server';
+export const GATEWAY_SERVICE = 'den-gateway';
+export const GATEWAY_HOST_KEY_SECRET = 'den-gateway-host-key';
+export const GATEWAY_HOST_KEY_DIR = '/etc/den/ssh';
+export const GATEWAY_HOST_KEY_FILE = 'ssh_host_ed25519_key';
+export const LEADER_LEASE = 'den-manager';
+
+/** Built-in ClusterRole the manager binds `workspace` to in each user namespace (SPEC 1.2 rule 1). */
+export const BUILT_IN_EDIT_ROLE = 'edit';
+
+export const WEBHOOKS = {
+  mutateWorkspace: { name: 'mworkspace.den.dev', path: '/mutate-workspace' },
+  validateWorkspace: { name: 'vworkspace.den.dev', path: '/validate-workspace' },
+  validateUserSpace: { name: 'vuserspace.den.dev', path: '/validate-userspace' },
+} as const;
+
+export function commonLabels(): Record<string, string> {
+  return { 'app.kubernetes.io/name': 'den', 'app.kubernetes.io/part-of': 'den' };
+}
+
+/** Selects the pods of one process; stable across upgrades because Deployment selectors are immutable. */
+export function selectorLabels(component: Component): Record<string, string> {
+  return { 'app.kubernetes.io/name': 'den', 'app.kubernetes.io/component': component };
+}
+
+export function componentLabels(component: Component, version: string): Record<string, string> {
+  return { ...commonLabels(), ...selectorLabels(component), 'app.kubernetes.io/version': version };
+}

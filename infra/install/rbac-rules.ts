@@ -1,0 +1,147 @@
+// What each Den identity may do, as plain RBAC rules. Kept as data so tests and docs read the
+// same lists the chart renders. Every verb and resource is spelled out: no wildcards.
+import { GROUP, SERVICE_ACCOUNTS } from '../../kube/group.js';
+import {
+  ADMIN_CLUSTER_ROLE,
+  BUILT_IN_EDIT_ROLE,
+  LEADER_LEASE,
+  WEBHOOK_CONFIGURATION,
+} from './names.js';
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+
+const READ = ['get', 'list', 'watch'];
+const MANAGE = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+const CRUD = [...MANAGE, 'deletecollection'];
+const CORE = '';
+
+/**
+ * The manager, cluster-wide. It reconciles UserSpaces into namespaces it creates at run time, so
+ * what it writes there cannot be limited to named namespaces.
+ *
+ * RBAC forbids creating a Role that grants more than its creator holds unless the creator has
+ * `escalate`. Instead of `escalate`, the manager holds every permission the per-user Roles and
+ * ClusterRoles grant (SPEC 1.2: full CRUD on Workspace, pod/log/event reads, pods/exec, and `use`
+ * on WorkspaceImage), and gets `bind` only on the two ClusterRoles it binds without holding them.
+ */
+export function managerClusterRules(): PolicyRule[] {
+  return [
+    { apiGroups: [GROUP], resources: ['userspaces', 'imageregistries'], verbs: ['get', 'list', 'watch', 'update', 'patch'] },
+    { apiGroups: [GROUP], resources: ['workspaces'], verbs: CRUD },
+    { apiGroups: [GROUP], resources: ['workspaceimages'], verbs: [...MANAGE, 'use'] },
+    {
+      apiGroups: [GROUP],
+      resources: ['userspaces/status', 'workspaces/status', 'imageregistries/status', 'workspaceimages/status'],
+      verbs: ['get', 'update', 'patch'],
+    },
+    // Owner references with blockOwnerDeletion need update on the owner's finalizers.
+    {
+      apiGroups: [GROUP],
+      resources: ['userspaces/finalizers', 'workspaces/finalizers', 'imageregistries/finalizers'],
+      verbs: ['update'],
+    },
+    { apiGroups: [CORE], resources: ['namespaces'], verbs: MANAGE },
+    {
+      apiGroups: [CORE],
+      // secrets: pull Secrets mirrored into every user namespace, the webhook certificate and the gateway host key.
+      resources: ['resourcequotas', 'limitranges', 'serviceaccounts', 'services', 'secrets'],
+      verbs: MANAGE,
+    },
+    { apiGroups: [CORE], resources: ['pods', 'persistentvolumeclaims'], verbs: READ },
+    { apiGroups: [CORE], resources: ['pods/log'], verbs: READ },
+    // Held only so the manager may grant it to workspace owners (see above).
+    { apiGroups: [CORE], resources: ['pods/exec'], verbs: ['create', 'get'] },
+    { apiGroups: [CORE], resources: ['events'], verbs: [...READ, 'create', 'patch'] },
+    { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: [...READ, 'create', 'patch'] },
+    { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: READ },
+    { apiGroups: ['apps'], resources: ['statefulsets'], verbs: MANAGE },
+    { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: MANAGE },
+    {
+      apiGroups: ['rbac.authorization.k8s.io'],
+      resources: ['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'],
+      verbs: MANAGE,
+    },
+    {
+      apiGroups: ['rbac.authorization.k8s.io'],
+      resources: ['clusterroles'],
+      verbs: ['bind'],
+      resourceNames: [BUILT_IN_EDIT_ROLE, ADMIN_CLUSTER_ROLE],
+    },
+    // The UserSpace validator asks whether the requester is an administrator.
+    { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+    {
+      apiGroups: ['admissionregistration.k8s.io'],
+      resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
+      verbs: ['get', 'update', 'patch'],
+      resourceNames: [WEBHOOK_CONFIGURATION],
+    },
+  ];
+}
+
+/** The manager in its own namespace: the leader-election Lease. */
+export function managerNamespaceRules(): PolicyRule[] {
+  return [
+    // create cannot be limited by name: the name of a new object is not known to the authorizer.
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+    {
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      verbs: ['get', 'update', 'patch'],
+      resourceNames: [LEADER_LEASE],
+    },
+  ];
+}
+
+/** The server, cluster-wide: minting tokens for the per-user identities and reading memberships. */
+export function serverClusterRules(): PolicyRule[] {
+  return [
+    {
+      apiGroups: [CORE],
+      resources: ['serviceaccounts/token'],
+      verbs: ['create'],
+      resourceNames: [SERVICE_ACCOUNTS.session, SERVICE_ACCOUNTS.sessionReadonly],
+    },
+    { apiGroups: [GROUP], resources: ['userspaces'], verbs: READ },
+  ];
+}
+
+/** The server in its own namespace: sessions, API token records, local users, login challenges. */
+export function serverNamespaceRules(): PolicyRule[] {
+  return [{ apiGroups: [CORE], resources: ['secrets'], verbs: MANAGE }];
+}
+
+/** The gateway never reads Secrets (SPEC 1.5); its host key arrives as a mounted file. */
+export function gatewayClusterRules(): PolicyRule[] {
+  return [
+    { apiGroups: [GROUP], resources: ['workspaces'], verbs: READ },
+    { apiGroups: [GROUP], resources: ['workspaces/status'], verbs: ['patch'] },
+    // The image's shell and home path decide what a session starts.
+    { apiGroups: [GROUP], resources: ['workspaceimages'], verbs: READ },
+    { apiGroups: [CORE], resources: ['pods'], verbs: ['get'] },
+    { apiGroups: [CORE], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
+  ];
+}
+
+/** Administrators: the whole den.dev API and cluster-wide reads for the admin pages (SPEC 1.7). */
+export function adminClusterRules(): PolicyRule[] {
+  return [
+    { apiGroups: [GROUP], resources: ['workspaces', 'userspaces', 'imageregistries'], verbs: CRUD },
+    { apiGroups: [GROUP], resources: ['workspaceimages'], verbs: [...CRUD, 'use'] },
+    {
+      apiGroups: [GROUP],
+      resources: ['workspaces/status', 'userspaces/status', 'imageregistries/status', 'workspaceimages/status'],
+      verbs: ['get'],
+    },
+    {
+      apiGroups: [CORE],
+      resources: ['pods', 'pods/log', 'events', 'persistentvolumeclaims', 'resourcequotas', 'namespaces'],
+      verbs: READ,
+    },
+    { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
+  ];
+}
