@@ -1,0 +1,83 @@
+// SPEC 4.3, first half: the catalog of WorkspaceImages. Everyone lists the entries they may
+// `use` (SPEC 5 rule 9); writes are administrator-only through the cluster's RBAC.
+import type { KubeClient, KubeObject } from '../../kube/client.js';
+import { GROUP, PLURALS } from '../../kube/group.js';
+import { RESOURCES } from '../../kube/resources.js';
+import { validateBody, validateQuery } from '../http/validate.js';
+import { mapBounded } from './concurrency.js';
+import { workspaceImageObject, workspaceImagePatch } from './mapping.js';
+import { createWorkspaceImageRequest, noQuery, patchWorkspaceImageRequest } from './schemas.js';
+import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
+
+export const DEFAULT_CATALOG_CONCURRENCY = 16;
+
+const SSAR_PATH = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
+
+interface AccessReview {
+  status?: { allowed?: boolean };
+}
+
+/** Whether the caller may `use` the entry `name`, or every entry when `name` is undefined. */
+export async function mayUse(kube: KubeClient, name: string | undefined): Promise<boolean> {
+  const review = await kube.request<AccessReview>({
+    method: 'POST',
+    path: SSAR_PATH,
+    body: {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { verb: 'use', group: GROUP, resource: PLURALS.workspaceImage, ...(name === undefined ? {} : { name }) } },
+    },
+  });
+  return review?.status?.allowed === true;
+}
+
+/**
+ * The entries the caller may use. A review without a name asks about every entry at once: when
+ * it is allowed, no per-entry review can be denied, so the common case costs one call. Otherwise
+ * each entry is reviewed, `concurrency` at a time.
+ */
+export async function usableImages(kube: KubeClient, images: KubeObject[], concurrency: number): Promise<KubeObject[]> {
+  if (images.length === 0) return [];
+  if (await mayUse(kube, undefined)) return images;
+  const allowed = await mapBounded(images, concurrency, (image) => mayUse(kube, image.metadata?.name ?? ''));
+  return images.filter((_, i) => allowed[i]);
+}
+
+async function listImages(ctx: ApiContext, deps: ResourceDeps): Promise<void> {
+  validateQuery(ctx, noQuery);
+  const { kube } = ctx.state;
+  const { items } = await kube.list(RESOURCES.workspaceImage);
+  ctx.body = { items: await usableImages(kube, items, deps.catalogConcurrency ?? DEFAULT_CATALOG_CONCURRENCY) };
+}
+
+async function createImage(ctx: ApiContext): Promise<void> {
+  validateQuery(ctx, noQuery);
+  const req = validateBody(ctx, createWorkspaceImageRequest);
+  ctx.body = await ctx.state.kube.create(RESOURCES.workspaceImage, workspaceImageObject(req));
+  ctx.status = 201;
+}
+
+async function getImage(ctx: ApiContext): Promise<void> {
+  validateQuery(ctx, noQuery);
+  ctx.body = await ctx.state.kube.get(RESOURCES.workspaceImage, ctx.params.name!);
+}
+
+async function patchImage(ctx: ApiContext): Promise<void> {
+  validateQuery(ctx, noQuery);
+  const req = validateBody(ctx, patchWorkspaceImageRequest);
+  ctx.body = await ctx.state.kube.patch(RESOURCES.workspaceImage, ctx.params.name!, workspaceImagePatch(req));
+}
+
+async function deleteImage(ctx: ApiContext): Promise<void> {
+  validateQuery(ctx, noQuery);
+  await ctx.state.kube.delete(RESOURCES.workspaceImage, ctx.params.name!);
+  ctx.status = 204;
+}
+
+export function mountCatalogRoutes(router: ApiRouter, deps: ResourceDeps): void {
+  router.get('/workspace-images', (ctx) => listImages(ctx, deps));
+  router.post('/workspace-images', createImage);
+  router.get('/workspace-images/:name', getImage);
+  router.patch('/workspace-images/:name', patchImage);
+  router.delete('/workspace-images/:name', deleteImage);
+}

@@ -1,0 +1,179 @@
+// Pure translations between the REST shapes (snake_case, SPEC 2.6 and 2.7) and cluster
+// objects (camelCase, as the CRDs define them). No I/O here: routes call these.
+import { API_VERSION, ANNOTATIONS, KINDS, LABELS } from '../../kube/group.js';
+import type { KubeObject } from '../../kube/client.js';
+import type {
+  CreateImageRegistryRequest,
+  CreateWorkspaceImageRequest,
+  CreateWorkspaceRequest,
+  MembershipRequest,
+  PatchImageRegistryRequest,
+  PatchWorkspaceImageRequest,
+  QuotaRequest,
+  UserSpaceRequest,
+} from './schemas.js';
+
+type Json = Record<string, unknown>;
+
+/** Drops keys whose value is undefined, so a merge patch keeps what the request did not name (SPEC 2.8). */
+function defined<T extends Json>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function isEmpty(o: object): boolean {
+  return Object.keys(o).length === 0;
+}
+
+/** In a PATCH, an empty string removes an optional field (merge patch `null`). */
+function clearable(v: string | undefined): string | null | undefined {
+  return v === '' ? null : v;
+}
+
+// Workspaces
+
+export function workspaceObject(req: CreateWorkspaceRequest, namespace: string, gpuResource: string): KubeObject {
+  const sized = defined({ cpu: req.cpu, memory: req.memory, [gpuResource]: req.gpu });
+  const spec: Json = { imageRef: { name: req.image } };
+  // Request equals limit: a workspace is guaranteed what it is charged for, and an extended
+  // resource (GPU) is only accepted with request equal to limit (SPEC 1.4).
+  if (!isEmpty(sized)) spec.resources = { requests: { ...sized }, limits: { ...sized } };
+  spec.storage = req.storage;
+  spec.sshAuthorizedKeys = [req.ssh_public_key.trim()];
+  spec.running = true;
+  return { apiVersion: API_VERSION, kind: KINDS.workspace, metadata: { name: req.name, namespace }, spec };
+}
+
+export function runningPatch(running: boolean): Json {
+  return { spec: { running } };
+}
+
+// Catalog
+
+export function workspaceImageObject(req: CreateWorkspaceImageRequest): KubeObject {
+  const spec = defined({
+    // The CRD requires a title; an entry created without one is titled by its name.
+    displayName: req.display_name ?? req.name,
+    description: req.description || undefined,
+    icon: req.icon || undefined,
+    tags: req.tags,
+    deprecated: req.deprecated,
+    image: req.image,
+  });
+  return { apiVersion: API_VERSION, kind: KINDS.workspaceImage, metadata: { name: req.name }, spec };
+}
+
+export function workspaceImagePatch(req: PatchWorkspaceImageRequest): Json {
+  return {
+    spec: defined({
+      displayName: req.display_name,
+      description: clearable(req.description),
+      icon: clearable(req.icon),
+      tags: req.tags,
+      deprecated: req.deprecated,
+      image: req.image,
+    }),
+  };
+}
+
+function syncSpec(req: PatchImageRegistryRequest): Json {
+  const tags = defined({ mode: req.tag_mode, patterns: req.tag_patterns, limit: req.tag_limit });
+  const sync: Json = defined({ intervalSeconds: req.interval_seconds, include: req.include, exclude: req.exclude, prune: req.prune });
+  if (!isEmpty(tags)) sync.tags = tags;
+  return sync;
+}
+
+export function imageRegistryObject(req: CreateImageRegistryRequest): KubeObject {
+  const cloud = defined({ region: req.region, registryId: req.registry_id || undefined, roleArn: req.role_arn || undefined });
+  const spec: Json = { provider: req.provider ?? 'cloud-registry', cloud };
+  const sync = syncSpec(req);
+  if (!isEmpty(sync)) spec.sync = sync;
+  if (req.image_pull_secret) spec.imagePullSecretRef = { name: req.image_pull_secret };
+  return { apiVersion: API_VERSION, kind: KINDS.imageRegistry, metadata: { name: req.name }, spec };
+}
+
+export function imageRegistryPatch(req: PatchImageRegistryRequest): Json {
+  const spec: Json = {};
+  const cloud = defined({ region: req.region, registryId: clearable(req.registry_id), roleArn: clearable(req.role_arn) });
+  if (!isEmpty(cloud)) spec.cloud = cloud;
+  const sync = syncSpec(req);
+  if (!isEmpty(sync)) spec.sync = sync;
+  if (req.image_pull_secret !== undefined) spec.imagePullSecretRef = req.image_pull_secret === '' ? null : { name: req.image_pull_secret };
+  return { spec };
+}
+
+/** A value never used before, so setting it always counts as a change (SPEC 1.6). */
+export function forceSyncPatch(now: Date, nonce: string): Json {
+  return { metadata: { annotations: { [ANNOTATIONS.forceSync]: `${now.toISOString()}-${nonce}` } } };
+}
+
+// UserSpaces
+
+export interface Quota {
+  cpu: string;
+  memory: string;
+  storage: string;
+  gpu: number;
+  workspaces: number;
+}
+
+export function userSpaceObject(req: UserSpaceRequest, quota: Quota): KubeObject {
+  return {
+    apiVersion: API_VERSION,
+    kind: KINDS.userSpace,
+    metadata: { name: req.name, labels: { [LABELS.role]: req.role ?? 'user' } },
+    spec: { owner: req.owner, quota: { ...quota }, networkPolicy: 'Isolated' },
+  };
+}
+
+export function membershipPatch(req: MembershipRequest): Json {
+  const labels: Json = {};
+  if (req.role !== undefined) labels[LABELS.role] = req.role;
+  if (req.disabled !== undefined) labels[LABELS.disabled] = req.disabled ? 'true' : null;
+  return { metadata: { labels } };
+}
+
+export interface Membership {
+  name: string;
+  role: string;
+  disabled: boolean;
+}
+
+export function membershipOf(userSpace: KubeObject): Membership {
+  const labels = userSpace.metadata?.labels ?? {};
+  return { name: userSpace.metadata?.name ?? '', role: labels[LABELS.role] ?? 'user', disabled: labels[LABELS.disabled] === 'true' };
+}
+
+export function quotaPatch(req: QuotaRequest): Json {
+  return { spec: { quota: defined({ cpu: req.cpu, memory: req.memory, storage: req.storage, gpu: req.gpu, workspaces: req.workspaces }) } };
+}
+
+function quotaSpec(userSpace: KubeObject): Partial<Record<keyof Quota, unknown>> {
+  const spec = (userSpace.spec ?? {}) as { quota?: Partial<Record<keyof Quota, unknown>> };
+  return spec.quota ?? {};
+}
+
+function asInteger(v: unknown): number {
+  const n = typeof v === 'number' ? v : Number.parseInt(String(v ?? '0'), 10);
+  return Number.isFinite(n) ? n : 0;
+}
+
+export function quotaOf(userSpace: KubeObject): Quota {
+  const q = quotaSpec(userSpace);
+  return { cpu: String(q.cpu ?? '0'), memory: String(q.memory ?? '0'), storage: String(q.storage ?? '0'), gpu: asInteger(q.gpu), workspaces: asInteger(q.workspaces) };
+}
+
+/**
+ * What a namespace's ResourceQuota reports as used, in the shape of `spec.quota`. The
+ * ResourceQuota may count requests (`requests.cpu`) or plain names (`cpu`); both are read.
+ */
+export function usageOf(resourceQuota: KubeObject, gpuResource: string): Quota {
+  const used = ((resourceQuota.status ?? {}) as { used?: Record<string, string> }).used ?? {};
+  const pick = (...keys: string[]): string => keys.map((k) => used[k]).find((v) => v !== undefined) ?? '0';
+  return {
+    cpu: pick('requests.cpu', 'cpu', 'limits.cpu'),
+    memory: pick('requests.memory', 'memory', 'limits.memory'),
+    storage: pick('requests.storage'),
+    gpu: asInteger(pick(`requests.${gpuResource}`, `limits.${gpuResource}`)),
+    workspaces: asInteger(pick('count/workspaces.den.dev')),
+  };
+}

@@ -1,0 +1,324 @@
+// The OpenAPI 3 description of the whole REST API (SPEC 4.1-4.6), served at /api/v1/openapi.json.
+// The four cluster kinds are described by their CRD schemas, the single source of truth.
+import { denCrds } from '../../infra/crds/index.js';
+import type { JsonSchema } from '../../infra/crds/schema.js';
+import { KINDS, VERSION } from '../../kube/group.js';
+import { MEMBERSHIP_ROLES, REGISTRY_PROVIDERS, TAG_MODES, USERSPACE_NAME_MAX, WORKSPACE_NAME_MAX } from './schemas.js';
+import { DEFAULT_LOG_TAIL } from './workspaces.js';
+
+type Schema = Record<string, unknown>;
+type Operation = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
+const int = (description: string, extra: Schema = {}): Schema => ({ type: 'integer', description, ...extra });
+const bool = (description: string): Schema => ({ type: 'boolean', description });
+const strings = (description: string): Schema => ({ type: 'array', description, items: { type: 'string' } });
+
+function closed(properties: Record<string, Schema>, required: string[] = [], description?: string): Schema {
+  return { type: 'object', ...(description ? { description } : {}), properties, ...(required.length ? { required } : {}), additionalProperties: false };
+}
+
+function listOf(item: string): Schema {
+  return { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref(item) } } };
+}
+
+const NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+const QUANTITY_PATTERN = '^(\\d+(\\.\\d*)?|\\.\\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\\d+)?$';
+const quantity = (description: string): Schema => str(description, { pattern: QUANTITY_PATTERN });
+
+/** A cluster object as the cluster returns it; its own fields stay camelCase (SPEC 2.7). */
+function clusterObject(kind: string): Schema {
+  const crd = denCrds().find((c) => c.spec.names.kind === kind);
+  if (!crd) throw new Error(`no CRD for ${kind}`);
+  const schema = crd.spec.versions[0]!.schema.openAPIV3Schema as JsonSchema & Schema;
+  return { ...schema, description: `${schema.description ?? kind} Returned as the cluster returns it, with any extra properties.`, additionalProperties: true };
+}
+
+const quotaShape = (description: string): Schema =>
+  closed(
+    {
+      cpu: str('CPU quantity.'),
+      memory: str('Memory quantity.'),
+      storage: str('Storage quantity.'),
+      gpu: int('GPUs.', { minimum: 0 }),
+      workspaces: int('Workspace objects.', { minimum: 0 }),
+    },
+    ['cpu', 'memory', 'storage', 'gpu', 'workspaces'],
+    description,
+  );
+
+function schemas(): Record<string, Schema> {
+  return {
+    Error: closed({ error: str('What went wrong. For a cluster denial, the cluster\'s own message.') }, ['error']),
+    SessionResponse: closed(
+      { email: str('E-mail or cluster username.'), userspace: str('UserSpace name.'), namespace: str('The caller\'s namespace.'), role: str('user or admin.'), csrf_token: str('Value for the X-CSRF-Token header.') },
+      ['email', 'userspace', 'namespace', 'role', 'csrf_token'],
+    ),
+    Workspace: clusterObject(KINDS.workspace),
+    WorkspaceImage: clusterObject(KINDS.workspaceImage),
+    ImageRegistry: clusterObject(KINDS.imageRegistry),
+    UserSpace: clusterObject(KINDS.userSpace),
+    UserSpaceWithUsage: {
+      allOf: [ref('UserSpace')],
+      type: 'object',
+      properties: { usage: { ...quotaShape('What the namespace uses now (its ResourceQuota svc-quota), in the shape of spec.quota; null until the ResourceQuota exists.'), nullable: true } },
+      required: ['usage'],
+    },
+    WorkspaceList: listOf('Workspace'),
+    WorkspaceImageList: listOf('WorkspaceImage'),
+    ImageRegistryList: listOf('ImageRegistry'),
+    UserSpaceList: listOf('UserSpace'),
+    UserSpaceQuotaList: listOf('UserSpaceWithUsage'),
+    UserSpaceMembership: closed({ name: str('UserSpace name.'), role: str('user or admin.', { enum: [...MEMBERSHIP_ROLES] }), disabled: bool('A disabled person can no longer log in or use tokens.') }, ['name', 'role', 'disabled']),
+    UserSpaceQuota: quotaShape('The quota (spec.quota) after the change.'),
+    Token: closed(
+      { name: str('Token name.'), namespace: str('Namespace the token acts in.'), created_at: str('Creation time.', { format: 'date-time' }), token: str('Plaintext, present only in the issuing response.') },
+      ['name', 'namespace', 'created_at'],
+    ),
+    TokenList: listOf('Token'),
+    LocalUserResponse: closed({ name: str('Object name.'), username: str('Login name.'), owner: str('UserSpace owner it signs in as.') }, ['name', 'username', 'owner']),
+    LocalUserList: listOf('LocalUserResponse'),
+    LogsResponse: closed({ namespace: str('Namespace of the pod.'), pod: str('Pod the lines come from.'), lines: str('The last lines of the log.') }, ['namespace', 'pod', 'lines']),
+    LoginRequest: closed({ username: str('Local username.'), password: str('Password.') }, ['username', 'password']),
+    CreateWorkspaceRequest: closed(
+      {
+        name: str('Workspace name (RFC 1123 label).', { pattern: NAME_PATTERN, maxLength: WORKSPACE_NAME_MAX }),
+        image: str('WorkspaceImage entry name.'),
+        cpu: quantity('Used as both request and limit.'),
+        memory: quantity('Used as both request and limit.'),
+        gpu: str('Whole number of GPUs, request equal to limit, under the platform\'s GPU resource name.', { pattern: '^\\d+$' }),
+        storage: quantity('Home PVC size. Immutable.'),
+        ssh_public_key: str('OpenSSH public key line accepted by the gateway.', { pattern: '^(ssh-|ecdsa-sha2-|sk-)' }),
+      },
+      ['name', 'image', 'storage', 'ssh_public_key'],
+    ),
+    WorkspaceImageRequest: closed(
+      {
+        name: str('Entry name. Required on create, refused on PATCH (create-only).'),
+        image: str('Container image reference. Required on create.'),
+        display_name: str('Catalog title; the name when omitted on create.'),
+        description: str('Longer text. On PATCH an empty string removes it.'),
+        icon: str('Icon URL. On PATCH an empty string removes it.'),
+        tags: strings('Catalog filter tags.'),
+        deprecated: bool('Hidden from the catalog unless asked for.'),
+      },
+      [],
+      'On create name and image are required. On PATCH every field is optional, omitted keys keep their value, and name is refused.',
+    ),
+    ImageRegistryRequest: closed(
+      {
+        name: str('Registry name (RFC 1123 label). Create-only.', { pattern: NAME_PATTERN, maxLength: 63 }),
+        provider: str('Create-only; cloud-registry when omitted.', { enum: [...REGISTRY_PROVIDERS] }),
+        region: str('Region. Required on create.', { minLength: 1, maxLength: 32 }),
+        registry_id: str('Account id; empty resolves to the credentials\' own account.', { maxLength: 12 }),
+        role_arn: str('Role assumed before listing. On PATCH an empty string removes it.', { maxLength: 2048 }),
+        interval_seconds: int('Seconds between listings.', { minimum: 60 }),
+        include: strings('RE2 patterns against the repository name.'),
+        exclude: strings('RE2 patterns; wins over include.'),
+        tag_mode: str('latest or pattern.', { enum: [...TAG_MODES] }),
+        tag_patterns: strings('RE2 tag patterns for mode pattern.'),
+        tag_limit: int('Newest matching tags per repository.', { minimum: 1 }),
+        prune: bool('Delete a synced entry once its remote image is gone.'),
+        image_pull_secret: str('Secret replicated into every user namespace. On PATCH an empty string removes it.'),
+      },
+      [],
+      'On create name and region are required. name and provider are create-only; every other field is optional on PATCH and omitted keys keep their value.',
+    ),
+    UserSpaceRequest: closed(
+      {
+        name: str('UserSpace name; the namespace is svc-<name>.', { pattern: NAME_PATTERN, maxLength: USERSPACE_NAME_MAX }),
+        owner: str('E-mail or cluster username.', { minLength: 1 }),
+        role: str('Membership role, user when omitted.', { enum: [...MEMBERSHIP_ROLES] }),
+      },
+      ['name', 'owner'],
+    ),
+    MembershipRequest: closed({ role: str('Membership role.', { enum: [...MEMBERSHIP_ROLES] }), disabled: bool('Disable or re-enable the person.') }, [], 'Omitted keys keep their value.'),
+    QuotaRequest: closed(
+      { workspaces: int('Workspace objects.', { minimum: 0 }), cpu: quantity('CPU budget.'), memory: quantity('Memory budget.'), storage: quantity('Storage budget.'), gpu: int('GPUs.', { minimum: 0 }) },
+      [],
+      'Omitted keys keep their value.',
+    ),
+    LocalUserRequest: closed({ username: str('Login name.'), password: str('Password.'), owner: str('UserSpace owner it signs in as.') }, ['username', 'password', 'owner']),
+    PasswordRequest: closed({ current_password: str('The password now.'), new_password: str('The new password.') }, ['current_password', 'new_password']),
+  };
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Invalid request body or parameter, or an admission denial (the cluster\'s message).',
+  401: 'Missing or invalid session cookie or bearer token.',
+  403: 'Denied by the cluster\'s RBAC for the caller\'s identity; the cluster\'s message verbatim.',
+  404: 'No object with that name (in that namespace).',
+  409: 'Conflict; see the operation.',
+  502: 'The cluster API failed.',
+  503: 'The cluster API is unreachable or busy; retry shortly.',
+};
+
+function errors(codes: number[], overrides: Record<number, string> = {}): Record<string, unknown> {
+  return Object.fromEntries(
+    [...codes, 502, 503].map((code) => [String(code), { description: overrides[code] ?? STATUS_TEXT[code], content: { 'application/json': { schema: ref('Error') } } }]),
+  );
+}
+
+const json = (schema: string, description: string) => ({ description, content: { 'application/json': { schema: ref(schema) } } });
+const body = (schema: string) => ({ required: true, content: { 'application/json': { schema: ref(schema) } } });
+const optionalBody = (schema: string) => ({ required: false, content: { 'application/json': { schema: ref(schema) } } });
+const noContent = (description: string) => ({ description });
+
+const nameParam = (what: string) => ({ name: 'name', in: 'path', required: true, description: `Name of the ${what}.`, schema: { type: 'string' } });
+const namespaceParam = (description: string) => ({ name: 'namespace', in: 'query', required: false, description, schema: { type: 'string', pattern: NAME_PATTERN } });
+const OTHER_NAMESPACE = 'Namespace of a visible workspace the caller does not own; the caller\'s own namespace when omitted.';
+
+function op(tag: string, summary: string, rest: Operation): Operation {
+  return { tags: [tag], summary, ...rest };
+}
+
+const PUBLIC = { security: [] };
+
+function paths(): Record<string, Record<string, Operation>> {
+  return {
+    '/openapi.json': {
+      get: op('Meta', 'This description', { ...PUBLIC, responses: { '200': { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object' } } } } } }),
+    },
+    '/login': {
+      post: op('Session', 'Sign in with a local username and password', {
+        ...PUBLIC,
+        requestBody: body('LoginRequest'),
+        responses: {
+          '204': {
+            description: 'Signed in. Set-Cookie carries svc_session.',
+            headers: { 'X-CSRF-Token': { description: 'CSRF token for mutating cookie requests.', schema: { type: 'string' } }, 'Set-Cookie': { description: 'svc_session (opaque id, HttpOnly).', schema: { type: 'string' } } },
+          },
+          ...errors([400, 401, 404], { 401: 'Invalid username or password.', 404: 'Local login is disabled.' }),
+        },
+      }),
+    },
+    '/session': { get: op('Session', 'The current session', { responses: { '200': json('SessionResponse', 'The session.'), ...errors([401]) } }) },
+    '/logout': {
+      post: op('Session', 'End the cookie session', { responses: { '204': noContent('Session ended, cookie cleared.'), ...errors([400, 401], { 400: 'Called with a bearer token: revoke the token instead.' }) } }),
+    },
+    '/workspaces': {
+      get: op('Workspaces', 'List workspaces', {
+        description: 'An administrator sees the whole cluster (if the cluster\'s RBAC lets their identity list cluster-wide, else 403), everyone else only their own namespace.',
+        parameters: [namespaceParam('Narrows the role-scoped result to one namespace; another person\'s namespace narrows a non-administrator\'s result to nothing.')],
+        responses: { '200': json('WorkspaceList', 'The workspaces.'), ...errors([400, 401, 403]) },
+      }),
+      post: op('Workspaces', 'Create a workspace in the caller\'s own namespace', {
+        requestBody: body('CreateWorkspaceRequest'),
+        responses: { '201': json('Workspace', 'The workspace as the cluster created it.'), ...errors([400, 401, 403, 409], { 409: 'A workspace with that name exists.' }) },
+      }),
+    },
+    '/workspaces/{name}': {
+      get: op('Workspaces', 'Get a workspace', { parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE)], responses: { '200': json('Workspace', 'The workspace.'), ...errors([400, 401, 403, 404]) } }),
+      delete: op('Workspaces', 'Delete a workspace and, by default, its home volume', {
+        parameters: [
+          nameParam('workspace'),
+          namespaceParam(OTHER_NAMESPACE),
+          { name: 'delete_volume', in: 'query', required: false, description: 'Only the exact value false keeps the home PVC home-<name>-0; any other value deletes it.', schema: { type: 'string', default: 'true' } },
+        ],
+        responses: { '204': noContent('Deleted.'), ...errors([400, 401, 403, 404, 409], { 409: 'The workspace was deleted but its home PVC deletion failed; the message names what is left.' }) },
+      }),
+    },
+    '/workspaces/{name}/start': {
+      post: op('Workspaces', 'Start a workspace (spec.running=true)', { parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE)], responses: { '200': json('Workspace', 'The workspace, spec.running true.'), ...errors([400, 401, 403, 404]) } }),
+    },
+    '/workspaces/{name}/stop': {
+      post: op('Workspaces', 'Stop a workspace (spec.running=false)', { parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE)], responses: { '200': json('Workspace', 'The workspace, spec.running false.'), ...errors([400, 401, 403, 404]) } }),
+    },
+    '/workspaces/{name}/logs': {
+      get: op('Workspaces', 'The last lines of the workspace pod\'s log', {
+        parameters: [
+          nameParam('workspace'),
+          namespaceParam(OTHER_NAMESPACE),
+          { name: 'tail', in: 'query', required: false, description: 'Number of lines from the end.', schema: { type: 'integer', minimum: 1, default: DEFAULT_LOG_TAIL } },
+        ],
+        responses: { '200': json('LogsResponse', 'The lines.'), ...errors([400, 401, 403, 404, 409], { 409: 'The workspace has no running pod: start it first.' }) },
+      }),
+    },
+    '/workspace-images': {
+      get: op('Catalog', 'List the catalog entries the caller may use', {
+        description: 'Filtered by SelfSubjectAccessReview for the verb use on each entry.',
+        responses: { '200': json('WorkspaceImageList', 'The usable entries, deprecated ones included.'), ...errors([401]) },
+      }),
+      post: op('Catalog', 'Create a catalog entry (administrators)', { requestBody: body('WorkspaceImageRequest'), responses: { '201': json('WorkspaceImage', 'The entry.'), ...errors([400, 401, 403, 409]) } }),
+    },
+    '/workspace-images/{name}': {
+      get: op('Catalog', 'Get a catalog entry', { parameters: [nameParam('entry')], responses: { '200': json('WorkspaceImage', 'The entry.'), ...errors([401, 404]) } }),
+      patch: op('Catalog', 'Change a catalog entry (administrators)', { parameters: [nameParam('entry')], requestBody: body('WorkspaceImageRequest'), responses: { '200': json('WorkspaceImage', 'The entry.'), ...errors([400, 401, 403, 404]) } }),
+      delete: op('Catalog', 'Delete a catalog entry (administrators)', { parameters: [nameParam('entry')], responses: { '204': noContent('Deleted.'), ...errors([401, 403, 404]) } }),
+    },
+    '/image-registries': {
+      get: op('Registries', 'List image registries', { responses: { '200': json('ImageRegistryList', 'The registries.'), ...errors([401, 403]) } }),
+      post: op('Registries', 'Create an image registry (administrators)', { requestBody: body('ImageRegistryRequest'), responses: { '201': json('ImageRegistry', 'The registry.'), ...errors([400, 401, 403, 409]) } }),
+    },
+    '/image-registries/{name}': {
+      get: op('Registries', 'Get an image registry', { parameters: [nameParam('registry')], responses: { '200': json('ImageRegistry', 'The registry.'), ...errors([401, 403, 404]) } }),
+      patch: op('Registries', 'Change an image registry (administrators)', { parameters: [nameParam('registry')], requestBody: body('ImageRegistryRequest'), responses: { '200': json('ImageRegistry', 'The registry.'), ...errors([400, 401, 403, 404]) } }),
+      delete: op('Registries', 'Delete an image registry and every entry it synced (administrators)', { parameters: [nameParam('registry')], responses: { '204': noContent('Deleted, with the entries it synced.'), ...errors([401, 403, 404]) } }),
+    },
+    '/image-registries/{name}/force-sync': {
+      post: op('Registries', 'Ask for an immediate sync (administrators)', {
+        description: 'Sets the annotation den.dev/force-sync to a new value; the sync runs asynchronously.',
+        parameters: [nameParam('registry')],
+        responses: { '202': noContent('Sync requested.'), ...errors([401, 403, 404]) },
+      }),
+    },
+    '/tokens': {
+      get: op('Tokens', 'The caller\'s API tokens, never with plaintext', { responses: { '200': json('TokenList', 'The tokens.'), ...errors([401]) } }),
+      post: op('Tokens', 'Issue an API token', { responses: { '201': json('Token', 'The token, with its plaintext shown this once.'), ...errors([400, 401]) } }),
+    },
+    '/tokens/{name}': {
+      delete: op('Tokens', 'Revoke an API token', { parameters: [nameParam('token')], responses: { '204': noContent('Revoked.'), ...errors([401, 404]) } }),
+    },
+    '/profile/password': {
+      post: op('Profile', 'Change the password of the session\'s local account', {
+        requestBody: body('PasswordRequest'),
+        responses: { '204': noContent('Changed.'), ...errors([400, 401, 409], { 409: 'The session has no local password to change (signed in through an identity provider, or no local credential).' }) },
+      }),
+    },
+    '/admin/userspaces': {
+      get: op('Administration', 'List UserSpaces with quota and role', { responses: { '200': json('UserSpaceList', 'The UserSpaces; role in the label den.dev/role, quota in spec.quota.'), ...errors([401, 403]) } }),
+      post: op('Administration', 'Create a UserSpace with the default quota', { requestBody: body('UserSpaceRequest'), responses: { '201': json('UserSpace', 'The UserSpace.'), ...errors([400, 401, 403, 409]) } }),
+    },
+    '/admin/userspaces/{name}': {
+      patch: op('Administration', 'Change role or disabled', { parameters: [nameParam('UserSpace')], requestBody: optionalBody('MembershipRequest'), responses: { '200': json('UserSpaceMembership', 'The membership after the change.'), ...errors([400, 401, 403, 404]) } }),
+      delete: op('Administration', 'Delete a UserSpace object (its namespace is removed asynchronously)', { parameters: [nameParam('UserSpace')], responses: { '204': noContent('Deleted.'), ...errors([401, 403, 404]) } }),
+    },
+    '/admin/quota': {
+      get: op('Administration', 'Every UserSpace with usage against limit', { responses: { '200': json('UserSpaceQuotaList', 'UserSpaces, each with usage beside spec.quota.'), ...errors([401, 403]) } }),
+    },
+    '/admin/quota/{name}': {
+      patch: op('Administration', 'Change a quota', { parameters: [nameParam('UserSpace')], requestBody: optionalBody('QuotaRequest'), responses: { '200': json('UserSpaceQuota', 'The quota after the change.'), ...errors([400, 401, 403, 404]) } }),
+    },
+    '/admin/local-users': {
+      get: op('Administration', 'List local users', { responses: { '200': json('LocalUserList', 'The local users.'), ...errors([401, 403, 404], { 404: 'Local user management is disabled.' }) } }),
+      post: op('Administration', 'Create a local user', { requestBody: body('LocalUserRequest'), responses: { '201': json('LocalUserResponse', 'The local user; the password is never returned.'), ...errors([400, 401, 403, 404, 409], { 404: 'Local user management is disabled.' }) } }),
+    },
+    '/admin/local-users/{name}': {
+      delete: op('Administration', 'Delete a local user', { parameters: [nameParam('local user')], responses: { '204': noContent('Deleted.'), ...errors([401, 403, 404]) } }),
+    },
+  };
+}
+
+export function openApiDocument(): Record<string, unknown> {
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Den REST API',
+      version: VERSION,
+      description:
+        'Personal remote development workspaces. Every call runs against the cluster API with the caller\'s own forwarded ServiceAccount token: the cluster\'s RBAC decides, and its 403 message is returned verbatim. Errors are {error}; lists are {items}; cluster objects are returned as they are (camelCase).',
+    },
+    servers: [{ url: '/api/v1' }],
+    security: [{ session: [], csrf: [] }, { bearer: [] }],
+    components: {
+      securitySchemes: {
+        session: { type: 'apiKey', in: 'cookie', name: 'svc_session', description: 'Set by POST /login. Mutating requests also need X-CSRF-Token.' },
+        csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'From the login response header or GET /session csrf_token; needed on mutating cookie requests only.' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API token svc_... from POST /tokens.' },
+      },
+      schemas: schemas(),
+    },
+    paths: paths(),
+  };
+}

@@ -1,0 +1,39 @@
+// The resource endpoints of SPEC 4.2, 4.3 and 4.6 (paths relative to `/api/v1`), and the public
+// OpenAPI description. REST-core's app mounts both: the first behind authentication, the second not.
+import type Router from '@koa/router';
+import { HttpError } from '../http/errors.js';
+import { mountCatalogRoutes } from './catalog.js';
+import { RFC1123_SUBDOMAIN } from './fields.js';
+import { openApiDocument } from './openapi.js';
+import { mountRegistryRoutes } from './registries.js';
+import type { ApiRouter, ResourceDeps } from './types.js';
+import { mountUserSpaceRoutes } from './userspaces.js';
+import { mountWorkspaceRoutes } from './workspaces.js';
+
+export type { ResourceDeps } from './types.js';
+export { DEFAULT_QUOTA } from './userspaces.js';
+
+/**
+ * Mounts every resource route on `router`, whose prefix is `/api/v1` and which runs after the
+ * authentication middleware (`ctx.state.caller`, `ctx.state.kube`) and errorMapper.
+ */
+export function mountResourceRoutes(router: ApiRouter, deps: ResourceDeps): void {
+  // No object can carry a name Kubernetes refuses, so such a path is a 404 without a cluster call.
+  router.param('name', (name, ctx, next) => {
+    if (name.length > 253 || !RFC1123_SUBDOMAIN.test(name)) throw new HttpError(404, `not found: "${name}" is not a valid object name`);
+    return next();
+  });
+  mountWorkspaceRoutes(router, deps);
+  mountCatalogRoutes(router, deps);
+  mountRegistryRoutes(router, deps);
+  mountUserSpaceRoutes(router, deps);
+}
+
+/** `GET /openapi.json` on a router with prefix `/api/v1`, reachable without authentication. */
+export function mountPublicRoutes(router: Router): void {
+  const document = JSON.stringify(openApiDocument());
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = document;
+  });
+}

@@ -1,0 +1,138 @@
+// The REST request shapes of SPEC 2.6 that the resource endpoints accept, and their query strings.
+import RE2 from 're2';
+import { exact, fields } from '../http/validate.js';
+import { label, quantity, subdomain } from './fields.js';
+
+const { string, boolean, integer, strings } = fields;
+
+/**
+ * A StatefulSet's pods carry `controller-revision-hash: <name>-<10 characters>`, a label value
+ * limited to 63 characters, so a longer workspace name could be created but never run.
+ */
+export const WORKSPACE_NAME_MAX = 52;
+
+/** `svc-<name>` must itself be a namespace name (63 characters). */
+export const USERSPACE_NAME_MAX = 63 - 'svc-'.length;
+
+const SSH_KEY = /^(ssh-|ecdsa-sha2-|sk-)\S+ \S+( [^\r\n]*)?$/;
+
+function re2Patterns() {
+  return strings().test('re2', '${path} is not a valid RE2 pattern', function check(list) {
+    for (const [i, pattern] of (list ?? []).entries()) {
+      try {
+        new RE2(pattern ?? '');
+      } catch (err) {
+        return this.createError({ path: `${this.path}[${i}]`, message: `${this.path}[${i}] is not a valid RE2 pattern: ${(err as Error).message}` });
+      }
+    }
+    return true;
+  });
+}
+
+export const createWorkspaceRequest = exact({
+  name: label(WORKSPACE_NAME_MAX).required('name is required'),
+  image: subdomain().required('image is required'),
+  cpu: quantity(),
+  memory: quantity(),
+  gpu: string().matches(/^\d+$/, 'gpu must be a whole number of GPUs'),
+  storage: quantity().required('storage is required'),
+  ssh_public_key: string()
+    .required('ssh_public_key is required')
+    .max(16384, 'ssh_public_key must be at most 16384 characters')
+    .matches(SSH_KEY, 'ssh_public_key must be one OpenSSH public key line starting with ssh-, ecdsa-sha2- or sk-'),
+});
+export type CreateWorkspaceRequest = typeof createWorkspaceRequest.__outputType;
+
+const imageFields = {
+  image: string().min(1, 'image must not be empty').max(1024, 'image must be at most 1024 characters').matches(/^\S+$/, 'image must not contain spaces'),
+  display_name: string().min(1, 'display_name must not be empty').max(256, 'display_name must be at most 256 characters'),
+  description: string().max(4096, 'description must be at most 4096 characters'),
+  icon: string().max(2048, 'icon must be at most 2048 characters'),
+  tags: strings(),
+  deprecated: boolean(),
+};
+
+export const createWorkspaceImageRequest = exact({
+  name: subdomain().required('name is required'),
+  ...imageFields,
+  image: imageFields.image.required('image is required'),
+});
+export type CreateWorkspaceImageRequest = typeof createWorkspaceImageRequest.__outputType;
+
+export const patchWorkspaceImageRequest = exact({
+  name: string().test('create-only', 'name is create-only and cannot be changed', (v) => v === undefined),
+  ...imageFields,
+});
+export type PatchWorkspaceImageRequest = typeof patchWorkspaceImageRequest.__outputType;
+
+export const REGISTRY_PROVIDERS = ['cloud-registry'] as const;
+export const TAG_MODES = ['latest', 'pattern'] as const;
+
+const registryFields = {
+  region: string().min(1, 'region must not be empty').max(32, 'region must be at most 32 characters'),
+  registry_id: string().max(12, 'registry_id must be at most 12 characters').matches(/^\d*$/, 'registry_id must be an account id (digits)'),
+  role_arn: string().max(2048, 'role_arn must be at most 2048 characters'),
+  interval_seconds: integer().min(60, 'interval_seconds must be at least 60'),
+  include: re2Patterns(),
+  exclude: re2Patterns(),
+  tag_mode: string().oneOf([...TAG_MODES], `tag_mode must be one of ${TAG_MODES.join(', ')}`),
+  tag_patterns: re2Patterns(),
+  tag_limit: integer().min(1, 'tag_limit must be at least 1'),
+  prune: boolean(),
+  image_pull_secret: string().test('secret-name', 'image_pull_secret must be a Secret name (RFC 1123 subdomain) or empty to remove it', (v) => v === undefined || v === '' || subdomain().isValidSync(v)),
+};
+
+export const createImageRegistryRequest = exact({
+  name: label().required('name is required'),
+  provider: string().oneOf([...REGISTRY_PROVIDERS], `provider must be one of ${REGISTRY_PROVIDERS.join(', ')}`),
+  ...registryFields,
+  region: registryFields.region.required('region is required'),
+});
+export type CreateImageRegistryRequest = typeof createImageRegistryRequest.__outputType;
+
+export const patchImageRegistryRequest = exact({
+  name: string().test('create-only', 'name is create-only and cannot be changed', (v) => v === undefined),
+  provider: string().test('create-only', 'provider is create-only and cannot be changed', (v) => v === undefined),
+  ...registryFields,
+});
+export type PatchImageRegistryRequest = typeof patchImageRegistryRequest.__outputType;
+
+export const MEMBERSHIP_ROLES = ['user', 'admin'] as const;
+const role = () => string().oneOf([...MEMBERSHIP_ROLES], `role must be one of ${MEMBERSHIP_ROLES.join(', ')}`);
+
+export const userSpaceRequest = exact({
+  name: label(USERSPACE_NAME_MAX)
+    .required('name is required')
+    .notOneOf(['system'], 'name "system" is reserved: its namespace svc-system is the platform\'s own'),
+  owner: string().required('owner is required').min(1, 'owner must not be empty').max(320, 'owner must be at most 320 characters'),
+  role: role(),
+});
+export type UserSpaceRequest = typeof userSpaceRequest.__outputType;
+
+export const membershipRequest = exact({
+  role: role(),
+  disabled: boolean(),
+});
+export type MembershipRequest = typeof membershipRequest.__outputType;
+
+export const quotaRequest = exact({
+  workspaces: integer().min(0, 'workspaces must be at least 0'),
+  cpu: quantity(),
+  memory: quantity(),
+  storage: quantity(),
+  gpu: integer().min(0, 'gpu must be at least 0'),
+});
+export type QuotaRequest = typeof quotaRequest.__outputType;
+
+// Query strings: every value arrives as a string (an array when repeated, which a string refuses).
+
+export const namespaceQuery = exact({ namespace: label() });
+
+export const deleteWorkspaceQuery = exact({ namespace: label(), delete_volume: string() });
+
+export const logsQuery = exact({
+  namespace: label(),
+  tail: string().matches(/^[1-9]\d{0,8}$/, 'tail must be an integer of at least 1'),
+});
+
+export const noQuery = exact({});

@@ -1,0 +1,88 @@
+// SPEC 4.6: UserSpaces, membership and quota. Administrator-only because the cluster's RBAC
+// says so (only `den-admin` lists and writes UserSpaces); nothing here checks the role.
+import type { KubeClient, KubeObject } from '../../kube/client.js';
+import { isNotFound } from '../../kube/errors.js';
+import { userNamespace } from '../../kube/group.js';
+import { RESOURCES } from '../../kube/resources.js';
+import { validateBody, validateQuery } from '../http/validate.js';
+import { mapBounded } from './concurrency.js';
+import { membershipOf, membershipPatch, quotaOf, quotaPatch, usageOf, userSpaceObject, type Quota } from './mapping.js';
+import { membershipRequest, noQuery, quotaRequest, userSpaceRequest } from './schemas.js';
+import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
+
+/**
+ * The quota of a UserSpace created without one: `POST /admin/userspaces` and `den users add`.
+ * Room for two or three everyday workspaces; administrators raise it per person.
+ */
+export const DEFAULT_QUOTA: Readonly<Quota> = Object.freeze({ cpu: '4', memory: '8Gi', storage: '50Gi', gpu: 0, workspaces: 3 });
+
+/** The ResourceQuota every UserSpace namespace gets (SPEC 1.2). */
+export const QUOTA_OBJECT = 'svc-quota';
+
+const USAGE_CONCURRENCY = 16;
+
+/** A UserSpace as `GET /admin/quota` answers it: the object, plus what its namespace uses now. */
+export type UserSpaceWithUsage = KubeObject & { usage: Quota | null };
+
+async function listUserSpaces(ctx: ApiContext): Promise<void> {
+  validateQuery(ctx, noQuery);
+  ctx.body = { items: (await ctx.state.kube.list(RESOURCES.userSpace)).items };
+}
+
+async function createUserSpace(ctx: ApiContext): Promise<void> {
+  validateQuery(ctx, noQuery);
+  const req = validateBody(ctx, userSpaceRequest);
+  ctx.body = await ctx.state.kube.create(RESOURCES.userSpace, userSpaceObject(req, DEFAULT_QUOTA));
+  ctx.status = 201;
+}
+
+async function patchMembership(ctx: ApiContext): Promise<void> {
+  validateQuery(ctx, noQuery);
+  const req = validateBody(ctx, membershipRequest);
+  const patched = await ctx.state.kube.patch(RESOURCES.userSpace, ctx.params.name!, membershipPatch(req));
+  ctx.body = membershipOf(patched);
+}
+
+async function deleteUserSpace(ctx: ApiContext): Promise<void> {
+  validateQuery(ctx, noQuery);
+  await ctx.state.kube.delete(RESOURCES.userSpace, ctx.params.name!);
+  ctx.status = 204;
+}
+
+/** Usage of one UserSpace's namespace, or null while its ResourceQuota does not exist yet. */
+async function usageOfUserSpace(kube: KubeClient, userSpace: KubeObject, gpuResource: string): Promise<Quota | null> {
+  const status = (userSpace.status ?? {}) as { namespace?: string };
+  const namespace = status.namespace || userNamespace(userSpace.metadata?.name ?? '');
+  try {
+    return usageOf(await kube.get(RESOURCES.resourceQuota, QUOTA_OBJECT, namespace), gpuResource);
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw err;
+  }
+}
+
+export async function userSpacesWithUsage(kube: KubeClient, gpuResource: string): Promise<UserSpaceWithUsage[]> {
+  const { items } = await kube.list(RESOURCES.userSpace);
+  return mapBounded(items, USAGE_CONCURRENCY, async (us) => ({ ...us, usage: await usageOfUserSpace(kube, us, gpuResource) }));
+}
+
+async function listQuota(ctx: ApiContext, deps: ResourceDeps): Promise<void> {
+  validateQuery(ctx, noQuery);
+  ctx.body = { items: await userSpacesWithUsage(ctx.state.kube, deps.gpuResource) };
+}
+
+async function patchQuota(ctx: ApiContext): Promise<void> {
+  validateQuery(ctx, noQuery);
+  const req = validateBody(ctx, quotaRequest);
+  const patched = await ctx.state.kube.patch(RESOURCES.userSpace, ctx.params.name!, quotaPatch(req));
+  ctx.body = quotaOf(patched);
+}
+
+export function mountUserSpaceRoutes(router: ApiRouter, deps: ResourceDeps): void {
+  router.get('/admin/userspaces', listUserSpaces);
+  router.post('/admin/userspaces', createUserSpace);
+  router.patch('/admin/userspaces/:name', patchMembership);
+  router.delete('/admin/userspaces/:name', deleteUserSpace);
+  router.get('/admin/quota', (ctx) => listQuota(ctx, deps));
+  router.patch('/admin/quota/:name', patchQuota);
+}
