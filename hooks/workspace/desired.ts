@@ -1,0 +1,154 @@
+// The decision step of the Workspace hook: from the Workspace and its catalog entry to the
+// values the child constructs draw, or the reason there is nothing to draw.
+import { QUANTITY_PATTERN } from '../../infra/crds/schema.js';
+import { HOME_VOLUME, type PullPolicy, type WorkspaceChildrenProps } from '../../infra/children/workspace/props.js';
+import type { Workspace, WorkspaceImage } from './types.js';
+
+/** What SPEC 2.2 fills in when a WorkspaceImage leaves a field out. */
+export const IMAGE_DEFAULTS = {
+  imagePullPolicy: 'IfNotPresent' as PullPolicy,
+  shell: '/bin/bash',
+  homePath: '/home/dev',
+  runAsUser: 1000,
+  command: ['sleep', 'infinity'],
+} as const;
+
+/** Why the hook renders no children; `image` is true when the catalog entry is at fault. */
+export interface SpecProblem {
+  reason: string;
+  message: string;
+  image: boolean;
+}
+
+export type Decision = { props: WorkspaceChildrenProps } | { problem: SpecProblem };
+
+const quantity = new RegExp(QUANTITY_PATTERN);
+const PULL_POLICIES: readonly string[] = ['Always', 'IfNotPresent', 'Never'];
+
+export function isRunning(workspace: Workspace): boolean {
+  return workspace.spec?.running !== false;
+}
+
+/** Reads one observability flag: anything but an explicit false is true (SPEC 2.5 default). */
+function flag(value: unknown): boolean {
+  return value !== false;
+}
+
+function trimSlash(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+}
+
+/**
+ * The children's props for a Workspace whose WorkspaceImage exists, or the problem that stops
+ * rendering. Nothing here reads anything but its arguments.
+ */
+export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
+  const name = workspace.metadata.name ?? '';
+  const spec = workspace.spec ?? {};
+  const entry = image.metadata.name ?? '';
+  const img = image.spec ?? {};
+  const problem = (reason: string, message: string, fromImage = false): Decision => ({
+    problem: { reason, message, image: fromImage },
+  });
+
+  if (typeof img.image !== 'string' || img.image.trim() === '') {
+    return problem(
+      'ImageInvalid',
+      `WorkspaceImage "${entry}" names no container image (spec.image is empty). Ask an administrator to set it.`,
+      true,
+    );
+  }
+  const pullPolicy = img.imagePullPolicy ?? IMAGE_DEFAULTS.imagePullPolicy;
+  if (!PULL_POLICIES.includes(pullPolicy)) {
+    return problem(
+      'ImageInvalid',
+      `WorkspaceImage "${entry}" has spec.imagePullPolicy "${pullPolicy}"; it must be Always, IfNotPresent or Never. Ask an administrator to fix it.`,
+      true,
+    );
+  }
+  const runAsUser = img.runAsUser ?? IMAGE_DEFAULTS.runAsUser;
+  if (!Number.isSafeInteger(runAsUser) || runAsUser < 0) {
+    return problem(
+      'ImageInvalid',
+      `WorkspaceImage "${entry}" has spec.runAsUser ${String(runAsUser)}; it must be a user id (an integer, 0 or more). Ask an administrator to fix it.`,
+      true,
+    );
+  }
+  const allowRoot = img.allowRoot === true;
+  if (runAsUser === 0 && !allowRoot) {
+    return problem(
+      'RootNotAllowed',
+      `WorkspaceImage "${entry}" runs as uid 0 but does not set spec.allowRoot, so the pod would be refused. Ask an administrator to set a non-zero spec.runAsUser or allow root for this entry.`,
+      true,
+    );
+  }
+
+  if (spec.storage === undefined || spec.storage === null || spec.storage === '') {
+    return problem(
+      'StorageUnset',
+      'spec.storage is unset: the CRD default did not apply, so there is no size for the home volume. spec.storage is immutable; delete this workspace and create it again with a storage size.',
+    );
+  }
+  const storage = String(spec.storage);
+  if (!quantity.test(storage)) {
+    return problem(
+      'InvalidSpec',
+      `spec.storage "${storage}" is not a quantity (for example 10Gi). Delete this workspace and create it again with a valid size.`,
+    );
+  }
+
+  const homePath = img.homePath || IMAGE_DEFAULTS.homePath;
+  const volumes = spec.volumes ?? [];
+  const volumeNames = new Set(volumes.map((v) => v.name));
+  const shadowing = volumes.findIndex((v) => v.name === HOME_VOLUME);
+  if (shadowing >= 0) {
+    return problem(
+      'InvalidSpec',
+      `spec.volumes[${shadowing}] is named "${HOME_VOLUME}", the name of the home volume. Recreate the workspace with another volume name.`,
+    );
+  }
+  const mounts = spec.volumeMounts ?? [];
+  for (const [i, mount] of mounts.entries()) {
+    if (typeof mount.mountPath === 'string' && trimSlash(mount.mountPath) === trimSlash(homePath)) {
+      return problem(
+        'InvalidSpec',
+        `spec.volumeMounts[${i}] mounts "${mount.name}" at ${mount.mountPath}, which is the home path of WorkspaceImage "${entry}". Recreate the workspace with another mount path.`,
+      );
+    }
+    if (!volumeNames.has(mount.name)) {
+      return problem(
+        'InvalidSpec',
+        `spec.volumeMounts[${i}] mounts "${mount.name}", which is not one of spec.volumes. Recreate the workspace with the volume or without the mount.`,
+      );
+    }
+  }
+
+  return {
+    props: {
+      workspace: name,
+      namespace: workspace.metadata.namespace ?? '',
+      replicas: isRunning(workspace) ? 1 : 0,
+      image: img.image,
+      imagePullPolicy: pullPolicy,
+      command: img.command && img.command.length > 0 ? [...img.command] : [...IMAGE_DEFAULTS.command],
+      homePath,
+      shell: img.shell || IMAGE_DEFAULTS.shell,
+      runAsUser,
+      allowRoot,
+      storage,
+      // The Workspace's placement replaces the image's field by field, never merged: a person
+      // who names a nodeSelector gets exactly that one (SPEC 2.5).
+      nodeSelector: spec.nodeSelector ?? img.placement?.nodeSelector,
+      tolerations: spec.tolerations ?? img.placement?.tolerations,
+      affinity: spec.affinity,
+      env: spec.env ?? [],
+      envFrom: spec.envFrom ?? [],
+      resources: spec.resources,
+      volumes,
+      volumeMounts: mounts,
+      imagePullSecret: img.imagePullSecretRef?.name || undefined,
+      logsEnabled: flag(spec.observability?.logsEnabled),
+      metricsEnabled: flag(spec.observability?.metricsEnabled),
+    },
+  };
+}

@@ -1,0 +1,122 @@
+// Reading a workspace pod as the kubelet reports it: is it ready, is it stuck, and what would
+// a person have to do about it.
+import type { KubeObject } from '../../kube/client.js';
+import { LABELS, defaultPodName } from '../../kube/group.js';
+import type { ContainerStatusJson, ObservedPod } from './types.js';
+
+/** Longest piece of a kubelet or scheduler message quoted into a condition. */
+const QUOTE_LIMIT = 600;
+
+/** Waiting reasons after which the pod will not start without someone changing something. */
+const IMAGE_REASONS = ['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull', 'ImageInspectError'];
+const CONFIG_REASONS = ['CreateContainerConfigError'];
+const RUNTIME_REASONS = ['CreateContainerError', 'RunContainerError', 'PreStartHookError', 'PostStartHookError'];
+const CRASH_REASONS = ['CrashLoopBackOff'];
+
+/** What the pod's trouble is and which part of the configuration it points at. */
+export interface PodTrouble {
+  /** The kubelet's reason (`ImagePullBackOff`, ...) or `PodFailed`. */
+  reason: string;
+  kind: 'image' | 'config' | 'runtime' | 'crash' | 'failed';
+  /** The image the kubelet tried, for image trouble. */
+  image?: string;
+  /** The kubelet's own words, shortened. */
+  detail?: string;
+  /** `exit code 1, Error` of the last run, for crash loops. */
+  lastExit?: string;
+}
+
+function quote(text: string | undefined): string | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > QUOTE_LIMIT ? `${flat.slice(0, QUOTE_LIMIT)}…` : flat;
+}
+
+export function isTerminating(obj: KubeObject): boolean {
+  return typeof obj.metadata?.deletionTimestamp === 'string';
+}
+
+/**
+ * The workspace's pod among the related pods: only pods of its namespace carrying its label
+ * count, and `<name>-0` (the StatefulSet's pod) wins over any other.
+ */
+export function workspacePod(name: string, namespace: string, pods: KubeObject[]): ObservedPod | undefined {
+  const own = pods
+    .filter(
+      (p): p is ObservedPod =>
+        p.metadata !== undefined &&
+        p.metadata.namespace === namespace &&
+        p.metadata.labels?.[LABELS.workspace] === name &&
+        typeof p.metadata.name === 'string',
+    )
+    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  return own.find((p) => p.metadata.name === defaultPodName(name)) ?? own[0];
+}
+
+export function isPodReady(pod: ObservedPod): boolean {
+  return pod.status?.phase === 'Running' && (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+function kindOf(reason: string): PodTrouble['kind'] | undefined {
+  if (IMAGE_REASONS.includes(reason)) return 'image';
+  if (CONFIG_REASONS.includes(reason)) return 'config';
+  if (RUNTIME_REASONS.includes(reason)) return 'runtime';
+  if (CRASH_REASONS.includes(reason)) return 'crash';
+  return undefined;
+}
+
+function lastExit(status: ContainerStatusJson): string | undefined {
+  const terminated = status.lastState?.terminated;
+  if (terminated?.exitCode === undefined) return undefined;
+  return terminated.reason ? `exit code ${terminated.exitCode}, ${terminated.reason}` : `exit code ${terminated.exitCode}`;
+}
+
+function imageOf(pod: ObservedPod, status: ContainerStatusJson): string | undefined {
+  // The kubelet reports the spec's image in the status while it cannot pull it; the spec is
+  // the fallback for statuses that leave it out.
+  return status.image || pod.spec?.containers?.find((c) => c.name === status.name)?.image;
+}
+
+/** Why the pod cannot start, or undefined when nothing says it is stuck. */
+export function podTrouble(pod: ObservedPod): PodTrouble | undefined {
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  for (const status of statuses) {
+    const reason = status.state?.waiting?.reason;
+    const kind = reason === undefined ? undefined : kindOf(reason);
+    if (reason === undefined || kind === undefined) continue;
+    return {
+      reason,
+      kind,
+      image: kind === 'image' ? imageOf(pod, status) : undefined,
+      detail: quote(status.state?.waiting?.message),
+      lastExit: kind === 'crash' ? lastExit(status) : undefined,
+    };
+  }
+  if (pod.status?.phase === 'Failed') {
+    return { reason: 'PodFailed', kind: 'failed', detail: quote([pod.status.reason, pod.status.message].filter(Boolean).join(': ')) };
+  }
+  return undefined;
+}
+
+/** How far a pod that is neither ready nor stuck has come, in a person's words. */
+export function podProgress(pod: ObservedPod): { reason: string; message: string } {
+  const podName = pod.metadata.name ?? '';
+  const scheduled = (pod.status?.conditions ?? []).find((c) => c.type === 'PodScheduled');
+  if (scheduled?.status === 'False') {
+    const why = quote(scheduled.message);
+    return {
+      reason: 'Unschedulable',
+      message:
+        `No node can run pod ${podName} yet${why ? `: ${why}` : ''}. It starts when a node with room frees up; ` +
+        'if it stays here, ask an administrator whether the requested resources, nodeSelector and tolerations can be met.',
+    };
+  }
+  const waiting = (pod.status?.containerStatuses ?? []).find((s) => s.state?.waiting)?.state?.waiting?.reason;
+  if (pod.status?.phase === 'Running') {
+    return { reason: 'PodNotReady', message: `Pod ${podName} is running but not ready yet.` };
+  }
+  return {
+    reason: 'PodStarting',
+    message: `Pod ${podName} is starting (${waiting ?? pod.status?.phase ?? 'Pending'}); the first start on a node includes pulling the image.`,
+  };
+}

@@ -1,0 +1,139 @@
+// The Workspace hook's input and output (DESIGN.md hook contract) and the shapes of the objects
+// it reads. Objects arrive as the API server sent them, so only the fields the hook reads are
+// typed, and every read is checked before it is trusted.
+import type {
+  V1Affinity,
+  V1EnvFromSource,
+  V1EnvVar,
+  V1Toleration,
+  V1Volume,
+  V1VolumeMount,
+} from '@kubernetes/client-node';
+import type { KubeObject } from '../../kube/client.js';
+import type { ChildError, HookInput, HookOutput } from '../loop/types.js';
+
+/** A resource.Quantity as JSON carries it: `10Gi`, `500m` or a bare integer. */
+export type QuantityValue = string | number;
+
+export interface ResourceRequirementsJson {
+  limits?: Record<string, QuantityValue>;
+  requests?: Record<string, QuantityValue>;
+  claims?: { name: string }[];
+}
+
+export interface WorkspaceSpec {
+  imageRef?: { name?: string };
+  resources?: ResourceRequirementsJson;
+  nodeSelector?: Record<string, string>;
+  tolerations?: V1Toleration[];
+  affinity?: V1Affinity;
+  env?: V1EnvVar[];
+  envFrom?: V1EnvFromSource[];
+  volumes?: V1Volume[];
+  volumeMounts?: V1VolumeMount[];
+  storage?: QuantityValue;
+  sshAuthorizedKeys?: string[];
+  running?: boolean;
+  idleTimeout?: string;
+  observability?: { logsEnabled?: boolean; metricsEnabled?: boolean };
+}
+
+export interface Workspace extends KubeObject {
+  metadata: NonNullable<KubeObject['metadata']>;
+  spec?: WorkspaceSpec;
+  status?: Partial<WorkspaceStatus>;
+}
+
+export interface WorkspaceImageSpec {
+  displayName?: string;
+  image?: string;
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  shell?: string;
+  homePath?: string;
+  runAsUser?: number;
+  command?: string[];
+  allowRoot?: boolean;
+  placement?: { nodeSelector?: Record<string, string>; tolerations?: V1Toleration[] };
+  imagePullSecretRef?: { name?: string };
+}
+
+export interface WorkspaceImage extends KubeObject {
+  metadata: NonNullable<KubeObject['metadata']>;
+  spec?: WorkspaceImageSpec;
+}
+
+export interface ContainerStateJson {
+  waiting?: { reason?: string; message?: string };
+  running?: { startedAt?: string };
+  terminated?: { exitCode?: number; reason?: string; message?: string };
+}
+
+export interface ContainerStatusJson {
+  name: string;
+  image?: string;
+  ready?: boolean;
+  restartCount?: number;
+  state?: ContainerStateJson;
+  lastState?: ContainerStateJson;
+}
+
+export interface PodConditionJson {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+/** A pod as the informer holds it: only what status is computed from. */
+export interface ObservedPod extends KubeObject {
+  metadata: NonNullable<KubeObject['metadata']>;
+  spec?: { containers?: { name: string; image?: string }[] };
+  status?: {
+    phase?: string;
+    reason?: string;
+    message?: string;
+    conditions?: PodConditionJson[];
+    containerStatuses?: ContainerStatusJson[];
+    initContainerStatuses?: ContainerStatusJson[];
+  };
+}
+
+export type WorkspacePhase = 'Pending' | 'Starting' | 'Running' | 'Suspended' | 'Failed';
+
+export type ConditionType = 'Ready' | 'Degraded' | 'ImageResolved';
+
+export interface Condition {
+  type: ConditionType;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
+// A type alias, not an interface, so it fits the loop's `Record<string, unknown>` status.
+export type WorkspaceStatus = {
+  phase: WorkspacePhase;
+  endpoint: string;
+  podName: string;
+  observedGeneration?: number;
+  conditions: Condition[];
+  /** Owned by the gateway; carried over untouched because the loop writes the whole status. */
+  lastActivityTime?: string;
+};
+
+export interface WorkspaceHookConfig {
+  /** Host part of `status.endpoint` (`--gateway-host`). */
+  gatewayHost: string;
+}
+
+export interface WorkspaceRelated {
+  /** The WorkspaceImage named by `spec.imageRef.name`; absent or null when it does not exist. */
+  image?: KubeObject | null;
+  /** Pods of the Workspace's namespace labelled `den.dev/workspace=<name>`. */
+  pods: KubeObject[];
+}
+
+export type WorkspaceHookInput = HookInput<WorkspaceHookConfig, WorkspaceRelated>;
+export type WorkspaceHookOutput = HookOutput;
+export type { ChildError };

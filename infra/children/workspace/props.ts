@@ -1,0 +1,72 @@
+// What the Workspace child constructs render from: plain, already decided values. The hook
+// resolves image defaults, placement and validation; the constructs only draw.
+import type {
+  V1Affinity,
+  V1EnvFromSource,
+  V1EnvVar,
+  V1Toleration,
+  V1Volume,
+  V1VolumeMount,
+} from '@kubernetes/client-node';
+import type { ObjectMeta } from 'cdk8s-plus-28/lib/imports/k8s.js';
+import { FIELD_MANAGERS, LABELS } from '../../../kube/group.js';
+
+export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
+
+/** A resource.Quantity as JSON carries it: `10Gi`, `500m` or a bare integer. */
+export type QuantityJson = string | number;
+
+export interface ResourceRequirementsJson {
+  limits?: Record<string, QuantityJson>;
+  requests?: Record<string, QuantityJson>;
+  claims?: { name: string }[];
+}
+
+export interface WorkspaceChildrenProps {
+  /** The Workspace's metadata.name: names the Service, the StatefulSet and the pod label. */
+  workspace: string;
+  namespace: string;
+  replicas: 0 | 1;
+  image: string;
+  imagePullPolicy: PullPolicy;
+  command: string[];
+  /** Working directory and mount path of the home volume. */
+  homePath: string;
+  shell: string;
+  runAsUser: number;
+  allowRoot: boolean;
+  /** spec.storage, already checked to be a quantity. */
+  storage: string;
+  nodeSelector?: Record<string, string>;
+  // The standard objects below are the person's (or the catalog's) JSON, copied verbatim.
+  env: V1EnvVar[];
+  envFrom: V1EnvFromSource[];
+  resources?: ResourceRequirementsJson;
+  volumes: V1Volume[];
+  volumeMounts: V1VolumeMount[];
+  tolerations?: V1Toleration[];
+  affinity?: V1Affinity;
+  /** Name of the image's pull Secret, mirrored into the namespace by the UserSpace hook. */
+  imagePullSecret?: string;
+  logsEnabled: boolean;
+  metricsEnabled: boolean;
+}
+
+/** Name of the volumeClaimTemplate; the StatefulSet names the claim `home-<workspace>-0`. */
+export const HOME_VOLUME = 'home';
+
+/** The one container of the pod; the gateway execs into it by this name. */
+export const WORKSPACE_CONTAINER = 'workspace';
+
+/** Selects the workspace's pod: the Service and the StatefulSet select on exactly this. */
+export function podSelector(props: Pick<WorkspaceChildrenProps, 'workspace'>): Record<string, string> {
+  return { [LABELS.workspace]: props.workspace };
+}
+
+export function childMetadata(props: Pick<WorkspaceChildrenProps, 'workspace' | 'namespace'>): ObjectMeta {
+  return {
+    name: props.workspace,
+    namespace: props.namespace,
+    labels: { ...podSelector(props), [LABELS.managedBy]: FIELD_MANAGERS.manager },
+  };
+}

@@ -1,0 +1,143 @@
+// The one-replica StatefulSet `<workspace>` whose pod is the workspace (SPEC 1.3).
+import { Construct } from 'constructs';
+import { JsonPatch } from 'cdk8s';
+import {
+  KubeStatefulSet,
+  Quantity,
+  type KubeStatefulSetProps,
+  type PodSecurityContext,
+} from 'cdk8s-plus-28/lib/imports/k8s.js';
+import { ANNOTATIONS, LABELS, SERVICE_ACCOUNTS } from '../../../kube/group.js';
+import {
+  HOME_VOLUME,
+  WORKSPACE_CONTAINER,
+  childMetadata,
+  podSelector,
+  type WorkspaceChildrenProps,
+} from './props.js';
+
+/**
+ * A KubeStatefulSet whose `verbatim` patches land after the typed rendering. The 1.28 classes
+ * re-spell every nested object field by field: a plain string where a Quantity is expected
+ * (emptyDir.sizeLimit) vanishes, JSON names differ from the property names (downwardAPI,
+ * scaleIO, volumeID), and fields newer than 1.28 are dropped. The standard objects a person
+ * writes into a Workspace are therefore copied as JSON, exactly as the CRD kept them.
+ */
+class StatefulSetWithVerbatimFields extends KubeStatefulSet {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: KubeStatefulSetProps,
+    private readonly verbatim: JsonPatch[],
+  ) {
+    super(scope, id, props);
+  }
+
+  override toJson(): Record<string, unknown> {
+    return JsonPatch.apply(super.toJson(), ...this.verbatim);
+  }
+}
+
+const POD = '/spec/template/spec';
+const CONTAINER = `${POD}/containers/0`;
+
+export class WorkspaceStatefulSet extends Construct {
+  constructor(scope: Construct, id: string, props: WorkspaceChildrenProps) {
+    super(scope, id);
+    new StatefulSetWithVerbatimFields(
+      this,
+      'StatefulSet',
+      {
+        metadata: childMetadata(props),
+        spec: {
+          replicas: props.replicas,
+          serviceName: props.workspace,
+          // Parallel, because OrderedReady never replaces a pod that is not Ready: a pod stuck
+          // in ImagePullBackOff would keep the old template after the image is fixed. The field
+          // is immutable, and with one replica the policy changes nothing else.
+          podManagementPolicy: 'Parallel',
+          selector: { matchLabels: podSelector(props) },
+          // No persistentVolumeClaimRetentionPolicy: the API default (Retain on scale-down and
+          // on delete) is what SPEC 1.3 asks for, and the claim is never one of the hook's children.
+          volumeClaimTemplates: [
+            {
+              metadata: { name: HOME_VOLUME, labels: podSelector(props) },
+              spec: {
+                accessModes: ['ReadWriteOnce'],
+                resources: { requests: { storage: Quantity.fromString(props.storage) } },
+              },
+            },
+          ],
+          template: {
+            metadata: {
+              labels: { ...podSelector(props), [LABELS.metricsEnabled]: String(props.metricsEnabled) },
+              annotations: { [ANNOTATIONS.logsEnabled]: String(props.logsEnabled) },
+            },
+            spec: {
+              serviceAccountName: SERVICE_ACCOUNTS.workspace,
+              // Mounted on purpose: `workspace` holds `edit` in this namespace only (SPEC 1.2
+              // rule 1), so kubectl works from inside the workspace.
+              automountServiceAccountToken: true,
+              // A namespace full of workspaces would otherwise fill every shell's environment
+              // with variables for every Service in it.
+              enableServiceLinks: false,
+              securityContext: podSecurityContext(props),
+              nodeSelector: props.nodeSelector,
+              imagePullSecrets: props.imagePullSecret ? [{ name: props.imagePullSecret }] : undefined,
+              containers: [
+                {
+                  name: WORKSPACE_CONTAINER,
+                  image: props.image,
+                  imagePullPolicy: props.imagePullPolicy,
+                  command: props.command,
+                  workingDir: props.homePath,
+                  securityContext: { allowPrivilegeEscalation: false },
+                },
+              ],
+            },
+          },
+        },
+      },
+      verbatimFields(props),
+    );
+  }
+}
+
+function podSecurityContext(props: WorkspaceChildrenProps): PodSecurityContext {
+  return {
+    runAsUser: props.runAsUser,
+    // The home volume becomes group-owned by this id, so it is writable whatever the image's
+    // own /etc/group says.
+    fsGroup: props.runAsUser,
+    ...(props.allowRoot ? {} : { runAsNonRoot: true }),
+  };
+}
+
+function verbatimFields(props: WorkspaceChildrenProps): JsonPatch[] {
+  const patches = [
+    JsonPatch.add(`${CONTAINER}/env`, containerEnv(props)),
+    JsonPatch.add(`${CONTAINER}/volumeMounts`, [
+      { name: HOME_VOLUME, mountPath: props.homePath },
+      ...props.volumeMounts,
+    ]),
+  ];
+  if (props.envFrom.length > 0) patches.push(JsonPatch.add(`${CONTAINER}/envFrom`, props.envFrom));
+  if (props.resources !== undefined) patches.push(JsonPatch.add(`${CONTAINER}/resources`, props.resources));
+  if (props.volumes.length > 0) patches.push(JsonPatch.add(`${POD}/volumes`, props.volumes));
+  if (props.tolerations !== undefined) patches.push(JsonPatch.add(`${POD}/tolerations`, props.tolerations));
+  if (props.affinity !== undefined) patches.push(JsonPatch.add(`${POD}/affinity`, props.affinity));
+  return patches;
+}
+
+/**
+ * HOME and SHELL point at the catalog entry's home path and shell, so tools keep their state
+ * on the retained volume even when the uid has no passwd entry; the Workspace's own env wins.
+ */
+function containerEnv(props: WorkspaceChildrenProps): unknown[] {
+  const own = new Set(props.env.map((e) => e.name));
+  const defaults = [
+    { name: 'HOME', value: props.homePath },
+    { name: 'SHELL', value: props.shell },
+  ].filter((e) => !own.has(e.name));
+  return [...defaults, ...props.env];
+}
