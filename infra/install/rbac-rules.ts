@@ -26,8 +26,9 @@ const CORE = '';
  *
  * RBAC forbids creating a Role that grants more than its creator holds unless the creator has
  * `escalate`. Instead of `escalate`, the manager holds every permission the per-user Roles and
- * ClusterRoles grant (SPEC 1.2: full CRUD on Workspace, pod/log/event reads, pods/exec, and `use`
- * on WorkspaceImage), and gets `bind` only on the two ClusterRoles it binds without holding them.
+ * ClusterRoles grant (SPEC 1.2: full CRUD on Workspace, pod/log/event reads, pods/exec, home PVC
+ * deletion, and `use` on WorkspaceImage), and gets `bind` only on the two ClusterRoles it binds
+ * without holding them.
  */
 export function managerClusterRules(): PolicyRule[] {
   return [
@@ -52,10 +53,12 @@ export function managerClusterRules(): PolicyRule[] {
       resources: ['resourcequotas', 'limitranges', 'serviceaccounts', 'services', 'secrets'],
       verbs: MANAGE,
     },
-    { apiGroups: [CORE], resources: ['pods', 'persistentvolumeclaims'], verbs: READ },
+    { apiGroups: [CORE], resources: ['pods'], verbs: READ },
     { apiGroups: [CORE], resources: ['pods/log'], verbs: READ },
-    // Held only so the manager may grant it to workspace owners (see above).
+    // exec and PVC delete are held only so the manager may grant them to workspace owners (see
+    // above); the manager itself never deletes a home PVC (SPEC 1.3).
     { apiGroups: [CORE], resources: ['pods/exec'], verbs: ['create', 'get'] },
+    { apiGroups: [CORE], resources: ['persistentvolumeclaims'], verbs: [...READ, 'delete'] },
     { apiGroups: [CORE], resources: ['events'], verbs: [...READ, 'create', 'patch'] },
     { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: [...READ, 'create', 'patch'] },
     { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: READ },

@@ -1,0 +1,295 @@
+import { expect } from 'chai';
+import { renderUserSpaceChildren } from '../../infra/children/userspace/chart.js';
+import { renderInstall } from '../../infra/install/synth.js';
+import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
+import type { PolicyRule } from '../../infra/install/rbac-rules.js';
+import { groupOf, resourceOf } from '../../kube/resources.js';
+
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  rules?: PolicyRule[];
+  roleRef?: { kind: string; name: string };
+  subjects?: { kind: string; name: string; namespace?: string }[];
+}
+
+interface Request {
+  group: string;
+  resource: string;
+  verb: string;
+  name?: string;
+  namespace?: string;
+}
+
+const manifests = renderInstall(DEFAULT_SETTINGS) as unknown[] as Manifest[];
+
+function find(kind: string, name: string, namespace?: string): Manifest {
+  const found = manifests.find(
+    (m) => m.kind === kind && m.metadata.name === name && m.metadata.namespace === namespace,
+  );
+  if (!found) throw new Error(`no ${kind} ${namespace ? `${namespace}/` : ''}${name} in the chart`);
+  return found;
+}
+
+/** RBAC's own matching: rules are additive, resourceNames narrow a rule to named objects. */
+function allows(rules: PolicyRule[], req: Request): boolean {
+  return rules.some(
+    (r) =>
+      r.apiGroups.includes(req.group) &&
+      r.resources.includes(req.resource) &&
+      r.verbs.includes(req.verb) &&
+      (r.resourceNames === undefined || (req.name !== undefined && r.resourceNames.includes(req.name))),
+  );
+}
+
+/** What a ServiceAccount of svc-system may do in `namespace` (undefined: cluster-scoped requests). */
+function rulesOf(serviceAccount: string, namespace: string | undefined): PolicyRule[] {
+  const rules: PolicyRule[] = [];
+  for (const binding of manifests) {
+    if (binding.kind !== 'ClusterRoleBinding' && binding.kind !== 'RoleBinding') continue;
+    const bound = (binding.subjects ?? []).some(
+      (s) => s.kind === 'ServiceAccount' && s.name === serviceAccount && s.namespace === 'svc-system',
+    );
+    if (!bound) continue;
+    if (binding.kind === 'RoleBinding' && binding.metadata.namespace !== namespace) continue;
+    const ref = binding.roleRef;
+    if (!ref) throw new Error(`${binding.metadata.name} has no roleRef`);
+    const role = find(ref.kind, ref.name, ref.kind === 'Role' ? binding.metadata.namespace : undefined);
+    rules.push(...(role.rules ?? []));
+  }
+  return rules;
+}
+
+function expand(rule: PolicyRule): Request[] {
+  const out: Request[] = [];
+  for (const group of rule.apiGroups)
+    for (const resource of rule.resources)
+      for (const verb of rule.verbs)
+        for (const name of rule.resourceNames ?? [undefined]) out.push({ group, resource, verb, ...(name ? { name } : {}) });
+  return out;
+}
+
+function describeRequest(r: Request): string {
+  return `${r.verb} ${r.group ? `${r.group}/` : ''}${r.resource}${r.name ? `/${r.name}` : ''}${r.namespace ? ` in ${r.namespace}` : ''}`;
+}
+
+const everyRole = manifests.filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role');
+
+describe('install RBAC', () => {
+  it('binds each process ServiceAccount to its own ClusterRole of the same name', () => {
+    for (const name of ['den-manager', 'den-server', 'den-gateway']) {
+      find('ServiceAccount', name, 'svc-system');
+      const binding = find('ClusterRoleBinding', name);
+      expect(binding.roleRef).to.deep.include({ kind: 'ClusterRole', name });
+      expect(binding.subjects).to.deep.equal([{ kind: 'ServiceAccount', name, namespace: 'svc-system' }]);
+    }
+  });
+
+  it('uses no wildcard group, resource or verb and never grants escalate or impersonate', () => {
+    for (const role of everyRole) {
+      for (const rule of role.rules ?? []) {
+        const where = `${role.kind} ${role.metadata.name}`;
+        expect(rule.apiGroups, where).to.not.include('*');
+        expect(rule.resources, where).to.not.include('*');
+        expect(rule.resources.some((r) => r.endsWith('/*')), where).to.equal(false);
+        expect(rule.verbs, where).to.not.include.members(['*']);
+        expect(rule.verbs, where).to.not.include('escalate');
+        expect(rule.verbs, where).to.not.include('impersonate');
+      }
+    }
+  });
+
+  describe('den-gateway', () => {
+    const cluster = rulesOf('den-gateway', undefined);
+    const system = rulesOf('den-gateway', 'svc-system');
+
+    it('has no rule that reaches secrets, anywhere', () => {
+      for (const rule of [...cluster, ...system]) expect(rule.resources).to.not.include('secrets');
+    });
+
+    it('finds workspaces and their images, patches workspace status, and opens exec and port-forward streams', () => {
+      const wanted: Request[] = [
+        { group: 'den.dev', resource: 'workspaces', verb: 'list' },
+        { group: 'den.dev', resource: 'workspaces', verb: 'watch' },
+        { group: 'den.dev', resource: 'workspaces', verb: 'get' },
+        { group: 'den.dev', resource: 'workspaces/status', verb: 'patch' },
+        { group: 'den.dev', resource: 'workspaceimages', verb: 'get' },
+        { group: '', resource: 'pods', verb: 'get' },
+        { group: '', resource: 'pods/exec', verb: 'create' },
+        { group: '', resource: 'pods/exec', verb: 'get' },
+        { group: '', resource: 'pods/portforward', verb: 'create' },
+        { group: '', resource: 'pods/portforward', verb: 'get' },
+      ];
+      for (const req of wanted) expect(allows(cluster, req), describeRequest(req)).to.equal(true);
+    });
+
+    it('cannot change a workspace spec, list pods or touch anything else', () => {
+      const refused: Request[] = [
+        { group: 'den.dev', resource: 'workspaces', verb: 'update' },
+        { group: 'den.dev', resource: 'workspaces', verb: 'patch' },
+        { group: 'den.dev', resource: 'workspaces', verb: 'delete' },
+        { group: '', resource: 'pods', verb: 'list' },
+        { group: '', resource: 'pods', verb: 'delete' },
+        { group: '', resource: 'secrets', verb: 'get' },
+        { group: 'den.dev', resource: 'userspaces', verb: 'get' },
+        { group: '', resource: 'serviceaccounts/token', verb: 'create', name: 'session' },
+      ];
+      for (const req of refused) expect(allows(cluster, req), describeRequest(req)).to.equal(false);
+    });
+  });
+
+  describe('den-server', () => {
+    const cluster = rulesOf('den-server', undefined);
+    const system = rulesOf('den-server', 'svc-system');
+
+    it('manages secrets in svc-system only', () => {
+      for (const verb of ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']) {
+        expect(allows(system, { group: '', resource: 'secrets', verb }), verb).to.equal(true);
+      }
+      for (const rule of cluster) expect(rule.resources).to.not.include('secrets');
+      expect(rulesOf('den-server', 'svc-alice').some((r) => r.resources.includes('secrets'))).to.equal(false);
+    });
+
+    it('mints tokens for session and session-readonly and for no other ServiceAccount', () => {
+      const mint = (name?: string): boolean =>
+        allows(cluster, { group: '', resource: 'serviceaccounts/token', verb: 'create', ...(name ? { name } : {}) });
+      expect(mint('session')).to.equal(true);
+      expect(mint('session-readonly')).to.equal(true);
+      expect(mint('workspace')).to.equal(false);
+      expect(mint('den-manager')).to.equal(false);
+      expect(mint()).to.equal(false);
+    });
+
+    it('reads userspaces and cannot write workspaces or userspaces with its own identity', () => {
+      expect(allows(cluster, { group: 'den.dev', resource: 'userspaces', verb: 'list' })).to.equal(true);
+      for (const verb of ['create', 'update', 'patch', 'delete']) {
+        expect(allows(cluster, { group: 'den.dev', resource: 'userspaces', verb }), verb).to.equal(false);
+        expect(allows(cluster, { group: 'den.dev', resource: 'workspaces', verb }), verb).to.equal(false);
+      }
+      expect(allows(cluster, { group: '', resource: 'pods/exec', verb: 'create' })).to.equal(false);
+    });
+  });
+
+  describe('den-manager', () => {
+    const cluster = rulesOf('den-manager', undefined);
+    const system = rulesOf('den-manager', 'svc-system');
+
+    it('may create every child of a UserSpace, including its Roles and bindings, without escalate', () => {
+      const children = renderUserSpaceChildren({
+        userSpace: 'alice',
+        namespace: 'svc-alice',
+        owner: 'alice@example.com',
+        quota: { cpu: '4', memory: '8Gi', storage: '50Gi', gpu: 1, workspaces: 3 },
+        gpuResource: 'nvidia.com/gpu',
+        containerDefaults: { request: { cpu: '100m' }, limit: { cpu: '1' } },
+        networkPolicy: 'Isolated',
+        apiServer: [{ cidrs: ['10.0.0.1/32'], ports: [{ port: 6443, protocol: 'TCP' }] }],
+        admin: true,
+        disabled: false,
+        pullSecrets: [{ name: 'registry', type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': 'e30=' } }],
+      }) as unknown[] as Manifest[];
+      expect(children.map((c) => c.kind)).to.include.members(['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'Secret']);
+
+      const roles = new Map(children.filter((c) => c.kind === 'Role' || c.kind === 'ClusterRole').map((r) => [`${r.kind}/${r.metadata.name}`, r]));
+      for (const child of children) {
+        const type = resourceOf(child.apiVersion, child.kind);
+        if (!type) throw new Error(`unknown child kind ${child.kind}`);
+        const create: Request = { group: groupOf(child.apiVersion), resource: type.plural, verb: 'create' };
+        expect(allows(cluster, create), describeRequest(create)).to.equal(true);
+        expect(allows(cluster, { ...create, verb: 'patch' }), `patch ${type.plural}`).to.equal(true);
+
+        // The API server refuses a Role granting what its creator does not hold.
+        for (const rule of child.rules ?? []) {
+          for (const req of expand(rule)) {
+            expect(allows(cluster, req), `${child.metadata.name} grants ${describeRequest(req)}`).to.equal(true);
+          }
+        }
+        // ...and a binding to a role whose permissions the creator does not hold, unless it may bind that role.
+        if (child.roleRef) {
+          const ref = child.roleRef;
+          const rendered = roles.get(`${ref.kind}/${ref.name}`);
+          const holdsAll = rendered !== undefined && (rendered.rules ?? []).flatMap(expand).every((req) => allows(cluster, req));
+          const bind: Request = {
+            group: 'rbac.authorization.k8s.io',
+            resource: ref.kind === 'Role' ? 'roles' : 'clusterroles',
+            verb: 'bind',
+            name: ref.name,
+          };
+          expect(holdsAll || allows(cluster, bind), `${child.metadata.name} binds ${ref.kind} ${ref.name}`).to.equal(true);
+        }
+      }
+    });
+
+    it('may bind exactly the built-in edit and den-admin ClusterRoles by name', () => {
+      const bindRules = cluster.filter((r) => r.verbs.includes('bind'));
+      expect(bindRules).to.deep.equal([
+        {
+          apiGroups: ['rbac.authorization.k8s.io'],
+          resources: ['clusterroles'],
+          verbs: ['bind'],
+          resourceNames: ['edit', 'den-admin'],
+        },
+      ]);
+    });
+
+    it('patches only the den-webhooks configurations', () => {
+      for (const resource of ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations']) {
+        const group = 'admissionregistration.k8s.io';
+        expect(allows(cluster, { group, resource, verb: 'patch', name: 'den-webhooks' })).to.equal(true);
+        expect(allows(cluster, { group, resource, verb: 'patch', name: 'other' })).to.equal(false);
+        expect(allows(cluster, { group, resource, verb: 'create' })).to.equal(false);
+        expect(allows(cluster, { group, resource, verb: 'delete', name: 'den-webhooks' })).to.equal(false);
+      }
+    });
+
+    it('takes the den-manager Lease in svc-system only', () => {
+      const group = 'coordination.k8s.io';
+      for (const verb of ['get', 'update']) {
+        expect(allows(system, { group, resource: 'leases', verb, name: 'den-manager' }), verb).to.equal(true);
+        expect(allows(system, { group, resource: 'leases', verb, name: 'other' }), verb).to.equal(false);
+      }
+      expect(allows(system, { group, resource: 'leases', verb: 'create' })).to.equal(true);
+      expect(allows(cluster, { group, resource: 'leases', verb: 'create' })).to.equal(false);
+      expect(allows(rulesOf('den-manager', 'svc-alice'), { group, resource: 'leases', verb: 'create' })).to.equal(false);
+    });
+
+    it('reconciles every den.dev kind through its status subresource and asks the cluster who is an administrator', () => {
+      for (const plural of ['workspaces', 'userspaces', 'imageregistries']) {
+        expect(allows(cluster, { group: 'den.dev', resource: plural, verb: 'watch' }), plural).to.equal(true);
+        expect(allows(cluster, { group: 'den.dev', resource: `${plural}/status`, verb: 'patch' }), plural).to.equal(true);
+      }
+      expect(allows(cluster, { group: 'den.dev', resource: 'workspaceimages', verb: 'create' })).to.equal(true);
+      expect(allows(cluster, { group: 'den.dev', resource: 'workspaceimages', verb: 'delete' })).to.equal(true);
+      expect(allows(cluster, { group: 'authorization.k8s.io', resource: 'subjectaccessreviews', verb: 'create' })).to.equal(true);
+      expect(allows(cluster, { group: 'discovery.k8s.io', resource: 'endpointslices', verb: 'watch' })).to.equal(true);
+    });
+  });
+
+  describe('den-admin', () => {
+    const admin = find('ClusterRole', 'den-admin').rules ?? [];
+
+    it('has full CRUD on the four den.dev kinds and may use every catalog entry', () => {
+      for (const plural of ['workspaces', 'workspaceimages', 'userspaces', 'imageregistries']) {
+        for (const verb of ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']) {
+          expect(allows(admin, { group: 'den.dev', resource: plural, verb }), `${verb} ${plural}`).to.equal(true);
+        }
+      }
+      expect(allows(admin, { group: 'den.dev', resource: 'workspaceimages', verb: 'use' })).to.equal(true);
+    });
+
+    it('reads pods, logs, events and PVCs cluster-wide and lists namespaces, without writing them or reading secrets', () => {
+      for (const resource of ['pods', 'pods/log', 'events', 'persistentvolumeclaims', 'namespaces']) {
+        expect(allows(admin, { group: '', resource, verb: 'list' }), resource).to.equal(true);
+        expect(allows(admin, { group: '', resource, verb: 'delete' }), resource).to.equal(false);
+      }
+      expect(admin.some((r) => r.resources.includes('secrets'))).to.equal(false);
+      expect(admin.some((r) => r.resources.includes('pods/exec'))).to.equal(false);
+    });
+
+    it('is bound to nobody by the chart: the manager binds administrators', () => {
+      const bindings = manifests.filter((m) => m.roleRef?.name === 'den-admin');
+      expect(bindings).to.deep.equal([]);
+    });
+  });
+});
