@@ -1,0 +1,109 @@
+// SSH authentication (SPEC 1.5 steps 2-5, SPEC 5): the username is the Workspace name,
+// only public keys are accepted, the key must be one of the Workspace's
+// spec.sshAuthorizedKeys and its signature must verify, then the target is re-checked
+// against the API server before the session starts.
+import { createHash } from 'node:crypto';
+import type { AuthContext, PublicKeyAuthContext } from 'ssh2';
+import type { BannerSender } from './banner.js';
+import { findAuthorizedKey, signatureVerifies, type AuthorizedKey, type OfferedKey } from './keys.js';
+import { SessionRefused, type SessionTarget } from './target.js';
+import type { Workspace } from './workspaces.js';
+
+/** sshd's default MaxAuthTries: a client offering more wrong keys than this is disconnected. */
+export const MAX_AUTH_FAILURES = 6;
+const WORKSPACE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+export interface AuthDeps {
+  named: (name: string) => Workspace[];
+  resolve: (ws: Workspace, offered: OfferedKey) => Promise<SessionTarget>;
+  banner: Pick<BannerSender, 'send'>;
+  log: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+/** `SHA256:…` as ssh-keygen -l prints it: logged so an operator can tell keys apart; never the key itself. */
+export function keyFingerprint(blob: Buffer): string {
+  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+
+/** Strips anything but printable ASCII from client-chosen text before it reaches a log line. */
+export function printable(text: string, max = 64): string {
+  return text.replace(/[^\x20-\x7e]/g, '?').slice(0, max);
+}
+
+interface Match {
+  ws: Workspace;
+  key: AuthorizedKey;
+}
+
+/** Authentication state of one SSH connection. */
+export class ConnectionAuth {
+  private failures = 0;
+  /** Set once authentication succeeded: where this connection's channels go. */
+  target: SessionTarget | undefined;
+
+  constructor(
+    private readonly deps: AuthDeps,
+    private readonly remote: string,
+    private readonly onTooManyFailures: () => void,
+  ) {}
+
+  handle(ctx: AuthContext): void {
+    if (ctx.method !== 'publickey') {
+      // `none` is how a client asks which methods exist; anything else is refused outright.
+      if (ctx.method !== 'none') this.fail(ctx, `${ctx.method} authentication refused`);
+      else ctx.reject(['publickey']);
+      return;
+    }
+    this.publicKey(ctx).catch((err: unknown) => {
+      this.deps.log('authentication error', { remote: this.remote, user: printable(ctx.username), error: (err as Error).message });
+      this.fail(ctx, 'internal error');
+    });
+  }
+
+  private fail(ctx: AuthContext, reason: string, fields: Record<string, unknown> = {}): void {
+    this.failures += 1;
+    this.deps.log('authentication refused', { remote: this.remote, user: printable(ctx.username), method: ctx.method, reason, ...fields });
+    ctx.reject(['publickey']);
+    if (this.failures >= MAX_AUTH_FAILURES) this.onTooManyFailures();
+  }
+
+  private matches(username: string, offered: OfferedKey): Match[] {
+    if (username.length > 63 || !WORKSPACE_NAME.test(username)) return [];
+    const out: Match[] = [];
+    for (const ws of this.deps.named(username)) {
+      const key = findAuthorizedKey(offered, ws.spec?.sshAuthorizedKeys);
+      if (key) out.push({ ws, key });
+    }
+    return out;
+  }
+
+  private async publicKey(ctx: PublicKeyAuthContext): Promise<void> {
+    const offered: OfferedKey = { algo: ctx.key.algo, data: ctx.key.data };
+    const fingerprint = keyFingerprint(ctx.key.data);
+    const found = this.matches(ctx.username, offered);
+    // Unknown workspace and wrong key look the same to the client: no name enumeration.
+    if (found.length === 0) return this.fail(ctx, 'no workspace of that name authorizes this key', { key: fingerprint });
+    if (!ctx.signature || !ctx.blob) {
+      ctx.accept(); // the client only asked whether this key would do; it signs next
+      return;
+    }
+    if (!signatureVerifies(found[0]!.key, ctx.blob, ctx.signature, ctx.hashAlgo)) {
+      return this.fail(ctx, 'signature does not verify', { key: fingerprint });
+    }
+    if (found.length > 1) {
+      const namespaces = found.map((m) => m.ws.metadata?.namespace).join(', ');
+      this.deps.banner.send(ctx, `workspace name ${ctx.username} exists in several namespaces (${namespaces}) that all accept this key; remove the key from all but one`);
+      return this.fail(ctx, 'ambiguous workspace name', { namespaces, key: fingerprint });
+    }
+    const { ws } = found[0]!;
+    try {
+      this.target = await this.deps.resolve(ws, offered);
+    } catch (err) {
+      if (!(err instanceof SessionRefused)) throw err;
+      if (err.userMessage) this.deps.banner.send(ctx, err.userMessage);
+      return this.fail(ctx, err.message, { namespace: ws.metadata?.namespace, key: fingerprint });
+    }
+    this.deps.log('session authenticated', { remote: this.remote, namespace: this.target.namespace, workspace: this.target.workspace, pod: this.target.pod, key: fingerprint });
+    ctx.accept();
+  }
+}

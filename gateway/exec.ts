@@ -1,0 +1,173 @@
+// A pods/exec client over the channel websocket: channel 0 stdin, 1 stdout, 2 stderr,
+// 3 the final Status, 4 terminal resize. v5.channel.k8s.io is offered first because its
+// close frame [255, 0] lets the command see EOF on stdin; an API server that only speaks
+// v4.channel.k8s.io (Kubernetes before 1.29) picks v4, where stdin cannot be closed on
+// its own and stays open until the command ends.
+import type { Readable, Writable } from 'node:stream';
+import type { WebSocket } from 'ws';
+import type { KubeClient } from '../kube/client.js';
+import type { KubeStatus } from '../kube/errors.js';
+import { asBuffer, FrameSender, opened, OutputGate } from './channel-ws.js';
+
+export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'] as const;
+export const V5 = 'v5.channel.k8s.io';
+
+export const EXEC_CHANNEL = { stdin: 0, stdout: 1, stderr: 2, status: 3, resize: 4, close: 255 } as const;
+
+/** Exit code reported when the exec failed for a reason other than the command's own exit. */
+export const EXEC_FAILURE_CODE = 255;
+
+export interface ExecTarget {
+  namespace: string;
+  pod: string;
+  container?: string;
+}
+
+export interface ExecRequest {
+  command: string[];
+  tty: boolean;
+  /** Initial terminal size, sent right after the upgrade when `tty`. */
+  size?: { cols: number; rows: number };
+}
+
+export interface ExecStreams {
+  stdin?: Readable;
+  stdout: Writable;
+  /** Unused with a tty (the pod's terminal merges both). */
+  stderr?: Writable;
+}
+
+export interface ExecExit {
+  exitCode: number;
+  /** Why the exec failed, when it was not the command's own exit (shown on stderr). */
+  message?: string;
+}
+
+export interface ExecSession {
+  /** The subprotocol the API server picked. */
+  protocol: string;
+  resize(cols: number, rows: number): void;
+  /** Settles when the exec ends. */
+  done: Promise<ExecExit>;
+  /** Ends the exec from our side (the SSH channel went away). */
+  close(): void;
+}
+
+export function execPath(target: ExecTarget): string {
+  return `/api/v1/namespaces/${encodeURIComponent(target.namespace)}/pods/${encodeURIComponent(target.pod)}/exec`;
+}
+
+export function execQuery(target: ExecTarget, req: ExecRequest, withStdin: boolean): URLSearchParams {
+  const q = new URLSearchParams();
+  for (const arg of req.command) q.append('command', arg);
+  if (target.container) q.set('container', target.container);
+  q.set('stdin', String(withStdin));
+  q.set('stdout', 'true');
+  q.set('stderr', String(!req.tty));
+  q.set('tty', String(req.tty));
+  return q;
+}
+
+/** The exit code a channel-3 Status stands for (SPEC fixtures: NonZeroExitCode carries it in details.causes). */
+export function exitFromStatus(status: KubeStatus): ExecExit {
+  if (status.status === 'Success') return { exitCode: 0 };
+  if (status.reason === 'NonZeroExitCode') {
+    const cause = status.details?.causes?.find((c) => c.reason === 'ExitCode');
+    const code = Number(cause?.message);
+    if (Number.isInteger(code) && code >= 0 && code <= 255) return { exitCode: code };
+  }
+  return { exitCode: EXEC_FAILURE_CODE, message: status.message || 'the command could not be run in the pod' };
+}
+
+export function parseStatusFrame(payload: Buffer): ExecExit {
+  try {
+    return exitFromStatus(JSON.parse(payload.toString('utf8')) as KubeStatus);
+  } catch (err) {
+    return { exitCode: EXEC_FAILURE_CODE, message: `unreadable exit status from the API server (${(err as Error).message})` };
+  }
+}
+
+export function resizeFrame(cols: number, rows: number): Buffer {
+  return Buffer.from(JSON.stringify({ Width: cols, Height: rows }));
+}
+
+/** Opens the exec websocket and connects it to `streams`; rejects with the API server's Status when refused. */
+export async function startExec(client: KubeClient, target: ExecTarget, req: ExecRequest, streams: ExecStreams): Promise<ExecSession> {
+  const path = execPath(target);
+  const ws = await client.websocket(path, execQuery(target, req, streams.stdin !== undefined), [...EXEC_PROTOCOLS]);
+  await opened(ws, path);
+  return connectExec(ws, req, streams);
+}
+
+function connectExec(ws: WebSocket, req: ExecRequest, streams: ExecStreams): ExecSession {
+  const protocol = ws.protocol;
+  const sender = new FrameSender(ws);
+  const gate = new OutputGate(ws);
+  let exit: ExecExit | undefined;
+  let transportError: Error | undefined;
+
+  const resize = (cols: number, rows: number) => {
+    if (req.tty && cols > 0 && rows > 0) sender.send(EXEC_CHANNEL.resize, resizeFrame(cols, rows));
+  };
+
+  ws.on('message', (data) => {
+    const buf = asBuffer(data);
+    if (buf.length === 0) return;
+    const payload = buf.subarray(1);
+    switch (buf[0]) {
+      case EXEC_CHANNEL.stdout:
+        gate.write(streams.stdout, payload);
+        break;
+      case EXEC_CHANNEL.stderr:
+        gate.write(streams.stderr ?? streams.stdout, payload);
+        break;
+      case EXEC_CHANNEL.status:
+        exit = parseStatusFrame(payload);
+        break;
+      default:
+        break; // unknown channels are ignored, as kubectl does
+    }
+  });
+
+  const stdin = streams.stdin;
+  const onStdin = (chunk: Buffer) => sender.send(EXEC_CHANNEL.stdin, chunk, stdin);
+  const onStdinEnd = () => {
+    if (protocol === V5) sender.send(EXEC_CHANNEL.close, Buffer.from([EXEC_CHANNEL.stdin]));
+  };
+  if (stdin) {
+    stdin.on('data', onStdin);
+    stdin.once('end', onStdinEnd);
+  }
+
+  const done = new Promise<ExecExit>((resolve) => {
+    ws.on('error', (err) => {
+      transportError = err;
+    });
+    ws.once('close', () => {
+      if (stdin) {
+        stdin.off('data', onStdin);
+        stdin.off('end', onStdinEnd);
+      }
+      if (exit) return resolve(exit);
+      const why = transportError ? `: ${transportError.message}` : '';
+      resolve({ exitCode: EXEC_FAILURE_CODE, message: `the connection to the workspace pod ended without an exit status${why}` });
+    });
+  });
+
+  if (req.size) resize(req.size.cols, req.size.rows);
+
+  let closeTimer: NodeJS.Timeout | undefined;
+  return {
+    protocol,
+    resize,
+    done,
+    close() {
+      if (ws.readyState === ws.CLOSED || closeTimer) return;
+      ws.close(1000);
+      // A peer that never answers the close handshake must not keep the socket forever.
+      closeTimer = setTimeout(() => ws.terminate(), 5_000);
+      closeTimer.unref();
+      void done.then(() => clearTimeout(closeTimer));
+    },
+  };
+}

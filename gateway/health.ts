@@ -1,0 +1,37 @@
+// Plain-HTTP liveness and readiness for the kubelet: /healthz answers while the process
+// runs, /readyz only while the caches are synced and SSH is accepting connections.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface HealthServer {
+  address: AddressInfo;
+  close(): Promise<void>;
+}
+
+export async function startHealthServer(listen: { host: string; port: number }, ready: () => boolean): Promise<HealthServer> {
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    let status = 404;
+    let body = 'not found\n';
+    if (path === '/healthz') [status, body] = [200, 'ok\n'];
+    else if (path === '/readyz') [status, body] = ready() ? [200, 'ok\n'] : [503, 'not ready\n'];
+    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.end(body);
+  });
+  server.on('clientError', (_err, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.port, listen.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    address: server.address() as AddressInfo,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,114 @@
+// `den gateway`: the SSH gateway process. Reads its settings once, loads the host key,
+// starts the Workspace and WorkspaceImage caches, serves SSH and the health endpoints, and
+// on SIGTERM stops accepting and lets open sessions finish (up to a bound) before exiting.
+import { log, type Role } from '../cli/role.js';
+import { parsers, type Setting } from '../cli/settings.js';
+import { KubeClient } from '../kube/client.js';
+import { loadConnection } from '../kube/connection.js';
+import { Informer } from '../kube/informer.js';
+import { RESOURCES } from '../kube/resources.js';
+import { startHealthServer } from './health.js';
+import { loadHostKey } from './host-key.js';
+import { Gateway } from './server.js';
+import { WorkspaceDirectory, type Workspace, type WorkspaceImage } from './workspaces.js';
+
+const settings = {
+  kubeconfig: {
+    flag: 'kubeconfig',
+    env: 'DEN_KUBECONFIG',
+    describe: 'kubeconfig file; empty: in-cluster service account, else KUBECONFIG or ~/.kube/config',
+    parse: parsers.string,
+    default: '',
+  } satisfies Setting<string>,
+  namespace: {
+    flag: 'namespace',
+    env: 'DEN_NAMESPACE',
+    describe: "the platform's own namespace",
+    parse: parsers.nonEmpty,
+    default: 'svc-system',
+  } satisfies Setting<string>,
+  listen: {
+    flag: 'listen',
+    env: 'DEN_LISTEN',
+    describe: 'SSH listen address (host:port)',
+    parse: parsers.address,
+    default: { host: '0.0.0.0', port: 2222 },
+  } satisfies Setting<{ host: string; port: number }>,
+  healthListen: {
+    flag: 'health-listen',
+    env: 'DEN_HEALTH_LISTEN',
+    describe: 'plain-HTTP address of /healthz and /readyz',
+    parse: parsers.address,
+    default: { host: '0.0.0.0', port: 8081 },
+  } satisfies Setting<{ host: string; port: number }>,
+  hostKeyFile: {
+    flag: 'host-key-file',
+    env: 'DEN_HOST_KEY_FILE',
+    describe: 'SSH host private key (OpenSSH format); generated once when missing outside the cluster',
+    parse: parsers.nonEmpty,
+    default: '/etc/den/ssh/ssh_host_ed25519_key',
+  } satisfies Setting<string>,
+  keepaliveInterval: {
+    flag: 'keepalive-interval',
+    env: 'DEN_KEEPALIVE_INTERVAL',
+    describe: 'interval of SSH keepalive probes (0 turns them off); a client missing three is dropped',
+    parse: parsers.duration,
+    default: 30_000,
+  } satisfies Setting<number>,
+};
+
+function inCluster(kubeconfig: string): boolean {
+  return !kubeconfig && Boolean(process.env.KUBERNETES_SERVICE_HOST);
+}
+
+export const gatewayRole: Role<typeof settings> = {
+  summary: 'SSH gateway: authenticates SSH sessions and connects them to workspace pods',
+  settings,
+  async run(s, signal) {
+    const logLine = (msg: string, fields?: Record<string, unknown>) => log('gateway', msg, fields);
+    let hostKey: string;
+    try {
+      hostKey = await loadHostKey(s.hostKeyFile, { generateIfMissing: !inCluster(s.kubeconfig) });
+    } catch (err) {
+      throw new Error(`--host-key-file (DEN_HOST_KEY_FILE): ${(err as Error).message}`, { cause: err });
+    }
+    const client = new KubeClient(loadConnection(s.kubeconfig || undefined));
+    const onError = (what: string) => (err: unknown) => logLine(`${what} cache error`, { error: (err as Error).message });
+    const workspaces = new Informer<Workspace>(client, RESOURCES.workspace, { onError: onError('workspace') });
+    const images = new Informer<WorkspaceImage>(client, RESOURCES.workspaceImage, { onError: onError('workspaceimage') });
+    const directory = new WorkspaceDirectory(workspaces);
+    const caches = new AbortController();
+    const running = [workspaces.run(caches.signal), images.run(caches.signal)];
+
+    const gateway = new Gateway({
+      hostKey,
+      client,
+      named: (name) => directory.named(name),
+      image: (name) => images.get(name),
+      keepaliveIntervalMs: s.keepaliveInterval,
+      log: logLine,
+    });
+    let synced = false;
+    const health = await startHealthServer(s.healthListen, () => synced && gateway.ready);
+    logLine('health endpoints listening', { address: `${s.healthListen.host}:${health.address.port}` });
+
+    const stopCaches = async () => {
+      caches.abort();
+      await Promise.allSettled(running);
+    };
+    try {
+      await Promise.race([Promise.all([workspaces.synced, images.synced]), new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
+      if (signal.aborted) return;
+      synced = true;
+      const address = await gateway.listen(s.listen.host, s.listen.port);
+      logLine('ssh listening', { address: `${address.address}:${address.port}` });
+      await new Promise((resolve) => (signal.aborted ? resolve(undefined) : signal.addEventListener('abort', resolve, { once: true })));
+      logLine('shutting down: no new connections, waiting for open sessions', { connections: gateway.openConnections });
+      await gateway.shutdown();
+    } finally {
+      await stopCaches();
+      await health.close();
+    }
+    logLine('stopped');
+  },
+};

@@ -1,0 +1,164 @@
+// The SSH gateway: an ssh2 Server that authenticates each connection against the
+// Workspace cache, then serves session channels (shell, exec, sftp) through pods/exec and
+// direct-tcpip channels to the pod's loopback through pods/portforward. It keeps no state
+// beyond its open connections; everything it knows comes from the cluster API.
+import type { AddressInfo } from 'node:net';
+import ssh2, { type Connection, type ServerChannel, type TcpipRequestInfo } from 'ssh2';
+import type { KubeClient } from '../kube/client.js';
+import { sleep } from '../kube/informer.js';
+import { recordActivity } from './activity.js';
+import { ConnectionAuth, printable } from './auth.js';
+import { BannerSender } from './banner.js';
+import type { OfferedKey } from './keys.js';
+import { isLocalDestination, openPortForward } from './portforward.js';
+import { serveSession } from './session.js';
+import { resolveTarget, type SessionTarget } from './target.js';
+import type { Workspace, WorkspaceImage } from './workspaces.js';
+
+export interface GatewayOptions {
+  hostKey: string;
+  client: KubeClient;
+  /** Cached Workspaces of that name, all namespaces. */
+  named: (name: string) => Workspace[];
+  /** The cached WorkspaceImage of that name. */
+  image: (name: string) => WorkspaceImage | undefined;
+  /** Milliseconds between keepalive probes; a client missing three in a row is dropped. 0 turns them off. */
+  keepaliveIntervalMs: number;
+  log: (msg: string, fields?: Record<string, unknown>) => void;
+  now?: () => Date;
+}
+
+/** How long, at most, open sessions may take to finish once shutdown begins. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
+const SHUTDOWN_NOTICE = 'den: the SSH gateway is shutting down; reconnect to continue\r\n';
+
+export class Gateway {
+  private readonly server: ssh2.Server;
+  private readonly connections = new Set<Connection>();
+  private readonly running = new Set<ServerChannel>();
+  private readonly pendingActivity = new Set<Promise<void>>();
+  private readonly banner = new BannerSender();
+  private listening = false;
+  private closing = false;
+
+  constructor(private readonly opts: GatewayOptions) {
+    this.server = new ssh2.Server(
+      {
+        hostKeys: [opts.hostKey],
+        ident: 'den-gateway',
+        keepaliveInterval: opts.keepaliveIntervalMs > 0 ? opts.keepaliveIntervalMs : undefined,
+        keepaliveCountMax: 3,
+      },
+      (conn, info) => this.accept(conn, `${info.ip}:${info.port}`),
+    );
+    this.server.on('error', (err: Error) => opts.log('ssh server error', { error: err.message }));
+  }
+
+  get ready(): boolean {
+    return this.listening && !this.closing;
+  }
+
+  get openConnections(): number {
+    return this.connections.size;
+  }
+
+  listen(host: string, port: number): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error) => reject(err);
+      this.server.once('error', onError);
+      this.server.listen(port, host, () => {
+        this.server.off('error', onError);
+        this.listening = true;
+        resolve(this.server.address() as AddressInfo);
+      });
+    });
+  }
+
+  /**
+   * Stops accepting connections, lets open sessions finish for up to `graceMs`, then tells
+   * the ones still running why they end and closes them.
+   */
+  async shutdown(graceMs = DEFAULT_SHUTDOWN_GRACE_MS): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const deadline = Date.now() + graceMs;
+    while (this.connections.size > 0 && Date.now() < deadline) await sleep(Math.min(100, Math.max(1, deadline - Date.now())));
+    if (this.connections.size > 0) {
+      this.opts.log('closing sessions still open at shutdown', { connections: this.connections.size });
+      for (const channel of this.running) channel.stderr.write(SHUTDOWN_NOTICE);
+      for (const conn of this.connections) conn.end();
+      const forced = Date.now() + 2_000;
+      while (this.connections.size > 0 && Date.now() < forced) await sleep(50);
+    }
+    await stopped;
+    await Promise.allSettled([...this.pendingActivity]);
+  }
+
+  private activity(target: SessionTarget, event: 'open' | 'close'): void {
+    const now = (this.opts.now ?? (() => new Date()))();
+    const write = recordActivity(this.opts.client, target.namespace, target.workspace, now)
+      .catch((err: Error) => this.opts.log('cannot record activity', { namespace: target.namespace, workspace: target.workspace, event, error: err.message }))
+      .finally(() => this.pendingActivity.delete(write));
+    this.pendingActivity.add(write);
+  }
+
+  private accept(conn: Connection, remote: string): void {
+    const { log } = this.opts;
+    if (this.closing) {
+      conn.on('error', (err: Error) => log('ssh connection error during shutdown', { remote, error: err.message }));
+      conn.end();
+      return;
+    }
+    this.connections.add(conn);
+    const auth = new ConnectionAuth(
+      {
+        named: this.opts.named,
+        resolve: (ws: Workspace, offered: OfferedKey) => resolveTarget({ client: this.opts.client, image: this.opts.image }, ws, offered),
+        banner: this.banner,
+        log,
+      },
+      remote,
+      () => conn.end(),
+    );
+    conn.on('error', (err: Error) => log('ssh connection error', { remote, error: err.message }));
+    conn.on('authentication', (ctx) => auth.handle(ctx));
+    conn.on('ready', () => {
+      const target = auth.target;
+      if (!target) return conn.end();
+      this.activity(target, 'open');
+      conn.on('session', (acceptSession) => {
+        const session = acceptSession();
+        if (session) serveSession(session, { client: this.opts.client, target, log, running: this.running });
+      });
+      conn.on('tcpip', (acceptChannel, reject, info) => this.forward(target, acceptChannel, reject, info));
+      conn.once('close', () => this.activity(target, 'close'));
+    });
+    conn.once('close', () => this.connections.delete(conn));
+  }
+
+  private forward(target: SessionTarget, acceptChannel: () => ServerChannel | undefined, reject: () => void, info: TcpipRequestInfo): void {
+    const { log } = this.opts;
+    const port = info.destPort;
+    if (!isLocalDestination(info.destIP) || !Number.isInteger(port) || port < 1 || port > 65535) {
+      log('direct-tcpip refused: only the pod loopback may be reached', { workspace: target.workspace, destination: printable(`${info.destIP}:${port}`) });
+      return reject();
+    }
+    openPortForward(this.opts.client, target, port).then(
+      (tunnel) => {
+        const channel = acceptChannel();
+        if (!channel) return tunnel.close();
+        channel.on('error', (err: Error) => log('forward channel error', { workspace: target.workspace, port, error: err.message }));
+        channel.once('close', () => tunnel.close());
+        void tunnel.attach(channel).then((end) => {
+          if (end.error) log('port forward ended with an error', { workspace: target.workspace, port, error: end.error });
+          channel.end();
+        });
+      },
+      (err: Error) => {
+        log('port forward refused by the cluster', { workspace: target.workspace, port, error: err.message });
+        reject();
+      },
+    );
+  }
+}

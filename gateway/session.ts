@@ -1,0 +1,146 @@
+// One SSH "session" channel: pty-req, env and window-change are remembered, then shell,
+// exec or the sftp subsystem starts one pods/exec in the workspace pod. Exit codes come
+// from the exec Status; stderr stays separate unless a terminal merges it.
+import type { ServerChannel, Session } from 'ssh2';
+import type { KubeClient } from '../kube/client.js';
+import { KubeApiError } from '../kube/errors.js';
+import { envRefusal, execCommand, sanitizeTerm, sftpCommand, shellCommand } from './command.js';
+import { EXEC_FAILURE_CODE, startExec, type ExecExit, type ExecSession } from './exec.js';
+import type { SessionTarget } from './target.js';
+
+export interface SessionDeps {
+  client: KubeClient;
+  target: SessionTarget;
+  log: (msg: string, fields?: Record<string, unknown>) => void;
+  /** Channels with a running command, so shutdown can tell them why they end. */
+  running: Set<ServerChannel>;
+}
+
+interface Pty {
+  term: string;
+  cols: number;
+  rows: number;
+}
+
+/** A number of columns/rows from the client, clamped to what a terminal can be. */
+function dimension(n: unknown): number {
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? Math.min(n, 10_000) : 0;
+}
+
+/** Waits until everything written to `channel` (stdout and stderr) has gone out, or the channel closed. */
+function flushed(channel: ServerChannel, isClosed: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!isClosed() && (channel.writableLength > 0 || channel.stderr.writableLength > 0)) return;
+      channel.off('drain', check);
+      channel.stderr.off('drain', check);
+      channel.off('close', check);
+      resolve();
+    };
+    channel.on('drain', check);
+    channel.stderr.on('drain', check);
+    channel.on('close', check);
+    check();
+  });
+}
+
+export function serveSession(session: Session, deps: SessionDeps): void {
+  let pty: Pty | undefined;
+  const env = new Map<string, string>();
+  let exec: ExecSession | undefined;
+  let started = false;
+  let closed = false;
+  const { target, log } = deps;
+
+  session.on('pty', (accept, reject, info) => {
+    if (started) return reject?.();
+    pty = { term: sanitizeTerm(String(info.term ?? 'xterm')), cols: dimension(info.cols) || 80, rows: dimension(info.rows) || 24 };
+    accept?.();
+  });
+
+  session.on('window-change', (accept, reject, info) => {
+    const cols = dimension(info.cols);
+    const rows = dimension(info.rows);
+    if (!pty || !cols || !rows) return reject?.();
+    pty = { ...pty, cols, rows };
+    exec?.resize(cols, rows);
+    accept?.();
+  });
+
+  session.on('env', (accept, reject, info) => {
+    const name = String(info.key ?? '');
+    const value = String(info.val ?? '');
+    const refusal = started ? 'session already started' : envRefusal(name, value, env.size);
+    if (refusal) {
+      log('env request refused', { workspace: target.workspace, name: name.slice(0, 64).replace(/[^\x20-\x7e]/g, '?'), reason: refusal });
+      return reject?.();
+    }
+    env.set(name, value);
+    accept?.();
+  });
+
+  // pods/exec cannot deliver signals; the client is told the request failed, as sshd does for unknown signals.
+  session.on('signal', (_accept, reject) => reject?.());
+
+  const sessionEnv = () => ({ term: pty?.term, vars: env });
+
+  session.on('shell', (accept, reject) => {
+    if (started) return reject?.();
+    run(accept(), shellCommand(target, sessionEnv()), pty !== undefined, 'shell');
+  });
+
+  session.on('exec', (accept, reject, info) => {
+    if (started) return reject?.();
+    run(accept(), execCommand(target, sessionEnv(), String(info.command ?? '')), pty !== undefined, 'exec');
+  });
+
+  session.on('subsystem', (accept, reject, info) => {
+    if (started || info.name !== 'sftp') {
+      log('subsystem refused', { workspace: target.workspace, subsystem: String(info.name).slice(0, 32).replace(/[^\x20-\x7e]/g, '?') });
+      return reject?.();
+    }
+    run(accept(), sftpCommand(target), false, 'sftp');
+  });
+
+  session.on('close', () => {
+    closed = true;
+    exec?.close();
+  });
+
+  function run(channel: ServerChannel | undefined, command: string[], tty: boolean, kind: string): void {
+    if (!channel) return;
+    started = true;
+    let channelClosed = false;
+    deps.running.add(channel);
+    channel.on('error', (err: Error) => log('session channel error', { workspace: target.workspace, kind, error: err.message }));
+    channel.stderr.on('error', (err: Error) => log('session stderr error', { workspace: target.workspace, kind, error: err.message }));
+    channel.once('close', () => {
+      channelClosed = true;
+      deps.running.delete(channel);
+      exec?.close();
+    });
+    const size = pty ? { cols: pty.cols, rows: pty.rows } : undefined;
+    startExec(deps.client, target, { command, tty, size }, { stdin: channel, stdout: channel, stderr: tty ? undefined : channel.stderr })
+      .then((session) => {
+        exec = session;
+        if (closed) session.close();
+        // The terminal may have been resized while the exec was being set up.
+        if (pty && size && (pty.cols !== size.cols || pty.rows !== size.rows)) session.resize(pty.cols, pty.rows);
+        log('exec started', { namespace: target.namespace, workspace: target.workspace, kind, tty, protocol: session.protocol });
+        return session.done;
+      })
+      .catch((err: unknown): ExecExit => {
+        const message = err instanceof KubeApiError ? `the cluster refused the exec (HTTP ${err.status}): ${err.message}` : `cannot reach the workspace pod: ${(err as Error).message}`;
+        log('exec failed', { namespace: target.namespace, workspace: target.workspace, kind, error: message });
+        return { exitCode: EXEC_FAILURE_CODE, message };
+      })
+      .then(async (exit) => {
+        if (channelClosed) return;
+        if (exit.message) channel.stderr.write(`den: ${exit.message}\r\n`);
+        await flushed(channel, () => channelClosed);
+        channel.exit(exit.exitCode);
+        channel.end();
+      })
+      .catch((err: unknown) => log('session teardown failed', { workspace: target.workspace, error: (err as Error).message }));
+  }
+}

@@ -1,0 +1,60 @@
+// The Workspace and WorkspaceImage shapes the gateway reads, and an index of the
+// watch-backed Workspace cache by name, so matching an SSH username costs a map lookup
+// instead of a LIST per connection (SPEC 1.5 step 2).
+import type { KubeObject } from '../kube/client.js';
+import type { CacheEvent, Informer } from '../kube/informer.js';
+
+export interface Workspace extends KubeObject {
+  spec?: {
+    imageRef?: { name?: string };
+    sshAuthorizedKeys?: unknown[];
+    running?: boolean;
+  };
+  status?: {
+    phase?: string;
+    podName?: string;
+    lastActivityTime?: string;
+  };
+}
+
+export interface WorkspaceImage extends KubeObject {
+  spec?: {
+    shell?: string;
+    homePath?: string;
+  };
+}
+
+/** name -> namespace -> Workspace */
+export type WorkspaceNameIndex = Map<string, Map<string, Workspace>>;
+
+/** Applies one cache event to the index (exported so it can be tested without a cache). */
+export function indexWorkspaceEvent(index: WorkspaceNameIndex, event: CacheEvent<Workspace>): void {
+  const name = event.object.metadata?.name;
+  const namespace = event.object.metadata?.namespace;
+  if (!name || !namespace) return;
+  let byNamespace = index.get(name);
+  if (event.type === 'DELETED') {
+    byNamespace?.delete(namespace);
+    if (byNamespace && byNamespace.size === 0) index.delete(name);
+    return;
+  }
+  if (!byNamespace) index.set(name, (byNamespace = new Map()));
+  byNamespace.set(namespace, event.object);
+}
+
+/** Workspaces by name across all namespaces, kept current by the Workspace informer. */
+export class WorkspaceDirectory {
+  private readonly index: WorkspaceNameIndex = new Map();
+
+  constructor(informer: Pick<Informer<Workspace>, 'on' | 'list'>) {
+    informer.on((event) => indexWorkspaceEvent(this.index, event));
+    for (const object of informer.list()) indexWorkspaceEvent(this.index, { type: 'ADDED', object });
+  }
+
+  /** Every cached Workspace called `name`, in namespace order so choices are stable. */
+  named(name: string): Workspace[] {
+    const byNamespace = this.index.get(name);
+    if (!byNamespace) return [];
+    return [...byNamespace.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, ws]) => ws);
+  }
+}
