@@ -1,0 +1,95 @@
+// The Koa application of `den server`, separate from the listening server so tests drive
+// it over a loopback port. Middleware order: body-size limit, error mapper, security
+// headers, JSON body, public routes, authentication, CSRF, authenticated routes.
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { KubeClient } from '../kube/client.js';
+import { mountPublicRoutes, mountResourceRoutes, type ResourceDeps } from './api/routes.js';
+import { authenticate, type CoreState } from './auth/authenticate.js';
+import { requireCsrfToken } from './auth/csrf.js';
+import type { AuthServices } from './auth/services.js';
+import { DEFAULT_BODY_LIMIT, readJsonBody, refuseOversizedBodies } from './http/body.js';
+import type { AuthenticatedState } from './http/context.js';
+import { errorMapper, HttpError } from './http/errors.js';
+import { securityHeaders } from './http/security-headers.js';
+import { mountLocalUserRoutes } from './routes/local-users.js';
+import { mountProfileRoutes } from './routes/profile.js';
+import { mountLogin, mountSessionRoutes } from './routes/session.js';
+import { mountTokenRoutes } from './routes/tokens.js';
+
+export const API_PREFIX = '/api/v1';
+
+export interface AppConfig {
+  /** `--base-url`: an https URL makes cookies `Secure` and turns on HSTS. */
+  baseUrl: string;
+  /** `--local-auth`: local users may sign in, and administrators may manage them. */
+  localAuth: boolean;
+  bodyLimitBytes?: number;
+}
+
+export interface AppDeps {
+  config: AppConfig;
+  /** The server's own client: bookkeeping and minting only. */
+  serverClient: KubeClient;
+  auth: AuthServices;
+  resources: ResourceDeps;
+  log: (msg: string, fields?: Record<string, unknown>) => void;
+  /** `/readyz` answers 200 only when this is true (caches synced, listening). */
+  ready: () => boolean;
+  now?: () => number;
+}
+
+function healthRoutes(ready: () => boolean): Router {
+  const router = new Router();
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', (ctx) => {
+    ctx.status = ready() ? 200 : 503;
+    ctx.body = ready() ? { status: 'ready' } : { error: 'not ready: caches are still loading' };
+  });
+  return router;
+}
+
+/** Until the caches hold their first list, nobody could be recognised: say so instead of 401/403. */
+function refuseUntilReady(ready: () => boolean): Koa.Middleware {
+  return async function untilReady(_ctx, next): Promise<void> {
+    if (!ready()) throw new HttpError(503, 'the server is starting; retry shortly', { 'Retry-After': '2' });
+    await next();
+  };
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const now = deps.now ?? Date.now;
+  const { config, auth } = deps;
+  const limit = config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const https = config.baseUrl.startsWith('https:');
+  const routeDeps = { ...auth, localAuth: config.localAuth, secureCookies: https, now };
+
+  const publicApi = new Router({ prefix: API_PREFIX });
+  mountLogin(publicApi, routeDeps);
+  mountPublicRoutes(publicApi);
+
+  const coreApi = new Router<CoreState>({ prefix: API_PREFIX });
+  mountSessionRoutes(coreApi, routeDeps);
+  mountTokenRoutes(coreApi, routeDeps);
+  mountProfileRoutes(coreApi, routeDeps);
+  mountLocalUserRoutes(coreApi, routeDeps);
+
+  const resourceApi = new Router<AuthenticatedState>({ prefix: API_PREFIX });
+  mountResourceRoutes(resourceApi, deps.resources);
+
+  const app = new Koa();
+  app.use(refuseOversizedBodies(limit));
+  app.use(errorMapper((msg, fields) => deps.log(msg, fields)));
+  app.use(securityHeaders({ https }));
+  app.use(healthRoutes(deps.ready).routes());
+  app.use(refuseUntilReady(deps.ready));
+  app.use(readJsonBody(limit));
+  app.use(publicApi.routes());
+  app.use(authenticate({ ...auth, serverClient: deps.serverClient, now }));
+  app.use(requireCsrfToken());
+  app.use(coreApi.routes() as Koa.Middleware);
+  app.use(resourceApi.routes() as Koa.Middleware);
+  return app;
+}

@@ -1,0 +1,71 @@
+// Who a person is on the platform: the UserSpace whose `spec.owner` names them, read
+// with the server's identity from an informer so a request costs no API call.
+import type { KubeClient, KubeObject } from '../../kube/client.js';
+import { LABELS, userNamespace } from '../../kube/group.js';
+import { Informer } from '../../kube/informer.js';
+import { RESOURCES } from '../../kube/resources.js';
+import { HttpError } from '../http/errors.js';
+import type { MembershipRole } from '../http/context.js';
+
+export interface UserSpaceObject extends KubeObject {
+  spec?: { owner?: string; [key: string]: unknown };
+}
+
+export interface Membership {
+  owner: string;
+  userspace: string;
+  namespace: string;
+  role: MembershipRole;
+  disabled: boolean;
+}
+
+/** Role and disabled flag as DESIGN.md stores them: labels on the UserSpace. */
+export function membershipOf(userspace: UserSpaceObject): Membership {
+  const name = userspace.metadata?.name ?? '';
+  const labels = userspace.metadata?.labels ?? {};
+  return {
+    owner: userspace.spec?.owner ?? '',
+    userspace: name,
+    namespace: userNamespace(name),
+    role: labels[LABELS.role] === 'admin' ? 'admin' : 'user',
+    disabled: labels[LABELS.disabled] === 'true',
+  };
+}
+
+/**
+ * The membership of `owner`, or an HttpError a person can act on. A UserSpace being
+ * deleted no longer counts; two UserSpaces naming the same owner are refused rather
+ * than guessed between.
+ */
+export function resolveMembership(userspaces: readonly UserSpaceObject[], owner: string): Membership {
+  const matches = userspaces.filter((u) => u.spec?.owner === owner && !u.metadata?.deletionTimestamp);
+  if (matches.length === 0) throw new HttpError(403, `no UserSpace belongs to ${owner}; ask an administrator to create one`);
+  if (matches.length > 1) {
+    const names = matches.map((u) => u.metadata?.name).sort().join(', ');
+    throw new HttpError(403, `several UserSpaces belong to ${owner} (${names}); ask an administrator to remove all but one`);
+  }
+  const membership = membershipOf(matches[0]!);
+  if (membership.disabled) throw new HttpError(403, `the account ${owner} is disabled; ask an administrator to enable it`);
+  return membership;
+}
+
+export class UserSpaceDirectory {
+  private readonly informer: Informer<UserSpaceObject>;
+
+  constructor(client: KubeClient, opts: { relistIntervalMs?: number; onError?: (err: unknown) => void } = {}) {
+    this.informer = new Informer<UserSpaceObject>(client, RESOURCES.userSpace, opts);
+  }
+
+  get synced(): Promise<void> {
+    return this.informer.synced;
+  }
+
+  run(signal: AbortSignal): Promise<void> {
+    return this.informer.run(signal);
+  }
+
+  /** The enabled membership of `owner`; throws 403 when there is none or it is disabled. */
+  resolve(owner: string): Membership {
+    return resolveMembership(this.informer.list(), owner);
+  }
+}

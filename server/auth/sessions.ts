@@ -1,0 +1,113 @@
+// Cookie sessions. The browser holds a random id; the cluster holds only its SHA-256
+// (as the Secret name), so reading the Secrets does not yield a usable cookie.
+import { randomSecret, sha256Hex } from './secrets.js';
+import type { ServiceState, StateRecord } from './state.js';
+
+export interface SessionPolicy {
+  /** A session unused for this long ends. */
+  idleMs: number;
+  /** A session ends this long after sign-in, however busy. */
+  absoluteMs: number;
+  /** `last_seen` is written at most this often, so browsing does not write a Secret per request. */
+  touchEveryMs: number;
+}
+
+export const DEFAULT_SESSION_POLICY: SessionPolicy = {
+  idleMs: 12 * 3_600_000,
+  absoluteMs: 7 * 24 * 3_600_000,
+  touchEveryMs: 5 * 60_000,
+};
+
+export type SignInMethod = 'local';
+
+export interface Session {
+  /** Name of the Secret holding it. */
+  secretName: string;
+  owner: string;
+  method: SignInMethod;
+  /** Local username, when signed in with a password. */
+  username?: string;
+  csrfToken: string;
+  createdAt: number;
+  lastSeen: number;
+}
+
+export function sessionSecretName(id: string): string {
+  return `session-${sha256Hex(id)}`;
+}
+
+export function sessionOf(record: StateRecord): Session | undefined {
+  const { owner, method, username, csrf_token, created_at, last_seen } = record.data;
+  const createdAt = Date.parse(created_at ?? '');
+  const lastSeen = Date.parse(last_seen ?? '');
+  if (!owner || method !== 'local' || !csrf_token || Number.isNaN(createdAt) || Number.isNaN(lastSeen)) return undefined;
+  return { secretName: record.name, owner, method, username: username || undefined, csrfToken: csrf_token, createdAt, lastSeen };
+}
+
+export function isExpired(session: Pick<Session, 'createdAt' | 'lastSeen'>, now: number, policy: SessionPolicy): boolean {
+  return now - session.lastSeen >= policy.idleMs || now - session.createdAt >= policy.absoluteMs;
+}
+
+export class SessionStore {
+  constructor(
+    private readonly state: ServiceState,
+    readonly policy: SessionPolicy = DEFAULT_SESSION_POLICY,
+  ) {}
+
+  /** Starts a session; the returned id goes into the cookie and is not kept anywhere. */
+  async create(input: { owner: string; method: SignInMethod; username?: string }, now: number): Promise<{ id: string; session: Session }> {
+    const id = randomSecret(32);
+    const stamp = new Date(now).toISOString();
+    const record = await this.state.create('session', sessionSecretName(id), {
+      owner: input.owner,
+      method: input.method,
+      username: input.username ?? '',
+      csrf_token: randomSecret(32),
+      created_at: stamp,
+      last_seen: stamp,
+    });
+    return { id, session: sessionOf(record)! };
+  }
+
+  /** The live session for a cookie id; an expired one is deleted and not returned. */
+  async lookup(id: string, now: number): Promise<Session | undefined> {
+    const record = await this.state.find('session', sessionSecretName(id));
+    const session = record && sessionOf(record);
+    if (!session) return undefined;
+    if (isExpired(session, now, this.policy)) {
+      await this.state.remove(session.secretName);
+      return undefined;
+    }
+    if (now - session.lastSeen >= this.policy.touchEveryMs) {
+      await this.state.update('session', session.secretName, { last_seen: new Date(now).toISOString() });
+      return { ...session, lastSeen: now };
+    }
+    return session;
+  }
+
+  async destroy(session: Pick<Session, 'secretName'>): Promise<void> {
+    await this.state.remove(session.secretName);
+  }
+
+  /** Ends every session signed in as local `username`, except `keep` (after a password change or user removal). */
+  async destroyForUsername(username: string, keep?: string): Promise<number> {
+    let ended = 0;
+    for (const record of this.state.list('session')) {
+      const session = sessionOf(record);
+      if (session?.username !== username || session.secretName === keep) continue;
+      if (await this.state.remove(session.secretName)) ended++;
+    }
+    return ended;
+  }
+
+  /** Deletes expired sessions, so abandoned ones do not pile up. */
+  async sweep(now: number): Promise<number> {
+    let removed = 0;
+    for (const record of this.state.list('session')) {
+      const session = sessionOf(record);
+      if (session && !isExpired(session, now, this.policy)) continue;
+      if (await this.state.remove(record.name)) removed++;
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,133 @@
+// The server's own bookkeeping (sessions, API tokens, local users) as Secrets in the
+// platform namespace, written with the server's identity and read from an informer, so
+// every replica shares them and a restart logs nobody out (DESIGN.md "Service state").
+import type { KubeClient, KubeObject } from '../../kube/client.js';
+import { isNotFound } from '../../kube/errors.js';
+import { FIELD_MANAGERS, GROUP, LABELS } from '../../kube/group.js';
+import { Informer, applyWatchEvent } from '../../kube/informer.js';
+import { RESOURCES } from '../../kube/resources.js';
+
+export const STATE_KIND_LABEL = `${GROUP}/kind`;
+
+export type StateKind = 'session' | 'api-token' | 'local-user' | 'login-challenge';
+
+export interface SecretObject extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
+}
+
+export interface StateRecord {
+  /** Name of the Secret. */
+  name: string;
+  kind: StateKind;
+  data: Record<string, string>;
+}
+
+/** A Secret holding one record; values are base64-encoded as the API expects. */
+export function renderStateSecret(namespace: string, kind: StateKind, name: string, data: Record<string, string>): SecretObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace, labels: { [STATE_KIND_LABEL]: kind, [LABELS.managedBy]: FIELD_MANAGERS.server } },
+    type: 'Opaque',
+    data: encodeData(data),
+  };
+}
+
+export function encodeData(data: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')]));
+}
+
+/** The record a Secret holds, or undefined when it is not a state Secret of `kind`. */
+export function recordOf(secret: SecretObject, kind?: StateKind): StateRecord | undefined {
+  const recordKind = secret.metadata?.labels?.[STATE_KIND_LABEL] as StateKind | undefined;
+  const name = secret.metadata?.name;
+  if (!recordKind || !name || (kind && recordKind !== kind)) return undefined;
+  const data = Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+  return { name, kind: recordKind, data };
+}
+
+export interface ServiceStateOptions {
+  relistIntervalMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+export class ServiceState {
+  private readonly informer: Informer<SecretObject>;
+
+  constructor(
+    private readonly client: KubeClient,
+    readonly namespace: string,
+    opts: ServiceStateOptions = {},
+  ) {
+    this.informer = new Informer<SecretObject>(client, RESOURCES.secret, {
+      namespace,
+      labelSelector: STATE_KIND_LABEL,
+      relistIntervalMs: opts.relistIntervalMs,
+      onError: opts.onError,
+    });
+  }
+
+  /** Settles once the first list is in memory. */
+  get synced(): Promise<void> {
+    return this.informer.synced;
+  }
+
+  run(signal: AbortSignal): Promise<void> {
+    return this.informer.run(signal);
+  }
+
+  /**
+   * One record by Secret name. A cache miss asks the API server once, so a record
+   * another replica wrote a moment ago (before its watch event arrived here) is found.
+   */
+  async find(kind: StateKind, name: string): Promise<StateRecord | undefined> {
+    const cached = this.informer.get(name, this.namespace);
+    if (cached) return recordOf(cached, kind);
+    try {
+      const secret = await this.client.get<SecretObject>(RESOURCES.secret, name, this.namespace);
+      return recordOf(secret, kind);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Every cached record of `kind`. */
+  list(kind: StateKind): StateRecord[] {
+    const out: StateRecord[] = [];
+    for (const secret of this.informer.list()) {
+      const record = recordOf(secret, kind);
+      if (record) out.push(record);
+    }
+    return out;
+  }
+
+  /** Creates the record; a name already taken fails with the API server's 409. */
+  async create(kind: StateKind, name: string, data: Record<string, string>): Promise<StateRecord> {
+    const created = await this.client.create<SecretObject>(RESOURCES.secret, renderStateSecret(this.namespace, kind, name, data), this.namespace);
+    applyWatchEvent(this.informer.store, { type: 'ADDED', object: { apiVersion: 'v1', kind: 'Secret', ...created } });
+    return recordOf(created, kind)!;
+  }
+
+  /** Merges `changes` into the record's data. */
+  async update(kind: StateKind, name: string, changes: Record<string, string>): Promise<StateRecord> {
+    const updated = await this.client.patch<SecretObject>(RESOURCES.secret, name, { data: encodeData(changes) }, { namespace: this.namespace });
+    applyWatchEvent(this.informer.store, { type: 'MODIFIED', object: { apiVersion: 'v1', kind: 'Secret', ...updated } });
+    return recordOf(updated, kind)!;
+  }
+
+  /** Deletes the record at once; false when it was already gone. */
+  async remove(name: string): Promise<boolean> {
+    const forget = () => applyWatchEvent(this.informer.store, { type: 'DELETED', object: { metadata: { name, namespace: this.namespace } } });
+    try {
+      await this.client.delete(RESOURCES.secret, name, this.namespace);
+      forget();
+      return true;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      forget();
+      return false;
+    }
+  }
+}

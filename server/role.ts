@@ -1,0 +1,107 @@
+// `den server`: the REST API (and later the web UI) on `--listen`, with sessions, tokens
+// and local users kept as Secrets in `--namespace` (docs/contracts.md, docs/rest-auth.md).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { log, type Role } from '../cli/role.js';
+import { parsers, type Setting } from '../cli/settings.js';
+import { KubeClient } from '../kube/client.js';
+import { loadConnection } from '../kube/connection.js';
+import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../kube/group.js';
+import { sleep } from '../kube/informer.js';
+import { createApp } from './app.js';
+import { createAuthServices } from './auth/services.js';
+
+/** The API server refuses TokenRequests shorter than ten minutes. */
+const MIN_TOKEN_TTL_MS = 10 * 60_000;
+const SESSION_SWEEP_INTERVAL_MS = 10 * 60_000;
+/** Requests still running at shutdown get this long to finish. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+function tokenTtl(raw: string): number {
+  const ms = parsers.duration(raw);
+  if (ms < MIN_TOKEN_TTL_MS) throw new Error(`must be at least 10m (the API server refuses shorter tokens), got '${raw}'`);
+  return ms;
+}
+
+const setting = <T>(s: Setting<T>) => s;
+
+export const serverSettings = {
+  kubeconfig: setting({ flag: 'kubeconfig', env: 'DEN_KUBECONFIG', describe: 'kubeconfig file; empty: in-cluster, else KUBECONFIG', parse: parsers.string, default: '' }),
+  namespace: setting({ flag: 'namespace', env: 'DEN_NAMESPACE', describe: "the platform's own namespace (sessions, tokens, local users)", parse: parsers.nonEmpty, default: SYSTEM_NAMESPACE }),
+  listen: setting({ flag: 'listen', env: 'DEN_LISTEN', describe: 'HTTP listen address', parse: parsers.address, default: parsers.address(':8080') }),
+  baseUrl: setting({ flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public base URL; https makes cookies Secure', parse: parsers.url }),
+  localAuth: setting({ flag: 'local-auth', env: 'DEN_LOCAL_AUTH', describe: 'allow local username/password sign-in and local user management', parse: parsers.boolean, default: true }),
+  tokenTtl: setting({ flag: 'token-ttl', env: 'DEN_TOKEN_TTL', describe: 'lifetime of the ServiceAccount tokens minted per person', parse: tokenTtl, default: MIN_TOKEN_TTL_MS }),
+};
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}
+
+export const serverRole: Role<typeof serverSettings> = {
+  summary: 'REST API server: sessions, API tokens, local users and the resource endpoints',
+  settings: serverSettings,
+  async run(settings, signal) {
+    const say = (msg: string, fields?: Record<string, unknown>) => log('server', msg, fields);
+    const client = new KubeClient(loadConnection(settings.kubeconfig || undefined));
+    const auth = createAuthServices(client, {
+      namespace: settings.namespace,
+      tokenTtlSeconds: settings.tokenTtl / 1000,
+      onError: (err) => say('cache error, retrying', { error: String((err as Error)?.message ?? err) }),
+    });
+    let synced = false;
+    let listening = false;
+    const caches = auth.run(signal);
+    void auth.synced.then(() => {
+      synced = true;
+      say('caches synced');
+    });
+
+    const app = createApp({
+      config: { baseUrl: settings.baseUrl, localAuth: settings.localAuth },
+      serverClient: client,
+      auth,
+      resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: say },
+      log: say,
+      ready: () => synced && listening,
+    });
+    const server = http.createServer(app.callback());
+    server.on('clientError', (err, socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+      else socket.destroy(err);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(settings.listen.port, settings.listen.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (err) => say('server error', { error: err.message }));
+    listening = true;
+    const address = server.address() as AddressInfo;
+    say('listening', { address: address.address, port: address.port, localAuth: settings.localAuth, baseUrl: settings.baseUrl });
+
+    const sweeper = setInterval(() => {
+      auth.sessions.sweep(Date.now()).then(
+        (removed) => removed && say('expired sessions removed', { removed }),
+        (err: Error) => say('session sweep failed', { error: err.message }),
+      );
+    }, SESSION_SWEEP_INTERVAL_MS);
+    sweeper.unref();
+
+    await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+    say('shutting down');
+    listening = false;
+    clearInterval(sweeper);
+    const closed = closeServer(server);
+    await Promise.race([closed, sleep(SHUTDOWN_GRACE_MS)]);
+    server.closeAllConnections();
+    await closed;
+    await caches;
+    say('stopped');
+  },
+};

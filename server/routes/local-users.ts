@@ -1,0 +1,66 @@
+// SPEC 4.6, local users: administrator-only, and absent (404) when local authentication
+// is off. The users live in Secrets the server writes with its own identity, so the
+// administrator check is an access review made with the caller's forwarded token.
+import type Router from '@koa/router';
+import { HttpError } from '../http/errors.js';
+import { validateBody, validateQuery } from '../http/validate.js';
+import { requireAdministrator } from '../auth/admin.js';
+import type { CoreState } from '../auth/authenticate.js';
+import { LocalUserExistsError, type LocalUser, type LocalUserStore } from '../auth/local-users.js';
+import type { SessionStore } from '../auth/sessions.js';
+import { localUserRequest, noQuery } from './schemas.js';
+
+export interface LocalUserRouteDeps {
+  localAuth: boolean;
+  localUsers: LocalUserStore;
+  sessions: SessionStore;
+  now: () => number;
+}
+
+type AdminContext = Router.RouterContext<CoreState>;
+
+function describeLocalUser(user: LocalUser) {
+  return { name: user.username, username: user.username, owner: user.owner };
+}
+
+function localUserManagement(deps: LocalUserRouteDeps): Router.Middleware<CoreState> {
+  return async function enabledForAdministrators(ctx, next): Promise<void> {
+    if (!deps.localAuth) throw new HttpError(404, 'local user management is disabled');
+    const { kube, caller } = ctx.state;
+    await requireAdministrator(kube, caller);
+    await next();
+  };
+}
+
+function listLocalUsers(ctx: AdminContext, deps: LocalUserRouteDeps): void {
+  validateQuery(ctx, noQuery);
+  ctx.body = { items: deps.localUsers.list().map(describeLocalUser) };
+}
+
+async function createLocalUser(ctx: AdminContext, deps: LocalUserRouteDeps): Promise<void> {
+  validateQuery(ctx, noQuery);
+  const req = validateBody(ctx, localUserRequest);
+  try {
+    const user = await deps.localUsers.create(req, deps.now());
+    ctx.status = 201;
+    ctx.body = describeLocalUser(user);
+  } catch (err) {
+    if (err instanceof LocalUserExistsError) throw new HttpError(409, err.message);
+    throw err;
+  }
+}
+
+async function deleteLocalUser(ctx: AdminContext, deps: LocalUserRouteDeps): Promise<void> {
+  validateQuery(ctx, noQuery);
+  const name = ctx.params.name!;
+  if (!(await deps.localUsers.remove(name))) throw new HttpError(404, `no local user named ${name}`);
+  await deps.sessions.destroyForUsername(name);
+  ctx.status = 204;
+}
+
+export function mountLocalUserRoutes(router: Router<CoreState>, deps: LocalUserRouteDeps): void {
+  const guard = localUserManagement(deps);
+  router.get('/admin/local-users', guard, (ctx) => listLocalUsers(ctx, deps));
+  router.post('/admin/local-users', guard, (ctx) => createLocalUser(ctx, deps));
+  router.delete('/admin/local-users/:name', guard, (ctx) => deleteLocalUser(ctx, deps));
+}
