@@ -20,7 +20,7 @@ export function isPresent(obj: KubeObject | undefined): obj is KubeObject {
   return !!obj && !obj.metadata?.deletionTimestamp;
 }
 
-// What each kind of child carries besides metadata; everything else on an observed object was
+// What each kind of child carries besides metadata, in the order the chart renders kinds; everything else on an observed object was
 // written by the API server (defaults, status, bookkeeping) and is not the hook's to claim.
 const CONTENT: Record<string, (obj: KubeObject) => Record<string, unknown>> = {
   Namespace: () => ({}),
@@ -29,8 +29,8 @@ const CONTENT: Record<string, (obj: KubeObject) => Record<string, unknown>> = {
   LimitRange: (o) => specPick(o, 'limits'),
   NetworkPolicy: (o) => pick(o, ['spec']),
   Role: (o) => pick(o, ['rules']),
-  ClusterRole: (o) => pick(o, ['rules']),
   RoleBinding: (o) => pick(o, ['roleRef', 'subjects']),
+  ClusterRole: (o) => pick(o, ['rules']),
   ClusterRoleBinding: (o) => pick(o, ['roleRef', 'subjects']),
   Secret: (o) => pick(o, ['type', 'data']),
 };

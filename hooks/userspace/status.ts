@@ -112,7 +112,7 @@ export function userSpaceStatus(input: StatusInput): UserSpaceStatus {
     ),
   ];
   return {
-    ...(isPresent(namespaceObject) ? { namespace: input.namespace } : {}),
+    ...(isPresent(namespaceObject) && !isTerminating(namespaceObject) ? { namespace: input.namespace } : {}),
     phase: v.phase,
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions,
