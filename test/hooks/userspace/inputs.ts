@@ -10,7 +10,7 @@ export const CONFIG: UserSpaceHookConfig = { gpuResource: 'nvidia.com/gpu', mana
 export const NOW = new Date('2026-11-22T10:00:00.250Z');
 export const NOW_TEXT = '2026-11-22T10:00:00Z';
 
-export function userSpace(opts: { name?: string; labels?: Record<string, string>; spec?: Record<string, unknown>; status?: Record<string, unknown>; generation?: number } = {}): UserSpace {
+export function userSpace(opts: { name?: string; labels?: Record<string, string>; spec?: Record<string, unknown>; status?: UserSpace['status']; generation?: number } = {}): UserSpace {
   return {
     apiVersion: 'den.dev/v1alpha1',
     kind: 'UserSpace',
