@@ -94,7 +94,8 @@ export function customResourceDefinition(def: KindDefinition): CustomResourceDef
                   description:
                     'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. In CamelCase.',
                 },
-                metadata: { type: 'object', description: 'Standard object metadata.' },
+                // The API server refuses anything but a bare type here (even a description).
+                metadata: { type: 'object' },
                 spec: def.spec,
                 status: def.status,
               },
