@@ -30,6 +30,10 @@ const CURVES: Record<string, { name: string; pointBytes: number }> = {
   nistp521: { name: 'P-521', pointBytes: 66 },
 };
 
+function isAccepted(type: string): type is AcceptedKeyType {
+  return (ACCEPTED_KEY_TYPES as readonly string[]).includes(type);
+}
+
 /** Says whether `entry` is one authorized-keys line of an accepted type, and why not. */
 export function checkAuthorizedKey(entry: unknown): KeyCheck {
   if (typeof entry !== 'string') return { ok: false, reason: 'must be a string' };
@@ -37,12 +41,14 @@ export function checkAuthorizedKey(entry: unknown): KeyCheck {
   if (line.length === 0) return { ok: false, reason: 'is empty' };
   if (line.length > MAX_KEY_LENGTH) return { ok: false, reason: `is longer than ${MAX_KEY_LENGTH} characters` };
   if (line.includes('PRIVATE KEY')) return { ok: false, reason: 'is a private key; paste the public key (the .pub file) instead' };
+  const first = line.split(/\s+/, 1)[0]!;
+  if (!isAccepted(first)) {
+    if (line.split(/\s+/).some(isAccepted)) return { ok: false, reason: `options before the key type ("${first}") are not accepted; the entry must start with the key type` };
+    return { ok: false, reason: `key type "${first}" is not accepted (accepted: ${ACCEPTED_KEY_TYPES.join(', ')})` };
+  }
   const m = LINE.exec(line);
   if (!m) return { ok: false, reason: 'must be one line "<type> <base64 key> [comment]"' };
-  const type = m[1]!;
-  if (!(ACCEPTED_KEY_TYPES as readonly string[]).includes(type)) {
-    return { ok: false, reason: `key type "${type}" is not accepted (accepted: ${ACCEPTED_KEY_TYPES.join(', ')})` };
-  }
+  const type = first;
   const blob = Buffer.from(m[2]!, 'base64');
   if (blob.toString('base64').replace(/=+$/, '') !== m[2]!.replace(/=+$/, '')) {
     return { ok: false, reason: 'the key is not valid base64' };
@@ -51,7 +57,7 @@ export function checkAuthorizedKey(entry: unknown): KeyCheck {
   if (!fields || fields.length === 0) return { ok: false, reason: 'the key blob is corrupt' };
   if (fields[0]!.toString('latin1') !== type) return { ok: false, reason: `the key blob is not a ${type} key` };
   const problem = type.startsWith('sk-') ? checkSecurityKey(type, fields) : checkPlainKey(type, line, fields);
-  return problem ? { ok: false, reason: problem } : { ok: true, type: type as AcceptedKeyType };
+  return problem ? { ok: false, reason: problem } : { ok: true, type };
 }
 
 /** Splits an SSH wire blob into its length-prefixed strings; undefined when it does not split exactly. */
