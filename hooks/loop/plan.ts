@@ -116,12 +116,15 @@ export function planChildren(desired: KubeObject[], observed: KubeObject[]): Chi
   return { apply: [first, rest].filter((wave) => wave.length > 0), prune, unchanged };
 }
 
-/** The status to write: the hook's, with fields other writers own carried over, and observedGeneration. */
+/**
+ * The status to write: the hook's, with the fields other writers own (the gateway's
+ * `lastActivityTime`) taken from the latest parent, and observedGeneration.
+ */
 export function desiredStatus(hookStatus: Record<string, unknown>, parent: KubeObject, foreignFields: readonly string[] = []): Record<string, unknown> {
   const current = (parent.status ?? {}) as Record<string, unknown>;
   const carried: Record<string, unknown> = {};
   for (const field of foreignFields) if (current[field] !== undefined) carried[field] = current[field];
-  const status: Record<string, unknown> = { ...carried, ...hookStatus };
+  const status: Record<string, unknown> = { ...hookStatus, ...carried };
   const generation = parent.metadata?.generation;
   if (generation !== undefined) status.observedGeneration = generation;
   return JSON.parse(JSON.stringify(status)) as Record<string, unknown>;

@@ -175,6 +175,8 @@ export class WorkQueue {
       return;
     }
     if (state.dirty || state.waiters.length > 0) {
+      // New information arrived meanwhile: run again at once, failed or not.
+      if (!outcome.ok) this.opts.onFailure?.(key, outcome.error, state.failures, 0);
       state.dirty = false;
       this.markReady(key, state);
       return;

@@ -114,9 +114,9 @@ describe('loop plan', () => {
   });
 
   describe('desiredStatus', () => {
-    it('adds observedGeneration and carries over fields other writers own', () => {
+    it("adds observedGeneration and takes fields other writers own from the latest parent, over the hook's copy", () => {
       const current = { ...workspace, status: { phase: 'Running', lastActivityTime: '2026-01-01T00:00:00Z', podName: 'dev-0' } };
-      expect(desiredStatus({ phase: 'Suspended' }, current, ['lastActivityTime'])).to.deep.equal({
+      expect(desiredStatus({ phase: 'Suspended', lastActivityTime: '2025-12-31T00:00:00Z' }, current, ['lastActivityTime'])).to.deep.equal({
         phase: 'Suspended', lastActivityTime: '2026-01-01T00:00:00Z', observedGeneration: 1,
       });
     });

@@ -1,0 +1,300 @@
+// A controller runs one sync hook for one parent kind (DESIGN.md "The loop owns all I/O"):
+// list-then-watch caches of the parent, its child kinds and the related objects; a keyed
+// queue; server-side apply of the hook's children with a controller reference; deletion of
+// controlled children the hook no longer returns; status through /status; a finalizer.
+import type { KubeClient, KubeObject } from '../../kube/client.js';
+import { isConflict, isNotFound } from '../../kube/errors.js';
+import { FIELD_MANAGERS } from '../../kube/group.js';
+import { Informer, objectKey, type CacheEvent } from '../../kube/informer.js';
+import { resourceOf, type ResourceType } from '../../kube/resources.js';
+import { childName, parentKeysOf, refOf } from './keys.js';
+import { ChildIndex, childrenMap, decorateChild, desiredStatus, planChildren, sameStatus } from './plan.js';
+import { WorkQueue, type BackoffOptions, type RateLimit } from './queue.js';
+import type { ChildError, SyncHook } from './types.js';
+
+export type Log = (msg: string, fields?: Record<string, unknown>) => void;
+
+/** Caches a `related()` function reads, by the names their sources were given. */
+export type RelatedCaches = Record<string, Informer<KubeObject>>;
+
+export interface RelatedSource {
+  /** Name of the cache in `RelatedCaches`. */
+  name: string;
+  resource: ResourceType;
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Keys of the parents to reconcile when this object changes. */
+  parentsOf(obj: KubeObject, parents: Informer<KubeObject>): string[];
+}
+
+export interface Finalizer {
+  name: string;
+  /** Runs once the parent is being deleted; the finalizer is removed when it resolves. */
+  finalize(parent: KubeObject, ctx: { client: KubeClient; children: KubeObject[]; log: Log }): Promise<void>;
+}
+
+export interface ControllerSpec<Config, Related> {
+  /** For logs: `userspace`, `workspace`. */
+  name: string;
+  parent: ResourceType;
+  children: readonly ResourceType[];
+  /** Label the loop stamps on every child with the parent's name; children are watched by it. */
+  parentLabel: string;
+  hook: SyncHook<Config, Related>;
+  config: Config;
+  relatedSources?: readonly RelatedSource[];
+  related(parent: KubeObject, caches: RelatedCaches): Related;
+  finalizer?: Finalizer;
+  /** Status fields other writers own; always taken from the latest parent. */
+  foreignStatusFields?: readonly string[];
+}
+
+export interface ControllerOptions {
+  log?: Log;
+  relistIntervalMs?: number;
+  concurrency?: number;
+  backoff?: BackoffOptions;
+  retryRate?: RateLimit;
+  /** How long in-flight reconciles may finish at shutdown. */
+  shutdownGraceMs?: number;
+  /** Re-reads after a status write conflict before the reconcile is retried from the queue. */
+  statusConflictRetries?: number;
+  clock?: () => Date;
+}
+
+export interface ControllerStats {
+  reconciles: number;
+  failures: number;
+  applies: number;
+  deletes: number;
+  statusWrites: number;
+}
+
+/** A reconcile that wrote what it could but some children failed; retried with backoff. */
+export class ChildrenFailedError extends Error {
+  override readonly name = 'ChildrenFailedError';
+  constructor(readonly errors: ChildError[]) {
+    super(errors.map((e) => `${e.child}: ${e.message}`).join('; '));
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class Controller<Config = unknown, Related = unknown> {
+  readonly parents: Informer<KubeObject>;
+  readonly stats: ControllerStats = { reconciles: 0, failures: 0, applies: 0, deletes: 0, statusWrites: 0 };
+  private readonly childInformers: Informer<KubeObject>[];
+  private readonly related: RelatedCaches = {};
+  private readonly index = new ChildIndex();
+  private readonly queue: WorkQueue;
+  private readonly log: Log;
+  private ready = false;
+  /** Parents whose finalizer this controller removed, until the cache sees them go. */
+  private readonly finalized = new Set<string>();
+  private readonly readyResolvers: (() => void)[] = [];
+
+  constructor(private readonly client: KubeClient, readonly spec: ControllerSpec<Config, Related>, private readonly opts: ControllerOptions = {}) {
+    this.log = opts.log ?? (() => undefined);
+    const informerOpts = { relistIntervalMs: opts.relistIntervalMs, onError: (err: unknown) => this.log('watch failed; retrying', { controller: spec.name, error: messageOf(err) }) };
+    this.parents = new Informer(client, spec.parent, informerOpts);
+    this.parents.on((e) => {
+      if (e.type === 'DELETED') this.finalized.delete(e.object.metadata?.uid ?? '');
+      this.request(objectKey(e.object));
+    });
+    this.childInformers = spec.children.map((t) => {
+      const informer = new Informer<KubeObject>(client, t, { ...informerOpts, labelSelector: spec.parentLabel });
+      return informer.on((e) => this.onChild(e));
+    });
+    for (const source of spec.relatedSources ?? []) {
+      const informer = new Informer<KubeObject>(client, source.resource, { ...informerOpts, namespace: source.namespace, labelSelector: source.labelSelector, fieldSelector: source.fieldSelector });
+      informer.on((e) => {
+        for (const key of new Set([...source.parentsOf(e.object, this.parents), ...(e.old ? source.parentsOf(e.old, this.parents) : [])])) this.request(key);
+      });
+      this.related[source.name] = informer;
+    }
+    this.queue = new WorkQueue((key) => this.reconcile(key), {
+      concurrency: opts.concurrency,
+      backoff: opts.backoff,
+      retryRate: opts.retryRate,
+      onFailure: (key, error, attempt, retryInMs) => {
+        this.stats.failures++;
+        this.log('reconcile failed; retrying', { controller: spec.name, key, attempt, retryInMs, error: messageOf(error) });
+      },
+    });
+  }
+
+  /** True once every cache has loaded its first list. */
+  get synced(): boolean {
+    return this.ready;
+  }
+
+  /** Resolves once every cache has loaded its first list. */
+  whenSynced(): Promise<void> {
+    return this.ready ? Promise.resolve() : new Promise((resolve) => this.readyResolvers.push(resolve));
+  }
+
+  private onChild(event: CacheEvent<KubeObject>): void {
+    this.index.update(event);
+    const keys = new Set(parentKeysOf(event.object, this.spec.parent, this.spec.parentLabel));
+    if (event.old) for (const key of parentKeysOf(event.old, this.spec.parent, this.spec.parentLabel)) keys.add(key);
+    for (const key of keys) this.request(key);
+  }
+
+  /** Asks for a reconcile of the parent with this key; events before the caches are synced wait for the first full pass. */
+  request(key: string): void {
+    if (this.ready) void this.queue.enqueue(key);
+  }
+
+  /** Reconciles one parent now (after any run in flight), resolving with the outcome. */
+  reconcileNow(key: string) {
+    return this.queue.enqueue(key);
+  }
+
+  private enqueueAll(): void {
+    for (const parent of this.parents.list()) void this.queue.enqueue(objectKey(parent));
+  }
+
+  /**
+   * Runs until `signal` aborts: caches first, then every parent once, then on every change
+   * and on every relist period. On abort the caches stop and in-flight reconciles may finish.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    const informers = [this.parents, ...this.childInformers, ...Object.values(this.related)];
+    const running = informers.map((i) => i.run(signal));
+    const synced = Promise.all(informers.map((i) => i.synced));
+    const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    await Promise.race([synced, aborted]);
+    let resync: NodeJS.Timeout | undefined;
+    if (!signal.aborted) {
+      this.ready = true;
+      for (const resolve of this.readyResolvers.splice(0)) resolve();
+      this.log('caches synced', { controller: this.spec.name, parents: this.parents.store.size });
+      this.enqueueAll();
+      resync = setInterval(() => this.enqueueAll(), this.opts.relistIntervalMs ?? 5 * 60_000);
+    }
+    await aborted;
+    clearInterval(resync);
+    const drained = await this.queue.shutdown(this.opts.shutdownGraceMs ?? 10_000);
+    if (!drained) this.log('shutdown: reconciles still running were abandoned', { controller: this.spec.name });
+    await Promise.all(running);
+  }
+
+  /** One reconcile of one parent: the hook, the children, the status. */
+  private async reconcile(key: string): Promise<void> {
+    const ref = refOf(this.spec.parent, key);
+    const cached = this.parents.get(ref.name, ref.namespace);
+    if (!cached) return;
+    this.stats.reconciles++;
+    const uid = cached.metadata?.uid ?? '';
+    if (cached.metadata?.deletionTimestamp) return this.finalize(cached);
+    const parent = await this.ensureFinalizer(cached);
+    const observed = this.index.of(uid);
+    const input = {
+      parent,
+      children: childrenMap(observed, this.spec.children),
+      related: this.spec.related(parent, this.related),
+      now: (this.opts.clock ?? (() => new Date()))(),
+      config: this.spec.config,
+    };
+    let output = this.spec.hook(input);
+    const errors: ChildError[] = [];
+    const desired: KubeObject[] = [];
+    for (const child of output.children) {
+      try {
+        desired.push(decorateChild(child, { parent, parentResource: this.spec.parent, parentLabel: this.spec.parentLabel }));
+      } catch (err) {
+        errors.push({ child: childName(child), message: messageOf(err) });
+      }
+    }
+    const plan = planChildren(desired, observed);
+    for (const wave of plan.apply) {
+      await Promise.all(wave.map((child) => this.applyChild(child).catch((err: unknown) => errors.push({ child: childName(child), message: messageOf(err) }))));
+    }
+    await Promise.all(plan.prune.map((child) => this.deleteChild(child).catch((err: unknown) => errors.push({ child: childName(child), message: messageOf(err) }))));
+    // The status must say which child failed and why: ask the hook again with the errors.
+    if (errors.length) output = this.spec.hook({ ...input, errors });
+    await this.writeStatus(parent, output.status);
+    if (errors.length) throw new ChildrenFailedError(errors);
+  }
+
+  private async applyChild(child: KubeObject): Promise<void> {
+    const resource = resourceOf(child.apiVersion ?? '', child.kind ?? '')!;
+    this.stats.applies++;
+    await this.client.apply(resource, child, FIELD_MANAGERS.manager);
+  }
+
+  private async deleteChild(child: KubeObject): Promise<void> {
+    const resource = resourceOf(child.apiVersion ?? '', child.kind ?? '');
+    if (!resource) return;
+    this.stats.deletes++;
+    try {
+      await this.client.delete(resource, child.metadata?.name ?? '', child.metadata?.namespace, { propagationPolicy: 'Background' });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  /** Writes status only when it changed; on a conflict re-reads the parent and tries again while its spec is unchanged. */
+  private async writeStatus(parent: KubeObject, hookStatus: Record<string, unknown>): Promise<void> {
+    let current = parent;
+    const retries = this.opts.statusConflictRetries ?? 3;
+    for (let attempt = 0; ; attempt++) {
+      const status = desiredStatus(hookStatus, current, this.spec.foreignStatusFields);
+      if (sameStatus(status, current.status)) return;
+      try {
+        this.stats.statusWrites++;
+        await this.client.replace(this.spec.parent, { ...current, status }, { subresource: 'status' });
+        return;
+      } catch (err) {
+        if (!isConflict(err) || attempt >= retries) throw err;
+        const { name, namespace } = current.metadata ?? {};
+        const fresh = await this.client.get<KubeObject>(this.spec.parent, name ?? '', namespace);
+        // A new generation or a new object needs a new hook run, which its watch event brings.
+        if (fresh.metadata?.uid !== current.metadata?.uid || fresh.metadata?.generation !== current.metadata?.generation) throw err;
+        current = fresh;
+      }
+    }
+  }
+
+  private async ensureFinalizer(parent: KubeObject): Promise<KubeObject> {
+    const name = this.spec.finalizer?.name;
+    const finalizers = parent.metadata?.finalizers ?? [];
+    if (!name || finalizers.includes(name)) return parent;
+    return this.client.patch<KubeObject>(this.spec.parent, parent.metadata?.name ?? '', {
+      metadata: { finalizers: [...finalizers, name], resourceVersion: parent.metadata?.resourceVersion },
+    }, { namespace: parent.metadata?.namespace, type: 'merge' });
+  }
+
+  private async finalize(parent: KubeObject): Promise<void> {
+    const finalizer = this.spec.finalizer;
+    const finalizers = parent.metadata?.finalizers ?? [];
+    const uid = parent.metadata?.uid ?? '';
+    if (!finalizer || !finalizers.includes(finalizer.name) || this.finalized.has(uid)) return;
+    await finalizer.finalize(parent, { client: this.client, children: this.index.of(parent.metadata?.uid ?? ''), log: this.log });
+    try {
+      await this.client.patch(this.spec.parent, parent.metadata?.name ?? '', {
+        metadata: { finalizers: finalizers.filter((f) => f !== finalizer.name), resourceVersion: parent.metadata?.resourceVersion },
+      }, { namespace: parent.metadata?.namespace, type: 'merge' });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    this.finalized.add(uid);
+    this.log('finalized', { controller: this.spec.name, parent: objectKey(parent), finalizer: finalizer.name });
+  }
+}
+
+/** Starts the deletion of each object (background propagation) without waiting for it to finish. */
+export async function startDeletion(client: KubeClient, objects: KubeObject[]): Promise<void> {
+  await Promise.all(objects.map(async (obj) => {
+    const resource = resourceOf(obj.apiVersion ?? '', obj.kind ?? '');
+    if (!resource || obj.metadata?.deletionTimestamp) return;
+    try {
+      await client.delete(resource, obj.metadata?.name ?? '', obj.metadata?.namespace, { propagationPolicy: 'Background' });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }));
+}

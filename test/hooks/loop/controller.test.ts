@@ -1,0 +1,227 @@
+import { expect } from 'chai';
+import { Controller, startDeletion, type ControllerSpec } from '../../../hooks/loop/controller.js';
+import { APPLIED_HASH_ANNOTATION } from '../../../hooks/loop/plan.js';
+import type { SyncHook } from '../../../hooks/loop/types.js';
+import type { KubeObject } from '../../../kube/client.js';
+import { RESOURCES } from '../../../kube/resources.js';
+import { FakeApiServer } from '../../support/fake-apiserver.js';
+import { eventually } from '../support/eventually.js';
+
+// A trivial parent: a Workspace in `svc-demo` whose spec.value becomes one ConfigMap
+// (none when spec.value is absent); status says whether the child exists.
+const NS = 'svc-demo';
+type Seen = { errors: number };
+
+function testHook(seen: Seen): SyncHook<{ prefix: string }, { markers: number }> {
+  return ({ parent, children, related, config, errors }) => {
+    const name = parent.metadata?.name ?? '';
+    const spec = (parent.spec ?? {}) as { value?: string };
+    if (errors?.length) seen.errors++;
+    const desired: KubeObject[] = spec.value === undefined ? [] : [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-cfg` }, data: { value: `${config.prefix}${spec.value}` } }];
+    const observed = children['ConfigMap.v1']?.[`${NS}/${name}-cfg`];
+    const phase = errors?.length ? 'Failed' : spec.value === undefined || observed ? 'Ready' : 'Pending';
+    return { status: { phase, markers: related.markers, ...(errors?.length ? { message: errors.map((e) => `${e.child}: ${e.message}`).join('; ') } : {}) }, children: desired };
+  };
+}
+
+function parentObject(name: string, value?: string): KubeObject {
+  return { apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace: NS }, spec: value === undefined ? {} : { value } };
+}
+
+describe('reconcile controller', () => {
+  let api: FakeApiServer;
+  let stop: AbortController;
+  let running: Promise<void>;
+  let controller: Controller<{ prefix: string }, { markers: number }>;
+  let seen: Seen;
+
+  async function start(overrides: Partial<ControllerSpec<{ prefix: string }, { markers: number }>> = {}) {
+    seen = { errors: 0 };
+    controller = new Controller(api.client(), {
+      name: 'test',
+      parent: RESOURCES.workspace,
+      children: [RESOURCES.configMap],
+      parentLabel: 'den.dev/workspace',
+      hook: testHook(seen),
+      config: { prefix: 'v=' },
+      relatedSources: [{
+        name: 'markers',
+        resource: RESOURCES.secret,
+        namespace: 'svc-system',
+        labelSelector: 'test/marker=true',
+        parentsOf: (_obj, parents) => parents.list().map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`),
+      }],
+      related: (_parent, caches) => ({ markers: caches.markers!.list().length }),
+      ...overrides,
+    }, { backoff: { baseMs: 20, maxMs: 200, jitter: 0 }, shutdownGraceMs: 1000, log: process.env.LOOP_DEBUG ? (m, f) => console.log(m, JSON.stringify(f)) : undefined });
+    stop = new AbortController();
+    running = controller.run(stop.signal);
+    await controller.whenSynced();
+  }
+
+  const child = (name: string) => api.object<KubeObject & { data?: Record<string, string> }>(RESOURCES.configMap, `${name}-cfg`, NS);
+  const parentOf = (name: string) => api.object<KubeObject & { status?: Record<string, unknown> }>(RESOURCES.workspace, name, NS);
+
+  beforeEach(async () => {
+    api = new FakeApiServer();
+    await api.start();
+    api.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  });
+
+  afterEach(async () => {
+    stop.abort();
+    await running;
+    await api.close();
+  });
+
+  it('applies the child with a controller reference and writes status with observedGeneration', async () => {
+    const [p] = api.seed(parentObject('a', 'one'));
+    await start();
+    const cm = await eventually(() => child('a'), 'the child ConfigMap');
+    expect(cm.data).to.deep.equal({ value: 'v=one' });
+    expect(cm.metadata?.ownerReferences).to.deep.equal([{ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', name: 'a', uid: p!.metadata!.uid, controller: true, blockOwnerDeletion: true }]);
+    expect(cm.metadata?.labels).to.include({ 'den.dev/workspace': 'a', 'app.kubernetes.io/managed-by': 'den-manager' });
+    expect(cm.metadata?.managedFields ?? []).to.deep.equal([]);
+    const applied = api.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith('/configmaps/a-cfg'));
+    expect(applied[0]?.query).to.include('fieldManager=den-manager').and.include('force=true');
+    const status = await eventually(() => parentOf('a')?.status?.phase === 'Ready' && parentOf('a')!.status, 'status Ready');
+    expect(status).to.deep.equal({ phase: 'Ready', markers: 0, observedGeneration: 1 });
+  });
+
+  it('follows a spec change and writes the new observedGeneration', async () => {
+    api.seed(parentObject('a', 'one'));
+    await start();
+    await eventually(() => parentOf('a')?.status?.phase === 'Ready', 'status Ready');
+    const current = parentOf('a')!;
+    api.seed({ ...current, spec: { value: 'two' } });
+    await eventually(() => child('a')?.data?.value === 'v=two', 'the child updated');
+    await eventually(() => parentOf('a')?.status?.observedGeneration === 2, 'observedGeneration 2');
+  });
+
+  it('deletes a controlled child the hook no longer returns', async () => {
+    api.seed(parentObject('a', 'one'));
+    await start();
+    await eventually(() => child('a'), 'the child');
+    api.seed({ ...parentOf('a')!, spec: {} });
+    await eventually(() => !child('a'), 'the child deleted');
+  });
+
+  it('never deletes an object it does not control, even with its label', async () => {
+    api.seed(parentObject('a'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stranger', namespace: NS, labels: { 'den.dev/workspace': 'a' } } });
+    await start();
+    await eventually(() => parentOf('a')?.status?.phase === 'Ready', 'status Ready');
+    await controller.reconcileNow(`${NS}/a`);
+    expect(api.object(RESOURCES.configMap, 'stranger', NS)).to.not.equal(undefined);
+  });
+
+  it('restores a child deleted by hand', async () => {
+    api.seed(parentObject('a', 'one'));
+    await start();
+    const first = await eventually(() => child('a'), 'the child');
+    api.remove(RESOURCES.configMap, 'a-cfg', NS);
+    const again = await eventually(() => child('a'), 'the child restored');
+    expect(again.metadata?.uid).to.not.equal(first.metadata?.uid);
+  });
+
+  it('restores a child edited by hand', async () => {
+    api.seed(parentObject('a', 'one'));
+    await start();
+    const cm = await eventually(() => child('a'), 'the child');
+    api.seed({ ...cm, data: { value: 'tampered' } });
+    await eventually(() => child('a')?.data?.value === 'v=one', 'the child restored');
+  });
+
+  it('applies nothing and writes no status when nothing changed', async () => {
+    api.seed(parentObject('a', 'one'));
+    await start();
+    await eventually(() => parentOf('a')?.status?.phase === 'Ready', 'status Ready');
+    await controller.reconcileNow(`${NS}/a`);
+    const before = api.requests.length;
+    const outcome = await controller.reconcileNow(`${NS}/a`);
+    expect(outcome).to.deep.equal({ ok: true });
+    expect(api.requests.slice(before).filter((r) => r.method !== 'GET')).to.deep.equal([]);
+  });
+
+  it('retries a status write that met a conflict and still writes the status', async () => {
+    api.seed(parentObject('a', 'one'));
+    api.failNext('PUT', /\/workspaces\/a\/status$/, 409, { message: 'Operation cannot be fulfilled on workspaces.den.dev "a": the object has been modified; please apply your changes to the latest version and try again' }, 2);
+    await start();
+    await eventually(() => parentOf('a')?.status?.phase === 'Ready', 'status Ready');
+    const puts = api.requests.filter((r) => r.method === 'PUT' && r.path.endsWith('/workspaces/a/status'));
+    expect(puts.length).to.be.at.least(3);
+  });
+
+  it("keeps another writer's status field when its own status write met a conflict", async () => {
+    api.seed(parentObject('a', 'one'));
+    await start({ foreignStatusFields: ['lastActivityTime'] });
+    await eventually(() => parentOf('a')?.status?.phase === 'Ready', 'status Ready');
+    // The gateway records activity; then a change makes the loop write status from a stale copy.
+    const current = parentOf('a')!;
+    api.failNext('PUT', /\/workspaces\/a\/status$/, 409);
+    api.seed({ ...current, status: { ...current.status, lastActivityTime: '2026-01-01T00:00:00Z' } });
+    api.seed({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'm1', namespace: 'svc-system', labels: { 'test/marker': 'true' } } });
+    await eventually(() => parentOf('a')?.status?.markers === 1, 'status follows the related object');
+    expect(parentOf('a')?.status?.lastActivityTime).to.equal('2026-01-01T00:00:00Z');
+  });
+
+  it('reconciles every parent when a related object changes', async () => {
+    api.seed(parentObject('a', 'one'), parentObject('b', 'two'));
+    await start();
+    await eventually(() => parentOf('b')?.status?.phase === 'Ready', 'status Ready');
+    api.seed({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'm1', namespace: 'svc-system', labels: { 'test/marker': 'true' } } });
+    await eventually(() => parentOf('a')?.status?.markers === 1 && parentOf('b')?.status?.markers === 1, 'both statuses follow');
+  });
+
+  it('tells the hook which child failed and with what message, and retries until it applies', async () => {
+    api.seed(parentObject('a', 'one'));
+    api.failNext('PATCH', /\/configmaps\/a-cfg/, 403, { reason: 'Forbidden', message: 'configmaps "a-cfg" is forbidden: exceeded quota' }, 2);
+    await start();
+    const failed = await eventually(() => parentOf('a')?.status?.phase === 'Failed' && parentOf('a')!.status, 'status Failed');
+    expect(failed.message).to.equal('ConfigMap/a-cfg: configmaps "a-cfg" is forbidden: exceeded quota');
+    await eventually(() => parentOf('a')?.status?.phase === 'Ready', 'status Ready after the retry');
+    expect(seen.errors).to.be.at.least(1);
+    expect(controller.stats.failures).to.be.at.least(1);
+  });
+
+  it('relists after 410 Gone and keeps reconciling', async () => {
+    api.seed(parentObject('a', 'one'));
+    await start();
+    await eventually(() => child('a'), 'the child');
+    api.compact();
+    api.dropWatches();
+    api.seed(parentObject('b', 'two'));
+    api.compact();
+    await eventually(() => child('b'), 'a child for the parent created while the watch was down', 8000);
+    const relists = api.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/workspaces') && !r.query.includes('watch'));
+    expect(relists.length).to.be.at.least(2);
+  });
+
+  describe('finalizer', () => {
+    it('adds its finalizer, and on deletion finalizes, removes it and lets the parent go', async () => {
+      const finalized: string[] = [];
+      api.seed(parentObject('a', 'one'));
+      await start({
+        finalizer: {
+          name: 'den.dev/test',
+          async finalize(parent, { client, children }) {
+            finalized.push(`${parent.metadata?.name}:${children.map((c) => c.metadata?.name).join(',')}`);
+            await startDeletion(client, children);
+          },
+        },
+      });
+      await eventually(() => parentOf('a')?.metadata?.finalizers?.includes('den.dev/test'), 'the finalizer added');
+      await eventually(() => parentOf('a')?.status?.phase === 'Ready', 'status Ready');
+      await api.client().delete(RESOURCES.workspace, 'a', NS);
+      await eventually(() => !parentOf('a'), 'the parent gone');
+      expect(finalized).to.deep.equal(['a:a-cfg']);
+      expect(child('a')).to.equal(undefined);
+    });
+  });
+
+  it('marks the applied hash so an unchanged child is not applied again', async () => {
+    api.seed(parentObject('a', 'one'));
+    await start();
+    const cm = await eventually(() => child('a'), 'the child');
+    expect(cm.metadata?.annotations?.[APPLIED_HASH_ANNOTATION]).to.match(/^[0-9a-f]{16}$/);
+  });
+});
