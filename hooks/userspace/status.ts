@@ -75,12 +75,12 @@ function verdict(input: StatusInput, namespaceObject: KubeObject | undefined): V
 }
 
 function condition(
-  previous: Condition[] | undefined,
+  previous: Condition[],
   next: Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>,
   now: Date,
   generation: number | undefined,
 ): Condition {
-  const before = previous?.find((c) => c.type === next.type);
+  const before = previous.find((c) => c.type === next.type);
   const lastTransitionTime = before && before.status === next.status && before.lastTransitionTime ? before.lastTransitionTime : timestamp(now);
   return {
     ...next,
@@ -90,11 +90,17 @@ function condition(
   };
 }
 
+function previousConditions(parent: UserSpace): Condition[] {
+  const conditions = (parent.status as { conditions?: unknown } | undefined)?.conditions;
+  if (!Array.isArray(conditions)) return [];
+  return conditions.filter((c): c is Condition => !!c && typeof c === 'object' && typeof (c as Condition).type === 'string');
+}
+
 export function userSpaceStatus(input: StatusInput): UserSpaceStatus {
   const namespaceObject = input.observed['Namespace.v1']?.[input.namespace];
   const v = verdict(input, namespaceObject);
-  const generation = input.parent.metadata.generation;
-  const previous = Array.isArray(input.parent.status?.conditions) ? input.parent.status.conditions : undefined;
+  const generation = input.parent.metadata?.generation;
+  const previous = previousConditions(input.parent);
   const conditions: Condition[] = [
     condition(previous, { type: 'Ready', status: v.phase === 'Ready' ? 'True' : 'False', reason: v.reason, message: v.message }, input.now, generation),
     condition(

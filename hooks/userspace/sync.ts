@@ -14,7 +14,7 @@ export type { UserSpaceSyncInput, UserSpaceSyncResult } from './types.js';
 export function syncUserSpace(input: UserSpaceSyncInput): UserSpaceSyncResult {
   const { parent, children: observed, related, now, config } = input;
   const disabled = isDisabled(parent);
-  const namespace = userNamespace(parent.metadata.name ?? '');
+  const namespace = userNamespace(parent.metadata?.name ?? '');
   const apiServer = apiServerRules(related.apiServer);
 
   // The decision: an invalid spec changes nothing that exists; a valid one renders everything.

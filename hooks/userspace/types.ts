@@ -4,42 +4,30 @@ import type { KubeObject } from '../../kube/client.js';
 
 export type NetworkPolicyMode = 'Isolated' | 'ClusterEgress';
 
-export interface UserSpaceSpec {
-  owner?: unknown;
-  quota?: {
-    cpu?: unknown;
-    memory?: unknown;
-    storage?: unknown;
-    gpu?: unknown;
-    workspaces?: unknown;
-  };
-  networkPolicy?: unknown;
-  sshAuthorizedKeys?: unknown;
-}
-
-export interface Condition {
+// Type aliases rather than interfaces, so they fit the loop's `Record<string, unknown>` status.
+export type Condition = {
   type: string;
   status: 'True' | 'False' | 'Unknown';
   reason: string;
   message: string;
   lastTransitionTime: string;
   observedGeneration?: number;
-}
+};
 
 export type UserSpacePhase = 'Pending' | 'Ready' | 'Failed';
 
-export interface UserSpaceStatus {
+export type UserSpaceStatus = {
   namespace?: string;
   phase: UserSpacePhase;
   observedGeneration?: number;
   conditions: Condition[];
-}
+};
 
-export interface UserSpace extends KubeObject {
-  metadata: NonNullable<KubeObject['metadata']>;
-  spec?: UserSpaceSpec;
-  status?: Partial<UserSpaceStatus>;
-}
+/**
+ * A UserSpace as the informer hands it over: nothing in it is trusted to have the right shape,
+ * the hook checks every field it reads.
+ */
+export type UserSpace = KubeObject;
 
 /**
  * Observed children, keyed first by `Kind.apiVersion` (`childKey()`), then by `namespace/name`

@@ -25,12 +25,16 @@ const MAX_LABEL = 63;
 
 /** `den.dev/role: admin`; any other value, or none, is an ordinary user. */
 export function isAdmin(parent: UserSpace): boolean {
-  return parent.metadata.labels?.[LABELS.role] === 'admin';
+  return parent.metadata?.labels?.[LABELS.role] === 'admin';
 }
 
 /** `den.dev/disabled: "true"`, exactly; any other value leaves the UserSpace enabled. */
 export function isDisabled(parent: UserSpace): boolean {
-  return parent.metadata.labels?.[LABELS.disabled] === 'true';
+  return parent.metadata?.labels?.[LABELS.disabled] === 'true';
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
 function show(value: unknown): string {
@@ -70,7 +74,7 @@ function count(field: string, value: unknown, fallback: number | undefined, prob
 
 export function planUserSpace(parent: UserSpace): PlanResult {
   const problems: string[] = [];
-  const name = parent.metadata.name ?? '';
+  const name = parent.metadata?.name ?? '';
   const namespace = userNamespace(name);
   if (!DNS_LABEL.test(namespace) || namespace.length > MAX_LABEL) {
     problems.push(
@@ -78,17 +82,17 @@ export function planUserSpace(parent: UserSpace): PlanResult {
         `(lower-case letters, digits and '-', at most ${MAX_LABEL} characters)`,
     );
   }
-  const spec = parent.spec ?? {};
+  const spec = asRecord(parent.spec) ?? {};
   const owner = spec.owner;
   if (typeof owner !== 'string' || owner.trim() === '') problems.push('spec.owner: required, a non-empty string');
 
-  const quota = spec.quota;
+  const quota = asRecord(spec.quota);
   let cpu: BudgetQuantity | undefined;
   let memory: BudgetQuantity | undefined;
   let storage: BudgetQuantity | undefined;
   let gpu: number | undefined;
   let workspaces: number | undefined;
-  if (!quota || typeof quota !== 'object') {
+  if (!quota) {
     problems.push('spec.quota: required');
   } else {
     cpu = budget('spec.quota.cpu', quota.cpu, problems);
