@@ -1,0 +1,149 @@
+// A Den cluster for the REST core's tests: the fake API server with the CRDs, the install
+// chart's RBAC (so the server runs with exactly its least-privilege rights), UserSpaces
+// provisioned by the real UserSpace hook, and `den server`'s app on a loopback port.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { denCrds } from '../../../infra/crds/index.js';
+import { renderInstall } from '../../../infra/install/synth.js';
+import { DEFAULT_SETTINGS } from '../../../infra/install/settings.js';
+import { syncUserSpace } from '../../../hooks/userspace/sync.js';
+import type { UserSpace } from '../../../hooks/userspace/types.js';
+import type { KubeObject } from '../../../kube/client.js';
+import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../../../kube/group.js';
+import { createApp } from '../../../server/app.js';
+import { renderLocalUserSecret } from '../../../server/auth/local-users.js';
+import { hashPassword } from '../../../server/auth/passwords.js';
+import { createAuthServices, type AuthServiceOptions, type AuthServices } from '../../../server/auth/services.js';
+import { FakeApiServer } from '../../support/fake-apiserver.js';
+import { fixture } from '../../support/fixtures.js';
+
+export const SERVER_TOKEN = 'den-server-token';
+export const SERVER_USER = `system:serviceaccount:${SYSTEM_NAMESPACE}:den-server`;
+/** Cheap scrypt for seeded users; the hash carries its parameters, so verification follows. */
+const FAST_SCRYPT = { N: 1024, r: 8, p: 1 };
+
+const RBAC_KINDS = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+
+export async function startCluster(): Promise<FakeApiServer> {
+  const api = new FakeApiServer();
+  await api.start();
+  api.installCrds(denCrds() as unknown as KubeObject[]);
+  api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => RBAC_KINDS.has(o.kind!)));
+  api.addUser(SERVER_TOKEN, { username: SERVER_USER, groups: ['system:serviceaccounts', `system:serviceaccounts:${SYSTEM_NAMESPACE}`] });
+  return api;
+}
+
+/** A UserSpace and the children its hook renders (namespace, ServiceAccounts, Roles, bindings). */
+export function provision(api: FakeApiServer, name: string, owner: string, opts: { admin?: boolean; disabled?: boolean } = {}): void {
+  const labels: Record<string, string> = {};
+  if (opts.admin) labels['den.dev/role'] = 'admin';
+  if (opts.disabled) labels['den.dev/disabled'] = 'true';
+  const [parent] = api.seed({
+    apiVersion: 'den.dev/v1alpha1',
+    kind: 'UserSpace',
+    metadata: { name, labels },
+    spec: { owner, quota: { cpu: '4', memory: '8Gi', storage: '50Gi', gpu: 0, workspaces: 3 }, networkPolicy: 'Isolated' },
+  });
+  const { children } = syncUserSpace({
+    parent: parent as UserSpace,
+    children: {},
+    related: { apiServer: { service: fixture('service-kubernetes.json').body, endpointSlices: fixture('endpointslices-kubernetes.json').body.items }, pullSecrets: [] },
+    now: new Date(),
+    config: { gpuResource: DEFAULT_GPU_RESOURCE, managerNamespace: SYSTEM_NAMESPACE },
+  });
+  api.seed(...children);
+}
+
+/** Stores a local user directly, as `den users add` would. */
+export async function seedLocalUser(api: FakeApiServer, username: string, owner: string, password: string): Promise<void> {
+  const passwordHash = await hashPassword(password, FAST_SCRYPT);
+  api.seed(renderLocalUserSecret(SYSTEM_NAMESPACE, { username, owner, passwordHash }, Date.now()));
+}
+
+export interface DenOptions extends Partial<AuthServiceOptions> {
+  localAuth?: boolean;
+  baseUrl?: string;
+  now?: () => number;
+  bodyLimitBytes?: number;
+}
+
+export interface Den {
+  url: string;
+  api: string;
+  auth: AuthServices;
+  close(): Promise<void>;
+}
+
+/** `den server`'s app with its own caches, on a loopback port, acting as the den-server ServiceAccount. */
+export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promise<Den> {
+  const serverClient = api.client(SERVER_TOKEN);
+  const auth = createAuthServices(serverClient, { namespace: SYSTEM_NAMESPACE, tokenTtlSeconds: 600, ...opts });
+  const stop = new AbortController();
+  const caches = auth.run(stop.signal);
+  await auth.synced;
+  const app = createApp({
+    config: { baseUrl: opts.baseUrl ?? 'http://den.test', localAuth: opts.localAuth ?? true, bodyLimitBytes: opts.bodyLimitBytes },
+    serverClient,
+    auth,
+    resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: () => undefined },
+    log: () => undefined,
+    ready: () => true,
+    now: opts.now,
+  });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    api: `${url}/api/v1`,
+    auth,
+    async close() {
+      stop.abort();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await caches;
+    },
+  };
+}
+
+/** Waits until `check` holds (a watch event reaching a cache, say). */
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export interface Signed {
+  cookie: string;
+  csrf: string;
+}
+
+/** Signs in with a password and returns the cookie pair and the CSRF token. */
+export async function login(den: Den, username: string, password: string): Promise<Signed> {
+  const res = await fetch(`${den.api}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  if (res.status !== 204) throw new Error(`login as ${username}: ${res.status} ${await res.text()}`);
+  const setCookie = res.headers.getSetCookie()[0] ?? '';
+  return { cookie: setCookie.split(';')[0]!, csrf: res.headers.get('x-csrf-token') ?? '' };
+}
+
+export interface Answer {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+/** One JSON call; `as` is a cookie session (with its CSRF token unless `csrf: false`) or a bearer token. */
+export async function call(den: Den, method: string, path: string, opts: { as?: Signed | string; body?: unknown; csrf?: string | false; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (typeof opts.as === 'string') headers.Authorization = `Bearer ${opts.as}`;
+  else if (opts.as) {
+    headers.Cookie = opts.as.cookie;
+    if (opts.csrf !== false) headers['X-CSRF-Token'] = opts.csrf ?? opts.as.csrf;
+  }
+  if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(`${den.api}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}

@@ -1,0 +1,171 @@
+// SPEC 4.1 and 5 over a real loopback HTTP server: login, the session, logout.
+import { expect } from 'chai';
+import { RESOURCES } from '../../../kube/resources.js';
+import { sessionSecretName } from '../../../server/auth/sessions.js';
+import type { FakeApiServer } from '../../support/fake-apiserver.js';
+import { call, login, provision, seedLocalUser, startCluster, startDen, until, type Den } from './cluster.js';
+
+describe('sessions (POST /login, GET /session, POST /logout)', () => {
+  let api: FakeApiServer;
+  let den: Den;
+
+  beforeEach(async () => {
+    api = await startCluster();
+    provision(api, 'alice', 'alice@example.com');
+    await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');
+    den = await startDen(api);
+  });
+  afterEach(async () => {
+    await den.close();
+    await api.close();
+  });
+
+  it('signs in with 204, an HttpOnly SameSite cookie holding only an id, and the CSRF token in a header', async () => {
+    const res = await fetch(`${den.api}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: 'alice-password' }) });
+    expect(res.status).to.equal(204);
+    expect(await res.text()).to.equal('');
+    const [cookie] = res.headers.getSetCookie();
+    expect(cookie).to.match(/^svc_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=604800$/);
+    expect(res.headers.get('x-csrf-token')).to.match(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('keeps the session in a Secret named by the hash of the id, which holds neither the id nor a password', async () => {
+    const signed = await login(den, 'alice', 'alice-password');
+    const id = signed.cookie.split('=')[1]!;
+    const secret = api.object<{ metadata: { labels: Record<string, string> }; data: Record<string, string> }>(RESOURCES.secret, sessionSecretName(id), 'svc-system');
+    expect(secret?.metadata.labels['den.dev/kind']).to.equal('session');
+    const stored = JSON.stringify(Object.values(secret!.data).map((v) => Buffer.from(v, 'base64').toString()));
+    expect(stored).to.not.contain(id);
+    expect(stored).to.not.contain('alice-password');
+    expect(api.requests.filter((r) => r.path.includes('/secrets')).every((r) => r.user === 'system:serviceaccount:svc-system:den-server')).to.equal(true);
+  });
+
+  it('sets Secure on the cookie when the base URL is https', async () => {
+    const secure = await startDen(api, { baseUrl: 'https://den.example.com' });
+    try {
+      const res = await fetch(`${secure.api}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: 'alice-password' }) });
+      expect(res.headers.getSetCookie()[0]).to.match(/; Secure$/);
+      expect(res.headers.get('strict-transport-security')).to.equal('max-age=31536000');
+    } finally {
+      await secure.close();
+    }
+  });
+
+  it('describes the session with GET /session, the CSRF token included', async () => {
+    const signed = await login(den, 'alice', 'alice-password');
+    const res = await call(den, 'GET', '/session', { as: signed });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ email: 'alice@example.com', userspace: 'alice', namespace: 'svc-alice', role: 'user', csrf_token: signed.csrf });
+  });
+
+  it('answers 401 with the same message for a wrong password and an unknown username', async () => {
+    const wrong = await call(den, 'POST', '/login', { body: { username: 'alice', password: 'nope-nope' } });
+    const unknown = await call(den, 'POST', '/login', { body: { username: 'mallory', password: 'nope-nope' } });
+    expect(wrong).to.deep.include({ status: 401, body: { error: 'invalid username or password' } });
+    expect(unknown).to.deep.include({ status: 401, body: { error: 'invalid username or password' } });
+    expect(wrong.headers.get('set-cookie')).to.equal(null);
+  });
+
+  it('answers 400 naming the field for a malformed LoginRequest', async () => {
+    expect((await call(den, 'POST', '/login', { body: { username: 'alice' } })).body).to.deep.equal({ error: 'password is required' });
+    expect((await call(den, 'POST', '/login', { body: { username: 'alice', password: 5 } })).body).to.deep.equal({ error: 'password must be a string' });
+    const extra = await call(den, 'POST', '/login', { body: { username: 'alice', password: 'alice-password', admin: true } });
+    expect(extra).to.deep.include({ status: 400, body: { error: 'unknown field admin' } });
+  });
+
+  it('answers 404 on POST /login when local login is off', async () => {
+    const off = await startDen(api, { localAuth: false });
+    try {
+      const res = await call(off, 'POST', '/login', { body: { username: 'alice', password: 'alice-password' } });
+      expect(res).to.deep.include({ status: 404, body: { error: 'local login is disabled' } });
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('refuses a disabled person with 403 once the password is right, and with 401 when it is not', async () => {
+    provision(api, 'bob', 'bob@example.com', { disabled: true });
+    await seedLocalUser(api, 'bob', 'bob@example.com', 'bob-password');
+    await until(async () => (await call(den, 'POST', '/login', { body: { username: 'bob', password: 'bob-password' } })).status === 403, 'bob to be known');
+    const right = await call(den, 'POST', '/login', { body: { username: 'bob', password: 'bob-password' } });
+    expect(right.body).to.deep.equal({ error: 'the account bob@example.com is disabled; ask an administrator to enable it' });
+    expect((await call(den, 'POST', '/login', { body: { username: 'bob', password: 'wrong-password' } })).status).to.equal(401);
+  });
+
+  it('answers 403 when the password is right but nobody has a UserSpace for the owner', async () => {
+    await seedLocalUser(api, 'carol', 'carol@example.com', 'carol-password');
+    await until(() => den.auth.localUsers.list().some((u) => u.username === 'carol'), 'carol in the cache');
+    const res = await call(den, 'POST', '/login', { body: { username: 'carol', password: 'carol-password' } });
+    expect(res).to.deep.include({ status: 403, body: { error: 'no UserSpace belongs to carol@example.com; ask an administrator to create one' } });
+  });
+
+  it('answers 401 without a cookie or token, and for a cookie of no session', async () => {
+    expect(await call(den, 'GET', '/session')).to.deep.include({
+      status: 401,
+      body: { error: 'authentication required: sign in with POST /api/v1/login or send Authorization: Bearer <API token>' },
+    });
+    const forged = { cookie: `svc_session=${'A'.repeat(43)}`, csrf: 'x' };
+    expect(await call(den, 'GET', '/session', { as: forged })).to.deep.include({ status: 401, body: { error: 'your session has ended; sign in again' } });
+    expect((await call(den, 'GET', '/session', { headers: { Authorization: 'Bearer not-a-den-token' } })).status).to.equal(401);
+  });
+
+  it('ends the session with POST /logout: 204, cookie cleared, Secret deleted, cookie refused after', async () => {
+    const signed = await login(den, 'alice', 'alice-password');
+    const id = signed.cookie.split('=')[1]!;
+    const res = await call(den, 'POST', '/logout', { as: signed });
+    expect(res.status).to.equal(204);
+    expect(res.headers.getSetCookie()[0]).to.match(/^svc_session=; Path=\/; HttpOnly; SameSite=Lax; Max-Age=0/);
+    expect(api.object(RESOURCES.secret, sessionSecretName(id), 'svc-system')).to.equal(undefined);
+    expect((await call(den, 'GET', '/session', { as: signed })).status).to.equal(401);
+  });
+
+  it('answers 400 to POST /logout with a bearer token', async () => {
+    const signed = await login(den, 'alice', 'alice-password');
+    const { body } = await call(den, 'POST', '/tokens', { as: signed });
+    const res = await call(den, 'POST', '/logout', { as: body.token });
+    expect(res).to.deep.include({ status: 400, body: { error: 'logout ends cookie sessions only; revoke an API token with DELETE /api/v1/tokens/{name}' } });
+  });
+
+  it('keeps sessions across a restart and between replicas, since they live in the cluster', async () => {
+    const signed = await login(den, 'alice', 'alice-password');
+    await den.close();
+    den = await startDen(api);
+    const replica = await startDen(api);
+    try {
+      expect((await call(den, 'GET', '/session', { as: signed })).status).to.equal(200);
+      expect((await call(replica, 'GET', '/session', { as: signed })).status).to.equal(200);
+      const fresh = await login(replica, 'alice', 'alice-password');
+      expect((await call(den, 'GET', '/session', { as: fresh })).status, 'a session made on another replica a moment ago').to.equal(200);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('ends a session idle for 12 hours and deletes its Secret', async () => {
+    let clock = Date.now();
+    const timed = await startDen(api, { now: () => clock });
+    try {
+      const signed = await login(timed, 'alice', 'alice-password');
+      const id = signed.cookie.split('=')[1]!;
+      clock += 11 * 3_600_000;
+      expect((await call(timed, 'GET', '/session', { as: signed })).status).to.equal(200);
+      clock += 11 * 3_600_000;
+      expect((await call(timed, 'GET', '/session', { as: signed })).status, 'used 11 h ago').to.equal(200);
+      clock += 12 * 3_600_000;
+      expect((await call(timed, 'GET', '/session', { as: signed })).status).to.equal(401);
+      expect(api.object(RESOURCES.secret, sessionSecretName(id), 'svc-system')).to.equal(undefined);
+    } finally {
+      await timed.close();
+    }
+  });
+
+  it('slows down guessing: after 5 failures even the right password waits, with 429 and Retry-After', async () => {
+    for (let i = 0; i < 5; i++) expect((await call(den, 'POST', '/login', { body: { username: 'alice', password: `guess-${i}-x` } })).status).to.equal(401);
+    const locked = await call(den, 'POST', '/login', { body: { username: 'Alice', password: 'alice-password' } });
+    expect(locked.status).to.equal(429);
+    expect(locked.body.error).to.match(/^too many failed attempts for alice; retry in 1 s$/);
+    expect(locked.headers.get('retry-after')).to.equal('1');
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await call(den, 'POST', '/login', { body: { username: 'alice', password: 'alice-password' } })).status).to.equal(204);
+  });
+});
