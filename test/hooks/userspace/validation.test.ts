@@ -60,3 +60,31 @@ const ORDER = ['Namespace', 'ServiceAccount', 'ResourceQuota', 'LimitRange', 'Ne
 function byKindThenName(a: { kind: string; metadata: { name: string } }, b: { kind: string; metadata: { name: string } }): number {
   return ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind) || a.metadata.name.localeCompare(b.metadata.name);
 }
+
+describe('syncUserSpace with a malformed parent', () => {
+  const parents: { what: string; parent: Record<string, unknown>; message: string }[] = [
+    { what: 'a spec that is a string', parent: { ...userSpace(), spec: 'x' }, message: 'spec.owner: required, a non-empty string; spec.quota: required; spec.networkPolicy: required, Isolated or ClusterEgress' },
+    { what: 'a quota that is a list', parent: userSpace({ spec: { quota: ['4'] } }), message: 'spec.quota: required' },
+    {
+      what: 'no metadata.name',
+      parent: { ...userSpace(), metadata: { uid: 'u' } },
+      message: `metadata.name: "" gives the namespace "svc-", which is not a valid namespace name (lower-case letters, digits and '-', at most 63 characters)`,
+    },
+  ];
+  for (const c of parents) {
+    it(`answers Failed, never throws, for ${c.what}`, () => {
+      const { status } = syncUserSpace(input(c.parent));
+      expect(status.phase).to.equal('Failed');
+      expect(status.conditions[0]!.message).to.equal(`${c.message}; the existing children are kept as they are`);
+    });
+  }
+
+  it('ignores previous conditions that are not conditions', () => {
+    const parent = userSpace({ status: { conditions: [null, 'Ready', { type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] } as never });
+    const { status } = syncUserSpace(input(parent));
+    expect(status.conditions.map((c) => `${c.type}=${c.status}@${c.lastTransitionTime}`)).to.deep.equal([
+      'Ready=False@2026-11-22T10:00:00Z',
+      'Disabled=False@2026-11-22T10:00:00Z',
+    ]);
+  });
+});
