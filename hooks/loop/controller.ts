@@ -8,7 +8,7 @@ import { FIELD_MANAGERS } from '../../kube/group.js';
 import { Informer, objectKey, type CacheEvent } from '../../kube/informer.js';
 import { resourceOf, type ResourceType } from '../../kube/resources.js';
 import { childName, parentKeysOf, refOf } from './keys.js';
-import { ChildIndex, childrenMap, decorateChild, desiredStatus, planChildren, sameStatus } from './plan.js';
+import { ChildIndex, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
 import { WorkQueue, type BackoffOptions, type RateLimit } from './queue.js';
 import type { ChildError, SyncHook } from './types.js';
 
@@ -202,14 +202,19 @@ export class Controller<Config = unknown, Related = unknown> {
     let output = this.spec.hook(input);
     const errors: ChildError[] = [];
     const desired: KubeObject[] = [];
+    const held: KubeObject[] = [];
     for (const child of output.children) {
+      if (isHeldAsObserved(child, observed)) {
+        held.push(child);
+        continue;
+      }
       try {
         desired.push(decorateChild(child, { parent, parentResource: this.spec.parent, parentLabel: this.spec.parentLabel }));
       } catch (err) {
         errors.push({ child: childName(child), message: messageOf(err) });
       }
     }
-    const plan = planChildren(desired, observed);
+    const plan = planChildren(desired, observed, held);
     for (const wave of plan.apply) {
       await Promise.all(wave.map((child) => this.applyChild(child).catch((err: unknown) => errors.push({ child: childName(child), message: messageOf(err) }))));
     }

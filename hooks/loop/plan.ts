@@ -48,6 +48,32 @@ export function identityOf(obj: KubeObject): string {
   return `${groupOf(obj.apiVersion ?? '')}/${obj.kind ?? ''}/${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 }
 
+/** Fields the API server writes; an apply body must not carry them. */
+const SERVER_METADATA = ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink'];
+
+/** The child without what the API server wrote into it (bookkeeping, status, the loop's old hash). */
+export function withoutServerFields(child: KubeObject): KubeObject {
+  const { status: _status, ...rest } = child;
+  const metadata: Record<string, unknown> = { ...child.metadata };
+  for (const field of SERVER_METADATA) delete metadata[field];
+  const annotations = { ...child.metadata?.annotations };
+  delete annotations[APPLIED_HASH_ANNOTATION];
+  if (Object.keys(annotations).length) metadata.annotations = annotations;
+  else delete metadata.annotations;
+  return { ...rest, metadata };
+}
+
+/**
+ * True when the hook returned the observed object itself (same uid and resourceVersion):
+ * its way of saying "leave this child as it is", so the loop neither applies nor prunes it.
+ */
+export function isHeldAsObserved(child: KubeObject, observed: readonly KubeObject[]): boolean {
+  const rv = child.metadata?.resourceVersion;
+  const uid = child.metadata?.uid;
+  if (!rv || !uid) return false;
+  return observed.some((o) => o.metadata?.uid === uid && o.metadata?.resourceVersion === rv);
+}
+
 export interface Decoration {
   parent: KubeObject;
   parentResource: ResourceType;
@@ -72,6 +98,7 @@ export function decorateChild(child: KubeObject, { parent, parentResource, paren
   }
   if (!resource.namespaced) namespace = undefined;
   const owner = controllerReference(parent);
+  child = withoutServerFields(child);
   const others = (child.metadata?.ownerReferences ?? []).filter((ref) => ref.uid !== owner.uid && ref.controller !== true);
   const metadata: NonNullable<KubeObject['metadata']> = {
     ...child.metadata,
@@ -101,13 +128,16 @@ export interface ChildPlan {
   unchanged: number;
 }
 
-/** Which desired children need applying, and which observed (controlled) children go. */
-export function planChildren(desired: KubeObject[], observed: KubeObject[]): ChildPlan {
+/**
+ * Which desired children need applying, and which observed (controlled) children go.
+ * `held` children are kept as they are: never applied, never pruned.
+ */
+export function planChildren(desired: KubeObject[], observed: KubeObject[], held: readonly KubeObject[] = []): ChildPlan {
   const observedById = new Map(observed.map((o) => [identityOf(o), o]));
-  const wanted = new Set(desired.map(identityOf));
+  const wanted = new Set([...desired, ...held].map(identityOf));
   const first: KubeObject[] = [];
   const rest: KubeObject[] = [];
-  let unchanged = 0;
+  let unchanged = held.length;
   for (const child of desired) {
     if (isUpToDate(child, observedById.get(identityOf(child)))) unchanged++;
     else (child.kind === 'Namespace' && groupOf(child.apiVersion ?? '') === '' ? first : rest).push(child);

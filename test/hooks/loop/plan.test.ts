@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import {
-  APPLIED_HASH_ANNOTATION, ChildIndex, childrenMap, decorateChild, desiredStatus, isSubset, planChildren, sameStatus, stableJson,
+  APPLIED_HASH_ANNOTATION, ChildIndex, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, isSubset, planChildren, sameStatus, stableJson, withoutServerFields,
 } from '../../../hooks/loop/plan.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { KubeObject } from '../../../kube/client.js';
@@ -107,9 +107,35 @@ describe('loop plan', () => {
       expect(plan.prune.map((c) => c.metadata?.name)).to.deep.equal(['old-pull']);
     });
 
+    it('neither applies nor prunes a held child', () => {
+      const observed = { ...q, metadata: { ...q.metadata, uid: 'x', resourceVersion: '7' } };
+      const plan = planChildren([], [observed], [observed]);
+      expect(plan).to.deep.equal({ apply: [], prune: [], unchanged: 1 });
+    });
+
     it('matches children across API versions of the same group', () => {
       const observed = { ...q, apiVersion: 'v1' };
       expect(planChildren([q], [observed]).prune).to.deep.equal([]);
+    });
+  });
+
+  describe('held and observed children', () => {
+    const observed = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'dev', namespace: 'svc-alice', uid: 'x', resourceVersion: '7', managedFields: [{}], annotations: { [APPLIED_HASH_ANNOTATION]: 'abc' } }, spec: { clusterIP: 'None' }, status: { loadBalancer: {} } };
+
+    it('takes an observed object returned as it is for a held child', () => {
+      expect(isHeldAsObserved(observed, [observed])).to.equal(true);
+      expect(isHeldAsObserved({ ...observed, metadata: { ...observed.metadata, resourceVersion: '6' } }, [observed])).to.equal(false);
+      expect(isHeldAsObserved({ ...observed, metadata: { name: 'dev' } }, [observed])).to.equal(false);
+    });
+
+    it('strips what the API server wrote before applying', () => {
+      expect(withoutServerFields(observed)).to.deep.equal({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'dev', namespace: 'svc-alice' }, spec: { clusterIP: 'None' } });
+    });
+
+    it('gives an observed object re-applied the hash of its content, not of its bookkeeping', () => {
+      const once = decorateChild(observed, { parent: workspace, parentResource: RESOURCES.workspace, parentLabel: 'den.dev/workspace' });
+      const again = decorateChild({ ...observed, metadata: { ...observed.metadata, resourceVersion: '9', annotations: once.metadata?.annotations } }, { parent: workspace, parentResource: RESOURCES.workspace, parentLabel: 'den.dev/workspace' });
+      expect(again.metadata?.annotations).to.deep.equal(once.metadata?.annotations);
     });
   });
 
