@@ -1,0 +1,150 @@
+// SPEC 5 rules 3-4: every call runs with a token minted for the caller's `session` (or
+// `session-readonly`) ServiceAccount, reused while fresh; the cluster's RBAC decides.
+import { expect } from 'chai';
+import { RESOURCES } from '../../../kube/resources.js';
+import { TokenMinter } from '../../../server/auth/minting.js';
+import { HttpError } from '../../../server/http/errors.js';
+import type { FakeApiServer } from '../../support/fake-apiserver.js';
+import { call, login, provision, SERVER_TOKEN, seedLocalUser, startCluster, startDen, until, type Den, type Signed } from './cluster.js';
+
+const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl';
+
+describe('forwarding with minted ServiceAccount tokens', () => {
+  let api: FakeApiServer;
+  let den: Den;
+  let alice: Signed;
+
+  const tokenRequests = () => api.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/token'));
+  const workspaceCalls = () => api.requests.filter((r) => r.path.includes('/workspaces'));
+
+  beforeEach(async () => {
+    api = await startCluster();
+    provision(api, 'alice', 'alice@example.com');
+    provision(api, 'bob', 'bob@example.com');
+    await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');
+    den = await startDen(api);
+    alice = await login(den, 'alice', 'alice-password');
+  });
+  afterEach(async () => {
+    await den.close();
+    await api.close();
+  });
+
+  it("calls the cluster as the caller's session ServiceAccount, minted by the server", async () => {
+    api.requests.length = 0;
+    expect((await call(den, 'GET', '/workspaces', { as: alice })).status).to.equal(200);
+    expect(workspaceCalls().map((r) => r.user)).to.deep.equal(['system:serviceaccount:svc-alice:session']);
+    expect(tokenRequests().map((r) => [r.path, r.user])).to.deep.equal([['/api/v1/namespaces/svc-alice/serviceaccounts/session/token', 'system:serviceaccount:svc-system:den-server']]);
+  });
+
+  it('uses session-readonly for a read-scoped token, and the cluster refuses it a write with its own message', async () => {
+    const { body } = await call(den, 'POST', '/tokens?scope=read', { as: alice });
+    api.requests.length = 0;
+    expect((await call(den, 'GET', '/workspaces', { as: body.token })).status).to.equal(200);
+    expect(workspaceCalls().map((r) => r.user)).to.deep.equal(['system:serviceaccount:svc-alice:session-readonly']);
+    const write = await call(den, 'POST', '/workspaces', { as: body.token, body: { name: 'w1', image: 'python', storage: '1Gi', ssh_public_key: KEY } });
+    expect(write).to.deep.include({
+      status: 403,
+      body: { error: 'workspaces.den.dev is forbidden: User "system:serviceaccount:svc-alice:session-readonly" cannot create resource "workspaces" in API group "den.dev" in the namespace "svc-alice"' },
+    });
+  });
+
+  it('mints once and reuses the token, also for concurrent requests', async () => {
+    api.requests.length = 0;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => call(den, 'GET', '/workspaces', { as: alice })));
+    expect(answers.map((a) => a.status)).to.deep.equal(Array(10).fill(200));
+    await call(den, 'GET', '/workspaces', { as: alice });
+    expect(tokenRequests()).to.have.length(1);
+  });
+
+  it('mints no token for routes that never reach the cluster', async () => {
+    api.requests.length = 0;
+    await call(den, 'GET', '/session', { as: alice });
+    await call(den, 'GET', '/tokens', { as: alice });
+    expect(tokenRequests()).to.have.length(0);
+  });
+
+  it('mints again after the cluster refused the cached token with 401', async () => {
+    await call(den, 'GET', '/workspaces', { as: alice });
+    api.failNext('GET', /\/workspaces$/, 401, { reason: 'Unauthorized', message: 'Unauthorized' });
+    expect((await call(den, 'GET', '/workspaces', { as: alice })).status).to.equal(401);
+    expect((await call(den, 'GET', '/workspaces', { as: alice })).status).to.equal(200);
+    expect(tokenRequests()).to.have.length(2);
+  });
+
+  it('answers 503 naming the namespace while its ServiceAccount does not exist yet', async () => {
+    api.remove(RESOURCES.serviceAccount, 'session', 'svc-alice');
+    const res = await call(den, 'GET', '/workspaces', { as: alice });
+    expect(res).to.deep.include({ status: 503, body: { error: 'the namespace svc-alice is not ready yet (ServiceAccount session not found); retry shortly' } });
+    expect(res.headers.get('retry-after')).to.equal('5');
+  });
+
+  it('stops cookie sessions and tokens of a person at once when their UserSpace is disabled', async () => {
+    const { body } = await call(den, 'POST', '/tokens', { as: alice });
+    await api.client().patch(RESOURCES.userSpace, 'alice', { metadata: { labels: { 'den.dev/disabled': 'true' } } });
+    await until(async () => (await call(den, 'GET', '/session', { as: alice })).status === 403, 'the disabled label to reach the cache', 2000);
+    const refused = { status: 403, body: { error: 'the account alice@example.com is disabled; ask an administrator to enable it' } };
+    expect(await call(den, 'GET', '/workspaces', { as: alice })).to.deep.include(refused);
+    expect(await call(den, 'GET', '/workspaces', { as: body.token })).to.deep.include(refused);
+    await api.client().patch(RESOURCES.userSpace, 'alice', { metadata: { labels: { 'den.dev/disabled': null } } });
+    await until(async () => (await call(den, 'GET', '/workspaces', { as: body.token })).status === 200, 'enabled again', 2000);
+  });
+
+  it("keeps two people apart: each sees only their own namespace's workspaces", async () => {
+    api.seed({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'bobs', namespace: 'svc-bob' }, spec: { imageRef: { name: 'python' }, storage: '1Gi' } });
+    const mine = await call(den, 'GET', '/workspaces', { as: alice });
+    expect(mine.body.items).to.deep.equal([]);
+    const peek = await call(den, 'GET', '/workspaces/bobs?namespace=svc-bob', { as: alice });
+    expect(peek.status).to.equal(403);
+    expect(peek.body.error).to.contain('User "system:serviceaccount:svc-alice:session" cannot get resource "workspaces"');
+  });
+});
+
+describe('TokenMinter', () => {
+  let api: FakeApiServer;
+
+  beforeEach(async () => {
+    api = await startCluster();
+    provision(api, 'alice', 'alice@example.com');
+  });
+  afterEach(() => api.close());
+
+  it('reuses a token until 80 % of its lifetime has passed, then mints a fresh one', async () => {
+    let clock = Date.now();
+    const minter = new TokenMinter(api.client(SERVER_TOKEN), { ttlSeconds: 600, now: () => clock });
+    const first = await minter.token('svc-alice', 'session');
+    clock += 479_000;
+    expect(await minter.token('svc-alice', 'session')).to.equal(first);
+    clock += 2_000;
+    const second = await minter.token('svc-alice', 'session');
+    expect(second).to.not.equal(first);
+    const who = await api.client(second).request<{ status: { userInfo: { username: string } } }>({
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'list', group: 'den.dev', resource: 'workspaces', namespace: 'svc-alice' } } },
+    });
+    expect(who).to.have.nested.property('status.allowed', true);
+  });
+
+  it('keeps one token per ServiceAccount', async () => {
+    const minter = new TokenMinter(api.client(SERVER_TOKEN), { ttlSeconds: 600 });
+    const full = await minter.token('svc-alice', 'session');
+    const read = await minter.token('svc-alice', 'session-readonly');
+    expect(full).to.not.equal(read);
+    expect(await minter.token('svc-alice', 'session')).to.equal(full);
+  });
+
+  it('mints on every call when its cache is off', async () => {
+    const minter = new TokenMinter(api.client(SERVER_TOKEN), { ttlSeconds: 600, cache: false });
+    expect(await minter.token('svc-alice', 'session')).to.not.equal(await minter.token('svc-alice', 'session'));
+  });
+
+  it('reports a server without minting rights as 502, naming the identity', async () => {
+    api.addUser('nobody', { username: 'nobody' });
+    const minter = new TokenMinter(api.client('nobody'), { ttlSeconds: 600 });
+    const err = await minter.token('svc-alice', 'session').then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(HttpError);
+    expect((err as HttpError).status).to.equal(502);
+    expect((err as HttpError).message).to.match(/^the server may not mint tokens for system:serviceaccount:svc-alice:session: serviceaccounts "session" is forbidden/);
+  });
+});
