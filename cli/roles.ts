@@ -3,6 +3,8 @@
 // Roles load lazily so `den gateway` never pulls in the web server's dependencies.
 import type { Role } from './role.js';
 
-export const ROLES: Record<string, () => Promise<Role>> = {};
+export const ROLES: Record<string, () => Promise<Role>> = {
+  gateway: async () => (await import('../gateway/role.js')).gatewayRole,
+};
 
 export const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<number> }> = {};

@@ -25,11 +25,26 @@ export function asBuffer(data: RawData): Buffer {
   return Buffer.from(data);
 }
 
+export type MessageHandler = (frame: Buffer) => void;
+
 /**
- * Resolves once the websocket is open; rejects with the API server's own Status when the
- * upgrade is refused (404 pod not found, 403 RBAC), so the person sees that message.
+ * Resolves once the websocket is open, with a function that installs the frame handler;
+ * rejects with the API server's own Status when the upgrade is refused (404 pod not found,
+ * 403 RBAC), so the person sees that message. Frames that arrive together with the upgrade
+ * answer, before the handler is installed (the port prefix, say), are kept and replayed.
  */
-export function opened(ws: WebSocket, what: string): Promise<void> {
+export function opened(ws: WebSocket, what: string): Promise<(handler: MessageHandler) => void> {
+  const early: Buffer[] = [];
+  let handler: MessageHandler | undefined;
+  ws.on('message', (data) => {
+    const buf = asBuffer(data);
+    if (handler) handler(buf);
+    else early.push(buf);
+  });
+  const install = (h: MessageHandler) => {
+    handler = h;
+    for (const buf of early.splice(0)) h(buf);
+  };
   return new Promise((resolve, reject) => {
     const cleanup = () => {
       ws.off('open', onOpen);
@@ -38,7 +53,7 @@ export function opened(ws: WebSocket, what: string): Promise<void> {
     };
     const onOpen = () => {
       cleanup();
-      resolve();
+      resolve(install);
     };
     const onError = (err: Error) => {
       cleanup();

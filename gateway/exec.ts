@@ -7,7 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { KubeClient } from '../kube/client.js';
 import type { KubeStatus } from '../kube/errors.js';
-import { asBuffer, FrameSender, opened, OutputGate } from './channel-ws.js';
+import { FrameSender, opened, OutputGate, type MessageHandler } from './channel-ws.js';
 
 export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'] as const;
 export const V5 = 'v5.channel.k8s.io';
@@ -95,11 +95,11 @@ export function resizeFrame(cols: number, rows: number): Buffer {
 export async function startExec(client: KubeClient, target: ExecTarget, req: ExecRequest, streams: ExecStreams): Promise<ExecSession> {
   const path = execPath(target);
   const ws = await client.websocket(path, execQuery(target, req, streams.stdin !== undefined), [...EXEC_PROTOCOLS]);
-  await opened(ws, path);
-  return connectExec(ws, req, streams);
+  const onMessage = await opened(ws, path);
+  return connectExec(ws, onMessage, req, streams);
 }
 
-function connectExec(ws: WebSocket, req: ExecRequest, streams: ExecStreams): ExecSession {
+function connectExec(ws: WebSocket, onMessage: (handler: MessageHandler) => void, req: ExecRequest, streams: ExecStreams): ExecSession {
   const protocol = ws.protocol;
   const sender = new FrameSender(ws);
   const gate = new OutputGate(ws);
@@ -110,8 +110,7 @@ function connectExec(ws: WebSocket, req: ExecRequest, streams: ExecStreams): Exe
     if (req.tty && cols > 0 && rows > 0) sender.send(EXEC_CHANNEL.resize, resizeFrame(cols, rows));
   };
 
-  ws.on('message', (data) => {
-    const buf = asBuffer(data);
+  onMessage((buf) => {
     if (buf.length === 0) return;
     const payload = buf.subarray(1);
     switch (buf[0]) {

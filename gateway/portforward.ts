@@ -5,7 +5,7 @@
 // lives until either side closes it.
 import type { Duplex } from 'node:stream';
 import type { KubeClient } from '../kube/client.js';
-import { asBuffer, FrameSender, opened, OutputGate } from './channel-ws.js';
+import { FrameSender, opened, OutputGate } from './channel-ws.js';
 import type { ExecTarget } from './exec.js';
 
 export const PORTFORWARD_PROTOCOLS = ['v4.channel.k8s.io'] as const;
@@ -38,7 +38,7 @@ export interface PortTunnel {
 export async function openPortForward(client: KubeClient, target: Pick<ExecTarget, 'namespace' | 'pod'>, port: number): Promise<PortTunnel> {
   const path = portForwardPath(target);
   const ws = await client.websocket(path, new URLSearchParams({ ports: String(port) }), [...PORTFORWARD_PROTOCOLS]);
-  await opened(ws, path);
+  const onMessage = await opened(ws, path);
 
   const sender = new FrameSender(ws);
   const gate = new OutputGate(ws);
@@ -48,8 +48,7 @@ export async function openPortForward(client: KubeClient, target: Pick<ExecTarge
   // Data the pod sends before the SSH channel is attached (a server greeting, say).
   const early: Buffer[] = [];
 
-  ws.on('message', (raw) => {
-    const buf = asBuffer(raw);
+  onMessage((buf) => {
     if (buf.length === 0) return;
     const channel = buf[0]!;
     let payload = buf.subarray(1);

@@ -150,10 +150,28 @@ export class FakeExec {
   private readonly sockets = new Set<net.Socket>();
   private standalone: http.Server | undefined;
 
-  constructor(private readonly opts: FakeExecOptions) {}
+  private readonly opts: FakeExecOptions;
+
+  constructor(opts: FakeExecOptions) {
+    this.opts = { ...opts };
+  }
 
   private get protocols(): string[] {
     return this.opts.protocols ?? [V5, V4];
+  }
+
+  /** Switches the subprotocols this "cluster" speaks (`[V4]`: an API server before 1.29). */
+  speak(protocols: string[]): void {
+    this.opts.protocols = protocols;
+  }
+
+  /** Serves pods/exec and pods/portforward behind the fake API server (which authenticates and authorizes first). */
+  attachTo(api: { onUpgrade(pattern: RegExp, handler: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void): void }): void {
+    const handler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (!this.handleUpgrade(req, socket, head)) socket.destroy();
+    };
+    api.onUpgrade(EXEC_PATH, handler);
+    api.onUpgrade(FORWARD_PATH, handler);
   }
 
   /** Path patterns to register with FakeApiServer.onUpgrade. */
