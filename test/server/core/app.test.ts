@@ -1,0 +1,128 @@
+// The app's own limits and plumbing: body size, JSON only, headers, health, readiness.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../../../kube/group.js';
+import { createApp } from '../../../server/app.js';
+import { createAuthServices } from '../../../server/auth/services.js';
+import type { FakeApiServer } from '../../support/fake-apiserver.js';
+import { call, login, provision, SERVER_TOKEN, seedLocalUser, startCluster, startDen, type Den, type Signed } from './cluster.js';
+
+const MIB = 1024 * 1024;
+
+/** A raw request, so the body can be streamed without a Content-Length. */
+function rawRequest(url: string, opts: { method: string; headers: Record<string, string>; chunks: Buffer[] }): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: opts.method, headers: opts.headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
+    for (const c of opts.chunks) req.write(c);
+    req.end();
+  });
+}
+
+describe('the REST app', () => {
+  let api: FakeApiServer;
+  let den: Den;
+  let alice: Signed;
+
+  beforeEach(async () => {
+    api = await startCluster();
+    provision(api, 'alice', 'alice@example.com');
+    await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');
+    den = await startDen(api);
+    alice = await login(den, 'alice', 'alice-password');
+  });
+  afterEach(async () => {
+    await den.close();
+    await api.close();
+  });
+
+  it('answers 413 {error} to a body declared larger than 1 MiB, before authentication', async () => {
+    const res = await fetch(`${den.api}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'a', password: 'x'.repeat(MIB) }) });
+    expect(res.status).to.equal(413);
+    expect(await res.json()).to.deep.equal({ error: 'request body is larger than 1048576 bytes' });
+  });
+
+  it('answers 413 {error} to a streamed body that grows past 1 MiB', async () => {
+    const chunk = Buffer.alloc(256 * 1024, 'a');
+    const res = await rawRequest(`${den.api}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, chunks: [chunk, chunk, chunk, chunk, chunk] });
+    expect(res.status).to.equal(413);
+    expect(JSON.parse(res.body)).to.deep.equal({ error: 'request body is larger than 1048576 bytes' });
+  });
+
+  it('accepts a body just under the limit', async () => {
+    const password = 'x'.repeat(MIB - 100);
+    const res = await call(den, 'POST', '/login', { body: { username: 'alice', password } });
+    expect(res).to.deep.include({ status: 400, body: { error: 'password must be at most 1024 characters' } });
+  });
+
+  it('answers 415 to a body that is not JSON and 400 to malformed JSON', async () => {
+    const form = await fetch(`${den.api}/login`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'username=alice&password=x' });
+    expect(form.status).to.equal(415);
+    expect(await form.json()).to.deep.equal({ error: 'request body must be JSON (Content-Type: application/json)' });
+    const broken = await fetch(`${den.api}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"username": ' });
+    expect(broken.status).to.equal(400);
+    expect(await broken.json()).to.deep.equal({ error: 'request body is not valid JSON' });
+    expect((await call(den, 'POST', '/login', { body: ['alice'] })).body).to.deep.equal({ error: 'the request body must be a JSON object' });
+  });
+
+  it('sets security headers and no-store on API answers, errors included', async () => {
+    for (const res of [await fetch(`${den.api}/session`), await fetch(`${den.api}/session`, { headers: { Cookie: alice.cookie } })]) {
+      expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
+      expect(res.headers.get('x-frame-options')).to.equal('DENY');
+      expect(res.headers.get('referrer-policy')).to.equal('no-referrer');
+      expect(res.headers.get('cache-control')).to.equal('no-store');
+      expect(res.headers.get('content-security-policy')).to.equal("default-src 'none'; frame-ancestors 'none'");
+      expect(res.headers.get('strict-transport-security')).to.equal(null);
+    }
+  });
+
+  it('answers an unknown API path with 404 {error} once authenticated', async () => {
+    expect(await call(den, 'GET', '/nothing-here', { as: alice })).to.deep.include({ status: 404, body: { error: 'no route for GET /api/v1/nothing-here' } });
+  });
+
+  it('serves /healthz and the OpenAPI description without authentication', async () => {
+    const health = await fetch(`${den.url}/healthz`);
+    expect(health.status).to.equal(200);
+    expect(await health.json()).to.deep.equal({ status: 'ok' });
+    const openapi = await fetch(`${den.api}/openapi.json`);
+    expect(openapi.status).to.equal(200);
+    expect((await openapi.json()).info.version).to.equal('v1alpha1');
+  });
+
+  it('answers /readyz and every API call with 503 until its caches are loaded', async () => {
+    const auth = createAuthServices(api.client(SERVER_TOKEN), { namespace: SYSTEM_NAMESPACE, tokenTtlSeconds: 600 });
+    let ready = false;
+    const app = createApp({
+      config: { baseUrl: 'http://den.test', localAuth: true },
+      serverClient: api.client(SERVER_TOKEN),
+      auth,
+      resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: () => undefined },
+      log: () => undefined,
+      ready: () => ready,
+    });
+    const server = http.createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const notReady = await fetch(`${url}/readyz`);
+      expect(notReady.status).to.equal(503);
+      expect(await notReady.json()).to.deep.equal({ error: 'not ready: caches are still loading' });
+      const early = await fetch(`${url}/api/v1/session`, { headers: { Cookie: alice.cookie } });
+      expect(early.status).to.equal(503);
+      expect(await early.json()).to.deep.equal({ error: 'the server is starting; retry shortly' });
+      ready = true;
+      expect((await fetch(`${url}/readyz`)).status).to.equal(200);
+      expect((await fetch(`${url}/healthz`)).status).to.equal(200);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
