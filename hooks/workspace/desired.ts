@@ -1,7 +1,13 @@
 // The decision step of the Workspace hook: from the Workspace and its catalog entry to the
 // values the child constructs draw, or the reason there is nothing to draw.
 import { QUANTITY_PATTERN } from '../../infra/crds/schema.js';
-import { HOME_VOLUME, type PullPolicy, type WorkspaceChildrenProps } from '../../infra/children/workspace/props.js';
+import {
+  HOME_VOLUME,
+  type PullPolicy,
+  type QuantityJson,
+  type ResourceRequirementsJson,
+  type WorkspaceChildrenProps,
+} from '../../infra/children/workspace/props.js';
 import type { Workspace, WorkspaceImage } from './types.js';
 
 /** What SPEC 2.2 fills in when a WorkspaceImage leaves a field out. */
@@ -32,6 +38,23 @@ export function isRunning(workspace: Workspace): boolean {
 /** Reads one observability flag: anything but an explicit false is true (SPEC 2.5 default). */
 function flag(value: unknown): boolean {
   return value !== false;
+}
+
+function stringMap(map: Record<string, QuantityJson> | undefined): Record<string, string> | undefined {
+  return map && Object.fromEntries(Object.entries(map).map(([key, value]) => [key, String(value)]));
+}
+
+/**
+ * The API server answers every quantity as a string; writing `cpu: 2` as `"2"` keeps the
+ * applied object comparable with what is read back, so the loop sees no difference.
+ */
+function quantitiesAsStrings(resources: ResourceRequirementsJson): ResourceRequirementsJson {
+  const { limits, requests, ...rest } = resources;
+  return {
+    ...rest,
+    ...(limits === undefined ? {} : { limits: stringMap(limits) }),
+    ...(requests === undefined ? {} : { requests: stringMap(requests) }),
+  };
 }
 
 function trimSlash(path: string): string {
@@ -143,7 +166,7 @@ export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
       affinity: spec.affinity,
       env: spec.env ?? [],
       envFrom: spec.envFrom ?? [],
-      resources: spec.resources,
+      resources: spec.resources && quantitiesAsStrings(spec.resources),
       volumes,
       volumeMounts: mounts,
       imagePullSecret: img.imagePullSecretRef?.name || undefined,

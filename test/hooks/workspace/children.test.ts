@@ -172,7 +172,11 @@ describe('syncWorkspace children (SPEC 1.3)', () => {
     ];
     const { pod, container } = render({ envFrom, resources, volumes, volumeMounts });
     expect(container.envFrom).to.deep.equal(envFrom);
-    expect(container.resources).to.deep.equal(resources);
+    // Quantities as the API server answers them: always strings.
+    expect(container.resources).to.deep.equal({
+      requests: { cpu: '500m', memory: '2Gi' },
+      limits: { cpu: '2', memory: '2Gi', 'nvidia.com/gpu': '1' },
+    });
     expect(pod.volumes).to.deep.equal(volumes);
     expect(container.volumeMounts).to.deep.equal([{ name: 'home', mountPath: '/home/dev' }, ...volumeMounts]);
   });
