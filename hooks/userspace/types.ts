@@ -2,8 +2,6 @@
 // objects it reads. Only the fields the hook uses are typed; everything else passes through.
 import type { KubeObject } from '../../kube/client.js';
 
-export type NetworkPolicyMode = 'Isolated' | 'ClusterEgress';
-
 // Type aliases rather than interfaces, so they fit the loop's `Record<string, unknown>` status.
 export type Condition = {
   type: string;

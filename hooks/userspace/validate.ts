@@ -4,10 +4,11 @@
 import { LABELS, userNamespace } from '../../kube/group.js';
 import { isNegative, tryParseQuantity } from '../../server/admission/quantity.js';
 import type { NetworkPolicyMode } from '../../infra/children/userspace/props.js';
+import { NETWORK_POLICIES } from '../../infra/crds/user-space.js';
 import { containerDefaults, type BudgetQuantity } from './limit-defaults.js';
 import type { UserSpace } from './types.js';
 
-export const NETWORK_POLICY_MODES: readonly NetworkPolicyMode[] = ['Isolated', 'ClusterEgress'];
+const NETWORK_POLICY_MODES: readonly NetworkPolicyMode[] = NETWORK_POLICIES;
 
 export interface UserSpacePlan {
   name: string;

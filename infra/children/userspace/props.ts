@@ -2,8 +2,10 @@
 // decides (quota parsing, LimitRange defaults, API server addresses); the constructs only draw.
 import type { ObjectMeta } from 'cdk8s-plus-28/lib/imports/k8s.js';
 import { FIELD_MANAGERS, LABELS } from '../../../kube/group.js';
+import type { NETWORK_POLICIES } from '../../crds/user-space.js';
 
-export type NetworkPolicyMode = 'Isolated' | 'ClusterEgress';
+/** `spec.networkPolicy`, as the CRD enumerates it. */
+export type NetworkPolicyMode = (typeof NETWORK_POLICIES)[number];
 
 export interface PortSpec {
   port: number;
