@@ -2,6 +2,7 @@
 // list-then-watch caches of the parent, its child kinds and the related objects; a keyed
 // queue; server-side apply of the hook's children with a controller reference; deletion of
 // controlled children the hook no longer returns; status through /status; a finalizer.
+import { setMaxListeners } from 'node:events';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { FIELD_MANAGERS } from '../../kube/group.js';
@@ -163,7 +164,10 @@ export class Controller<Config = unknown, Related = unknown> {
    */
   async run(signal: AbortSignal): Promise<void> {
     const informers = [this.parents, ...this.childInformers, ...Object.values(this.related)];
-    const running = informers.map((i) => i.run(signal));
+    // Every informer listens for the stop; one signal of this controller's own carries them all.
+    const stopCaches = new AbortController();
+    setMaxListeners(informers.length + 8, stopCaches.signal);
+    const running = informers.map((i) => i.run(stopCaches.signal));
     const synced = Promise.all(informers.map((i) => i.synced));
     const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     await Promise.race([synced, aborted]);
@@ -177,6 +181,7 @@ export class Controller<Config = unknown, Related = unknown> {
     }
     await aborted;
     clearInterval(resync);
+    stopCaches.abort();
     const drained = await this.queue.shutdown(this.opts.shutdownGraceMs ?? 10_000);
     if (!drained) this.log('shutdown: reconciles still running were abandoned', { controller: this.spec.name });
     await Promise.all(running);

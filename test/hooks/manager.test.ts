@@ -1,0 +1,195 @@
+import { expect } from 'chai';
+import { Manager, NAMESPACE_FINALIZER, type ManagerOptions } from '../../hooks/manager.js';
+import { denCrds } from '../../infra/crds/index.js';
+import type { KubeObject } from '../../kube/client.js';
+import { RESOURCES, type ResourceType } from '../../kube/resources.js';
+import { FakeApiServer } from '../support/fake-apiserver.js';
+import { eventually } from './support/eventually.js';
+import { pod, POD_STATUS, workspace, workspaceImage } from './workspace/inputs.js';
+
+type Obj = KubeObject & { status?: Record<string, any>; spec?: Record<string, any>; data?: Record<string, string>; subjects?: unknown[] };
+
+function userSpace(name: string, extra: Record<string, unknown> = {}): KubeObject {
+  return {
+    apiVersion: 'den.dev/v1alpha1',
+    kind: 'UserSpace',
+    metadata: { name },
+    spec: { owner: `${name}@example.com`, quota: { cpu: '4', memory: '8Gi', storage: '50Gi', workspaces: 3 }, networkPolicy: 'Isolated', ...extra },
+  };
+}
+
+// SPEC 1.2: every child of a UserSpace with its exact name.
+const SPEC_CHILDREN: [ResourceType, string, boolean][] = [
+  [RESOURCES.namespace, 'svc-alice', false],
+  [RESOURCES.resourceQuota, 'svc-quota', true],
+  [RESOURCES.limitRange, 'svc-limits', true],
+  [RESOURCES.networkPolicy, 'svc-isolation', true],
+  [RESOURCES.serviceAccount, 'workspace', true],
+  [RESOURCES.serviceAccount, 'session', true],
+  [RESOURCES.serviceAccount, 'session-readonly', true],
+  [RESOURCES.role, 'svc-workspace-user', true],
+  [RESOURCES.role, 'svc-workspace-reader', true],
+  [RESOURCES.roleBinding, 'svc-owner', true],
+  [RESOURCES.roleBinding, 'svc-reader', true],
+  [RESOURCES.roleBinding, 'svc-workspace-edit', true],
+  [RESOURCES.clusterRole, 'svc-userspace-alice', false],
+  [RESOURCES.clusterRoleBinding, 'svc-userspace-alice', false],
+];
+
+const FAST_LEASE = { durationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 50 };
+
+describe('den manager controllers', () => {
+  let api: FakeApiServer;
+  const stops: { stop: AbortController; run: Promise<void> }[] = [];
+
+  function startManager(overrides: Partial<ManagerOptions> = {}): Manager {
+    const manager = new Manager(api.client(), {
+      config: { namespace: 'svc-system', gatewayHost: 'den.example.com', gpuResource: 'nvidia.com/gpu', relistIntervalMs: 60_000 },
+      leaderElect: false,
+      log: () => undefined,
+      controller: { backoff: { baseMs: 20, maxMs: 500, jitter: 0.1 } },
+      lease: FAST_LEASE,
+      ...overrides,
+    });
+    const stop = new AbortController();
+    stops.push({ stop, run: manager.run(stop.signal) });
+    return manager;
+  }
+
+  const get = (t: ResourceType, name: string, ns?: string) => api.object<Obj>(t, name, ns);
+
+  beforeEach(async () => {
+    api = new FakeApiServer();
+    await api.start();
+    api.installCrds(denCrds().map((crd) => ({ ...crd })));
+  });
+
+  afterEach(async () => {
+    for (const { stop, run } of stops.splice(0)) {
+      stop.abort();
+      await run;
+    }
+    await api.close();
+  });
+
+  describe('UserSpace', () => {
+    it('creates every child of SPEC 1.2 with its exact name, owned by the UserSpace, and reports Ready', async () => {
+      startManager();
+      const created = await api.client().create<Obj>(RESOURCES.userSpace, userSpace('alice'));
+      const status = await eventually(() => get(RESOURCES.userSpace, 'alice')?.status?.phase === 'Ready' && get(RESOURCES.userSpace, 'alice')!.status, 'UserSpace Ready');
+      for (const [type, name, namespaced] of SPEC_CHILDREN) {
+        const child = get(type, name, namespaced ? 'svc-alice' : undefined);
+        expect(child, `${type.kind}/${name}`).to.not.equal(undefined);
+        const owner = child!.metadata?.ownerReferences?.find((r) => r.controller);
+        expect(owner, `${type.kind}/${name} owner`).to.include({ kind: 'UserSpace', name: 'alice', uid: created.metadata?.uid, blockOwnerDeletion: true });
+      }
+      expect(status.namespace).to.equal('svc-alice');
+      expect(status.observedGeneration).to.equal(1);
+      expect(get(RESOURCES.userSpace, 'alice')?.metadata?.finalizers).to.deep.equal([NAMESPACE_FINALIZER]);
+      const owner = get(RESOURCES.roleBinding, 'svc-owner', 'svc-alice');
+      expect(owner?.subjects).to.deep.include({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice@example.com' });
+    });
+
+    it('restores a child deleted by hand', async () => {
+      startManager();
+      await api.client().create(RESOURCES.userSpace, userSpace('alice'));
+      const before = await eventually(() => get(RESOURCES.clusterRoleBinding, 'svc-userspace-alice'), 'the ClusterRoleBinding');
+      await api.client().delete(RESOURCES.clusterRoleBinding, 'svc-userspace-alice');
+      const after = await eventually(() => get(RESOURCES.clusterRoleBinding, 'svc-userspace-alice'), 'the ClusterRoleBinding restored');
+      expect(after.metadata?.uid).to.not.equal(before.metadata?.uid);
+    });
+
+    it('mirrors a labelled pull Secret into every user namespace and removes the copies when it goes', async () => {
+      startManager();
+      await api.client().create(RESOURCES.userSpace, userSpace('alice'));
+      await api.client().create(RESOURCES.userSpace, userSpace('bob'));
+      await eventually(() => get(RESOURCES.userSpace, 'bob')?.status?.phase === 'Ready', 'bob Ready');
+      await api.client().create(RESOURCES.secret, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'registry', labels: { 'den.dev/pull-secret': 'true' } }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': 'e30=' } }, 'svc-system');
+      for (const ns of ['svc-alice', 'svc-bob']) {
+        const copy = await eventually(() => get(RESOURCES.secret, 'registry', ns), `the copy in ${ns}`);
+        expect(copy.data).to.deep.equal({ '.dockerconfigjson': 'e30=' });
+      }
+      await api.client().delete(RESOURCES.secret, 'registry', 'svc-system');
+      await eventually(() => !get(RESOURCES.secret, 'registry', 'svc-alice') && !get(RESOURCES.secret, 'registry', 'svc-bob'), 'the copies removed');
+    });
+
+    it('lets a deleted UserSpace go at once and removes its namespace and cluster-wide rights', async () => {
+      startManager();
+      await api.client().create(RESOURCES.userSpace, userSpace('alice'));
+      await eventually(() => get(RESOURCES.userSpace, 'alice')?.status?.phase === 'Ready', 'UserSpace Ready');
+      await api.client().delete(RESOURCES.userSpace, 'alice');
+      await eventually(() => !get(RESOURCES.userSpace, 'alice'), 'the UserSpace gone');
+      await eventually(() => !get(RESOURCES.namespace, 'svc-alice'), 'the namespace gone');
+      expect(get(RESOURCES.clusterRole, 'svc-userspace-alice')).to.equal(undefined);
+      expect(get(RESOURCES.clusterRoleBinding, 'svc-userspace-alice')).to.equal(undefined);
+      expect(api.objects(RESOURCES.serviceAccount, 'svc-alice')).to.deep.equal([]);
+    });
+  });
+
+  describe('Workspace', () => {
+    async function userNamespaceReady() {
+      await api.client().create(RESOURCES.userSpace, userSpace('alice'));
+      await eventually(() => get(RESOURCES.userSpace, 'alice')?.status?.phase === 'Ready', 'UserSpace Ready');
+    }
+
+    function storedWorkspace(): KubeObject {
+      const ws = workspace();
+      return { apiVersion: ws.apiVersion, kind: ws.kind, metadata: { name: ws.metadata!.name, namespace: ws.metadata!.namespace }, spec: ws.spec };
+    }
+
+    it('creates the Service and StatefulSet and follows the pod to Running within a second or two', async () => {
+      startManager();
+      await userNamespaceReady();
+      const image = workspaceImage();
+      api.seed({ ...image, metadata: { name: image.metadata!.name } });
+      await api.client().create(RESOURCES.workspace, storedWorkspace(), 'svc-alice');
+      const sts = await eventually(() => get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice'), 'the StatefulSet');
+      expect(sts.spec?.replicas).to.equal(1);
+      expect(get(RESOURCES.service, 'alice-dev', 'svc-alice')).to.not.equal(undefined);
+      await eventually(() => get(RESOURCES.workspace, 'alice-dev', 'svc-alice')?.status?.phase === 'Starting', 'phase Starting');
+      const ready = pod(POD_STATUS.ready());
+      const seededAt = Date.now();
+      api.seed({ ...ready, metadata: { ...ready.metadata, uid: undefined, resourceVersion: undefined, ownerReferences: [] } });
+      const status = await eventually(() => get(RESOURCES.workspace, 'alice-dev', 'svc-alice')?.status?.phase === 'Running' && get(RESOURCES.workspace, 'alice-dev', 'svc-alice')!.status, 'phase Running');
+      expect(Date.now() - seededAt).to.be.below(2000);
+      expect(status.endpoint).to.equal('alice-dev@den.example.com');
+      expect(status.podName).to.equal('alice-dev-0');
+    });
+
+    it('re-reconciles the Workspaces that use a WorkspaceImage when it goes', async () => {
+      startManager();
+      await userNamespaceReady();
+      const image = workspaceImage();
+      api.seed({ ...image, metadata: { name: image.metadata!.name } });
+      await api.client().create(RESOURCES.workspace, storedWorkspace(), 'svc-alice');
+      await eventually(() => get(RESOURCES.workspace, 'alice-dev', 'svc-alice')?.status?.phase === 'Starting', 'phase Starting');
+      await api.client().delete(RESOURCES.workspaceImage, 'ubuntu');
+      const status = await eventually(() => get(RESOURCES.workspace, 'alice-dev', 'svc-alice')?.status?.phase === 'Pending' && get(RESOURCES.workspace, 'alice-dev', 'svc-alice')!.status, 'phase Pending');
+      expect(status.conditions.find((c: { type: string }) => c.type === 'ImageResolved')).to.include({ status: 'False' });
+      // The hook holds the children while the image is missing: nothing is pruned.
+      expect(get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice')).to.not.equal(undefined);
+    });
+  });
+
+  describe('leader election', () => {
+    it('reconciles on one replica only, and on the other once the first stops', async () => {
+      const a = startManager({ leaderElect: true, identity: 'manager-a' });
+      await eventually(() => a.leading && a.ready, 'a leading with caches synced');
+      const b = startManager({ leaderElect: true, identity: 'manager-b' });
+      await api.client().create(RESOURCES.userSpace, userSpace('alice'));
+      await eventually(() => get(RESOURCES.userSpace, 'alice')?.status?.phase === 'Ready', 'alice Ready');
+      expect(b.leading).to.equal(false);
+      expect(b.controllers).to.equal(undefined);
+      expect(b.ready).to.equal(true);
+      const first = stops.shift()!;
+      first.stop.abort();
+      await first.run;
+      await eventually(() => b.leading && b.ready, 'b leading', 3000);
+      await api.client().create(RESOURCES.userSpace, userSpace('bob'));
+      await eventually(() => get(RESOURCES.userSpace, 'bob')?.status?.phase === 'Ready', 'bob Ready');
+      const applies = api.requests.filter((r) => r.method === 'PATCH' && r.path.includes('svc-userspace-bob'));
+      expect(applies.length).to.be.at.least(1);
+      expect(api.object<Obj>(RESOURCES.lease, 'den-manager', 'svc-system')?.spec?.holderIdentity).to.equal('manager-b');
+    });
+  });
+});
