@@ -10,16 +10,8 @@ import type {
   V1VolumeMount,
 } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/client.js';
+import type { QuantityJson, ResourceRequirementsJson } from '../../infra/children/workspace/props.js';
 import type { ChildError, HookInput, HookOutput } from '../loop/types.js';
-
-/** A resource.Quantity as JSON carries it: `10Gi`, `500m` or a bare integer. */
-export type QuantityValue = string | number;
-
-export interface ResourceRequirementsJson {
-  limits?: Record<string, QuantityValue>;
-  requests?: Record<string, QuantityValue>;
-  claims?: { name: string }[];
-}
 
 export interface WorkspaceSpec {
   imageRef?: { name?: string };
@@ -31,7 +23,7 @@ export interface WorkspaceSpec {
   envFrom?: V1EnvFromSource[];
   volumes?: V1Volume[];
   volumeMounts?: V1VolumeMount[];
-  storage?: QuantityValue;
+  storage?: QuantityJson;
   sshAuthorizedKeys?: string[];
   running?: boolean;
   idleTimeout?: string;
