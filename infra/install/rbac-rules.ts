@@ -145,6 +145,8 @@ export function adminClusterRules(): PolicyRule[] {
       resources: ['pods', 'pods/log', 'events', 'persistentvolumeclaims', 'resourcequotas', 'namespaces'],
       verbs: READ,
     },
+    // An administrator deleting someone's workspace through REST also removes its home PVC (SPEC 4.2).
+    { apiGroups: [CORE], resources: ['persistentvolumeclaims'], verbs: ['delete'] },
     { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
   ];
 }

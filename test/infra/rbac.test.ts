@@ -281,10 +281,18 @@ describe('install RBAC', () => {
     it('reads pods, logs, events and PVCs cluster-wide and lists namespaces, without writing them or reading secrets', () => {
       for (const resource of ['pods', 'pods/log', 'events', 'persistentvolumeclaims', 'namespaces']) {
         expect(allows(admin, { group: '', resource, verb: 'list' }), resource).to.equal(true);
+        expect(allows(admin, { group: '', resource, verb: 'create' }), resource).to.equal(false);
+      }
+      for (const resource of ['pods', 'pods/log', 'events', 'namespaces']) {
         expect(allows(admin, { group: '', resource, verb: 'delete' }), resource).to.equal(false);
       }
       expect(admin.some((r) => r.resources.includes('secrets'))).to.equal(false);
       expect(admin.some((r) => r.resources.includes('pods/exec'))).to.equal(false);
+    });
+
+    it('may delete a home PVC, so deleting any workspace through REST removes its volume too', () => {
+      expect(allows(admin, { group: '', resource: 'persistentvolumeclaims', verb: 'delete' })).to.equal(true);
+      expect(allows(admin, { group: '', resource: 'persistentvolumeclaims', verb: 'update' })).to.equal(false);
     });
 
     it('is bound to nobody by the chart: the manager binds administrators', () => {
