@@ -1,0 +1,86 @@
+// The Koa app answering AdmissionReviews: one middleware per concern (errors, route, body,
+// envelope), then the webhook's decision. A malformed request gets a 400, never a crash.
+import Koa, { type Context, type Next } from 'koa';
+import { refuseOversizedBodies, readJsonBody } from '../http/body.js';
+import { errorMapper, HttpError } from '../http/errors.js';
+import { answer, deny, parseReview, ReviewShapeError, type AdmissionRequest, type AdmissionResponse } from './review.js';
+import { reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidation, type AdminCheck, type ClusterView } from './webhooks.js';
+
+/**
+ * An AdmissionReview carries the object and the old object; each is at most about 1.5 MiB
+ * in etcd, so twice that and the envelope fit.
+ */
+export const REVIEW_BODY_LIMIT = 4 * 1024 * 1024;
+
+export interface AdmissionAppDeps {
+  view: ClusterView;
+  gpuResource: string;
+  isAdmin: AdminCheck;
+  now: () => Date;
+  log: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+type Review = (request: AdmissionRequest, deps: AdmissionAppDeps) => AdmissionResponse | Promise<AdmissionResponse>;
+
+/** contracts.md: the path of each webhook. */
+export const REVIEWS: Record<string, { webhook: string; review: Review }> = {
+  '/mutate-workspace': { webhook: 'mworkspace.den.dev', review: (r, d) => reviewWorkspaceMutation(r, d.view) },
+  '/validate-workspace': { webhook: 'vworkspace.den.dev', review: (r, d) => reviewWorkspaceValidation(r, d.view, { gpuResource: d.gpuResource }, d.now()) },
+  '/validate-userspace': { webhook: 'vuserspace.den.dev', review: (r, d) => reviewUserSpaceUpdate(r, d.isAdmin) },
+};
+
+interface ReviewState {
+  route: (typeof REVIEWS)[string];
+  request: AdmissionRequest;
+}
+
+function route(ctx: Context, next: Next): Promise<void> {
+  const found = REVIEWS[ctx.path];
+  if (!found) throw new HttpError(404, `no webhook at ${ctx.path} (webhooks: ${Object.keys(REVIEWS).join(', ')})`);
+  if (ctx.method !== 'POST') throw new HttpError(405, 'webhooks answer POST only', { Allow: 'POST' });
+  (ctx.state as ReviewState).route = found;
+  return next();
+}
+
+function envelope(ctx: Context, next: Next): Promise<void> {
+  try {
+    (ctx.state as ReviewState).request = parseReview(ctx.request.body).request;
+  } catch (err) {
+    if (err instanceof ReviewShapeError) throw new HttpError(400, `not an AdmissionReview: ${err.message}`);
+    throw err;
+  }
+  return next();
+}
+
+function decide(deps: AdmissionAppDeps) {
+  return async function decideReview(ctx: Context): Promise<void> {
+    const { route: { webhook, review }, request } = ctx.state as ReviewState;
+    let response: AdmissionResponse;
+    try {
+      response = await review(request, deps);
+    } catch (err) {
+      // The cluster could not answer a question the decision needs (a SubjectAccessReview):
+      // refuse with the reason rather than fail the HTTP call, so the person reads why.
+      const message = `could not decide: ${(err as Error)?.message ?? String(err)}; retry shortly`;
+      deps.log('admission review failed', { webhook, uid: request.uid, error: message });
+      response = deny(request.uid, { code: 500, reason: 'InternalError', message });
+    }
+    if (!response.allowed) {
+      deps.log('admission denied', { webhook, uid: request.uid, operation: request.operation, namespace: request.namespace, name: request.name, user: request.userInfo.username, code: response.status?.code });
+    }
+    ctx.status = 200;
+    ctx.body = answer(response);
+  };
+}
+
+export function admissionApp(deps: AdmissionAppDeps): Koa {
+  const app = new Koa();
+  app.silent = true;
+  app.use(refuseOversizedBodies(REVIEW_BODY_LIMIT));
+  app.use(errorMapper((msg, fields) => deps.log(msg, fields)));
+  app.use(route);
+  app.use(readJsonBody(REVIEW_BODY_LIMIT));
+  app.use(envelope);
+  app.use(decide(deps));
+  return app;
+}

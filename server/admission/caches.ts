@@ -1,0 +1,70 @@
+// The informer caches the webhooks read, so a review never lists the API server: the
+// catalog, the UserSpaces, and per namespace the Workspaces and PVCs.
+import type { KubeClient, KubeObject } from '../../kube/client.js';
+import { Informer, type CacheEvent } from '../../kube/informer.js';
+import { RESOURCES } from '../../kube/resources.js';
+import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from './objects.js';
+import type { ClusterView } from './webhooks.js';
+
+/** Objects of one namespaced kind grouped by namespace, kept current from informer events. */
+export class NamespaceIndex<T extends KubeObject> {
+  private readonly byNamespace = new Map<string, Map<string, T>>();
+
+  constructor(private readonly accepts: (namespace: string) => boolean = () => true) {}
+
+  apply(event: CacheEvent<T>): void {
+    const ns = event.object.metadata?.namespace;
+    const name = event.object.metadata?.name;
+    if (!ns || !name || !this.accepts(ns)) return;
+    let objects = this.byNamespace.get(ns);
+    if (event.type === 'DELETED') {
+      objects?.delete(name);
+      if (objects?.size === 0) this.byNamespace.delete(ns);
+      return;
+    }
+    if (!objects) this.byNamespace.set(ns, (objects = new Map()));
+    objects.set(name, event.object);
+  }
+
+  list(namespace: string): T[] {
+    return [...(this.byNamespace.get(namespace)?.values() ?? [])];
+  }
+}
+
+/** Only user namespaces hold quota-relevant PVCs; other namespaces' claims are not kept. */
+function isUserNamespace(ns: string): boolean {
+  return ns.startsWith('svc-');
+}
+
+export interface AdmissionCaches {
+  view: ClusterView;
+  /** Settles when every cache holds its first full list. */
+  synced: Promise<void>;
+  /** Runs the watches until `signal` aborts. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+export function admissionCaches(client: KubeClient, onError: (err: unknown) => void, relistIntervalMs?: number): AdmissionCaches {
+  const opts = { onError, relistIntervalMs };
+  const images = new Informer<WorkspaceImage>(client, RESOURCES.workspaceImage, opts);
+  const userSpaces = new Informer<UserSpace>(client, RESOURCES.userSpace, opts);
+  const workspaces = new Informer<Workspace>(client, RESOURCES.workspace, opts);
+  const claims = new Informer<PersistentVolumeClaim>(client, RESOURCES.persistentVolumeClaim, opts);
+  const workspaceIndex = new NamespaceIndex<Workspace>();
+  const claimIndex = new NamespaceIndex<PersistentVolumeClaim>(isUserNamespace);
+  workspaces.on((e) => workspaceIndex.apply(e));
+  claims.on((e) => claimIndex.apply(e));
+  const informers = [images, userSpaces, workspaces, claims];
+  return {
+    view: {
+      workspaceImage: (name) => images.get(name),
+      userSpace: (name) => userSpaces.get(name),
+      workspaces: (ns) => workspaceIndex.list(ns),
+      claims: (ns) => claimIndex.list(ns),
+    },
+    synced: Promise.all(informers.map((i) => i.synced)).then(() => undefined),
+    run: async (signal) => {
+      await Promise.all(informers.map((i) => i.run(signal)));
+    },
+  };
+}

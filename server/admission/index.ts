@@ -1,0 +1,138 @@
+// `startAdmission`, called by `den manager` (contracts.md): certificate Secret, webhook
+// registration, caches, then the HTTPS server; a background check keeps the certificate fresh
+// and the registration intact (a re-applied install chart empties caBundle) until `signal`.
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import type { KubeClient } from '../../kube/client.js';
+import { sleep } from '../../kube/informer.js';
+import { AdminChecker } from './admins.js';
+import { admissionApp } from './app.js';
+import { admissionCaches } from './caches.js';
+import { DEFAULT_CERT_POLICY, servingHosts, type CertPolicy, type TlsMaterial } from './certs.js';
+import { registerWebhooks } from './registration.js';
+import { ensureWebhookTls } from './tls-secret.js';
+
+export interface AdmissionOptions {
+  client: KubeClient;
+  namespace: string;
+  listen: { host: string; port: number };
+  webhookUrl?: string;
+  serviceName: string;
+  gpuResource: string;
+  signal: AbortSignal;
+  log: (msg: string, f?: Record<string, unknown>) => void;
+}
+
+/** Knobs tests and benchmarks turn; the manager uses the defaults. */
+export interface AdmissionTuning {
+  certPolicy?: CertPolicy;
+  /** How often the Secret and the registration are re-checked. */
+  checkIntervalMs?: number;
+  now?: () => Date;
+  adminCacheTtlMs?: number;
+}
+
+export interface AdmissionHandle {
+  ready: () => boolean;
+  /** The port actually bound (the configured one, or the one the OS chose for port 0). */
+  port: number;
+  /** The material being served now. */
+  tls: () => TlsMaterial;
+  /** Resolves once the server and the background work have stopped after `signal`. */
+  stopped: Promise<void>;
+}
+
+export async function startAdmission(opts: AdmissionOptions): Promise<{ ready: () => boolean }> {
+  return runAdmission(opts);
+}
+
+export async function runAdmission(opts: AdmissionOptions, tuning: AdmissionTuning = {}): Promise<AdmissionHandle> {
+  const { client, namespace, signal, log } = opts;
+  const now = tuning.now ?? (() => new Date());
+  const policy = tuning.certPolicy ?? DEFAULT_CERT_POLICY;
+  const hosts = servingHosts(opts.serviceName, namespace, opts.webhookUrl);
+
+  const refreshTls = async (): Promise<TlsMaterial> => {
+    const plan = await ensureWebhookTls({ client, namespace, hosts, now: now(), policy });
+    if (plan.action !== 'kept') log('webhook certificate', { action: plan.action, secret: 'den-webhook-tls', namespace });
+    // Trust first, then serve: the API server must know the CA before it meets the certificate.
+    const registered = await registerWebhooks(client, { caBundle: plan.material.caBundle, webhookUrl: opts.webhookUrl });
+    for (const [kind, result] of Object.entries(registered)) {
+      if (result === 'missing') log('webhook configuration not found; install the den chart to route admission here', { kind, name: 'den-webhooks' });
+      else if (result === 'updated') log('webhook configuration registered', { kind, url: opts.webhookUrl ?? `service ${opts.serviceName}.${namespace}` });
+    }
+    return plan.material;
+  };
+
+  let tls: TlsMaterial;
+  try {
+    tls = await refreshTls();
+  } catch (err) {
+    throw new Error(`admission: cannot set up the webhook certificate: ${(err as Error).message}`, { cause: err });
+  }
+
+  const caches = admissionCaches(client, (err) => log('admission cache error', { error: String((err as Error)?.message ?? err) }));
+  const cachesRunning = caches.run(signal);
+  await Promise.race([caches.synced, new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))]);
+  if (signal.aborted) {
+    await cachesRunning;
+    return { ready: () => false, port: opts.listen.port, tls: () => tls, stopped: Promise.resolve() };
+  }
+
+  const admins = new AdminChecker(client, { ttlMs: tuning.adminCacheTtlMs });
+  const app = admissionApp({ view: caches.view, gpuResource: opts.gpuResource, isAdmin: (u) => admins.isAdmin(u), now, log });
+  const server = https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, app.callback());
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('error', (err) => log('webhook connection error', { error: err.message }));
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('tlsClientError', (err) => log('webhook TLS handshake failed', { error: err.message }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.listen.port, opts.listen.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (err) => log('webhook server error', { error: err.message }));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.listen.port;
+  let listening = true;
+  log('admission webhooks listening', { host: opts.listen.host, port });
+
+  const checkEvery = tuning.checkIntervalMs ?? 60_000;
+  const maintenance = (async () => {
+    while (!signal.aborted) {
+      await sleep(checkEvery, signal);
+      if (signal.aborted) break;
+      try {
+        const fresh = await refreshTls();
+        if (fresh.cert !== tls.cert || fresh.key !== tls.key) {
+          server.setSecureContext({ cert: fresh.cert, key: fresh.key, minVersion: 'TLSv1.2' });
+          log('webhook certificate reloaded', {});
+        }
+        tls = fresh;
+      } catch (err) {
+        log('webhook certificate check failed; retrying', { error: String((err as Error)?.message ?? err) });
+      }
+    }
+  })();
+
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      listening = false;
+      server.close(() => resolve());
+      // Reviews are short; an idle keep-alive connection must not hold the shutdown.
+      server.closeIdleConnections();
+      setTimeout(() => {
+        for (const s of sockets) s.destroy();
+      }, 5_000).unref();
+    };
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  }).then(() => Promise.all([maintenance, cachesRunning]).then(() => undefined));
+
+  return { ready: () => listening, port, tls: () => tls, stopped };
+}
