@@ -150,6 +150,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Denied by the cluster\'s RBAC for the caller\'s identity; the cluster\'s message verbatim.',
   404: 'No object with that name (in that namespace).',
   409: 'Conflict; see the operation.',
+  429: 'Too many requests.',
   502: 'The cluster API failed.',
   503: 'The cluster API is unreachable or busy; retry shortly.',
 };
@@ -189,7 +190,7 @@ function paths(): Record<string, Record<string, Operation>> {
             description: 'Signed in. Set-Cookie carries svc_session.',
             headers: { 'X-CSRF-Token': { description: 'CSRF token for mutating cookie requests.', schema: { type: 'string' } }, 'Set-Cookie': { description: 'svc_session (opaque id, HttpOnly).', schema: { type: 'string' } } },
           },
-          ...errors([400, 401, 404], { 401: 'Invalid username or password.', 404: 'Local login is disabled.' }),
+          ...errors([400, 401, 404, 429], { 401: 'Invalid username or password.', 404: 'Local login is disabled.', 429: 'Too many failed attempts for this username; Retry-After says when to try again.' }),
         },
       }),
     },
@@ -264,11 +265,21 @@ function paths(): Record<string, Record<string, Operation>> {
       }),
     },
     '/tokens': {
-      get: op('Tokens', 'The caller\'s API tokens, never with plaintext', { responses: { '200': json('TokenList', 'The tokens.'), ...errors([401]) } }),
-      post: op('Tokens', 'Issue an API token', { responses: { '201': json('Token', 'The token, with its plaintext shown this once.'), ...errors([400, 401]) } }),
+      get: op('Tokens', 'The caller\'s API tokens, never with plaintext', { responses: { '200': json('TokenList', 'The tokens.'), ...errors([400, 401]) } }),
+      post: op('Tokens', 'Issue an API token', {
+        description: 'No body. A read-scoped token acts as the session-readonly identity (reads only); a read-scoped token cannot issue or revoke tokens.',
+        parameters: [
+          { name: 'scope', in: 'query', required: false, description: 'full (default) or read.', schema: { type: 'string', enum: ['full', 'read'], default: 'full' } },
+          { name: 'name', in: 'query', required: false, description: 'Token name (RFC 1123 label); generated when omitted.', schema: { type: 'string', pattern: NAME_PATTERN, maxLength: 63 } },
+        ],
+        responses: {
+          '201': json('Token', 'The token, with its plaintext shown this once.'),
+          ...errors([400, 401, 403, 409], { 403: 'Called with a read-scoped token.', 409: 'A token with that name exists.' }),
+        },
+      }),
     },
     '/tokens/{name}': {
-      delete: op('Tokens', 'Revoke an API token', { parameters: [nameParam('token')], responses: { '204': noContent('Revoked.'), ...errors([401, 404]) } }),
+      delete: op('Tokens', 'Revoke an API token', { parameters: [nameParam('token')], responses: { '204': noContent('Revoked; it stops working at once.'), ...errors([401, 403, 404], { 403: 'Called with a read-scoped token.' }) } }),
     },
     '/profile/password': {
       post: op('Profile', 'Change the password of the session\'s local account', {
@@ -307,7 +318,7 @@ export function openApiDocument(): Record<string, unknown> {
       title: 'Den REST API',
       version: VERSION,
       description:
-        'Personal remote development workspaces. Every call runs against the cluster API with the caller\'s own forwarded ServiceAccount token: the cluster\'s RBAC decides, and its 403 message is returned verbatim. Errors are {error}; lists are {items}; cluster objects are returned as they are (camelCase).',
+        'Personal remote development workspaces. Every call runs against the cluster API with the caller\'s own forwarded ServiceAccount token: the cluster\'s RBAC decides, and its 403 message is returned verbatim. Errors are {error}; lists are {items}; cluster objects are returned as they are (camelCase). Request bodies are JSON of at most 1 MiB (413 otherwise); unknown fields and wrong types are refused with 400 naming the field. A mutating request authenticated by the session cookie needs the X-CSRF-Token header (403 when it is missing or wrong).',
     },
     servers: [{ url: '/api/v1' }],
     security: [{ session: [], csrf: [] }, { bearer: [] }],
