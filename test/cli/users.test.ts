@@ -1,0 +1,141 @@
+// `den users add` against the fake API server, as a cluster administrator would run it.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import { expect } from 'chai';
+import YAML from 'yaml';
+import { runUsers, type CommandIo } from '../../cli/users.js';
+import { RESOURCES } from '../../kube/resources.js';
+import type { FakeApiServer } from '../support/fake-apiserver.js';
+import { call, provision, startCluster, startDen } from '../server/core/cluster.js';
+
+function kubeconfig(server: string, token: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'den-users-'));
+  const file = join(dir, 'config');
+  writeFileSync(file, YAML.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'fake', cluster: { server, 'insecure-skip-tls-verify': true } }],
+    users: [{ name: 'u', user: { token } }],
+    contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'u' } }],
+    'current-context': 'fake',
+  }));
+  return file;
+}
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+function sink(): Writable & { text: () => string } {
+  const chunks: string[] = [];
+  const w = new Writable({ write(chunk, _enc, done) { chunks.push(String(chunk)); done(); } });
+  return Object.assign(w, { text: () => chunks.join('') });
+}
+
+async function den(argv: string[], stdin: Readable & Partial<Pick<CommandIo['stdin'], 'isTTY' | 'setRawMode'>>): Promise<Run> {
+  const stdout = sink();
+  const stderr = sink();
+  const code = await runUsers(argv, { stdin, stdout, stderr, env: {} });
+  return { code, out: stdout.text(), err: stderr.text() };
+}
+
+describe('den users add', () => {
+  let api: FakeApiServer;
+  let admin: string;
+
+  beforeEach(async () => {
+    api = await startCluster();
+    admin = kubeconfig(api.url, api.adminToken);
+  });
+  afterEach(() => api.close());
+
+  it('creates an administrator UserSpace and a local user who can sign in to den server', async () => {
+    const run = await den(['add', 'alice', '--owner', 'alice@example.com', '--admin', '--password-stdin', '--kubeconfig', admin], Readable.from(['first-admin-pw\n']));
+    expect(run).to.deep.equal({ code: 0, out: 'created UserSpace alice (owner alice@example.com, role admin, namespace svc-alice) and local user alice\n', err: '' });
+    const userSpace = api.object<{ metadata: { labels: Record<string, string> }; spec: unknown }>(RESOURCES.userSpace, 'alice');
+    expect(userSpace?.metadata.labels['den.dev/role']).to.equal('admin');
+    expect(userSpace?.spec).to.deep.include({ owner: 'alice@example.com', networkPolicy: 'Isolated', quota: { cpu: '4', memory: '8Gi', storage: '50Gi', gpu: 0, workspaces: 3 } });
+    const secret = api.object<{ metadata: { labels: Record<string, string> }; data: Record<string, string> }>(RESOURCES.secret, 'local-user-alice', 'svc-system');
+    expect(secret?.metadata.labels['den.dev/kind']).to.equal('local-user');
+    expect(Buffer.from(secret!.data.password_hash!, 'base64').toString()).to.match(/^scrypt\$/);
+
+    provision(api, 'alice', 'alice@example.com', { admin: true });
+    const server = await startDen(api);
+    try {
+      const login = await call(server, 'POST', '/login', { body: { username: 'alice', password: 'first-admin-pw' } });
+      expect(login.status).to.equal(204);
+      const session = await call(server, 'GET', '/session', { headers: { Cookie: login.headers.getSetCookie()[0]!.split(';')[0]! } });
+      expect(session.body).to.include({ email: 'alice@example.com', role: 'admin', namespace: 'svc-alice' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('makes an ordinary user without --admin, with a separate username when asked', async () => {
+    const run = await den(['add', 'bob', '--owner', 'bob@example.com', '--username', 'bobby', '--password-stdin', '--kubeconfig', admin], Readable.from(['bob-password']));
+    expect(run.code).to.equal(0);
+    expect(api.object<{ metadata: { labels: Record<string, string> } }>(RESOURCES.userSpace, 'bob')?.metadata.labels['den.dev/role']).to.equal('user');
+    expect(api.object(RESOURCES.secret, 'local-user-bobby', 'svc-system')).to.not.equal(undefined);
+  });
+
+  it('refuses with exit 1 and changes nothing when the UserSpace or the local user already exists', async () => {
+    await den(['add', 'alice', '--owner', 'alice@example.com', '--password-stdin', '--kubeconfig', admin], Readable.from(['first-admin-pw']));
+    const again = await den(['add', 'alice', '--owner', 'other@example.com', '--password-stdin', '--kubeconfig', admin], Readable.from(['another-password']));
+    expect(again).to.deep.equal({ code: 1, out: '', err: 'den users: UserSpace alice already exists; nothing was changed\n' });
+    const sameUser = await den(['add', 'carol', '--owner', 'carol@example.com', '--username', 'alice', '--password-stdin', '--kubeconfig', admin], Readable.from(['another-password']));
+    expect(sameUser.err).to.equal('den users: local user alice already exists in svc-system; nothing was changed\n');
+    expect(api.object(RESOURCES.userSpace, 'carol')).to.equal(undefined);
+  });
+
+  it('passes on the cluster refusal with exit 1 and leaves no local user behind', async () => {
+    api.addUser('mere-mortal', { username: 'alice@example.com' });
+    const run = await den(['add', 'alice', '--owner', 'alice@example.com', '--password-stdin', '--kubeconfig', kubeconfig(api.url, 'mere-mortal')], Readable.from(['first-admin-pw']));
+    expect(run.code).to.equal(1);
+    expect(run.err).to.match(/^den users: userspaces.den.dev "alice" is forbidden: User "alice@example.com" cannot get resource "userspaces"/);
+    expect(api.object(RESOURCES.secret, 'local-user-alice', 'svc-system')).to.equal(undefined);
+  });
+
+  it('removes the local user again when the UserSpace cannot be created', async () => {
+    api.failNext('POST', /\/userspaces$/, 422, { reason: 'Invalid', message: 'UserSpace.den.dev "alice" is invalid: injected' });
+    const run = await den(['add', 'alice', '--owner', 'alice@example.com', '--password-stdin', '--kubeconfig', admin], Readable.from(['first-admin-pw']));
+    expect(run).to.deep.include({ code: 1, err: 'den users: UserSpace.den.dev "alice" is invalid: injected\n' });
+    expect(api.object(RESOURCES.secret, 'local-user-alice', 'svc-system')).to.equal(undefined);
+  });
+
+  it('answers bad usage with exit 2 and a line naming the problem', async () => {
+    const none = Readable.from(['']);
+    expect((await den(['add', 'alice', '--password-stdin', '--kubeconfig', admin], none)).err).to.match(/^den users: --owner \(DEN_USERS_OWNER\) is required/);
+    expect((await den(['add', 'Alice', '--owner', 'a@x', '--password-stdin'], Readable.from(['long-enough']))).code).to.equal(2);
+    expect((await den(['add', 'alice', '--owner', 'a@x', '--password-stdin'], Readable.from(['short']))).err).to.equal('den users: the password must be at least 8 characters\n(see den users --help)\n');
+    expect((await den(['remove', 'alice'], none)).err).to.match(/^den users: unknown subcommand 'remove'/);
+    expect(api.objects(RESOURCES.userSpace)).to.have.length(0);
+  });
+
+  it('asks for the password twice on a terminal without echoing it', async () => {
+    const tty = Object.assign(new PassThrough(), { isTTY: true, modes: [] as boolean[], setRawMode(raw: boolean) { this.modes.push(raw); return this; } });
+    const stdout = sink();
+    const done = runUsers(['add', 'dora', '--owner', 'dora@example.com', '--kubeconfig', admin], { stdin: tty, stdout, stderr: sink(), env: {} });
+    setTimeout(() => tty.write('dora-secret\r'), 20);
+    setTimeout(() => tty.write('dora-secret\r'), 60);
+    expect(await done).to.equal(0);
+    expect(stdout.text()).to.equal('Password for dora: \nRepeat the password: \ncreated UserSpace dora (owner dora@example.com, role user, namespace svc-dora) and local user dora\n');
+    expect(stdout.text()).to.not.contain('dora-secret');
+    expect(tty.modes).to.deep.equal([true, false, true, false]);
+  });
+
+  it('says in one line when the kubeconfig cannot be used', async () => {
+    const run = await den(['add', 'alice', '--owner', 'alice@example.com', '--password-stdin', '--kubeconfig', '/nonexistent/config'], Readable.from(['first-admin-pw']));
+    expect(run.code).to.equal(1);
+    expect(run.err).to.match(/^den users: cannot reach the cluster: .*\/nonexistent\/config/);
+    expect(run.err.trim().split('\n')).to.have.length(1);
+  });
+
+  it('refuses to ask when standard input is not a terminal', async () => {
+    const run = await den(['add', 'alice', '--owner', 'alice@example.com', '--kubeconfig', admin], Readable.from(['pw']));
+    expect(run.err).to.equal('den users: standard input is not a terminal: pass the password with --password-stdin\n(see den users --help)\n');
+  });
+});
