@@ -3,7 +3,6 @@
 // spec.sshAuthorizedKeys and its signature must verify, then the target is re-checked
 // against the API server before the session starts.
 import { createHash } from 'node:crypto';
-import type { AuthContext, PublicKeyAuthContext } from 'ssh2';
 import type { BannerSender } from './banner.js';
 import { findAuthorizedKey, signatureVerifies, type AuthorizedKey, type OfferedKey } from './keys.js';
 import { SessionRefused, type SessionTarget } from './target.js';
@@ -30,6 +29,19 @@ export function printable(text: string, max = 64): string {
   return text.replace(/[^\x20-\x7e]/g, '?').slice(0, max);
 }
 
+/** What the gateway reads from ssh2's AuthContext (any method). */
+export interface AuthRequest {
+  username: string;
+  method: string;
+  /** publickey only: the offered key, and for a signed request the signed blob and signature. */
+  key?: { algo: string; data: Buffer };
+  blob?: Buffer;
+  signature?: Buffer;
+  hashAlgo?: string;
+  accept(): void;
+  reject(methodsLeft?: string[], isPartial?: boolean): void;
+}
+
 interface Match {
   ws: Workspace;
   key: AuthorizedKey;
@@ -47,20 +59,20 @@ export class ConnectionAuth {
     private readonly onTooManyFailures: () => void,
   ) {}
 
-  handle(ctx: AuthContext): void {
-    if (ctx.method !== 'publickey') {
+  handle(ctx: AuthRequest): void {
+    if (ctx.method !== 'publickey' || !ctx.key) {
       // `none` is how a client asks which methods exist; anything else is refused outright.
       if (ctx.method !== 'none') this.fail(ctx, `${ctx.method} authentication refused`);
       else ctx.reject(['publickey']);
       return;
     }
-    this.publicKey(ctx).catch((err: unknown) => {
+    this.publicKey(ctx, { algo: ctx.key.algo, data: ctx.key.data }).catch((err: unknown) => {
       this.deps.log('authentication error', { remote: this.remote, user: printable(ctx.username), error: (err as Error).message });
       this.fail(ctx, 'internal error');
     });
   }
 
-  private fail(ctx: AuthContext, reason: string, fields: Record<string, unknown> = {}): void {
+  private fail(ctx: AuthRequest, reason: string, fields: Record<string, unknown> = {}): void {
     this.failures += 1;
     this.deps.log('authentication refused', { remote: this.remote, user: printable(ctx.username), method: ctx.method, reason, ...fields });
     ctx.reject(['publickey']);
@@ -77,9 +89,8 @@ export class ConnectionAuth {
     return out;
   }
 
-  private async publicKey(ctx: PublicKeyAuthContext): Promise<void> {
-    const offered: OfferedKey = { algo: ctx.key.algo, data: ctx.key.data };
-    const fingerprint = keyFingerprint(ctx.key.data);
+  private async publicKey(ctx: AuthRequest, offered: OfferedKey): Promise<void> {
+    const fingerprint = keyFingerprint(offered.data);
     const found = this.matches(ctx.username, offered);
     // Unknown workspace and wrong key look the same to the client: no name enumeration.
     if (found.length === 0) return this.fail(ctx, 'no workspace of that name authorizes this key', { key: fingerprint });

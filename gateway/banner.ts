@@ -4,7 +4,6 @@
 // this writes the packet through ssh2's packet writer; if a future ssh2 changes those
 // internals the banner is skipped (the refusal itself still happens) and false is returned.
 import { createRequire } from 'node:module';
-import type { AuthContext } from 'ssh2';
 
 const USERAUTH_BANNER = 53;
 const MAX_BANNER_BYTES = 1024;
@@ -27,8 +26,8 @@ function loadSendPacket(): SendPacket | undefined {
   return typeof utils.sendPacket === 'function' ? (utils.sendPacket as SendPacket) : undefined;
 }
 
-function protocolOf(ctx: AuthContext): ProtocolInternals | undefined {
-  const proto = (ctx as AuthContext & { _protocol?: unknown })._protocol as Partial<ProtocolInternals> | undefined;
+function protocolOf(ctx: object): ProtocolInternals | undefined {
+  const proto = (ctx as { _protocol?: Partial<ProtocolInternals> })._protocol;
   const writer = proto?._packetRW?.write;
   if (!writer || typeof writer.alloc !== 'function' || typeof writer.finalize !== 'function') return undefined;
   return proto as ProtocolInternals;
@@ -43,8 +42,11 @@ export function bannerText(message: string): string {
 export class BannerSender {
   private readonly sendPacket = loadSendPacket();
 
-  /** Sends `message` as a banner during authentication; false when ssh2's internals are not as expected. */
-  send(ctx: AuthContext, message: string): boolean {
+  /**
+   * Sends `message` as a banner during authentication; `ctx` is ssh2's AuthContext. False
+   * when ssh2's internals are not as expected.
+   */
+  send(ctx: object, message: string): boolean {
     const proto = protocolOf(ctx);
     if (!proto || !this.sendPacket) return false;
     const text = Buffer.from(bannerText(message), 'utf8');

@@ -2,6 +2,7 @@
 // Secret the manager creates once, so every replica and every restart presents the same
 // key while the gateway itself never reads Secrets. Outside the cluster a missing file is
 // generated once and kept, so a developer's known_hosts entry stays valid.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import ssh2 from 'ssh2';
@@ -21,9 +22,48 @@ export interface HostKeyPair {
   publicKey: string;
 }
 
-export function generateHostKey(): HostKeyPair {
-  const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: 'den-gateway' });
-  return { privateKey: pair.private, publicKey: pair.public };
+function sshString(data: Buffer | string): Buffer {
+  const body = typeof data === 'string' ? Buffer.from(data) : data;
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(body.length);
+  return Buffer.concat([len, body]);
+}
+
+function uint32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n >>> 0);
+  return b;
+}
+
+/**
+ * A new ed25519 key pair in OpenSSH's formats (PROTOCOL.key). Built from Node's own key
+ * generation: ssh2's generator drops leading zero bytes of some ed25519 keys (about one in
+ * four hundred), producing files that neither ssh2 nor OpenSSH can read.
+ */
+export function generateHostKey(comment = 'den-gateway'): HostKeyPair {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const jwk = privateKey.export({ format: 'jwk' });
+  const seed = Buffer.from(jwk.d ?? '', 'base64url');
+  const pub = Buffer.from(jwk.x ?? '', 'base64url');
+  const blob = Buffer.concat([sshString('ssh-ed25519'), sshString(pub)]);
+  const check = randomBytes(4).readUInt32BE();
+  let secret = Buffer.concat([uint32(check), uint32(check), sshString('ssh-ed25519'), sshString(pub), sshString(Buffer.concat([seed, pub])), sshString(comment)]);
+  const padding = Buffer.from(Array.from({ length: (8 - (secret.length % 8)) % 8 }, (_, i) => i + 1));
+  secret = Buffer.concat([secret, padding]);
+  const body = Buffer.concat([
+    Buffer.from('openssh-key-v1\0'),
+    sshString('none'),
+    sshString('none'),
+    sshString(''),
+    uint32(1),
+    sshString(blob),
+    sshString(secret),
+  ]);
+  const lines = body.toString('base64').match(/.{1,70}/g) ?? [];
+  return {
+    privateKey: ['-----BEGIN OPENSSH PRIVATE KEY-----', ...lines, '-----END OPENSSH PRIVATE KEY-----', ''].join('\n'),
+    publicKey: `ssh-ed25519 ${blob.toString('base64')} ${comment}`,
+  };
 }
 
 export class HostKeyError extends Error {

@@ -1,8 +1,8 @@
 // The Workspace and WorkspaceImage shapes the gateway reads, and an index of the
-// watch-backed Workspace cache by name, so matching an SSH username costs a map lookup
+// watch-backed Workspace cache (kube/informer.ts) by name, so matching an SSH username costs a map lookup
 // instead of a LIST per connection (SPEC 1.5 step 2).
 import type { KubeObject } from '../kube/client.js';
-import type { CacheEvent, Informer } from '../kube/informer.js';
+import type { CacheEvent } from '../kube/informer.js';
 
 export interface Workspace extends KubeObject {
   spec?: {
@@ -46,7 +46,7 @@ export function indexWorkspaceEvent(index: WorkspaceNameIndex, event: CacheEvent
 export class WorkspaceDirectory {
   private readonly index: WorkspaceNameIndex = new Map();
 
-  constructor(informer: Pick<Informer<Workspace>, 'on' | 'list'>) {
+  constructor(informer: { on(handler: (event: CacheEvent<Workspace>) => void): unknown; list(): Workspace[] }) {
     informer.on((event) => indexWorkspaceEvent(this.index, event));
     for (const object of informer.list()) indexWorkspaceEvent(this.index, { type: 'ADDED', object });
   }

@@ -1,0 +1,238 @@
+// Authentication decisions with a Workspace cache fed by hand and a fake AuthContext
+// that records what ssh2 would have been told.
+import { expect } from 'chai';
+import ssh2 from 'ssh2';
+import { ConnectionAuth, MAX_AUTH_FAILURES, type AuthRequest } from '../../gateway/auth.js';
+import { generateHostKey } from '../../gateway/host-key.js';
+import { findAuthorizedKey, parseAuthorizedKey } from '../../gateway/keys.js';
+import { SessionRefused, type SessionTarget } from '../../gateway/target.js';
+import { indexWorkspaceEvent, WorkspaceDirectory, type Workspace, type WorkspaceNameIndex } from '../../gateway/workspaces.js';
+import type { CacheEvent } from '../../kube/informer.js';
+
+function generate(type: 'ed25519' | 'ecdsa' | 'rsa'): { private: string; public: string } {
+  if (type === 'ed25519') {
+    const pair = generateHostKey('test');
+    return { private: pair.privateKey, public: pair.publicKey };
+  }
+  return type === 'rsa' ? ssh2.utils.generateKeyPairSync('rsa', { bits: 2048 }) : ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 });
+}
+
+function keyPair(type: 'ed25519' | 'ecdsa' | 'rsa' = 'ed25519') {
+  const pair = generate(type);
+  const priv = ssh2.utils.parseKey(pair.private) as ssh2.ParsedKey;
+  return { publicLine: pair.public, priv, blob: priv.getPublicSSH(), type: priv.type };
+}
+
+function ws(name: string, namespace: string, keys: string[]): Workspace {
+  return { apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace, resourceVersion: '1' }, spec: { sshAuthorizedKeys: keys }, status: { phase: 'Running' } };
+}
+
+interface Outcome {
+  accepted: boolean;
+  rejected: boolean;
+  methods?: string[];
+}
+
+/** What ssh2's PublicKeyAuthContext carries, with the signature made by `signer`. */
+function pkContext(username: string, key: ReturnType<typeof keyPair>, opts: { sign?: boolean; signer?: ssh2.ParsedKey } = {}) {
+  const outcome: Outcome = { accepted: false, rejected: false };
+  const blob = Buffer.from('session-id-and-request');
+  const ctx: AuthRequest = {
+    username,
+    method: 'publickey',
+    key: { algo: key.type, data: key.blob },
+    blob: opts.sign ? blob : undefined,
+    signature: opts.sign ? (opts.signer ?? key.priv).sign(blob) : undefined,
+    hashAlgo: undefined,
+    accept: () => (outcome.accepted = true),
+    reject: (methods?: string[]) => {
+      outcome.rejected = true;
+      outcome.methods = methods;
+    },
+  };
+  return { ctx, outcome };
+}
+
+function otherContext(method: string) {
+  const outcome: Outcome = { accepted: false, rejected: false };
+  const ctx: AuthRequest = {
+    username: 'demo',
+    method,
+    accept: () => (outcome.accepted = true),
+    reject: (methods?: string[]) => {
+      outcome.rejected = true;
+      outcome.methods = methods;
+    },
+  };
+  return { ctx, outcome };
+}
+
+async function settle(): Promise<void> {
+  await new Promise((r) => setImmediate(r));
+}
+
+describe('gateway authentication', () => {
+  const alice = keyPair();
+  const mallory = keyPair();
+  let index: WorkspaceNameIndex;
+  let banners: string[];
+  let resolved: Workspace[];
+  let refuse: SessionRefused | undefined;
+  let dropped: number;
+
+  function auth(): ConnectionAuth {
+    return new ConnectionAuth(
+      {
+        named: (name) => [...(index.get(name)?.values() ?? [])],
+        resolve: async (w) => {
+          resolved.push(w);
+          if (refuse) throw refuse;
+          return { namespace: w.metadata!.namespace!, workspace: w.metadata!.name!, pod: `${w.metadata!.name}-0`, shell: '/bin/bash', homePath: '/home/dev' } satisfies SessionTarget;
+        },
+        banner: { send: (_ctx, message) => (banners.push(message), true) },
+        log: () => undefined,
+      },
+      '127.0.0.1:50000',
+      () => (dropped += 1),
+    );
+  }
+
+  function feed(...items: Workspace[]) {
+    for (const object of items) indexWorkspaceEvent(index, { type: 'ADDED', object });
+  }
+
+  beforeEach(() => {
+    index = new Map();
+    banners = [];
+    resolved = [];
+    refuse = undefined;
+    dropped = 0;
+  });
+
+  it('answers a key query (no signature) for an authorized key without resolving anything yet', async () => {
+    feed(ws('demo', 'svc-a', [alice.publicLine]));
+    const { ctx, outcome } = pkContext('demo', alice);
+    auth().handle(ctx);
+    await settle();
+    expect(outcome).to.deep.equal({ accepted: true, rejected: false });
+    expect(resolved).to.have.length(0);
+  });
+
+  it('accepts a verified signature by an authorized key and resolves that workspace', async () => {
+    feed(ws('demo', 'svc-a', [mallory.publicLine, alice.publicLine]));
+    const a = auth();
+    const { ctx, outcome } = pkContext('demo', alice, { sign: true });
+    a.handle(ctx);
+    await settle();
+    expect(outcome.accepted).to.equal(true);
+    expect(a.target).to.include({ namespace: 'svc-a', workspace: 'demo', pod: 'demo-0' });
+  });
+
+  it('refuses a signature made by another key', async () => {
+    feed(ws('demo', 'svc-a', [alice.publicLine]));
+    const { ctx, outcome } = pkContext('demo', alice, { sign: true, signer: mallory.priv });
+    auth().handle(ctx);
+    await settle();
+    expect(outcome).to.deep.equal({ accepted: false, rejected: true, methods: ['publickey'] });
+    expect(resolved).to.have.length(0);
+  });
+
+  it('refuses unknown names and unlisted keys the same way, without a banner', async () => {
+    feed(ws('demo', 'svc-a', [alice.publicLine]));
+    for (const [user, key] of [['nosuch', alice], ['demo', mallory], ['Demo', alice], ['../demo', alice]] as const) {
+      const { ctx, outcome } = pkContext(user, key, { sign: true });
+      auth().handle(ctx);
+      await settle();
+      expect(outcome, user).to.deep.equal({ accepted: false, rejected: true, methods: ['publickey'] });
+    }
+    expect(banners).to.deep.equal([]);
+  });
+
+  it('picks, among namespaces with a workspace of that name, the one whose keys match', async () => {
+    feed(ws('demo', 'svc-a', [mallory.publicLine]), ws('demo', 'svc-b', [alice.publicLine]));
+    const a = auth();
+    const { ctx, outcome } = pkContext('demo', alice, { sign: true });
+    a.handle(ctx);
+    await settle();
+    expect(outcome.accepted).to.equal(true);
+    expect(a.target?.namespace).to.equal('svc-b');
+  });
+
+  it('refuses, with a banner, a name whose workspaces in several namespaces all accept the key', async () => {
+    feed(ws('demo', 'svc-a', [alice.publicLine]), ws('demo', 'svc-b', [alice.publicLine]));
+    const { ctx, outcome } = pkContext('demo', alice, { sign: true });
+    auth().handle(ctx);
+    await settle();
+    expect(outcome.rejected).to.equal(true);
+    expect(banners).to.deep.equal(['workspace name demo exists in several namespaces (svc-a, svc-b) that all accept this key; remove the key from all but one']);
+    expect(resolved).to.have.length(0);
+  });
+
+  it('shows the reason of a refused target to the key holder on the banner', async () => {
+    feed(ws('demo', 'svc-a', [alice.publicLine]));
+    refuse = new SessionRefused('workspace demo is Suspended; start it first', 'svc-a/demo: suspended');
+    const { ctx, outcome } = pkContext('demo', alice, { sign: true });
+    auth().handle(ctx);
+    await settle();
+    expect(outcome.rejected).to.equal(true);
+    expect(banners).to.deep.equal(['workspace demo is Suspended; start it first']);
+  });
+
+  it('refuses password and keyboard-interactive, and answers none with publickey only', () => {
+    for (const method of ['password', 'keyboard-interactive', 'hostbased', 'none']) {
+      const { ctx, outcome } = otherContext(method);
+      auth().handle(ctx);
+      expect(outcome, method).to.deep.equal({ accepted: false, rejected: true, methods: ['publickey'] });
+    }
+  });
+
+  it(`drops the connection after ${MAX_AUTH_FAILURES} refused attempts`, async () => {
+    feed(ws('demo', 'svc-a', [alice.publicLine]));
+    const a = auth();
+    for (let i = 0; i < MAX_AUTH_FAILURES; i++) {
+      a.handle(pkContext('demo', mallory).ctx);
+      await settle();
+    }
+    expect(dropped).to.equal(1);
+  });
+});
+
+describe('authorized key matching', () => {
+  for (const type of ['ed25519', 'ecdsa', 'rsa'] as const) {
+    it(`matches an ${type} key by type and blob, whatever its comment`, () => {
+      const k = keyPair(type);
+      const [kind, b64] = k.publicLine.split(' ');
+      const entries = ['ssh-ed25519 garbage', `${kind} ${b64} laptop`];
+      expect(findAuthorizedKey({ algo: k.type, data: k.blob }, entries)?.type).to.equal(k.type);
+      expect(findAuthorizedKey({ algo: k.type, data: keyPair(type).blob }, entries)).to.equal(undefined);
+    });
+  }
+
+  it('ignores entries that are not public keys', () => {
+    const k = keyPair();
+    expect(parseAuthorizedKey(42)).to.equal(undefined);
+    expect(parseAuthorizedKey('not a key')).to.equal(undefined);
+    expect(parseAuthorizedKey(generateHostKey().privateKey)).to.equal(undefined);
+    expect(findAuthorizedKey({ algo: k.type, data: k.blob }, undefined)).to.equal(undefined);
+  });
+
+  it('does not accept a key whose blob matches under another type name', () => {
+    const k = keyPair();
+    expect(findAuthorizedKey({ algo: 'ssh-rsa', data: k.blob }, [k.publicLine])).to.equal(undefined);
+  });
+});
+
+describe('workspace name index', () => {
+  it('follows adds, updates and deletes from the cache', () => {
+    const handlers: ((e: CacheEvent<Workspace>) => void)[] = [];
+    const directory = new WorkspaceDirectory({ on: (h) => handlers.push(h), list: () => [ws('demo', 'svc-b', [])] });
+    const emit = (e: CacheEvent<Workspace>) => handlers.forEach((h) => h(e));
+    emit({ type: 'ADDED', object: ws('demo', 'svc-a', ['k']) });
+    expect(directory.named('demo').map((w) => w.metadata?.namespace)).to.deep.equal(['svc-a', 'svc-b']);
+    emit({ type: 'MODIFIED', object: ws('demo', 'svc-a', ['k2']) });
+    expect(directory.named('demo')[0]!.spec?.sshAuthorizedKeys).to.deep.equal(['k2']);
+    emit({ type: 'DELETED', object: ws('demo', 'svc-a', []) });
+    emit({ type: 'DELETED', object: ws('demo', 'svc-b', []) });
+    expect(directory.named('demo')).to.deep.equal([]);
+  });
+});
