@@ -1,0 +1,100 @@
+// `den server` as a process role: settings, listening, readiness, graceful shutdown.
+import net from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import YAML from 'yaml';
+import { readSettings, SettingsError } from '../../../cli/settings.js';
+import { serverRole, serverSettings } from '../../../server/role.js';
+import type { FakeApiServer } from '../../support/fake-apiserver.js';
+import { provision, SERVER_TOKEN, seedLocalUser, startCluster, until } from './cluster.js';
+
+function kubeconfig(server: string, token: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'den-server-')), 'config');
+  writeFileSync(file, YAML.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'fake', cluster: { server, 'insecure-skip-tls-verify': true } }],
+    users: [{ name: 'den-server', user: { token } }],
+    contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'den-server' } }],
+    'current-context': 'fake',
+  }));
+  return file;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function refusal(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof SettingsError) return err.message;
+    throw err;
+  }
+  throw new Error('expected a SettingsError');
+}
+
+describe('den server (the role)', () => {
+  let api: FakeApiServer;
+
+  beforeEach(async () => {
+    api = await startCluster();
+    provision(api, 'alice', 'alice@example.com');
+    await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');
+  });
+  afterEach(() => api.close());
+
+  it('reads the settings of docs/contracts.md with their defaults', () => {
+    const s = readSettings(serverSettings, ['--base-url', 'https://den.example.com/'], {});
+    expect(s).to.deep.equal({
+      kubeconfig: '',
+      namespace: 'svc-system',
+      listen: { host: '0.0.0.0', port: 8080 },
+      baseUrl: 'https://den.example.com',
+      localAuth: true,
+      tokenTtl: 600_000,
+    });
+    expect(readSettings(serverSettings, [], { DEN_BASE_URL: 'http://x', DEN_LOCAL_AUTH: 'false', DEN_TOKEN_TTL: '1h' })).to.include({ localAuth: false, tokenTtl: 3_600_000 });
+  });
+
+  it('refuses a missing base URL and a token lifetime the API server would refuse', () => {
+    expect(refusal(() => readSettings(serverSettings, [], {}))).to.match(/^--base-url \(DEN_BASE_URL\) is required/);
+    expect(refusal(() => readSettings(serverSettings, ['--base-url', 'http://x', '--token-ttl', '5m'], {}))).to.equal(
+      "--token-ttl (DEN_TOKEN_TTL): must be at least 10m (the API server refuses shorter tokens), got '5m'",
+    );
+  });
+
+  it('serves on --listen with its own kubeconfig identity, becomes ready, and stops on the signal', async () => {
+    const port = await freePort();
+    const settings = readSettings(serverSettings, ['--kubeconfig', kubeconfig(api.url, SERVER_TOKEN), '--listen', `127.0.0.1:${port}`, '--base-url', 'http://den.test'], {});
+    const stop = new AbortController();
+    const stderr = process.stderr.write;
+    const logged: string[] = [];
+    process.stderr.write = ((chunk: string) => logged.push(String(chunk)) > 0) as typeof process.stderr.write;
+    let running: Promise<void>;
+    try {
+      running = serverRole.run(settings, stop.signal);
+      const base = `http://127.0.0.1:${port}`;
+      await until(async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200, 'readiness', 5000);
+      const login = await fetch(`${base}/api/v1/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: 'alice-password' }) });
+      expect(login.status).to.equal(204);
+      stop.abort();
+      await running;
+    } finally {
+      process.stderr.write = stderr;
+    }
+    const messages = logged.map((l) => JSON.parse(l) as { role: string; msg: string });
+    expect(messages.map((m) => m.msg)).to.include.members(['caches synced', 'listening', 'shutting down', 'stopped']);
+    expect(messages.every((m) => m.role === 'server')).to.equal(true);
+    expect(logged.join('')).to.not.contain('alice-password');
+    const after = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => 'answered', () => 'refused');
+    expect(after).to.equal('refused');
+  });
+});
