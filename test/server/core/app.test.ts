@@ -93,7 +93,7 @@ describe('the REST app', () => {
     expect(await health.json()).to.deep.equal({ status: 'ok' });
     const openapi = await fetch(`${den.api}/openapi.json`);
     expect(openapi.status).to.equal(200);
-    expect((await openapi.json()).info.version).to.equal('v1alpha1');
+    expect(((await openapi.json()) as { info: { version: string } }).info.version).to.equal('v1alpha1');
   });
 
   it('answers /readyz and every API call with 503 until its caches are loaded', async () => {
