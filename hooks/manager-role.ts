@@ -1,0 +1,139 @@
+// `den manager`: the reconcile loop and the admission webhooks. Every replica serves the
+// webhooks; only the holder of the `den-manager` Lease reconciles. On SIGTERM the caches stop,
+// in-flight reconciles finish (bounded), the Lease is released and the webhooks close.
+import { log, type Role } from '../cli/role.js';
+import { parsers, type Setting } from '../cli/settings.js';
+import { KubeClient } from '../kube/client.js';
+import { loadConnection } from '../kube/connection.js';
+import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../kube/group.js';
+import { startHealthServer } from '../gateway/health.js';
+import { ensureHostKeySecret } from '../gateway/host-key.js';
+import { startAdmission } from '../server/admission/index.js';
+import { Manager } from './manager.js';
+
+type Address = { host: string; port: number };
+
+const settings = {
+  kubeconfig: {
+    flag: 'kubeconfig',
+    env: 'DEN_KUBECONFIG',
+    describe: 'kubeconfig file; empty: in-cluster service account, else KUBECONFIG or ~/.kube/config',
+    parse: parsers.string,
+    default: '',
+  } satisfies Setting<string>,
+  namespace: {
+    flag: 'namespace',
+    env: 'DEN_NAMESPACE',
+    describe: "the platform's own namespace (Lease, webhook certificate, pull Secrets, gateway host key)",
+    parse: parsers.nonEmpty,
+    default: SYSTEM_NAMESPACE,
+  } satisfies Setting<string>,
+  healthListen: {
+    flag: 'health-listen',
+    env: 'DEN_HEALTH_LISTEN',
+    describe: 'plain-HTTP address of /healthz and /readyz',
+    parse: parsers.address,
+    default: { host: '0.0.0.0', port: 8081 },
+  } satisfies Setting<Address>,
+  webhookListen: {
+    flag: 'webhook-listen',
+    env: 'DEN_WEBHOOK_LISTEN',
+    describe: 'HTTPS address of the admission webhooks',
+    parse: parsers.address,
+    default: { host: '0.0.0.0', port: 9443 },
+  } satisfies Setting<Address>,
+  webhookUrl: {
+    flag: 'webhook-url',
+    env: 'DEN_WEBHOOK_URL',
+    describe: 'outside the cluster: register the webhooks at this https URL instead of the Service',
+    parse: parsers.url,
+    default: '',
+  } satisfies Setting<string>,
+  webhookService: {
+    flag: 'webhook-service',
+    env: 'DEN_WEBHOOK_SERVICE',
+    describe: 'Service in front of the webhooks, in --namespace',
+    parse: parsers.nonEmpty,
+    default: 'den-manager-webhook',
+  } satisfies Setting<string>,
+  gatewayHost: {
+    flag: 'gateway-host',
+    env: 'DEN_GATEWAY_HOST',
+    describe: 'SSH host name people connect to, written into Workspace status.endpoint',
+    parse: parsers.nonEmpty,
+    default: 'den.example.com',
+  } satisfies Setting<string>,
+  gpuResource: {
+    flag: 'gpu-resource',
+    env: 'DEN_GPU_RESOURCE',
+    describe: 'extended resource counted as GPUs in quotas',
+    parse: parsers.nonEmpty,
+    default: DEFAULT_GPU_RESOURCE,
+  } satisfies Setting<string>,
+  leaderElect: {
+    flag: 'leader-elect',
+    env: 'DEN_LEADER_ELECT',
+    describe: 'reconcile only while holding the den-manager Lease (turn off only for a single replica)',
+    parse: parsers.boolean,
+    default: true,
+    boolean: true,
+  } satisfies Setting<boolean>,
+  relistInterval: {
+    flag: 'relist-interval',
+    env: 'DEN_RELIST_INTERVAL',
+    describe: 'full relist of every cache and re-reconcile of every object at this period',
+    parse: parsers.duration,
+    default: 5 * 60_000,
+  } satisfies Setting<number>,
+};
+
+function startupError(step: string, err: unknown): Error {
+  return new Error(`manager start-up: ${step}: ${(err as Error).message}`, { cause: err });
+}
+
+export const managerRole: Role<typeof settings> = {
+  summary: 'controller manager: reconciles UserSpaces and Workspaces and serves the admission webhooks',
+  settings,
+  async run(s, signal) {
+    const logLine = (msg: string, fields?: Record<string, unknown>) => log('manager', msg, fields);
+    let client: KubeClient;
+    try {
+      client = new KubeClient(loadConnection(s.kubeconfig || undefined));
+    } catch (err) {
+      throw startupError('--kubeconfig (DEN_KUBECONFIG)', err);
+    }
+    const manager = new Manager(client, {
+      config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval },
+      leaderElect: s.leaderElect,
+      log: logLine,
+    });
+    let admissionReady: () => boolean = () => false;
+    const health = await startHealthServer(s.healthListen, () => admissionReady() && manager.ready).catch((err: unknown) => {
+      throw startupError(`--health-listen ${s.healthListen.host}:${s.healthListen.port}`, err);
+    });
+    logLine('health endpoints listening', { address: `${s.healthListen.host}:${health.address.port}` });
+    try {
+      await ensureHostKeySecret(client, s.namespace).catch((err: unknown) => {
+        throw startupError('gateway host key Secret', err);
+      });
+      const admission = await startAdmission({
+        client,
+        namespace: s.namespace,
+        listen: s.webhookListen,
+        webhookUrl: s.webhookUrl || undefined,
+        serviceName: s.webhookService,
+        gpuResource: s.gpuResource,
+        signal,
+        log: logLine,
+      }).catch((err: unknown) => {
+        throw startupError('admission webhooks', err);
+      });
+      admissionReady = admission.ready;
+      logLine('started; campaigning for the Lease', { identity: manager.identity, leaderElect: s.leaderElect });
+      await manager.run(signal);
+    } finally {
+      await health.close();
+    }
+    logLine('stopped');
+  },
+};

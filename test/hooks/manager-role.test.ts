@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { managerRole } from '../../hooks/manager-role.js';
+import { readSettings } from '../../cli/settings.js';
+import { denCrds } from '../../infra/crds/index.js';
+import type { KubeObject } from '../../kube/client.js';
+import { RESOURCES } from '../../kube/resources.js';
+import { FakeApiServer } from '../support/fake-apiserver.js';
+import { eventually } from './support/eventually.js';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function probe(url: string): Promise<number | undefined> {
+  try {
+    return (await fetch(url)).status;
+  } catch {
+    return undefined;
+  }
+}
+
+describe('den manager', () => {
+  let api: FakeApiServer;
+  let dir: string;
+
+  beforeEach(async () => {
+    api = new FakeApiServer();
+    await api.start();
+    api.installCrds(denCrds().map((crd) => ({ ...crd })));
+    dir = await mkdtemp(join(tmpdir(), 'den-manager-'));
+  });
+
+  afterEach(async () => {
+    await api.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('starts against a kubeconfig, serves health, leads, reconciles, and releases the Lease on shutdown', async () => {
+    const kubeconfig = join(dir, 'kubeconfig');
+    await writeFile(kubeconfig, [
+      'apiVersion: v1', 'kind: Config', 'current-context: fake',
+      'clusters: [{name: fake, cluster: {server: "' + api.url + '", insecure-skip-tls-verify: true}}]',
+      'users: [{name: admin, user: {token: "' + api.adminToken + '"}}]',
+      'contexts: [{name: fake, context: {cluster: fake, user: admin}}]',
+    ].join('\n'));
+    const [healthPort, webhookPort] = [await freePort(), await freePort()];
+    const settings = readSettings(managerRole.settings, [
+      `--kubeconfig=${kubeconfig}`, `--health-listen=127.0.0.1:${healthPort}`, `--webhook-listen=127.0.0.1:${webhookPort}`,
+      `--webhook-url=https://127.0.0.1:${webhookPort}`, '--gateway-host=ssh.den.test',
+    ], {});
+    const stop = new AbortController();
+    const running = managerRole.run(settings, stop.signal);
+    const health = `http://127.0.0.1:${healthPort}`;
+    await eventually(() => api.object(RESOURCES.lease, 'den-manager', 'svc-system'), 'the Lease', 10_000);
+    let ready: number | undefined;
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline && ready !== 200; await new Promise((r) => setTimeout(r, 50))) ready = await probe(`${health}/readyz`);
+    expect(ready).to.equal(200);
+    expect(await probe(`${health}/healthz`)).to.equal(200);
+    expect(api.object(RESOURCES.secret, 'den-gateway-host-key', 'svc-system')).to.not.equal(undefined);
+    expect(api.object(RESOURCES.secret, 'den-webhook-tls', 'svc-system')).to.not.equal(undefined);
+
+    await api.client().create(RESOURCES.userSpace, { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'carol' }, spec: { owner: 'carol@example.com', quota: { cpu: '2', memory: '4Gi', storage: '20Gi', workspaces: 1 }, networkPolicy: 'ClusterEgress' } });
+    await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, 'carol')?.status?.phase === 'Ready', 'carol Ready', 10_000);
+
+    stop.abort();
+    await running;
+    const lease = api.object<KubeObject & { spec?: { holderIdentity?: string | null } }>(RESOURCES.lease, 'den-manager', 'svc-system');
+    expect(lease?.spec?.holderIdentity).to.equal(null);
+    expect(await probe(`${health}/healthz`)).to.equal(undefined);
+  });
+
+  it('stops with one line naming the setting when the kubeconfig cannot be read', async () => {
+    const settings = readSettings(managerRole.settings, [`--kubeconfig=${join(dir, 'missing')}`, '--health-listen=127.0.0.1:0'], {});
+    const err = await managerRole.run(settings, new AbortController().signal).then(() => undefined, (e: Error) => e);
+    expect(err?.message).to.match(/^manager start-up: --kubeconfig \(DEN_KUBECONFIG\): /);
+  });
+});
