@@ -60,6 +60,28 @@ export function pod(name: string, workspaceName: string | undefined, namespace =
   };
 }
 
+/** The gateway's identity with infra's RBAC, the user namespace and a WorkspaceImage whose home is `home`. */
+export function prepareCluster(api: FakeApiServer, home: string): void {
+  api.addUser(GATEWAY_TOKEN, { username: GATEWAY_USER, groups: ['system:serviceaccounts'] });
+  api.seed(
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'den-gateway' }, rules: gatewayClusterRules() } as KubeObject,
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'den-gateway' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'den-gateway' },
+      subjects: [{ kind: 'ServiceAccount', name: 'den-gateway', namespace: 'svc-system' }],
+    } as KubeObject,
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
+    {
+      apiVersion: RESOURCES.workspaceImage.apiVersion,
+      kind: 'WorkspaceImage',
+      metadata: { name: 'base' },
+      spec: { displayName: 'Base', image: 'example/dev:1', shell: '/bin/bash', homePath: home },
+    } as KubeObject,
+  );
+}
+
 export class GatewayHarness {
   readonly api = new FakeApiServer();
   fake!: FakeExec;
@@ -75,24 +97,7 @@ export class GatewayHarness {
     this.home = await mkdtemp(join(tmpdir(), 'den-gw-home-'));
     this.keys = await mkdtemp(join(tmpdir(), 'den-gw-keys-'));
     await this.api.start();
-    this.api.addUser(GATEWAY_TOKEN, { username: GATEWAY_USER, groups: ['system:serviceaccounts'] });
-    this.api.seed(
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'den-gateway' }, rules: gatewayClusterRules() } as KubeObject,
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: 'den-gateway' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'den-gateway' },
-        subjects: [{ kind: 'ServiceAccount', name: 'den-gateway', namespace: 'svc-system' }],
-      } as KubeObject,
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
-      {
-        apiVersion: RESOURCES.workspaceImage.apiVersion,
-        kind: 'WorkspaceImage',
-        metadata: { name: 'base' },
-        spec: { displayName: 'Base', image: 'example/dev:1', shell: '/bin/bash', homePath: this.home },
-      } as KubeObject,
-    );
+    prepareCluster(this.api, this.home);
     this.fake = new FakeExec({ cwd: this.home, protocols: opts.protocols });
     this.fake.attachTo(this.api);
 

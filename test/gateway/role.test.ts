@@ -1,0 +1,120 @@
+// `den gateway` as a whole: settings, kubeconfig, generated host key, health endpoints,
+// a real ssh session, and shutdown on the signal.
+import { expect } from 'chai';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { readSettings } from '../../cli/settings.js';
+import { ROLES } from '../../cli/roles.js';
+import { gatewayRole } from '../../gateway/role.js';
+import { FakeApiServer } from '../support/fake-apiserver.js';
+import { FakeExec } from '../support/fake-exec.js';
+import { GATEWAY_TOKEN, GatewayHarness, makeKey, pod, prepareCluster, workspace } from './harness.js';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function get(port: number, path: string): Promise<number> {
+  return new Promise((resolve) => {
+    http
+      .get({ host: '127.0.0.1', port, path }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+      .on('error', () => resolve(0));
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('den gateway role', function () {
+  this.timeout(30_000);
+  let api: FakeApiServer;
+  let fake: FakeExec;
+  let dir: string;
+  // The harness only supplies the OpenSSH runner here; its own gateway is not started.
+  const ssh = new GatewayHarness();
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'den-gw-role-'));
+    api = new FakeApiServer();
+    await api.start();
+    prepareCluster(api, dir);
+    fake = new FakeExec({ cwd: dir });
+    fake.attachTo(api);
+  });
+  afterEach(async () => {
+    await fake.close();
+    await api.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('is registered as `den gateway`', async () => {
+    const role = await ROLES.gateway!();
+    expect(role.summary).to.equal(gatewayRole.summary);
+    expect(Object.keys(role.settings)).to.deep.equal(['kubeconfig', 'namespace', 'listen', 'healthListen', 'hostKeyFile', 'keepaliveInterval']);
+  });
+
+  it('serves SSH with a generated, kept host key, reports readiness, and stops on the signal', async () => {
+    const kubeconfig = join(dir, 'kubeconfig');
+    await writeFile(
+      kubeconfig,
+      YAML.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        // client-node accepts a plain-http server only with TLS verification marked off.
+        clusters: [{ name: 'fake', cluster: { server: api.url, 'insecure-skip-tls-verify': true } }],
+        users: [{ name: 'gateway', user: { token: GATEWAY_TOKEN } }],
+        contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'gateway' } }],
+        'current-context': 'fake',
+      }),
+    );
+    const [sshPort, healthPort] = [await freePort(), await freePort()];
+    const hostKeyFile = join(dir, 'keys', 'ssh_host_ed25519_key');
+    const settings = readSettings(
+      gatewayRole.settings,
+      ['--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${sshPort}`, '--health-listen', `127.0.0.1:${healthPort}`, '--host-key-file', hostKeyFile, '--keepalive-interval', '5s'],
+      {},
+    );
+    const alice = await makeKey(dir, 'alice');
+    api.seed(workspace('demo', [alice.publicKey]), pod('demo-0', 'demo'));
+
+    const stop = new AbortController();
+    let failure: unknown;
+    const running = gatewayRole.run(settings, stop.signal).catch((err: unknown) => (failure = err));
+    await waitFor(async () => failure !== undefined || (await get(healthPort, '/readyz')) === 200);
+    expect(failure).to.equal(undefined);
+    expect(await get(healthPort, '/healthz')).to.equal(200);
+    expect(await get(healthPort, '/other')).to.equal(404);
+
+    // Strict host key checking against the generated key's .pub proves the server uses that key.
+    const knownHosts = join(dir, 'known_hosts');
+    const publicKey = (await readFile(`${hostKeyFile}.pub`, 'utf8')).trim();
+    await writeFile(knownHosts, `[127.0.0.1]:${sshPort} ${publicKey}\n`);
+    const args = ['-F', '/dev/null', '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${knownHosts}`, '-i', alice.file, '-p', String(sshPort), 'demo@127.0.0.1', 'echo hello from $(pwd)'];
+    const r = await ssh.command('ssh', args);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.equal(`hello from ${dir}\n`);
+
+    stop.abort();
+    await running;
+    expect(await get(healthPort, '/healthz')).to.equal(0);
+    const refused = await ssh.command('ssh', args);
+    expect(refused.code).to.equal(255);
+    expect(refused.stderr).to.contain('Connection refused');
+  });
+});
