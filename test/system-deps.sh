@@ -4,6 +4,8 @@ set -euo pipefail
 missing=()
 command -v ssh >/dev/null 2>&1 && command -v sftp >/dev/null 2>&1 && command -v scp >/dev/null 2>&1 || missing+=(openssh-client)
 command -v ssh-keygen >/dev/null 2>&1 || missing+=(openssh-client)
+# The gateway tests' fake workspace pod runs OpenSSH's sftp-server for sftp and scp.
+[ -x /usr/lib/openssh/sftp-server ] || missing+=(openssh-sftp-server)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "test/system-deps.sh: missing ${missing[*]}; install them (apt-get install ${missing[*]}) or run as root" >&2
