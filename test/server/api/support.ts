@@ -56,12 +56,50 @@ async function readJson(ctx: Koa.Context, next: Koa.Next): Promise<void> {
   await next();
 }
 
+/**
+ * The manager's real UserSpace validator (SPEC 1.2 rule 6), served over plain HTTP and registered
+ * in the fake: a person who is not an administrator may change nothing on their own UserSpace but
+ * SSH keys. "Administrator" is answered the way RBAC would: may this identity update any UserSpace.
+ * Resolves with the function that stops it.
+ */
+export async function serveUserSpaceValidator(api: FakeApiServer): Promise<() => Promise<void>> {
+  const isAdmin = async (user: { username: string; groups?: string[] }) => api.allowed({ username: user.username, groups: user.groups ?? [] }, { verb: 'update', group: 'den.dev', resource: 'userspaces' });
+  const webhook = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('error', () => res.destroy());
+    req.on('end', () => {
+      const review = parseReview(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      void reviewUserSpaceUpdate(review.request, isAdmin).then((response) => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(answer(response)));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => webhook.listen(0, '127.0.0.1', resolve));
+  const port = (webhook.address() as AddressInfo).port;
+  api.seed({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'den-webhooks' },
+    webhooks: [{
+      name: 'vuserspace.den.dev',
+      clientConfig: { url: `http://127.0.0.1:${port}/validate-userspace` },
+      rules: [{ apiGroups: ['den.dev'], apiVersions: ['v1alpha1'], resources: ['userspaces'], operations: ['UPDATE'], scope: 'Cluster' }],
+      failurePolicy: 'Fail',
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+    }],
+  });
+  return () => new Promise<void>((resolve) => webhook.close(() => resolve()));
+}
+
 export class ApiTestEnv {
   readonly api = new FakeApiServer();
   readonly logs: { msg: string; fields?: Record<string, unknown> }[] = [];
   private readonly people = new Map<string, AuthenticatedState>();
   private server?: http.Server;
-  private webhook?: http.Server;
+  private stopValidator?: () => Promise<void>;
   url = '';
 
   constructor(private readonly deps: Partial<ResourceDeps> = {}) {}
@@ -70,7 +108,7 @@ export class ApiTestEnv {
     await this.api.start();
     this.api.installCrds(denCrds() as unknown as KubeObject[]);
     this.api.seed({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'den-admin' }, rules: adminClusterRules() } as KubeObject);
-    await this.registerUserSpaceValidator();
+    this.stopValidator = await serveUserSpaceValidator(this.api);
     this.server = http.createServer(this.app().callback());
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
@@ -79,44 +117,8 @@ export class ApiTestEnv {
 
   async close(): Promise<void> {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-    await new Promise<void>((resolve) => (this.webhook ? this.webhook.close(() => resolve()) : resolve()));
+    await this.stopValidator?.();
     await this.api.close();
-  }
-
-  /**
-   * The manager's real UserSpace validator (SPEC 1.2 rule 6), served over plain HTTP for the fake:
-   * a person who is not an administrator may change nothing on their own UserSpace but SSH keys.
-   * "Administrator" is answered the way RBAC would: may this identity update any UserSpace.
-   */
-  private async registerUserSpaceValidator(): Promise<void> {
-    this.webhook = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('error', () => res.destroy());
-      req.on('end', () => {
-        const review = parseReview(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-        const isAdmin = async (user: { username: string; groups?: string[] }) => this.api.allowed({ username: user.username, groups: user.groups ?? [] }, { verb: 'update', group: 'den.dev', resource: 'userspaces' });
-        void reviewUserSpaceUpdate(review.request, isAdmin).then((response) => {
-          res.writeHead(200, { 'Content-Type': 'application/json' });
-          res.end(JSON.stringify(answer(response)));
-        });
-      });
-    });
-    await new Promise<void>((resolve) => this.webhook!.listen(0, '127.0.0.1', resolve));
-    const port = (this.webhook.address() as AddressInfo).port;
-    this.api.seed({
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingWebhookConfiguration',
-      metadata: { name: 'den-webhooks' },
-      webhooks: [{
-        name: 'vuserspace.den.dev',
-        clientConfig: { url: `http://127.0.0.1:${port}/validate-userspace` },
-        rules: [{ apiGroups: ['den.dev'], apiVersions: ['v1alpha1'], resources: ['userspaces'], operations: ['UPDATE'], scope: 'Cluster' }],
-        failurePolicy: 'Fail',
-        sideEffects: 'None',
-        admissionReviewVersions: ['v1'],
-      }],
-    });
   }
 
   private app(): Koa {

@@ -209,7 +209,14 @@ describe('REST workspaces (SPEC 4.2)', () => {
       expect(env.api.object(RESOURCES.persistentVolumeClaim, 'home-dev-0', 'svc-alice')).to.not.equal(undefined);
     });
 
-    it('answers 409 when an administrator deletes someone\'s workspace but may not delete their PVC', async () => {
+    it('deletes someone\'s workspace and home PVC for an administrator', async () => {
+      expect((await env.request('DELETE', '/workspaces/dev?namespace=svc-alice', { token: carol })).status).to.equal(204);
+      expect(env.api.object(RESOURCES.persistentVolumeClaim, 'home-dev-0', 'svc-alice')).to.equal(undefined);
+    });
+
+    it('answers 409 with the cluster\'s reason when RBAC lets the caller delete the workspace but not the PVC', async () => {
+      const admin = env.api.object<any>(RESOURCES.clusterRole, 'den-admin');
+      env.api.seed({ ...admin, rules: admin.rules.filter((r: any) => !(r.resources.includes('persistentvolumeclaims') && r.verbs.includes('delete'))) });
       const res = await env.request('DELETE', '/workspaces/dev?namespace=svc-alice', { token: carol });
       expect(res.status).to.equal(409);
       expect(res.body.error).to.contain('PersistentVolumeClaim home-dev-0 in namespace svc-alice is left');

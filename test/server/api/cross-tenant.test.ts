@@ -1,0 +1,137 @@
+// Who may do what, through the real app (REST-core's authentication, minted tokens, CSRF) against
+// RBAC rendered by the UserSpace hook: every resource endpoint with five callers. A denial must
+// leave every Den object and home volume exactly as it was.
+import { expect } from 'chai';
+import type { KubeObject } from '../../../kube/client.js';
+import { RESOURCES } from '../../../kube/resources.js';
+import type { FakeApiServer } from '../../support/fake-apiserver.js';
+import { call, login, provision, seedLocalUser, startCluster, startDen, type Den, type Signed } from '../core/cluster.js';
+import { KEY, serveUserSpaceValidator } from './support.js';
+
+type Who = 'anonymous' | 'owner' | 'other' | 'readonly' | 'admin';
+const ORDER: Who[] = ['anonymous', 'owner', 'other', 'readonly', 'admin'];
+
+interface Case {
+  method: string;
+  path: string;
+  body?: unknown;
+  expect: Record<Who, number>;
+  /** Extra check of a successful answer. */
+  check?: (who: Who, body: any) => void;
+}
+
+const names = (body: any) => (body.items as KubeObject[]).map((o) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name}`).sort();
+
+// alice owns the targets; bob is another user; readonly is alice's read-scoped API token; carol is an administrator.
+const CASES: Case[] = [
+  { method: 'GET', path: '/workspaces', expect: { anonymous: 401, owner: 200, other: 200, readonly: 200, admin: 200 },
+    check: (who, body) => expect(names(body)).to.deep.equal(who === 'admin' ? ['svc-alice/dev', 'svc-bob/bobs'] : who === 'other' ? ['svc-bob/bobs'] : ['svc-alice/dev']) },
+  { method: 'GET', path: '/workspaces?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 200, readonly: 200, admin: 200 },
+    check: (who, body) => expect(names(body)).to.deep.equal(who === 'other' ? [] : ['svc-alice/dev']) },
+  { method: 'POST', path: '/workspaces', body: { name: 'fresh', image: 'python', storage: '1Gi', ssh_public_key: KEY }, expect: { anonymous: 401, owner: 201, other: 201, readonly: 403, admin: 201 },
+    check: (who, body) => expect(body.metadata.namespace).to.equal({ owner: 'svc-alice', other: 'svc-bob', admin: 'svc-carol' }[who as 'owner']) },
+  { method: 'GET', path: '/workspaces/dev?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 200, admin: 200 } },
+  { method: 'POST', path: '/workspaces/dev/stop?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 403, admin: 200 } },
+  { method: 'POST', path: '/workspaces/dev/start?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 403, admin: 200 } },
+  { method: 'GET', path: '/workspaces/dev/logs?namespace=svc-alice&tail=1', expect: { anonymous: 401, owner: 200, other: 403, readonly: 200, admin: 200 },
+    check: (_, body) => expect(body.lines).to.equal('ready\n') },
+  { method: 'DELETE', path: '/workspaces/dev?namespace=svc-alice', expect: { anonymous: 401, owner: 204, other: 403, readonly: 403, admin: 204 } },
+  { method: 'DELETE', path: '/workspaces/dev?namespace=svc-alice&delete_volume=false', expect: { anonymous: 401, owner: 204, other: 403, readonly: 403, admin: 204 } },
+  { method: 'GET', path: '/workspace-images', expect: { anonymous: 401, owner: 200, other: 200, readonly: 200, admin: 200 },
+    check: (_, body) => expect(names(body)).to.deep.equal(['/python']) },
+  { method: 'GET', path: '/workspace-images/python', expect: { anonymous: 401, owner: 200, other: 200, readonly: 200, admin: 200 } },
+  { method: 'POST', path: '/workspace-images', body: { name: 'go', image: 'golang:1' }, expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 201 } },
+  { method: 'PATCH', path: '/workspace-images/python', body: { deprecated: true }, expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 } },
+  { method: 'DELETE', path: '/workspace-images/python', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 204 } },
+  // The per-user ClusterRole grants nothing on ImageRegistries, so only administrators read them.
+  { method: 'GET', path: '/image-registries', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 } },
+  { method: 'GET', path: '/image-registries/ecr', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 } },
+  { method: 'POST', path: '/image-registries', body: { name: 'ecr2', region: 'us-east-1' }, expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 201 } },
+  { method: 'PATCH', path: '/image-registries/ecr', body: { prune: true }, expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 } },
+  { method: 'DELETE', path: '/image-registries/ecr', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 204 } },
+  { method: 'POST', path: '/image-registries/ecr/force-sync', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 202 } },
+  { method: 'GET', path: '/admin/userspaces', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 } },
+  { method: 'POST', path: '/admin/userspaces', body: { name: 'dave', owner: 'dave@example.com' }, expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 201 } },
+  // RBAC lets a person (and their read-only token) patch their own UserSpace, for SSH keys; the
+  // UserSpace validator refuses every other change, which REST answers as 400 with its message.
+  { method: 'PATCH', path: '/admin/userspaces/alice', body: { role: 'admin' }, expect: { anonymous: 401, owner: 400, other: 403, readonly: 400, admin: 200 } },
+  { method: 'DELETE', path: '/admin/userspaces/alice', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 204 } },
+  { method: 'GET', path: '/admin/quota', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 } },
+  { method: 'PATCH', path: '/admin/quota/alice', body: { cpu: '64' }, expect: { anonymous: 401, owner: 400, other: 403, readonly: 400, admin: 200 } },
+];
+
+const WATCHED = [RESOURCES.workspace, RESOURCES.workspaceImage, RESOURCES.imageRegistry, RESOURCES.userSpace, RESOURCES.persistentVolumeClaim];
+
+/** Every Den object and PVC, without the fields a read may not change anyway. */
+function snapshot(api: FakeApiServer): string {
+  return JSON.stringify(WATCHED.map((t) => api.objects(t).map((o) => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } }))));
+}
+
+describe('cross-tenant matrix over every resource endpoint', () => {
+  let api: FakeApiServer;
+  let den: Den;
+  let stopValidator: () => Promise<void>;
+  const as: Partial<Record<Who, Signed | string>> = {};
+
+  /** The world each caller meets: put back whatever an earlier caller changed or created. */
+  function baseline(): void {
+    for (const [ns, name] of [['svc-alice', 'fresh'], ['svc-bob', 'fresh'], ['svc-carol', 'fresh']] as const) api.remove(RESOURCES.workspace, name, ns);
+    api.remove(RESOURCES.workspaceImage, 'go');
+    api.remove(RESOURCES.imageRegistry, 'ecr2');
+    api.remove(RESOURCES.userSpace, 'dave');
+    const ws = (name: string, namespace: string) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace }, spec: { imageRef: { name: 'python' }, storage: '1Gi', sshAuthorizedKeys: [KEY], running: true }, status: { phase: 'Running' } });
+    api.seed(
+      ws('dev', 'svc-alice'),
+      ws('bobs', 'svc-bob'),
+      { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'home-dev-0', namespace: 'svc-alice' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'dev-0', namespace: 'svc-alice', labels: { 'den.dev/workspace': 'dev' } }, spec: { containers: [{ name: 'w', image: 'python:3.12' }] }, status: { phase: 'Running' } },
+      { apiVersion: 'den.dev/v1alpha1', kind: 'WorkspaceImage', metadata: { name: 'python' }, spec: { displayName: 'Python', image: 'python:3.12' } },
+      { apiVersion: 'den.dev/v1alpha1', kind: 'ImageRegistry', metadata: { name: 'ecr' }, spec: { provider: 'cloud-registry', cloud: { region: 'eu-west-1' } } },
+    );
+    api.setPodLog('svc-alice', 'dev-0', 'booting\nready\n');
+  }
+
+  beforeEach(async () => {
+    api = await startCluster();
+    stopValidator = await serveUserSpaceValidator(api);
+    provision(api, 'alice', 'alice@example.com');
+    provision(api, 'bob', 'bob@example.com');
+    provision(api, 'carol', 'carol@example.com', { admin: true });
+    for (const who of ['alice', 'bob', 'carol']) await seedLocalUser(api, who, `${who}@example.com`, `${who}-password`);
+    den = await startDen(api);
+    as.owner = await login(den, 'alice', 'alice-password');
+    as.other = await login(den, 'bob', 'bob-password');
+    as.admin = await login(den, 'carol', 'carol-password');
+    const issued = await call(den, 'POST', '/tokens?scope=read', { as: as.owner });
+    expect(issued.status).to.equal(201);
+    as.readonly = issued.body.token as string;
+    delete as.anonymous;
+  });
+  afterEach(async () => {
+    await den.close();
+    await stopValidator();
+    await api.close();
+  });
+
+  for (const c of CASES) {
+    it(`${c.method} ${c.path}: ${ORDER.map((w) => `${w} ${c.expect[w]}`).join(', ')}`, async () => {
+      for (const who of ORDER) {
+        baseline();
+        const before = snapshot(api);
+        const res = await call(den, c.method, c.path, { as: as[who], body: c.body });
+        expect(res.status, `${who}: ${JSON.stringify(res.body)}`).to.equal(c.expect[who]);
+        if (res.status >= 400) {
+          expect(res.body.error, who).to.be.a('string').and.not.equal('');
+          expect(snapshot(api), `${who} was denied but something changed`).to.equal(before);
+        } else {
+          c.check?.(who, res.body);
+          if (c.method === 'DELETE' && c.path.startsWith('/workspaces/')) {
+            const kept = api.object(RESOURCES.persistentVolumeClaim, 'home-dev-0', 'svc-alice') !== undefined;
+            expect(kept, `${who}: home volume kept`).to.equal(c.path.includes('delete_volume=false'));
+          }
+        }
+        if (res.status === 403 && who !== 'anonymous') expect(res.body.error, who).to.match(/is forbidden: User "system:serviceaccount:svc-(alice|bob|carol):session(-readonly)?" cannot /);
+      }
+    });
+  }
+});
