@@ -1,7 +1,7 @@
 // SPEC 4.2: workspaces of the caller (or, for administrators, of everyone), always with the
 // caller's forwarded token, so the cluster's RBAC decides who sees and changes what.
 import type { KubeObject } from '../../kube/client.js';
-import { isNotFound } from '../../kube/errors.js';
+import { isNotFound, KubeApiError } from '../../kube/errors.js';
 import { defaultPodName, homeClaimName, LABELS } from '../../kube/group.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
 import { HttpError } from '../http/errors.js';
@@ -102,7 +102,14 @@ async function workspaceLogs(ctx: ApiContext): Promise<void> {
   }
   // The pod name comes from the workspace's status; the label proves the pod belongs to it.
   if (observed.metadata?.labels?.[LABELS.workspace] !== name || observed.status?.phase !== 'Running') throw noPod;
-  const lines = await kube.request<string | undefined>({ path: resourcePath(RESOURCES.pod, { namespace, name: pod, subresource: 'log' }), query: { tailLines: tail } });
+  let lines: string | undefined;
+  try {
+    lines = await kube.request<string | undefined>({ path: resourcePath(RESOURCES.pod, { namespace, name: pod, subresource: 'log' }), query: { tailLines: tail } });
+  } catch (err) {
+    // The pod stopped or restarted between the two reads: the kubelet has no container to read.
+    if (err instanceof KubeApiError && (err.status === 400 || err.status === 404)) throw noPod;
+    throw err;
+  }
   ctx.body = { namespace, pod, lines: typeof lines === 'string' ? lines : '' };
 }
 

@@ -322,6 +322,15 @@ describe('REST workspaces (SPEC 4.2)', () => {
       expect(env.api.requests.some((r) => r.path.endsWith('/pods/intruder/log'))).to.equal(false);
     });
 
+    it('answers 409 when the container stops between the pod check and the log read', async () => {
+      env.workspace('dev', 'svc-alice');
+      env.pod('dev-0', 'svc-alice', 'dev', 'Running', LOG);
+      env.api.failNext('GET', /\/pods\/dev-0\/log/, 400, { reason: 'BadRequest', message: 'container "workspace" in pod "dev-0" is waiting to start: ContainerCreating' });
+      const res = await env.request('GET', '/workspaces/dev/logs', { token: alice });
+      expect(res.status).to.equal(409);
+      expect(res.body.error).to.equal('workspace dev has no running pod, start it first');
+    });
+
     it('answers 404 for a workspace that does not exist', async () => {
       expect((await env.request('GET', '/workspaces/nope/logs', { token: alice })).status).to.equal(404);
     });
