@@ -730,9 +730,19 @@ function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
+function jsonOrUndefined(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined; // not JSON: the caller parses it as YAML
+  }
+}
+
 function parseBody(raw: string, contentType: string): unknown {
   try {
-    return contentType.includes('yaml') ? YAML.parse(raw) : JSON.parse(raw);
+    // JSON is YAML; clients send apply bodies as JSON, and JSON.parse is far cheaper (loop bench).
+    if (contentType.includes('yaml')) return jsonOrUndefined(raw) ?? YAML.parse(raw);
+    return JSON.parse(raw);
   } catch (err) {
     throw new ApiError(400, status(400, 'BadRequest', `the request body could not be decoded: ${(err as Error).message}`));
   }
