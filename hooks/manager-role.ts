@@ -129,7 +129,7 @@ export const managerRole: Role<typeof settings> = {
         throw startupError('admission webhooks', err);
       });
       admissionReady = admission.ready;
-      logLine('started; campaigning for the Lease', { identity: manager.identity, leaderElect: s.leaderElect });
+      logLine(s.leaderElect ? 'started; campaigning for the Lease' : 'started; reconciling without leader election', { identity: manager.identity });
       await manager.run(signal);
     } finally {
       await health.close();

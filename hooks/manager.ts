@@ -176,8 +176,18 @@ export class Manager {
     else await this.runControllers(signal);
   }
 
+  /**
+   * A replica that lost the Lease stops at most renewDeadline after its last renewal; its
+   * reconciles in flight may finish for the rest of the lease duration, after which a
+   * successor may take over. So the two never act at once.
+   */
+  private shutdownGraceMs(): number {
+    if (!this.elector) return 10_000;
+    return (this.opts.lease?.durationMs ?? 15_000) - (this.opts.lease?.renewDeadlineMs ?? 10_000);
+  }
+
   private async runControllers(signal: AbortSignal): Promise<void> {
-    const options = { relistIntervalMs: this.opts.config.relistIntervalMs, log: this.opts.log, ...this.opts.controller };
+    const options: ControllerOptions = { relistIntervalMs: this.opts.config.relistIntervalMs, log: this.opts.log, shutdownGraceMs: this.shutdownGraceMs(), ...this.opts.controller };
     const userSpaces = new Controller(this.client, userSpaceSpec(this.opts.config), options);
     const workspaces = new Controller(this.client, workspaceSpec(this.opts.config), options);
     this.active = { userSpaces, workspaces };

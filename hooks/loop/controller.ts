@@ -80,6 +80,10 @@ export class ChildrenFailedError extends Error {
   }
 }
 
+function stopIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw new Error('reconcile abandoned: the controller is stopping');
+}
+
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -116,7 +120,7 @@ export class Controller<Config = unknown, Related = unknown> {
       });
       this.related[source.name] = informer;
     }
-    this.queue = new WorkQueue((key) => this.reconcile(key), {
+    this.queue = new WorkQueue((key, signal) => this.reconcile(key, signal), {
       concurrency: opts.concurrency,
       backoff: opts.backoff,
       retryRate: opts.retryRate,
@@ -187,8 +191,11 @@ export class Controller<Config = unknown, Related = unknown> {
     await Promise.all(running);
   }
 
-  /** One reconcile of one parent: the hook, the children, the status. */
-  private async reconcile(key: string): Promise<void> {
+  /**
+   * One reconcile of one parent: the hook, the children, the status. Once `stop` aborts (the
+   * shutdown grace ran out, or the Lease is gone) it writes nothing more.
+   */
+  private async reconcile(key: string, stop: AbortSignal): Promise<void> {
     const ref = refOf(this.spec.parent, key);
     const cached = this.parents.get(ref.name, ref.namespace);
     if (!cached) return;
@@ -221,11 +228,14 @@ export class Controller<Config = unknown, Related = unknown> {
     }
     const plan = planChildren(desired, observed, held);
     for (const wave of plan.apply) {
+      stopIfAborted(stop);
       await Promise.all(wave.map((child) => this.applyChild(child).catch((err: unknown) => errors.push({ child: childName(child), message: messageOf(err) }))));
     }
+    stopIfAborted(stop);
     await Promise.all(plan.prune.map((child) => this.deleteChild(child).catch((err: unknown) => errors.push({ child: childName(child), message: messageOf(err) }))));
     // The status must say which child failed and why: ask the hook again with the errors.
     if (errors.length) output = this.spec.hook({ ...input, errors });
+    stopIfAborted(stop);
     await this.writeStatus(parent, output.status);
     if (errors.length) throw new ChildrenFailedError(errors);
   }
