@@ -1,0 +1,388 @@
+// The person's journey through the whole platform, written once and run in two places:
+// on this machine against the real `den` processes and a fake API server
+// (platform.test.ts) and against a real cluster (test/e2e/platform.e2e.ts). Every step
+// asserts what a person notices: an exit code and a line from `den users add`, a REST
+// status and message, an object in the cluster, bytes and an exit code over SSH.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import type { KubeObject } from '../../kube/client.js';
+import { isNotFound } from '../../kube/errors.js';
+import { ANNOTATIONS, LABELS, SYSTEM_NAMESPACE, homeClaimName, userNamespace } from '../../kube/group.js';
+import { RESOURCES, type ResourceType } from '../../kube/resources.js';
+import { eventually, runCommand, runDen, type CommandResult, type PlatformEnvironment } from '../support/platform.js';
+
+const execFileAsync = promisify(execFile);
+
+type Json = Record<string, any>;
+
+/** The names one run uses; the suffix keeps runs on a shared cluster apart. */
+export interface JourneyNames {
+  admin: string;
+  alice: string;
+  bob: string;
+  image: string;
+  workspace: string;
+  password: string;
+}
+
+export function journeyNames(suffix: string): JourneyNames {
+  return {
+    admin: `admin-${suffix}`,
+    alice: `alice-${suffix}`,
+    bob: `bob-${suffix}`,
+    image: `ubuntu-${suffix}`,
+    workspace: `dev-${suffix}`,
+    password: `correct horse ${suffix} battery`,
+  };
+}
+
+export interface RestAnswer {
+  status: number;
+  body: Json;
+  headers: Headers;
+}
+
+/** A signed-in browser-like caller: the session cookie and the CSRF token from the login answer. */
+export interface Session {
+  cookie: string;
+  csrf: string;
+}
+
+export type Credential = { session: Session; csrf?: boolean } | { token: string } | undefined;
+
+/** REST as a script with curl would use it. */
+export class Rest {
+  constructor(private readonly baseUrl: string) {}
+
+  async call(method: string, path: string, opts: { body?: unknown; as?: Credential } = {}): Promise<RestAnswer> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+    const as = opts.as;
+    if (as && 'session' in as) {
+      headers.Cookie = as.session.cookie;
+      if (as.csrf !== false) headers['X-CSRF-Token'] = as.session.csrf;
+    } else if (as && 'token' in as) {
+      headers.Authorization = `Bearer ${as.token}`;
+    }
+    const res = await fetch(`${this.baseUrl}/api/v1${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    const text = await res.text();
+    let body: Json = {};
+    if (text) {
+      try {
+        body = JSON.parse(text) as Json;
+      } catch {
+        body = { text };
+      }
+    }
+    return { status: res.status, body, headers: res.headers };
+  }
+
+  async login(username: string, password: string): Promise<Session> {
+    const answer = await this.call('POST', '/login', { body: { username, password } });
+    expect(answer.status, `login of ${username}: ${JSON.stringify(answer.body)}`).to.equal(204);
+    const cookies = answer.headers.getSetCookie().map((c) => c.split(';')[0]!);
+    expect(cookies.some((c) => c.startsWith('svc_session=')), `cookies set: ${cookies.join(', ')}`).to.equal(true);
+    const csrf = answer.headers.get('x-csrf-token');
+    expect(csrf, 'X-CSRF-Token header of the login answer').to.be.a('string').and.not.equal('');
+    return { cookie: cookies.join('; '), csrf: csrf! };
+  }
+}
+
+/** `ssh` as a person runs it: their key only, no agent, no prompts, the gateway's host key accepted on first use. */
+export function ssh(env: PlatformEnvironment, keyFile: string, user: string, command: string): Promise<CommandResult> {
+  return runCommand(
+    'ssh',
+    [
+      '-F', '/dev/null',
+      '-i', keyFile,
+      '-p', String(env.ssh.port),
+      '-o', 'IdentitiesOnly=yes',
+      '-o', 'IdentityAgent=none',
+      '-o', 'BatchMode=yes',
+      '-o', 'StrictHostKeyChecking=no',
+      '-o', 'UserKnownHostsFile=/dev/null',
+      '-o', 'ConnectTimeout=10',
+      `${user}@${env.ssh.host}`,
+      command,
+    ],
+    { timeoutMs: 30_000 },
+  );
+}
+
+async function gone(lookup: Promise<unknown>): Promise<boolean> {
+  try {
+    await lookup;
+    return false;
+  } catch (err) {
+    if (isNotFound(err)) return true;
+    throw err;
+  }
+}
+
+/**
+ * Defines the journey's steps (mocha `it`s, in order, each relying on the ones before) in
+ * the caller's `describe`. `getEnv` is called once the caller's `before` has run.
+ */
+export function platformJourney(getEnv: () => PlatformEnvironment): void {
+  let env: PlatformEnvironment;
+  let names: JourneyNames;
+  let rest: Rest;
+  let keys = '';
+  let aliceKey = { file: '', publicKey: '' };
+  let otherKey = { file: '', publicKey: '' };
+  let admin: Session;
+  let alice: Session;
+  let bob: Session;
+
+  const cluster = <T = Json>(t: ResourceType, name: string, namespace?: string) => env.admin.get<T>(t, name, namespace);
+  const aliceNs = () => userNamespace(names.alice);
+  /** Adds the processes' recent output to a failing assertion's message. */
+  const diagnose = async (step: () => Promise<void>) => {
+    try {
+      await step();
+    } catch (err) {
+      const said = env.diagnostics();
+      if (said && err instanceof Error) err.message += `\n--- what the platform said ---\n${said}`;
+      throw err;
+    }
+  };
+
+  before(async () => {
+    env = getEnv();
+    names = journeyNames(env.suffix);
+    rest = new Rest(env.baseUrl);
+    keys = await mkdtemp(join(tmpdir(), 'den-journey-keys-'));
+    const keygen = async (name: string) => {
+      const file = join(keys, name);
+      await execFileAsync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `${name}@journey`, '-f', file]);
+      return { file, publicKey: (await readFile(`${file}.pub`, 'utf8')).trim() };
+    };
+    aliceKey = await keygen('alice');
+    otherKey = await keygen('other');
+  });
+
+  after(async () => {
+    if (keys) await rm(keys, { recursive: true, force: true });
+  });
+
+  it('den users add creates an administrator and two people from a password on stdin', () =>
+    diagnose(async () => {
+      for (const [name, admin] of [[names.admin, true], [names.alice, false], [names.bob, false]] as const) {
+        const args = ['users', 'add', name, '--owner', `${name}@example.com`, '--password-stdin', '--kubeconfig', env.kubeconfig, ...(admin ? ['--admin'] : [])];
+        const result = await runDen(args, { stdin: `${names.password}\n` });
+        expect(result.stderr, `den ${args.join(' ')}`).to.equal('');
+        expect(result.code).to.equal(0);
+        expect(result.stdout).to.include(`created UserSpace ${name}`).and.include(`role ${admin ? 'admin' : 'user'}`).and.include(`namespace ${userNamespace(name)}`);
+      }
+      const again = await runDen(['users', 'add', names.alice, '--owner', `${names.alice}@example.com`, '--password-stdin', '--kubeconfig', env.kubeconfig], { stdin: `${names.password}\n` });
+      expect(again.code, 'adding the same person twice').to.equal(1);
+      expect(again.stderr).to.include(`UserSpace ${names.alice} already exists; nothing was changed`);
+    }));
+
+  it("the manager provisions each person's namespace, quota and RBAC", () =>
+    diagnose(async () => {
+      for (const name of [names.admin, names.alice, names.bob]) {
+        const space = await eventually(async () => {
+          const us = await cluster(RESOURCES.userSpace, name);
+          return us.status?.phase === 'Ready' && us;
+        }, `UserSpace ${name} Ready`, env.convergeMs);
+        expect(space.status.namespace).to.equal(userNamespace(name));
+        expect(space.metadata.labels?.[LABELS.role]).to.equal(name === names.admin ? 'admin' : 'user');
+      }
+      const ns = aliceNs();
+      await cluster(RESOURCES.namespace, ns);
+      const quota = await cluster(RESOURCES.resourceQuota, 'svc-quota', ns);
+      expect(quota.spec.hard).to.include({ 'requests.cpu': '4', 'requests.memory': '8Gi', 'requests.storage': '50Gi' });
+      const owner = await cluster(RESOURCES.roleBinding, 'svc-owner', ns);
+      expect(owner.subjects).to.deep.include({ kind: 'ServiceAccount', name: 'session', namespace: ns });
+      expect(owner.roleRef.name).to.equal('svc-workspace-user');
+      const reader = await cluster(RESOURCES.roleBinding, 'svc-reader', ns);
+      expect(reader.subjects).to.deep.include({ kind: 'ServiceAccount', name: 'session-readonly', namespace: ns });
+      const clusterRole = await cluster(RESOURCES.clusterRole, `svc-userspace-${names.alice}`);
+      expect(clusterRole.rules).to.deep.include({ apiGroups: ['den.dev'], resources: ['userspaces'], resourceNames: [names.alice], verbs: ['get', 'watch', 'patch'] });
+    }));
+
+  it('refuses a wrong password with 401 and no cookie', () =>
+    diagnose(async () => {
+      const answer = await rest.call('POST', '/login', { body: { username: names.alice, password: 'not the password' } });
+      expect(answer.status).to.equal(401);
+      expect(answer.body.error).to.be.a('string').and.not.equal('');
+      expect(answer.headers.getSetCookie().filter((c) => c.startsWith('svc_session=') && !/svc_session=;/.test(c))).to.deep.equal([]);
+    }));
+
+  it('the administrator signs in and adds a catalog entry', () =>
+    diagnose(async () => {
+      admin = await rest.login(names.admin, names.password);
+      const session = await rest.call('GET', '/session', { as: { session: admin } });
+      expect(session.status).to.equal(200);
+      expect(session.body).to.include({ userspace: names.admin, namespace: userNamespace(names.admin), role: 'admin' });
+      const entry = { name: names.image, image: env.workspaceImage, display_name: `Ubuntu (${env.suffix})`, tags: ['journey'] };
+      const withoutCsrf = await rest.call('POST', '/workspace-images', { body: entry, as: { session: admin, csrf: false } });
+      expect(withoutCsrf.status, 'a cookie request without X-CSRF-Token').to.equal(403);
+      expect(withoutCsrf.body.error).to.include('X-CSRF-Token');
+      const created = await rest.call('POST', '/workspace-images', { body: entry, as: { session: admin } });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      expect(created.body.spec).to.include({ image: env.workspaceImage, displayName: entry.display_name });
+      const stored = await cluster(RESOURCES.workspaceImage, names.image);
+      expect(stored.spec.image).to.equal(env.workspaceImage);
+    }));
+
+  it('a person signs in, sees the entry in the catalog and cannot change the catalog', () =>
+    diagnose(async () => {
+      alice = await rest.login(names.alice, names.password);
+      const catalog = await rest.call('GET', '/workspace-images', { as: { session: alice } });
+      expect(catalog.status).to.equal(200);
+      expect(catalog.body.items.map((i: KubeObject) => i.metadata?.name)).to.include(names.image);
+      const refused = await rest.call('POST', '/workspace-images', { body: { name: `${names.image}-x`, image: env.workspaceImage }, as: { session: alice } });
+      expect(refused.status).to.equal(403);
+      expect(refused.body.error).to.include(`User "system:serviceaccount:${aliceNs()}:session" cannot create resource "workspaceimages" in API group "den.dev"`);
+    }));
+
+  it('creating a workspace with a real SSH key answers 201, stamped with who asked', () =>
+    diagnose(async () => {
+      const created = await rest.call('POST', '/workspaces', {
+        body: { name: names.workspace, image: names.image, cpu: '500m', memory: '512Mi', storage: '1Gi', ssh_public_key: aliceKey.publicKey },
+        as: { session: alice },
+      });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      expect(created.body.metadata).to.include({ name: names.workspace, namespace: aliceNs() });
+      expect(created.body.metadata.annotations?.[ANNOTATIONS.requester]).to.equal(`system:serviceaccount:${aliceNs()}:session`);
+      expect(created.body.spec.sshAuthorizedKeys).to.deep.equal([aliceKey.publicKey]);
+      expect(created.body.spec.running, 'the CRD default of spec.running').to.equal(true);
+    }));
+
+  it('the manager creates the Service and the StatefulSet, and the workspace becomes Running', () =>
+    diagnose(async () => {
+      const ns = aliceNs();
+      const sts = await eventually(() => cluster(RESOURCES.statefulSet, names.workspace, ns), `StatefulSet ${names.workspace}`, env.convergeMs);
+      expect(sts.spec.replicas).to.equal(1);
+      expect(sts.spec.template.metadata.labels[LABELS.workspace]).to.equal(names.workspace);
+      expect(sts.metadata.ownerReferences?.[0]).to.include({ kind: 'Workspace', name: names.workspace, controller: true });
+      const svc = await eventually(() => cluster(RESOURCES.service, names.workspace, ns), `Service ${names.workspace}`, env.convergeMs);
+      expect(svc.spec.clusterIP).to.equal('None');
+      const ws = await eventually(async () => {
+        const answer = await rest.call('GET', `/workspaces/${names.workspace}`, { as: { session: alice } });
+        return answer.status === 200 && answer.body.status?.phase === 'Running' && answer.body;
+      }, `workspace ${names.workspace} Running`, env.convergeMs);
+      expect(ws.status.podName).to.equal(`${names.workspace}-0`);
+      expect(ws.status.endpoint).to.match(new RegExp(`^${names.workspace}@\\S+$`));
+      const pod = await cluster(RESOURCES.pod, `${names.workspace}-0`, ns);
+      expect(pod.metadata.labels[LABELS.workspace]).to.equal(names.workspace);
+      await cluster(RESOURCES.persistentVolumeClaim, homeClaimName(names.workspace), ns);
+    }));
+
+  it("refuses a workspace with a corrupt SSH key with 400 and the webhook's message", () =>
+    diagnose(async () => {
+      const name = `${names.workspace}-bad`;
+      const corrupt = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIThisIsNotAKeyBlob journey@corrupt';
+      const refused = await rest.call('POST', '/workspaces', { body: { name, image: names.image, storage: '1Gi', ssh_public_key: corrupt }, as: { session: alice } });
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(400);
+      expect(refused.body.error).to.include('admission webhook "vworkspace.den.dev" denied the request').and.include('sshAuthorizedKeys');
+      expect(await gone(cluster(RESOURCES.workspace, name, aliceNs()))).to.equal(true);
+    }));
+
+  it('ssh runs a command in the workspace and passes its output and exit code through', () =>
+    diagnose(async () => {
+      const result = await ssh(env, aliceKey.file, names.workspace, 'echo hello; exit 3');
+      expect(result.stdout, result.stderr).to.equal('hello\n');
+      expect(result.code).to.equal(3);
+    }));
+
+  it('ssh with a key the workspace does not list is refused', () =>
+    diagnose(async () => {
+      const result = await ssh(env, otherKey.file, names.workspace, 'echo hello');
+      expect(result.code).to.equal(255);
+      expect(result.stdout).to.equal('');
+      expect(result.stderr).to.include('Permission denied');
+    }));
+
+  it("another person can neither see nor delete the first person's workspace", () =>
+    diagnose(async () => {
+      bob = await rest.login(names.bob, names.password);
+      const list = await rest.call('GET', '/workspaces', { as: { session: bob } });
+      expect(list.status).to.equal(200);
+      expect(list.body.items.map((w: KubeObject) => w.metadata?.name)).to.not.include(names.workspace);
+      const own = await rest.call('GET', `/workspaces/${names.workspace}`, { as: { session: bob } });
+      expect(own.status, 'looked up in their own namespace').to.equal(404);
+      const other = await rest.call('GET', `/workspaces/${names.workspace}?namespace=${aliceNs()}`, { as: { session: bob } });
+      expect(other.status).to.equal(403);
+      const bobUser = `system:serviceaccount:${userNamespace(names.bob)}:session`;
+      expect(other.body.error).to.equal(`workspaces.den.dev "${names.workspace}" is forbidden: User "${bobUser}" cannot get resource "workspaces" in API group "den.dev" in the namespace "${aliceNs()}"`);
+      const del = await rest.call('DELETE', `/workspaces/${names.workspace}?namespace=${aliceNs()}`, { as: { session: bob } });
+      expect(del.status).to.equal(403);
+      expect(del.body.error).to.include(`User "${bobUser}" cannot delete resource "workspaces"`);
+      await cluster(RESOURCES.workspace, names.workspace, aliceNs());
+    }));
+
+  it('a read-scoped API token lists workspaces but cannot create one', () =>
+    diagnose(async () => {
+      const issued = await rest.call('POST', '/tokens?scope=read', { as: { session: alice } });
+      expect(issued.status, JSON.stringify(issued.body)).to.equal(201);
+      expect(issued.body.token).to.match(/^svc_/);
+      const token = issued.body.token as string;
+      const list = await rest.call('GET', '/workspaces', { as: { token } });
+      expect(list.status).to.equal(200);
+      expect(list.body.items.map((w: KubeObject) => w.metadata?.name)).to.include(names.workspace);
+      const create = await rest.call('POST', '/workspaces', {
+        body: { name: `${names.workspace}-ro`, image: names.image, storage: '1Gi', ssh_public_key: aliceKey.publicKey },
+        as: { token },
+      });
+      expect(create.status).to.equal(403);
+      expect(create.body.error).to.include(`User "system:serviceaccount:${aliceNs()}:session-readonly" cannot create resource "workspaces"`);
+    }));
+
+  it('stopping suspends the workspace, keeps its home volume, and SSH is refused with a clear message', () =>
+    diagnose(async () => {
+      const stopped = await rest.call('POST', `/workspaces/${names.workspace}/stop`, { as: { session: alice } });
+      expect(stopped.status, JSON.stringify(stopped.body)).to.equal(200);
+      expect(stopped.body.spec.running).to.equal(false);
+      await eventually(async () => {
+        const answer = await rest.call('GET', `/workspaces/${names.workspace}`, { as: { session: alice } });
+        return answer.body.status?.phase === 'Suspended';
+      }, `workspace ${names.workspace} Suspended`, env.convergeMs);
+      const sts = await cluster(RESOURCES.statefulSet, names.workspace, aliceNs());
+      expect(sts.spec.replicas).to.equal(0);
+      await eventually(() => gone(cluster(RESOURCES.pod, `${names.workspace}-0`, aliceNs())), 'the pod to go', env.convergeMs);
+      await cluster(RESOURCES.persistentVolumeClaim, homeClaimName(names.workspace), aliceNs());
+      const result = await ssh(env, aliceKey.file, names.workspace, 'echo hello');
+      expect(result.code).to.equal(255);
+      expect(result.stdout).to.equal('');
+      expect(result.stderr).to.include(`workspace ${names.workspace} is Suspended; start it first`);
+    }));
+
+  it('deleting the workspace (delete_volume by default) removes it and its home volume', () =>
+    diagnose(async () => {
+      const deleted = await rest.call('DELETE', `/workspaces/${names.workspace}`, { as: { session: alice } });
+      expect(deleted.status, JSON.stringify(deleted.body)).to.equal(204);
+      await eventually(async () => (await rest.call('GET', `/workspaces/${names.workspace}`, { as: { session: alice } })).status === 404, 'GET to answer 404', env.convergeMs);
+      await eventually(() => gone(cluster(RESOURCES.persistentVolumeClaim, homeClaimName(names.workspace), aliceNs())), 'the home PVC to go', env.convergeMs);
+      await eventually(() => gone(cluster(RESOURCES.statefulSet, names.workspace, aliceNs())), 'the StatefulSet to go', env.convergeMs);
+    }));
+}
+
+/** Removes what a journey created (for real clusters; best effort, each failure reported). */
+export async function cleanUpJourney(env: PlatformEnvironment, names: JourneyNames): Promise<string[]> {
+  const problems: string[] = [];
+  const attempt = async (what: string, op: () => Promise<unknown>) => {
+    try {
+      await op();
+    } catch (err) {
+      if (!isNotFound(err)) problems.push(`${what}: ${(err as Error).message}`);
+    }
+  };
+  const ns = userNamespace(names.alice);
+  for (const ws of [names.workspace, `${names.workspace}-bad`, `${names.workspace}-ro`]) {
+    await attempt(`Workspace ${ws}`, () => env.admin.delete(RESOURCES.workspace, ws, ns));
+    await attempt(`PVC ${homeClaimName(ws)}`, () => env.admin.delete(RESOURCES.persistentVolumeClaim, homeClaimName(ws), ns));
+  }
+  await attempt(`WorkspaceImage ${names.image}`, () => env.admin.delete(RESOURCES.workspaceImage, names.image));
+  for (const person of [names.admin, names.alice, names.bob]) {
+    await attempt(`UserSpace ${person}`, () => env.admin.delete(RESOURCES.userSpace, person));
+    await attempt(`local user ${person}`, () => env.admin.delete(RESOURCES.secret, `local-user-${person}`, SYSTEM_NAMESPACE));
+  }
+  return problems;
+}

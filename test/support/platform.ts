@@ -1,0 +1,444 @@
+// The whole platform on this machine: the fake kube-apiserver with Den's CRDs and install
+// chart, the three real `den` processes started through bin/den.js under their own
+// ServiceAccounts (as the Deployments run them), and the parts of a cluster the fake lacks:
+// a StatefulSet controller and kubelet that create the workspace pod and its home PVC, and
+// pods/exec served by running commands on this machine (fake-exec).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import { denCrds } from '../../infra/crds/index.js';
+import { renderInstall } from '../../infra/install/synth.js';
+import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
+import { KubeClient, type KubeObject } from '../../kube/client.js';
+import { loadConnection } from '../../kube/connection.js';
+import { SYSTEM_NAMESPACE } from '../../kube/group.js';
+import { Informer } from '../../kube/informer.js';
+import { RESOURCES } from '../../kube/resources.js';
+import { FakeApiServer } from './fake-apiserver.js';
+import { FakeExec } from './fake-exec.js';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const DEN_BIN = join(REPO_ROOT, 'bin/den.js');
+const READY_TIMEOUT_MS = 45_000;
+const STOP_TIMEOUT_MS = 8_000;
+/** Lines of each process's stderr kept for failure messages. */
+const STDERR_LINES = 200;
+
+export type Role = 'manager' | 'server' | 'gateway';
+
+export interface CommandResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `den <args>` (through bin/den.js, as a person would) to completion. */
+export function runDen(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CommandResult> {
+  return runCommand(process.execPath, [DEN_BIN, ...args], opts);
+}
+
+/** Runs a program to completion, feeding `stdin`, collecting its output; kills it after `timeoutMs`. */
+export function runCommand(file: string, args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CommandResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(file, args, { cwd: REPO_ROOT, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.stdin.on('error', (err) => (stderr += `\n[stdin: ${err.message}]`));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+    child.stdin.end(opts.stdin ?? '');
+  });
+}
+
+/** A free loopback port (bound and released; the OS does not hand it out again at once). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((ok) => server.close(() => ok()));
+  return port;
+}
+
+/**
+ * A kubeconfig naming one cluster and one token user, as `kubectl config view --raw` writes
+ * it. client-node refuses plain http unless TLS verification is off, so the loopback fake's
+ * cluster entry says so (there is no TLS to verify).
+ */
+export function kubeconfigYaml(server: string, user: string, token: string): string {
+  return YAML.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'den-test', cluster: { server, 'insecure-skip-tls-verify': server.startsWith('http:') } }],
+    users: [{ name: user, user: { token } }],
+    contexts: [{ name: 'den-test', context: { cluster: 'den-test', user } }],
+    'current-context': 'den-test',
+  });
+}
+
+/** Polls `probe` until it answers something other than undefined/false. */
+export async function eventually<R>(probe: () => R, what: string, timeoutMs: number, intervalMs = 100): Promise<Exclude<Awaited<R>, undefined | false>> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value as Exclude<Awaited<R>, undefined | false>;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      const why = lastError ? ` (last error: ${(lastError as Error).message})` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** One `den <role>` child process and what it said on stderr. */
+export class DenProcess {
+  readonly stderr: string[] = [];
+  readonly exited: Promise<number | null>;
+  private readonly child: ChildProcess;
+
+  constructor(
+    readonly role: Role,
+    args: string[],
+    readonly healthUrl: string,
+  ) {
+    this.child = spawn(process.execPath, [DEN_BIN, role, ...args], { cwd: REPO_ROOT, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    let partial = '';
+    this.child.stderr!.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      this.stderr.push(...lines);
+      if (this.stderr.length > STDERR_LINES) this.stderr.splice(0, this.stderr.length - STDERR_LINES);
+    });
+    this.exited = new Promise((ok) => {
+      this.child.on('error', (err) => {
+        this.stderr.push(`[spawn failed: ${err.message}]`);
+        ok(null);
+      });
+      this.child.on('exit', (code) => ok(code));
+    });
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resolves once `/readyz` answers 200; rejects with the process's stderr when it exits first. */
+  async ready(timeoutMs = READY_TIMEOUT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (!this.running) throw new Error(`den ${this.role} exited with code ${this.child.exitCode} before it was ready:\n${this.tail()}`);
+      const ok = await fetch(`${this.healthUrl}/readyz`).then(
+        (res) => res.status === 200,
+        () => false,
+      );
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    throw new Error(`den ${this.role} was not ready after ${timeoutMs} ms:\n${this.tail()}`);
+  }
+
+  /** SIGTERM (graceful), then SIGKILL if it has not exited in time; answers the exit code. */
+  async stop(): Promise<number | null> {
+    if (this.running) {
+      this.child.kill('SIGTERM');
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      const code = await this.exited;
+      clearTimeout(timer);
+      return code;
+    }
+    return this.exited;
+  }
+
+  tail(lines = 40): string {
+    return this.stderr.slice(-lines).map((l) => `  [${this.role}] ${l}`).join('\n');
+  }
+}
+
+/** The test runner's environment without anything that would point a child at another cluster. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DEN_') && k !== 'KUBECONFIG' && k !== 'KUBERNETES_SERVICE_HOST') env[k] = v;
+  return env;
+}
+
+const POD_READY_CONDITIONS = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+/**
+ * What the StatefulSet controller and the kubelet do for a one-replica StatefulSet: create
+ * its home PVCs from the claim templates and its pod `<name>-0` (owned by the StatefulSet,
+ * with the template's labels and a Ready status in the kubelet's shape), delete the pod when
+ * replicas drop to 0, and report the replica counts in the StatefulSet's status.
+ */
+export class HarnessKubelet {
+  private readonly statefulSets: Informer;
+
+  constructor(
+    private readonly api: FakeApiServer,
+    readonly node = 'harness-node',
+  ) {
+    this.statefulSets = new Informer(api.client(), RESOURCES.statefulSet, { backoffMs: 50 });
+    this.statefulSets.on((event) => {
+      if (event.type !== 'DELETED') this.reconcile(event.object);
+    });
+  }
+
+  run(signal: AbortSignal): Promise<void> {
+    return this.statefulSets.run(signal);
+  }
+
+  get synced(): Promise<void> {
+    return this.statefulSets.synced;
+  }
+
+  private reconcile(seen: KubeObject): void {
+    const { name, namespace } = seen.metadata as { name: string; namespace: string };
+    // Read the stored object, not the event: a later write may already have replaced it.
+    const sts = this.api.object<any>(RESOURCES.statefulSet, name, namespace);
+    if (!sts || sts.metadata.deletionTimestamp) return;
+    const replicas: number = sts.spec?.replicas ?? 1;
+    const podName = `${name}-0`;
+    let pod = this.api.object<any>(RESOURCES.pod, podName, namespace);
+    if (replicas >= 1) {
+      for (const template of sts.spec?.volumeClaimTemplates ?? []) this.ensureClaim(sts, template);
+      if (!pod) pod = this.api.seed(this.renderPod(sts, podName))[0];
+    } else if (pod) {
+      this.api.remove(RESOURCES.pod, podName, namespace);
+      pod = undefined;
+    }
+    const count = pod ? 1 : 0;
+    const status = {
+      observedGeneration: sts.metadata.generation,
+      replicas: count,
+      readyReplicas: count,
+      currentReplicas: count,
+      updatedReplicas: count,
+      availableReplicas: count,
+      collisionCount: 0,
+    };
+    const current = this.api.object<any>(RESOURCES.statefulSet, name, namespace);
+    if (current && JSON.stringify(current.status ?? {}) !== JSON.stringify(status)) this.api.seed({ ...current, status });
+  }
+
+  private ensureClaim(sts: any, template: any): void {
+    const namespace = sts.metadata.namespace;
+    const claim = `${template.metadata.name}-${sts.metadata.name}-0`;
+    if (this.api.object(RESOURCES.persistentVolumeClaim, claim, namespace)) return;
+    // No ownerReference: without a retention policy the StatefulSet controller leaves claims behind.
+    this.api.seed({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: claim, namespace, labels: { ...sts.spec.selector?.matchLabels, ...template.metadata.labels } },
+      spec: { storageClassName: 'standard', volumeMode: 'Filesystem', ...template.spec, volumeName: `pvc-${claim}` },
+      status: { phase: 'Bound', accessModes: template.spec?.accessModes ?? ['ReadWriteOnce'], capacity: { storage: template.spec?.resources?.requests?.storage ?? '1Gi' } },
+    } as KubeObject);
+  }
+
+  private renderPod(sts: any, podName: string): KubeObject {
+    const template = sts.spec.template ?? {};
+    const now = timestamp();
+    const containers: any[] = template.spec?.containers ?? [];
+    return {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: podName,
+        namespace: sts.metadata.namespace,
+        labels: { ...template.metadata?.labels, 'statefulset.kubernetes.io/pod-name': podName, 'apps.kubernetes.io/pod-index': '0' },
+        annotations: { ...template.metadata?.annotations },
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: sts.metadata.name, uid: sts.metadata.uid, controller: true, blockOwnerDeletion: true }],
+      },
+      spec: { ...template.spec, hostname: podName, subdomain: sts.spec.serviceName, nodeName: this.node },
+      status: {
+        phase: 'Running',
+        conditions: POD_READY_CONDITIONS.map((type) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now })),
+        hostIP: '10.0.0.12',
+        podIP: '10.244.1.7',
+        startTime: now,
+        containerStatuses: containers.map((c) => ({
+          name: c.name,
+          state: { running: { startedAt: now } },
+          lastState: {},
+          ready: true,
+          restartCount: 0,
+          image: c.image,
+          imageID: `${c.image}@sha256:${'0'.repeat(64)}`,
+          containerID: `containerd://${podName}`,
+          started: true,
+        })),
+        qosClass: 'Guaranteed',
+      },
+    } as KubeObject;
+  }
+}
+
+/** Where a journey finds the platform: the same shape for this machine and a real cluster. */
+export interface PlatformEnvironment {
+  /** Base address of `den server` (REST under `/api/v1`). */
+  baseUrl: string;
+  /** Where `den gateway` accepts SSH. */
+  ssh: { host: string; port: number };
+  /** kubeconfig of a cluster administrator (for `den users add` and for looking at objects). */
+  kubeconfig: string;
+  /** The cluster as its administrator sees it. */
+  admin: KubeClient;
+  /** Container image of the WorkspaceImage the journey creates. */
+  workspaceImage: string;
+  /** How long reconciliation (and, on a real cluster, image pulls) may take. */
+  convergeMs: number;
+  /** Suffix making this run's names unique (a real cluster may hold earlier runs). */
+  suffix: string;
+  /** Recent output of the platform's processes, for failure messages (empty when not ours). */
+  diagnostics(): string;
+}
+
+export interface LocalPlatformOptions {
+  /** Manager relist period (`--relist-interval`). */
+  relistInterval?: string;
+}
+
+/** Everything on loopback: fake API server, harness kubelet, fake exec and the real `den` processes. */
+export class LocalPlatform implements PlatformEnvironment {
+  readonly api = new FakeApiServer();
+  readonly processes: Partial<Record<Role, DenProcess>> = {};
+  baseUrl = '';
+  ssh = { host: '127.0.0.1', port: 0 };
+  kubeconfig = '';
+  workspaceImage = 'registry.example.com/dev/ubuntu:24.04';
+  convergeMs = 15_000;
+  suffix = '';
+  /** The "pod's" filesystem: where commands run through pods/exec start. */
+  podRoot = '';
+  dir = '';
+  exec!: FakeExec;
+  kubelet!: HarnessKubelet;
+  private readonly stopKubelet = new AbortController();
+  private kubeletRun?: Promise<void>;
+
+  constructor(private readonly opts: LocalPlatformOptions = {}) {}
+
+  get admin(): KubeClient {
+    return new KubeClient(loadConnection(this.kubeconfig));
+  }
+
+  async start(): Promise<this> {
+    this.dir = await mkdtemp(join(tmpdir(), 'den-platform-'));
+    this.podRoot = join(this.dir, 'pod');
+    await mkdir(this.podRoot);
+    await this.api.start();
+    this.api.installCrds(denCrds().map((crd) => ({ ...crd })));
+    this.install();
+
+    this.kubeconfig = join(this.dir, 'admin.kubeconfig');
+    await writeFile(this.kubeconfig, kubeconfigYaml(this.api.url, 'cluster-admin', this.api.adminToken), { mode: 0o600 });
+
+    this.exec = new FakeExec({ cwd: this.podRoot, podExists: (ns, pod) => this.api.object(RESOURCES.pod, pod, ns) !== undefined, env: { HOME: this.podRoot } });
+    this.exec.attachTo(this.api);
+    this.kubelet = new HarnessKubelet(this.api);
+    this.kubeletRun = this.kubelet.run(this.stopKubelet.signal);
+    await this.kubelet.synced;
+
+    const [managerHealth, webhook, serverPort, sshPort, gatewayHealth] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    this.baseUrl = `http://127.0.0.1:${serverPort}`;
+    this.ssh = { host: '127.0.0.1', port: sshPort };
+
+    // The manager first: it registers the webhooks and creates the gateway's host key Secret.
+    const manager = new DenProcess(
+      'manager',
+      [
+        '--kubeconfig', await this.identity('den-manager'),
+        '--health-listen', `127.0.0.1:${managerHealth}`,
+        '--webhook-listen', `127.0.0.1:${webhook}`,
+        '--webhook-url', `https://127.0.0.1:${webhook}`,
+        '--gateway-host', '127.0.0.1',
+        '--relist-interval', this.opts.relistInterval ?? '5m',
+      ],
+      `http://127.0.0.1:${managerHealth}`,
+    );
+    this.processes.manager = manager;
+    const server = new DenProcess(
+      'server',
+      ['--kubeconfig', await this.identity('den-server'), '--listen', `127.0.0.1:${serverPort}`, '--base-url', this.baseUrl],
+      this.baseUrl,
+    );
+    this.processes.server = server;
+    const gateway = new DenProcess(
+      'gateway',
+      [
+        '--kubeconfig', await this.identity('den-gateway'),
+        '--listen', `127.0.0.1:${sshPort}`,
+        '--health-listen', `127.0.0.1:${gatewayHealth}`,
+        '--host-key-file', join(this.dir, 'ssh_host_ed25519_key'),
+      ],
+      `http://127.0.0.1:${gatewayHealth}`,
+    );
+    this.processes.gateway = gateway;
+    await Promise.all([manager.ready(), server.ready(), gateway.ready()]);
+    return this;
+  }
+
+  async stop(): Promise<Partial<Record<Role, number | null>>> {
+    const codes: Partial<Record<Role, number | null>> = {};
+    await Promise.all(
+      Object.values(this.processes).map(async (p) => {
+        codes[p.role] = await p.stop();
+      }),
+    );
+    this.stopKubelet.abort();
+    await this.kubeletRun?.catch(() => undefined);
+    await this.exec?.close();
+    await this.api.close();
+    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+    return codes;
+  }
+
+  diagnostics(): string {
+    return Object.values(this.processes)
+      .map((p) => p.tail(25))
+      .join('\n');
+  }
+
+  /**
+   * What `kubectl apply -f dist/` creates, minus the Deployments (the processes run here):
+   * namespace, ClusterRoles and bindings, ServiceAccounts, Services, webhook configurations.
+   */
+  private install(): void {
+    const objects = renderInstall(DEFAULT_SETTINGS) as unknown as KubeObject[];
+    for (const obj of objects) {
+      if (obj.kind === 'CustomResourceDefinition' || obj.kind === 'Deployment') continue;
+      this.api.seed(obj);
+    }
+  }
+
+  /** A kubeconfig holding a token of the role's own ServiceAccount, so the chart's RBAC applies. */
+  private async identity(serviceAccount: string): Promise<string> {
+    const answer = await this.api.client().request<{ status: { token: string } }>({
+      method: 'POST',
+      path: `/api/v1/namespaces/${SYSTEM_NAMESPACE}/serviceaccounts/${serviceAccount}/token`,
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 24 * 3600 } },
+    });
+    const file = join(this.dir, `${serviceAccount}.kubeconfig`);
+    await writeFile(file, kubeconfigYaml(this.api.url, `system:serviceaccount:${SYSTEM_NAMESPACE}:${serviceAccount}`, answer.status.token), { mode: 0o600 });
+    return file;
+  }
+}
