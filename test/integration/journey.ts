@@ -290,6 +290,22 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
       const result = await ssh(env, aliceKey.file, names.workspace, 'echo hello; exit 3');
       expect(result.stdout, result.stderr).to.equal('hello\n');
       expect(result.code).to.equal(3);
+      const ws = await eventually(async () => {
+        const w = await cluster(RESOURCES.workspace, names.workspace, aliceNs());
+        return typeof w.status?.lastActivityTime === 'string' && w;
+      }, 'status.lastActivityTime from the gateway', env.convergeMs);
+      expect(Date.parse(ws.status.lastActivityTime)).to.be.a('number').and.not.NaN;
+    }));
+
+  it("the workspace's logs are read with the person's own token", () =>
+    diagnose(async () => {
+      const logs = await rest.call('GET', `/workspaces/${names.workspace}/logs?tail=5`, { as: { session: alice } });
+      expect(logs.status, JSON.stringify(logs.body)).to.equal(200);
+      expect(logs.body).to.include({ namespace: aliceNs(), pod: `${names.workspace}-0` });
+      expect(logs.body.lines).to.be.a('string');
+      const bad = await rest.call('GET', `/workspaces/${names.workspace}/logs?tail=0`, { as: { session: alice } });
+      expect(bad.status).to.equal(400);
+      expect(bad.body.error).to.include('tail');
     }));
 
   it('ssh with a key the workspace does not list is refused', () =>
@@ -318,6 +334,17 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
       await cluster(RESOURCES.workspace, names.workspace, aliceNs());
     }));
 
+  it("the administrator sees everyone's workspaces", () =>
+    diagnose(async () => {
+      const list = await rest.call('GET', '/workspaces', { as: { session: admin } });
+      expect(list.status, JSON.stringify(list.body)).to.equal(200);
+      const found = list.body.items.find((w: KubeObject) => w.metadata?.name === names.workspace);
+      expect(found?.metadata?.namespace).to.equal(aliceNs());
+      const one = await rest.call('GET', `/workspaces/${names.workspace}?namespace=${aliceNs()}`, { as: { session: admin } });
+      expect(one.status).to.equal(200);
+      expect(one.body.status.phase).to.equal('Running');
+    }));
+
   it('a read-scoped API token lists workspaces but cannot create one', () =>
     diagnose(async () => {
       const issued = await rest.call('POST', '/tokens?scope=read', { as: { session: alice } });
@@ -333,6 +360,15 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
       });
       expect(create.status).to.equal(403);
       expect(create.body.error).to.include(`User "system:serviceaccount:${aliceNs()}:session-readonly" cannot create resource "workspaces"`);
+      const listed = await rest.call('GET', '/tokens', { as: { session: alice } });
+      expect(listed.status).to.equal(200);
+      const record = listed.body.items.find((t: Json) => t.name === issued.body.name);
+      expect(record, 'the token in GET /tokens').to.not.equal(undefined);
+      expect(record).to.not.have.property('token');
+      const revoked = await rest.call('DELETE', `/tokens/${encodeURIComponent(issued.body.name)}`, { as: { session: alice } });
+      expect(revoked.status).to.equal(204);
+      const after = await rest.call('GET', '/workspaces', { as: { token } });
+      expect(after.status, 'the revoked token at once').to.equal(401);
     }));
 
   it('stopping suspends the workspace, keeps its home volume, and SSH is refused with a clear message', () =>
@@ -352,6 +388,23 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
       expect(result.code).to.equal(255);
       expect(result.stdout).to.equal('');
       expect(result.stderr).to.include(`workspace ${names.workspace} is Suspended; start it first`);
+      const logs = await rest.call('GET', `/workspaces/${names.workspace}/logs`, { as: { session: alice } });
+      expect(logs.status).to.equal(409);
+      expect(logs.body.error).to.include('start it first');
+    }));
+
+  it('starting again brings the workspace back to Running and SSH works again', () =>
+    diagnose(async () => {
+      const started = await rest.call('POST', `/workspaces/${names.workspace}/start`, { as: { session: alice } });
+      expect(started.status, JSON.stringify(started.body)).to.equal(200);
+      expect(started.body.spec.running).to.equal(true);
+      await eventually(async () => {
+        const answer = await rest.call('GET', `/workspaces/${names.workspace}`, { as: { session: alice } });
+        return answer.body.status?.phase === 'Running';
+      }, `workspace ${names.workspace} Running again`, env.convergeMs);
+      const result = await ssh(env, aliceKey.file, names.workspace, 'echo back');
+      expect(result.stdout, result.stderr).to.equal('back\n');
+      expect(result.code).to.equal(0);
     }));
 
   it('deleting the workspace (delete_volume by default) removes it and its home volume', () =>
