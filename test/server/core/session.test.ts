@@ -159,6 +159,38 @@ describe('sessions (POST /login, GET /session, POST /logout)', () => {
     }
   });
 
+  it('ends a session 7 days after sign-in however busy, and the sweep deletes abandoned ones', async () => {
+    let clock = Date.now();
+    const timed = await startDen(api, { now: () => clock });
+    try {
+      const busy = await login(timed, 'alice', 'alice-password');
+      const abandoned = await login(timed, 'alice', 'alice-password');
+      for (let step = 0; step < 16; step++) {
+        clock += 10 * 3_600_000;
+        expect((await call(timed, 'GET', '/session', { as: busy })).status, `after ${(step + 1) * 10} h`).to.equal(200);
+      }
+      clock += 10 * 3_600_000;
+      expect((await call(timed, 'GET', '/session', { as: busy })).status, 'after 170 h').to.equal(401);
+      const abandonedSecret = sessionSecretName(abandoned.cookie.split('=')[1]!);
+      expect(api.object(RESOURCES.secret, abandonedSecret, 'svc-system')).to.not.equal(undefined);
+      expect(await timed.auth.sessions.sweep(clock)).to.equal(1);
+      expect(api.object(RESOURCES.secret, abandonedSecret, 'svc-system')).to.equal(undefined);
+    } finally {
+      await timed.close();
+    }
+  });
+
+  it('replaces the session a browser already had when it signs in again', async () => {
+    const first = await login(den, 'alice', 'alice-password');
+    const res = await fetch(`${den.api}/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Cookie: first.cookie },
+      body: JSON.stringify({ username: 'alice', password: 'alice-password' }),
+    });
+    expect(res.status).to.equal(204);
+    expect((await call(den, 'GET', '/session', { as: first })).status).to.equal(401);
+  });
+
   it('slows down guessing: after 5 failures even the right password waits, with 429 and Retry-After', async () => {
     for (let i = 0; i < 5; i++) expect((await call(den, 'POST', '/login', { body: { username: 'alice', password: `guess-${i}-x` } })).status).to.equal(401);
     const locked = await call(den, 'POST', '/login', { body: { username: 'Alice', password: 'alice-password' } });
