@@ -3,6 +3,7 @@
 import Koa, { type Context, type Next } from 'koa';
 import { refuseOversizedBodies, readJsonBody } from '../http/body.js';
 import { errorMapper, HttpError } from '../http/errors.js';
+import type { DecisionMemo } from './memo.js';
 import { answer, deny, parseReview, ReviewShapeError, type AdmissionRequest, type AdmissionResponse } from './review.js';
 import { reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidation, type AdminCheck, type ClusterView } from './webhooks.js';
 
@@ -14,6 +15,7 @@ export const REVIEW_BODY_LIMIT = 4 * 1024 * 1024;
 
 export interface AdmissionAppDeps {
   view: ClusterView;
+  memo: DecisionMemo;
   gpuResource: string;
   isAdmin: AdminCheck;
   now: () => Date;
@@ -25,7 +27,7 @@ type Review = (request: AdmissionRequest, deps: AdmissionAppDeps) => AdmissionRe
 /** contracts.md: the path of each webhook. */
 export const REVIEWS: Record<string, { webhook: string; review: Review }> = {
   '/mutate-workspace': { webhook: 'mworkspace.den.dev', review: (r, d) => reviewWorkspaceMutation(r, d.view) },
-  '/validate-workspace': { webhook: 'vworkspace.den.dev', review: (r, d) => reviewWorkspaceValidation(r, d.view, { gpuResource: d.gpuResource }, d.now()) },
+  '/validate-workspace': { webhook: 'vworkspace.den.dev', review: (r, d) => reviewWorkspaceValidation(r, d.view, { gpuResource: d.gpuResource, memo: d.memo }, d.now()) },
   '/validate-userspace': { webhook: 'vuserspace.den.dev', review: (r, d) => reviewUserSpaceUpdate(r, d.isAdmin) },
 };
 

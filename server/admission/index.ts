@@ -8,6 +8,7 @@ import { sleep } from '../../kube/informer.js';
 import { AdminChecker } from './admins.js';
 import { admissionApp } from './app.js';
 import { admissionCaches } from './caches.js';
+import { CachingMemo } from './memo.js';
 import { DEFAULT_CERT_POLICY, servingHosts, type CertPolicy, type TlsMaterial } from './certs.js';
 import { registerWebhooks } from './registration.js';
 import { ensureWebhookTls } from './tls-secret.js';
@@ -80,7 +81,7 @@ export async function runAdmission(opts: AdmissionOptions, tuning: AdmissionTuni
   }
 
   const admins = new AdminChecker(client, { ttlMs: tuning.adminCacheTtlMs });
-  const app = admissionApp({ view: caches.view, gpuResource: opts.gpuResource, isAdmin: (u) => admins.isAdmin(u), now, log });
+  const app = admissionApp({ view: caches.view, memo: new CachingMemo(), gpuResource: opts.gpuResource, isAdmin: (u) => admins.isAdmin(u), now, log });
   const server = https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, app.callback());
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {

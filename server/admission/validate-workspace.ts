@@ -6,7 +6,7 @@
 // still be stopped, and its finalizer removed, today.
 import { isDeepStrictEqual } from 'node:util';
 import { compareQuantities, formatQuantity, tryParseQuantity } from './quantity.js';
-import { checkAuthorizedKey } from './ssh-keys.js';
+import { DIRECT, type DecisionMemo } from './memo.js';
 import { IMAGE_DEFAULTS, isRunning, type PersistentVolumeClaim, type UserSpace, type Workspace, type WorkspaceImage } from './objects.js';
 import { checkRequestsAndLimits, parseResources } from './workspace-resources.js';
 import { checkQuota } from './workspace-quota.js';
@@ -28,6 +28,8 @@ export interface WorkspaceValidationInput {
   claims: PersistentVolumeClaim[];
   gpuResource: string;
   now: Date;
+  /** Remembered key checks and parsed resources; the direct computations when absent. */
+  memo?: DecisionMemo;
 }
 
 export function validateWorkspace(input: WorkspaceValidationInput): Violation[] {
@@ -53,7 +55,8 @@ export function validateWorkspace(input: WorkspaceValidationInput): Violation[] 
     violations.push(...checkVolumes(spec.volumes, spec.volumeMounts, homePath));
   }
 
-  violations.push(...checkKeys(object, oldObject));
+  const memo = input.memo ?? DIRECT;
+  violations.push(...checkKeys(object, oldObject, memo));
   violations.push(...checkStorage(object, oldObject));
 
   const resourceViolations: Violation[] = [];
@@ -76,7 +79,7 @@ export function validateWorkspace(input: WorkspaceValidationInput): Violation[] 
   }
   if (violations.length > 0 || resourceViolations.length > 0) return violations;
   const others = input.workspaces.filter((ws) => ws.metadata?.name !== name);
-  return checkQuota({ operation, workspace: object, parsed, oldWorkspace: oldObject, userSpace, others, claims: input.claims, gpuResource: input.gpuResource });
+  return checkQuota({ operation, workspace: object, parsed, oldWorkspace: oldObject, userSpace, others, claims: input.claims, gpuResource: input.gpuResource, memo });
 }
 
 function checkImage(imageName: string | undefined, image: WorkspaceImage | undefined, now: Date): Violation[] {
@@ -108,7 +111,7 @@ function keysOf(ws: Workspace | undefined): unknown[] {
   return Array.isArray(keys) ? keys : [];
 }
 
-function checkKeys(object: Workspace, oldObject: Workspace | undefined): Violation[] {
+function checkKeys(object: Workspace, oldObject: Workspace | undefined, memo: DecisionMemo): Violation[] {
   const violations: Violation[] = [];
   const raw = object.spec?.sshAuthorizedKeys;
   if (raw !== undefined && raw !== null && !Array.isArray(raw)) {
@@ -118,7 +121,7 @@ function checkKeys(object: Workspace, oldObject: Workspace | undefined): Violati
   const previous = new Set(keysOf(oldObject));
   keys.forEach((key, i) => {
     if (previous.has(key)) return;
-    const check = checkAuthorizedKey(key);
+    const check = memo.checkKey(key);
     if (!check.ok) violations.push({ rule: 'ssh-key', field: `spec.sshAuthorizedKeys[${i}]`, message: `not a valid SSH public key: ${check.reason}` });
   });
   const wasRunningWithoutKey = oldObject !== undefined && isRunning(oldObject) && keysOf(oldObject).length === 0;

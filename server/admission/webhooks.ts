@@ -1,6 +1,7 @@
 // The three webhooks as functions of one AdmissionRequest and a read-only view of the caches.
 // No I/O here except the administrator question, which is passed in.
 import { GROUP, KINDS, userSpaceOfNamespace, WEBHOOK_EXCLUDED_NAMESPACES } from '../../kube/group.js';
+import type { DecisionMemo } from './memo.js';
 import { mutateWorkspace } from './mutate-workspace.js';
 import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from './objects.js';
 import { allow, allowWithPatch, deny, type AdmissionRequest, type AdmissionResponse, type UserInfo } from './review.js';
@@ -18,6 +19,7 @@ export interface ClusterView {
 
 export interface WorkspaceWebhookConfig {
   gpuResource: string;
+  memo?: DecisionMemo;
 }
 
 /** Asks the cluster whether a person is an administrator (a SubjectAccessReview). */
@@ -74,6 +76,7 @@ export function reviewWorkspaceValidation(request: AdmissionRequest, view: Clust
     claims: view.claims(namespace),
     gpuResource: config.gpuResource,
     now,
+    memo: config.memo,
   });
   const denial = denialStatus(violations);
   if (denial) return deny(request.uid, denial);

@@ -4,7 +4,8 @@
 import { homeClaimName } from '../../kube/group.js';
 import { addQuantities, compareQuantities, countQuantity, formatQuantity, tryParseQuantity, ZERO, type Quantity } from './quantity.js';
 import { isRunning, type PersistentVolumeClaim, type UserSpace, type Workspace } from './objects.js';
-import { effectiveRequest, parseResources, type ParsedResources } from './workspace-resources.js';
+import { DIRECT, type DecisionMemo } from './memo.js';
+import { effectiveRequest, type ParsedResources } from './workspace-resources.js';
 import type { Violation } from './violations.js';
 
 export interface QuotaInput {
@@ -18,6 +19,7 @@ export interface QuotaInput {
   /** Every PVC in the namespace. */
   claims: PersistentVolumeClaim[];
   gpuResource: string;
+  memo?: DecisionMemo;
 }
 
 interface Dimension {
@@ -32,11 +34,6 @@ interface Dimension {
 function held(ws: Workspace, parsed: ParsedResources, name: string): Quantity {
   if (!isRunning(ws)) return ZERO;
   return effectiveRequest(parsed, name) ?? ZERO;
-}
-
-function quietlyParsed(ws: Workspace): ParsedResources {
-  // Other workspaces passed admission already; a value that no longer parses counts as zero.
-  return parseResources(ws.spec?.resources, []);
 }
 
 function claimSize(claim: PersistentVolumeClaim): Quantity {
@@ -78,12 +75,13 @@ function show(d: Dimension, q: Quantity): string {
 export function checkQuota(input: QuotaInput): Violation[] {
   const { workspace, parsed, oldWorkspace, userSpace, others, claims, gpuResource } = input;
   const quota = userSpace.spec?.quota ?? {};
-  const oldParsed = oldWorkspace ? quietlyParsed(oldWorkspace) : undefined;
+  const memo = input.memo ?? DIRECT;
+  const oldParsed = oldWorkspace ? memo.resourcesOf(oldWorkspace) : undefined;
   const ownClaim = homeClaimName(workspace.metadata?.name ?? '');
   const storage = storageByClaim(others, claims);
   const ownPvc = storage.get(ownClaim) ?? ZERO;
   storage.delete(ownClaim);
-  const othersParsed = others.map((ws) => ({ ws, parsed: quietlyParsed(ws) }));
+  const othersParsed = others.map((ws) => ({ ws, parsed: memo.resourcesOf(ws) }));
   const usedOf = (name: string) => addQuantities(...othersParsed.map((o) => held(o.ws, o.parsed, name)));
 
   const dimensions: Dimension[] = [
