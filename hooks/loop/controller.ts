@@ -10,7 +10,7 @@ import { Informer, objectKey, type CacheEvent } from '../../kube/informer.js';
 import { resourceOf, type ResourceType } from '../../kube/resources.js';
 import { childName, parentKeysOf, refOf } from './keys.js';
 import { ChildIndex, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
-import { WorkQueue, type BackoffOptions, type RateLimit } from './queue.js';
+import { WorkQueue, type BackoffOptions, type RateLimit, type RunOutcome } from './queue.js';
 import type { ChildError, SyncHook } from './types.js';
 
 export type Log = (msg: string, fields?: Record<string, unknown>) => void;
@@ -154,7 +154,7 @@ export class Controller<Config = unknown, Related = unknown> {
   }
 
   /** Reconciles one parent now (after any run in flight), resolving with the outcome. */
-  reconcileNow(key: string) {
+  reconcileNow(key: string): Promise<RunOutcome> {
     return this.queue.enqueue(key);
   }
 
