@@ -1,5 +1,6 @@
 // Cookie sessions. The browser holds a random id; the cluster holds only its SHA-256
 // (as the Secret name), so reading the Secrets does not yield a usable cookie.
+import { isNotFound } from '../../kube/errors.js';
 import { randomSecret, sha256Hex } from './secrets.js';
 import type { ServiceState, StateRecord } from './state.js';
 
@@ -79,7 +80,13 @@ export class SessionStore {
       return undefined;
     }
     if (now - session.lastSeen >= this.policy.touchEveryMs) {
-      await this.state.update('session', session.secretName, { last_seen: new Date(now).toISOString() });
+      try {
+        await this.state.update('session', session.secretName, { last_seen: new Date(now).toISOString() });
+      } catch (err) {
+        // Logged out on another replica between the read and the write.
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
       return { ...session, lastSeen: now };
     }
     return session;

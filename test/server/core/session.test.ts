@@ -180,6 +180,19 @@ describe('sessions (POST /login, GET /session, POST /logout)', () => {
     }
   });
 
+  it('answers 401, not 404, when the session was logged out elsewhere just as it is refreshed', async () => {
+    let clock = Date.now();
+    const timed = await startDen(api, { now: () => clock });
+    try {
+      const signed = await login(timed, 'alice', 'alice-password');
+      clock += 10 * 60_000;
+      api.failNext('PATCH', /\/secrets\/session-/, 404, { reason: 'NotFound', message: 'secrets "session-x" not found' });
+      expect(await call(timed, 'GET', '/session', { as: signed })).to.deep.include({ status: 401, body: { error: 'your session has ended; sign in again' } });
+    } finally {
+      await timed.close();
+    }
+  });
+
   it('replaces the session a browser already had when it signs in again', async () => {
     const first = await login(den, 'alice', 'alice-password');
     const res = await fetch(`${den.api}/login`, {
