@@ -16,7 +16,11 @@ export interface UserSpaceChanges {
   restricted: string[];
   /** Violations of fields anyone may change (malformed new SSH keys). */
   keyViolations: Violation[];
+  keysChanged: boolean;
 }
+
+/** A read-scoped API token acts as this ServiceAccount (SPEC 5 rule 3). */
+const READ_ONLY_IDENTITY = /^system:serviceaccount:[^:]+:session-readonly$/;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -65,7 +69,8 @@ export function userSpaceChanges(object: UserSpace, oldObject: UserSpace): UserS
       if (!check.ok) keyViolations.push({ rule: 'ssh-key', field: `spec.sshAuthorizedKeys[${i}]`, message: `not a valid SSH public key: ${check.reason}` });
     });
   }
-  return { ownerChanged, restricted, keyViolations };
+  const keysChanged = differences(spec.sshAuthorizedKeys ?? [], oldSpec.sshAuthorizedKeys ?? [], 'spec.sshAuthorizedKeys').length > 0;
+  return { ownerChanged, restricted, keyViolations, keysChanged };
 }
 
 /** Whether the decision needs to know if the requester is an administrator. */
@@ -75,6 +80,16 @@ export function needsAdminCheck(changes: UserSpaceChanges): boolean {
 
 export function decideUserSpaceUpdate(changes: UserSpaceChanges, requester: { username: string; isAdmin: boolean }, oldObject: UserSpace, object: UserSpace): Violation[] {
   const violations: Violation[] = [...changes.keyViolations];
+  // RBAC rule 5 binds session-readonly into the ClusterRole with `patch` on the UserSpace;
+  // a read-scoped token must still not be able to add an SSH key (that is write access).
+  if (READ_ONLY_IDENTITY.test(requester.username) && (changes.keysChanged || changes.restricted.length > 0 || changes.ownerChanged)) {
+    violations.push({
+      rule: 'read-only',
+      field: changes.keysChanged ? 'spec.sshAuthorizedKeys' : (changes.restricted[0] ?? 'spec.owner'),
+      message: `${requester.username} is a read-scoped identity and may not change a UserSpace; use a full-scope token or sign in`,
+    });
+    return violations;
+  }
   if (changes.ownerChanged) {
     violations.push({
       rule: 'owner-immutable',

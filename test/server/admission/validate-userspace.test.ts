@@ -14,7 +14,7 @@ describe('validating webhook on UserSpace', () => {
 
   const alice: UserInfo = { username: 'alice@example.com', uid: 'u-1', groups: ['system:authenticated'], extra: { 'authentication.kubernetes.io/pod-name': ['x'] } };
 
-  async function review(change: (us: UserSpace) => void, opts: { admin?: boolean } = {}) {
+  async function review(change: (us: UserSpace) => void, opts: { admin?: boolean; userInfo?: UserInfo } = {}) {
     const oldObject = userSpace('alice', [keys.ed25519]);
     oldObject.metadata!.finalizers = ['den.dev/namespace'];
     const object = structuredClone(oldObject);
@@ -24,7 +24,7 @@ describe('validating webhook on UserSpace', () => {
       asked.push(user);
       return opts.admin ?? false;
     };
-    const request = reviewOf({ kind: 'UserSpace', operation: 'UPDATE', object, oldObject, userInfo: alice }).request;
+    const request = reviewOf({ kind: 'UserSpace', operation: 'UPDATE', object, oldObject, userInfo: opts.userInfo ?? alice }).request;
     const response = await reviewUserSpaceUpdate(request, isAdmin);
     expect(response.uid).to.equal(request.uid);
     return { response, asked };
@@ -33,6 +33,15 @@ describe('validating webhook on UserSpace', () => {
   it('lets the owner replace their SSH keys without asking who is an administrator', async () => {
     const { response, asked } = await review((us) => (us.spec!.sshAuthorizedKeys = [keys.rsa, keys.skEd25519]));
     expect(response.allowed).to.equal(true);
+    expect(asked).to.deep.equal([]);
+  });
+
+  it('refuses an SSH key change made with a read-scoped token', async () => {
+    const readOnly: UserInfo = { username: 'system:serviceaccount:svc-alice:session-readonly', groups: ['system:serviceaccounts', 'system:authenticated'] };
+    const { response, asked } = await review((us) => us.spec!.sshAuthorizedKeys!.push(keys.rsa), { userInfo: readOnly });
+    expect(response.allowed).to.equal(false);
+    expect(response.status?.code).to.equal(422);
+    expect(response.status?.message).to.equal('spec.sshAuthorizedKeys: system:serviceaccount:svc-alice:session-readonly is a read-scoped identity and may not change a UserSpace; use a full-scope token or sign in');
     expect(asked).to.deep.equal([]);
   });
 
