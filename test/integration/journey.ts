@@ -145,7 +145,7 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
     try {
       await step();
     } catch (err) {
-      const said = env.diagnostics();
+      const said = await env.diagnostics().catch((e: Error) => `(could not collect: ${e.message})`);
       if (said && err instanceof Error) err.message += `\n--- what the platform said ---\n${said}`;
       throw err;
     }

@@ -308,8 +308,8 @@ export interface PlatformEnvironment {
   convergeMs: number;
   /** Suffix making this run's names unique (a real cluster may hold earlier runs). */
   suffix: string;
-  /** Recent output of the platform's processes, for failure messages (empty when not ours). */
-  diagnostics(): string;
+  /** Recent output of the platform's processes, for failure messages. */
+  diagnostics(): Promise<string>;
 }
 
 export interface LocalPlatformOptions {
@@ -412,21 +412,23 @@ export class LocalPlatform implements PlatformEnvironment {
     return codes;
   }
 
-  diagnostics(): string {
+  async diagnostics(): Promise<string> {
     return Object.values(this.processes)
       .map((p) => p.tail(25))
       .join('\n');
   }
 
   /**
-   * What `kubectl apply -f dist/` creates, minus the Deployments (the processes run here):
-   * namespace, ClusterRoles and bindings, ServiceAccounts, Services, webhook configurations.
+   * What `kubectl apply -f dist/` creates: namespace, ClusterRoles and bindings,
+   * ServiceAccounts, Services, webhook configurations, and the Deployments, which report one
+   * available replica each because their processes run here.
    */
   private install(): void {
     const objects = renderInstall(DEFAULT_SETTINGS) as unknown as KubeObject[];
     for (const obj of objects) {
-      if (obj.kind === 'CustomResourceDefinition' || obj.kind === 'Deployment') continue;
-      this.api.seed(obj);
+      if (obj.kind === 'CustomResourceDefinition') continue;
+      if (obj.kind === 'Deployment') this.api.seed({ ...obj, status: { observedGeneration: 1, replicas: 1, readyReplicas: 1, availableReplicas: 1, updatedReplicas: 1 } } as KubeObject);
+      else this.api.seed(obj);
     }
   }
 
