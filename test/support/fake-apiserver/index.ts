@@ -72,6 +72,8 @@ const GENERATION_TRACKED = new Set(['workspaces', 'workspaceimages', 'userspaces
 const EXTRA_TYPES: ResourceType[] = [
   { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', plural: 'selfsubjectaccessreviews', namespaced: false },
   { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', plural: 'subjectaccessreviews', namespaced: false },
+  // The install chart's Deployments (test/support/platform.ts stores them as kubectl apply would).
+  { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true },
 ];
 
 function typeKey(t: Pick<ResourceType, 'apiVersion' | 'plural'>): string {
