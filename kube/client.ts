@@ -2,6 +2,7 @@
 // websocket upgrades (exec, portforward), with the API server's errors kept intact.
 import http from 'node:http';
 import https from 'node:https';
+import { createHash } from 'node:crypto';
 import { WebSocket } from 'ws';
 import { KubeApiError, KubeUnavailableError, statusFromText, type KubeStatus } from './errors.js';
 import type { KubeConnection, TlsOptions } from './connection.js';
@@ -82,9 +83,32 @@ export function queryString(query: Query | undefined): string {
   return s ? `?${s}` : '';
 }
 
+/** Keep-alive agents shared by every client of one connection, keyed by their TLS material. */
+class AgentPool {
+  private readonly agents = new Map<string, http.Agent>();
+  readonly plain = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+  forTls(tls: TlsOptions): http.Agent {
+    const key = createHash('sha256')
+      .update(String(tls.ca ?? ''))
+      .update('\0')
+      .update(String(tls.cert ?? ''))
+      .update('\0')
+      .update(String(tls.key ?? ''))
+      .update(tls.rejectUnauthorized === false ? '\0insecure' : '')
+      .digest('hex');
+    let agent = this.agents.get(key);
+    if (!agent) {
+      // Rotated client certificates produce a new key; the old agent's idle sockets close on their own.
+      agent = new https.Agent({ keepAlive: true, maxSockets: 64, ...tls });
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+}
+
 export class KubeClient {
-  private agents = new WeakMap<TlsOptions, http.Agent>();
-  private plainAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  private readonly pool: AgentPool;
 
   /**
    * @param connection where the API server is and the process's own credentials
@@ -93,12 +117,9 @@ export class KubeClient {
   constructor(
     readonly connection: KubeConnection,
     private readonly bearer?: string,
-    agents?: { shared: KubeClient },
+    sharing?: { shared: KubeClient },
   ) {
-    if (agents) {
-      this.agents = agents.shared.agents;
-      this.plainAgent = agents.shared.plainAgent;
-    }
+    this.pool = sharing?.shared.pool ?? new AgentPool();
   }
 
   /** The same API server reached as another identity (a token minted for a person). */
@@ -111,12 +132,7 @@ export class KubeClient {
     const secure = this.connection.server.startsWith('https:');
     // A forwarded token must be the only identity on the request: drop client certificates.
     const effectiveTls: TlsOptions = this.bearer ? { ca: tls.ca, rejectUnauthorized: tls.rejectUnauthorized } : tls;
-    let agent: http.Agent = this.plainAgent;
-    if (secure) {
-      const cached = this.bearer ? undefined : this.agents.get(tls);
-      agent = cached ?? new https.Agent({ keepAlive: true, maxSockets: 64, ...effectiveTls });
-      if (!this.bearer) this.agents.set(tls, agent);
-    }
+    const agent = secure ? this.pool.forTls(effectiveTls) : this.pool.plain;
     return { agent, secure, tls: effectiveTls, authorization: this.bearer ? `Bearer ${this.bearer}` : authorization };
   }
 

@@ -17,7 +17,8 @@ export type RuleId =
   | 'unique-name'
   | 'storage-immutable'
   | 'owner-immutable'
-  | 'admin-only';
+  | 'admin-only'
+  | 'read-only';
 
 export interface Violation {
   rule: RuleId;
