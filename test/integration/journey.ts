@@ -253,6 +253,25 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
       expect(created.body.metadata.annotations?.[ANNOTATIONS.requester]).to.equal(`system:serviceaccount:${aliceNs()}:session`);
       expect(created.body.spec.sshAuthorizedKeys).to.deep.equal([aliceKey.publicKey]);
       expect(created.body.spec.running, 'the CRD default of spec.running').to.equal(true);
+      const again = await rest.call('POST', '/workspaces', {
+        body: { name: names.workspace, image: names.image, storage: '1Gi', ssh_public_key: aliceKey.publicKey },
+        as: { session: alice },
+      });
+      expect(again.status, 'the same name twice').to.equal(409);
+      expect(again.body.error).to.include(names.workspace);
+    }));
+
+  it("refuses a workspace that would exceed the person's quota, naming the quota", () =>
+    diagnose(async () => {
+      const name = `${names.workspace}-big`;
+      const refused = await rest.call('POST', '/workspaces', {
+        body: { name, image: names.image, cpu: '5', memory: '512Mi', storage: '1Gi', ssh_public_key: aliceKey.publicKey },
+        as: { session: alice },
+      });
+      // A quota refusal is a 403, as the API server's own ResourceQuota admission answers (DESIGN.md).
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(403);
+      expect(refused.body.error).to.include(`exceeded quota of UserSpace "${names.alice}" (spec.quota.cpu)`);
+      expect(await gone(cluster(RESOURCES.workspace, name, aliceNs()))).to.equal(true);
     }));
 
   it('the manager creates the Service and the StatefulSet, and the workspace becomes Running', () =>
@@ -332,6 +351,16 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
       expect(del.status).to.equal(403);
       expect(del.body.error).to.include(`User "${bobUser}" cannot delete resource "workspaces"`);
       await cluster(RESOURCES.workspace, names.workspace, aliceNs());
+    }));
+
+  it('a person who is not an administrator is refused the administration endpoints with the cluster\'s message', () =>
+    diagnose(async () => {
+      const list = await rest.call('GET', '/admin/userspaces', { as: { session: alice } });
+      expect(list.status).to.equal(403);
+      expect(list.body.error).to.include(`User "system:serviceaccount:${aliceNs()}:session" cannot list resource "userspaces" in API group "den.dev" at the cluster scope`);
+      const del = await rest.call('DELETE', `/admin/userspaces/${names.bob}`, { as: { session: alice } });
+      expect(del.status).to.equal(403);
+      await cluster(RESOURCES.userSpace, names.bob);
     }));
 
   it("the administrator sees everyone's workspaces", () =>
@@ -415,6 +444,18 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
       await eventually(() => gone(cluster(RESOURCES.persistentVolumeClaim, homeClaimName(names.workspace), aliceNs())), 'the home PVC to go', env.convergeMs);
       await eventually(() => gone(cluster(RESOURCES.statefulSet, names.workspace, aliceNs())), 'the StatefulSet to go', env.convergeMs);
     }));
+
+  it("the administrator deletes a person's UserSpace: the object at once, the namespace afterwards", () =>
+    diagnose(async () => {
+      const deleted = await rest.call('DELETE', `/admin/userspaces/${names.bob}`, { as: { session: admin } });
+      expect(deleted.status, JSON.stringify(deleted.body)).to.equal(204);
+      await eventually(() => gone(cluster(RESOURCES.userSpace, names.bob)), `UserSpace ${names.bob} to go`, env.convergeMs);
+      await eventually(() => gone(cluster(RESOURCES.namespace, userNamespace(names.bob))), `namespace ${userNamespace(names.bob)} to go`, env.convergeMs);
+      const list = await rest.call('GET', '/admin/userspaces', { as: { session: admin } });
+      expect(list.status).to.equal(200);
+      const listed = list.body.items.map((u: KubeObject) => u.metadata?.name);
+      expect(listed).to.include(names.alice).and.not.include(names.bob);
+    }));
 }
 
 /** Removes what a journey created (for real clusters; best effort, each failure reported). */
@@ -428,7 +469,7 @@ export async function cleanUpJourney(env: PlatformEnvironment, names: JourneyNam
     }
   };
   const ns = userNamespace(names.alice);
-  for (const ws of [names.workspace, `${names.workspace}-bad`, `${names.workspace}-ro`]) {
+  for (const ws of [names.workspace, `${names.workspace}-bad`, `${names.workspace}-big`, `${names.workspace}-ro`]) {
     await attempt(`Workspace ${ws}`, () => env.admin.delete(RESOURCES.workspace, ws, ns));
     await attempt(`PVC ${homeClaimName(ws)}`, () => env.admin.delete(RESOURCES.persistentVolumeClaim, homeClaimName(ws), ns));
   }
