@@ -93,24 +93,22 @@ export class Rest {
 }
 
 /** `ssh` as a person runs it: their key only, no agent, no prompts, the gateway's host key accepted on first use. */
+export function sshOptions(env: PlatformEnvironment, keyFile: string): string[] {
+  return [
+    '-F', '/dev/null',
+    '-i', keyFile,
+    '-p', String(env.ssh.port),
+    '-o', 'IdentitiesOnly=yes',
+    '-o', 'IdentityAgent=none',
+    '-o', 'BatchMode=yes',
+    '-o', 'StrictHostKeyChecking=no',
+    '-o', 'UserKnownHostsFile=/dev/null',
+    '-o', 'ConnectTimeout=10',
+  ];
+}
+
 export function ssh(env: PlatformEnvironment, keyFile: string, user: string, command: string): Promise<CommandResult> {
-  return runCommand(
-    'ssh',
-    [
-      '-F', '/dev/null',
-      '-i', keyFile,
-      '-p', String(env.ssh.port),
-      '-o', 'IdentitiesOnly=yes',
-      '-o', 'IdentityAgent=none',
-      '-o', 'BatchMode=yes',
-      '-o', 'StrictHostKeyChecking=no',
-      '-o', 'UserKnownHostsFile=/dev/null',
-      '-o', 'ConnectTimeout=10',
-      `${user}@${env.ssh.host}`,
-      command,
-    ],
-    { timeoutMs: 30_000 },
-  );
+  return runCommand('ssh', [...sshOptions(env, keyFile), `${user}@${env.ssh.host}`, command], { timeoutMs: 30_000 });
 }
 
 async function gone(lookup: Promise<unknown>): Promise<boolean> {
@@ -314,6 +312,17 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
         return typeof w.status?.lastActivityTime === 'string' && w;
       }, 'status.lastActivityTime from the gateway', env.convergeMs);
       expect(Date.parse(ws.status.lastActivityTime)).to.be.a('number').and.not.NaN;
+    }));
+
+  it('ssh -tt gives an interactive login shell on a terminal', () =>
+    diagnose(async () => {
+      const result = await runCommand(
+        'ssh',
+        ['-tt', ...sshOptions(env, aliceKey.file), `${names.workspace}@${env.ssh.host}`],
+        { stdin: 'echo "answer=$((6*7)) tty=$(test -t 0 && echo yes)"\nexit 4\n', timeoutMs: 30_000 },
+      );
+      expect(result.stdout, result.stderr).to.include('answer=42 tty=yes');
+      expect(result.code).to.equal(4);
     }));
 
   it("the workspace's logs are read with the person's own token", () =>
