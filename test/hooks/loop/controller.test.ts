@@ -131,6 +131,18 @@ describe('reconcile controller', () => {
     await eventually(() => child('a')?.data?.value === 'v=one', 'the child restored');
   });
 
+  it('restores the parent label of a child when it was removed by hand', async () => {
+    api.seed(parentObject('a', 'one'));
+    await start();
+    const cm = await eventually(() => child('a'), 'the child');
+    // The child watch selects by this label, so the API server reports the child as DELETED.
+    const { 'den.dev/workspace': _removed, ...otherLabels } = cm.metadata!.labels!;
+    api.seed({ ...cm, metadata: { ...cm.metadata, labels: otherLabels } });
+    expect(child('a')?.metadata?.labels?.['den.dev/workspace']).to.equal(undefined);
+    await eventually(() => child('a')?.metadata?.labels?.['den.dev/workspace'] === 'a', 'the parent label restored');
+    expect(child('a')?.metadata?.uid).to.equal(cm.metadata?.uid);
+  });
+
   it('applies nothing and writes no status when nothing changed', async () => {
     api.seed(parentObject('a', 'one'));
     await start();

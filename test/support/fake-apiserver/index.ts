@@ -36,6 +36,8 @@ interface WatchEntry {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   typeKey: string;
   object: KubeObject;
+  /** The object before a MODIFIED event: a watch's selector is checked against both. */
+  previous?: KubeObject;
 }
 
 interface Watcher {
@@ -267,8 +269,10 @@ export class FakeApiServer {
     const key = typeKey(t);
     let bucket = this.data.get(key);
     if (!bucket) this.data.set(key, (bucket = new Map()));
-    bucket.set(keyOf(t.namespaced ? obj.metadata?.namespace : undefined, obj.metadata!.name!), obj);
-    this.publish({ rv: this.rv, type, typeKey: key, object: obj });
+    const objectKey = keyOf(t.namespaced ? obj.metadata?.namespace : undefined, obj.metadata!.name!);
+    const previous = bucket.get(objectKey);
+    bucket.set(objectKey, obj);
+    this.publish({ rv: this.rv, type, typeKey: key, object: obj, ...(type === 'MODIFIED' && previous ? { previous } : {}) });
   }
 
   private drop(t: ResourceType, obj: KubeObject): void {
@@ -295,9 +299,10 @@ export class FakeApiServer {
         if (owned && !inNamespace && refs.some((r) => r.uid !== uid && this.uidExists(r.uid))) continue;
         if (o.metadata?.finalizers?.length && !inNamespace) {
           if (!o.metadata.deletionTimestamp) {
+            const previous = clone(o);
             o.metadata.deletionTimestamp = new Date().toISOString();
             o.metadata.resourceVersion = String(++this.rv);
-            this.publish({ rv: this.rv, type: 'MODIFIED', typeKey: key, object: o });
+            this.publish({ rv: this.rv, type: 'MODIFIED', typeKey: key, object: o, previous });
           }
           continue;
         }
@@ -321,11 +326,22 @@ export class FakeApiServer {
     for (const w of this.watchers) this.deliver(w, entry);
   }
 
+  /**
+   * As the API server's watch cache does it: an object that starts matching the watch's
+   * selectors arrives as ADDED, one that stops matching as DELETED (its previous content
+   * with the event's resourceVersion).
+   */
   private deliver(w: Watcher, e: WatchEntry): void {
     if (w.typeKey !== e.typeKey) return;
-    if (w.namespace !== undefined && e.object.metadata?.namespace !== w.namespace) return;
-    if (!w.labels(e.object.metadata?.labels) || !w.fields(e.object)) return;
-    w.res.write(JSON.stringify({ type: e.type, object: e.object }) + '\n');
+    const matches = (o: KubeObject) => (w.namespace === undefined || o.metadata?.namespace === w.namespace) && w.labels(o.metadata?.labels) && w.fields(o);
+    const now = e.type !== 'DELETED' && matches(e.object);
+    const before = e.type === 'DELETED' ? matches(e.object) : e.previous !== undefined && matches(e.previous);
+    let event: { type: WatchEntry['type']; object: KubeObject };
+    if (now) event = { type: before ? e.type : 'ADDED', object: e.object };
+    else if (before && e.type === 'DELETED') event = { type: 'DELETED', object: e.object };
+    else if (before) event = { type: 'DELETED', object: { ...e.previous!, metadata: { ...e.previous!.metadata, resourceVersion: String(e.rv) } } };
+    else return;
+    w.res.write(JSON.stringify(event) + '\n');
   }
 
   // ---- HTTP ------------------------------------------------------------------------
