@@ -1,14 +1,16 @@
-// Slows down password guessing against one username: after a few free failures every
-// further attempt is refused for a window that doubles with each failure. Kept in
-// memory per replica; a restart forgets it, which only ever helps a legitimate user.
+// Slows down password guessing against one username: after a few free attempts that did
+// not succeed, every further attempt is refused for a window that doubles with each one.
+// An attempt counts before its password is checked, so guesses sent in parallel cannot all
+// slip in before the first failure is recorded. Kept in memory per replica; a restart
+// forgets it, which only ever helps a legitimate user.
 
 export interface ThrottlePolicy {
-  /** Failures allowed before the first lockout. */
+  /** Unsuccessful attempts allowed before the first lockout. */
   freeFailures: number;
-  /** Lockout after the first failure beyond the free ones; doubles with each further failure. */
+  /** Lockout after the first attempt beyond the free ones; doubles with each further one. */
   baseLockMs: number;
   maxLockMs: number;
-  /** A username with no failure for this long starts over. */
+  /** A username with no attempt for this long starts over. */
   forgetAfterMs: number;
   /** Bounds memory when someone sprays many usernames; the oldest entries go first. */
   maxEntries: number;
@@ -22,13 +24,13 @@ export const DEFAULT_LOGIN_THROTTLE: ThrottlePolicy = {
   maxEntries: 10_000,
 };
 
-interface FailureRecord {
+interface AttemptRecord {
   count: number;
-  lastFailure: number;
+  lastAttempt: number;
 }
 
 export class LoginThrottle {
-  private readonly failures = new Map<string, FailureRecord>();
+  private readonly attempts = new Map<string, AttemptRecord>();
 
   constructor(private readonly policy: ThrottlePolicy = DEFAULT_LOGIN_THROTTLE) {}
 
@@ -37,28 +39,29 @@ export class LoginThrottle {
     const record = this.current(keyOf(username), now);
     if (!record || record.count < this.policy.freeFailures) return 0;
     const lock = Math.min(this.policy.baseLockMs * 2 ** (record.count - this.policy.freeFailures), this.policy.maxLockMs);
-    return Math.max(0, record.lastFailure + lock - now);
+    return Math.max(0, record.lastAttempt + lock - now);
   }
 
-  recordFailure(username: string, now: number): void {
+  /** Counts an attempt about to check a password; `recordSuccess` forgets it again. */
+  recordAttempt(username: string, now: number): void {
     const key = keyOf(username);
     const record = this.current(key, now);
-    this.failures.delete(key);
-    this.failures.set(key, { count: (record?.count ?? 0) + 1, lastFailure: now });
-    while (this.failures.size > this.policy.maxEntries) {
-      const oldest = this.failures.keys().next().value as string;
-      this.failures.delete(oldest);
+    this.attempts.delete(key);
+    this.attempts.set(key, { count: (record?.count ?? 0) + 1, lastAttempt: now });
+    while (this.attempts.size > this.policy.maxEntries) {
+      const oldest = this.attempts.keys().next().value as string;
+      this.attempts.delete(oldest);
     }
   }
 
   recordSuccess(username: string): void {
-    this.failures.delete(keyOf(username));
+    this.attempts.delete(keyOf(username));
   }
 
-  private current(key: string, now: number): FailureRecord | undefined {
-    const record = this.failures.get(key);
-    if (record && now - record.lastFailure >= this.policy.forgetAfterMs) {
-      this.failures.delete(key);
+  private current(key: string, now: number): AttemptRecord | undefined {
+    const record = this.attempts.get(key);
+    if (record && now - record.lastAttempt >= this.policy.forgetAfterMs) {
+      this.attempts.delete(key);
       return undefined;
     }
     return record;

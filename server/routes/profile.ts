@@ -10,7 +10,7 @@ import { verifyPassword } from '../auth/passwords.js';
 import type { SessionStore } from '../auth/sessions.js';
 import type { LoginThrottle } from '../auth/throttle.js';
 import { passwordRequest } from './schemas.js';
-import { throttled } from './session.js';
+import { beginPasswordAttempt } from './session.js';
 
 export interface ProfileRouteDeps {
   localUsers: LocalUserStore;
@@ -27,11 +27,8 @@ async function changePassword(ctx: Router.RouterContext<CoreState>, deps: Profil
   }
   const user = await deps.localUsers.get(caller.username);
   if (!user || user.owner !== caller.email) throw new HttpError(409, `the account ${caller.email} has no local password (local user ${caller.username} no longer exists)`);
-  throttled(deps.throttle, user.username, deps.now());
-  if (!(await verifyPassword(req.current_password, user.passwordHash))) {
-    deps.throttle.recordFailure(user.username, deps.now());
-    throw new HttpError(400, 'current_password is wrong');
-  }
+  beginPasswordAttempt(deps.throttle, user.username, deps.now());
+  if (!(await verifyPassword(req.current_password, user.passwordHash))) throw new HttpError(400, 'current_password is wrong');
   deps.throttle.recordSuccess(user.username);
   await deps.localUsers.setPassword(user.username, req.new_password);
   // Whoever else knew the old password is signed out; this session stays.

@@ -25,24 +25,26 @@ export interface SessionRouteDeps {
 
 const BAD_LOGIN = 'invalid username or password';
 
-/** Refuses attempts for a username that failed too often lately, before any password work. */
-export function throttled(throttle: LoginThrottle, username: string, now: number): void {
+/**
+ * Refuses a password check for a username that failed too often lately (429, before any
+ * password work), else counts this one. The caller calls `recordSuccess` when it succeeds.
+ */
+export function beginPasswordAttempt(throttle: LoginThrottle, username: string, now: number): void {
   const waitMs = throttle.retryAfterMs(username, now);
-  if (waitMs <= 0) return;
-  const seconds = Math.ceil(waitMs / 1000);
-  throw new HttpError(429, `too many failed attempts for ${username}; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+  if (waitMs > 0) {
+    const seconds = Math.ceil(waitMs / 1000);
+    throw new HttpError(429, `too many failed attempts for ${username}; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+  }
+  throttle.recordAttempt(username, now);
 }
 
 async function login(ctx: Context, deps: SessionRouteDeps): Promise<void> {
   if (!deps.localAuth) throw new HttpError(404, 'local login is disabled');
   const req = validateBody(ctx, loginRequest);
   const username = req.username.trim().toLowerCase();
-  throttled(deps.throttle, username, deps.now());
+  beginPasswordAttempt(deps.throttle, username, deps.now());
   const user = await deps.localUsers.verify(username, req.password);
-  if (!user) {
-    deps.throttle.recordFailure(username, deps.now());
-    throw new HttpError(401, BAD_LOGIN);
-  }
+  if (!user) throw new HttpError(401, BAD_LOGIN);
   deps.throttle.recordSuccess(username);
   // Only now, with the password proven, may the answer say more than "invalid".
   deps.directory.resolve(user.owner);

@@ -213,4 +213,10 @@ describe('sessions (POST /login, GET /session, POST /logout)', () => {
     await new Promise((r) => setTimeout(r, 1100));
     expect((await call(den, 'POST', '/login', { body: { username: 'alice', password: 'alice-password' } })).status).to.equal(204);
   });
+
+  it('counts guesses still being checked, so twenty sent at once get only five password checks', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call(den, 'POST', '/login', { body: { username: 'alice', password: `parallel-${i}-x` } })));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).to.deep.equal([...Array(5).fill(401), ...Array(15).fill(429)]);
+  });
 });
