@@ -145,19 +145,32 @@ function schemas(): Record<string, Schema> {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Invalid request body or parameter, or an admission denial (the cluster\'s message).',
+  400: 'Invalid request body, path or query parameter (unknown ones included), malformed JSON, or an admission denial (the cluster\'s message).',
   401: 'Missing or invalid session cookie or bearer token.',
-  403: 'Denied by the cluster\'s RBAC for the caller\'s identity; the cluster\'s message verbatim.',
+  403: 'Denied by the cluster\'s RBAC for the caller\'s identity (the cluster\'s message verbatim); or the person is disabled or has no UserSpace; or a mutating cookie request without the session\'s X-CSRF-Token.',
   404: 'No object with that name (in that namespace).',
   409: 'Conflict; see the operation.',
-  429: 'Too many requests.',
-  502: 'The cluster API failed.',
-  503: 'The cluster API is unreachable or busy; retry shortly.',
+  413: 'Request body larger than 1 MiB.',
+  415: 'Request body that is not JSON.',
+  429: 'Too many failed password attempts for this username; Retry-After says when to try again.',
+  502: 'The cluster API failed, or refused the server a token for the caller\'s ServiceAccount.',
+  503: 'The server is still starting, the caller\'s namespace is not ready yet, or the cluster API is unreachable or busy; retry after Retry-After.',
 };
 
-function errors(codes: number[], overrides: Record<number, string> = {}): Record<string, unknown> {
+const ADMIN_ONLY = 'The caller is not an administrator (a SelfSubjectAccessReview for create userspaces.den.dev with the caller\'s token is denied); or the person is disabled or has no UserSpace; or a cookie request without the session\'s X-CSRF-Token.';
+
+/** What any request can meet before its route runs: a bad or oversized body, a server still starting, a cluster away. */
+export const EVERY_REQUEST = [400, 413, 415, 503];
+/** What any authenticated request can meet besides: no or a bad credential, a refused person or CSRF token, a failed mint. */
+export const AUTHENTICATED = [401, 403, 502];
+
+type Access = 'authenticated' | 'public';
+
+/** The error answers of an operation: those SPEC 4 lists for it, and those every request (or every authenticated one) can meet. */
+function errors(codes: number[], overrides: Record<number, string> = {}, access: Access = 'authenticated'): Record<string, unknown> {
+  const all = new Set([...codes, ...EVERY_REQUEST, ...(access === 'authenticated' ? AUTHENTICATED : [])]);
   return Object.fromEntries(
-    [...codes, 502, 503].map((code) => [String(code), { description: overrides[code] ?? STATUS_TEXT[code], content: { 'application/json': { schema: ref('Error') } } }]),
+    [...all].sort((a, b) => a - b).map((code) => [String(code), { description: overrides[code] ?? STATUS_TEXT[code], content: { 'application/json': { schema: ref('Error') } } }]),
   );
 }
 
@@ -179,7 +192,7 @@ const PUBLIC = { security: [] };
 function paths(): Record<string, Record<string, Operation>> {
   return {
     '/openapi.json': {
-      get: op('Meta', 'This description', { ...PUBLIC, responses: { '200': { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object' } } } } } }),
+      get: op('Meta', 'This description', { ...PUBLIC, responses: { '200': { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object' } } } }, ...errors([], {}, 'public') } }),
     },
     '/login': {
       post: op('Session', 'Sign in with a local username and password', {
@@ -190,13 +203,17 @@ function paths(): Record<string, Record<string, Operation>> {
             description: 'Signed in. Set-Cookie carries svc_session.',
             headers: { 'X-CSRF-Token': { description: 'CSRF token for mutating cookie requests.', schema: { type: 'string' } }, 'Set-Cookie': { description: 'svc_session (opaque id, HttpOnly).', schema: { type: 'string' } } },
           },
-          ...errors([400, 401, 404, 429], { 401: 'Invalid username or password.', 404: 'Local login is disabled.', 429: 'Too many failed attempts for this username; Retry-After says when to try again.' }),
+          ...errors(
+            [401, 403, 404, 429],
+            { 401: 'Invalid username or password.', 403: 'The password is right, but the person is disabled or has no UserSpace.', 404: 'Local login is disabled.' },
+            'public',
+          ),
         },
       }),
     },
     '/session': { get: op('Session', 'The current session', { responses: { '200': json('SessionResponse', 'The session.'), ...errors([401]) } }) },
     '/logout': {
-      post: op('Session', 'End the cookie session', { responses: { '204': noContent('Session ended, cookie cleared.'), ...errors([400, 401], { 400: 'Called with a bearer token: revoke the token instead.' }) } }),
+      post: op('Session', 'End the cookie session', { responses: { '204': noContent('Session ended, cookie cleared.'), ...errors([400, 401], { 400: 'Called with a bearer token (revoke the token instead), or an unknown query parameter or a malformed body.' }) } }),
     },
     '/workspaces': {
       get: op('Workspaces', 'List workspaces', {
@@ -274,17 +291,17 @@ function paths(): Record<string, Record<string, Operation>> {
         ],
         responses: {
           '201': json('Token', 'The token, with its plaintext shown this once.'),
-          ...errors([400, 401, 403, 409], { 403: 'Called with a read-scoped token.', 409: 'A token with that name exists.' }),
+          ...errors([400, 401, 403, 409], { 403: 'Called with a read-scoped token; or the person is disabled or has no UserSpace; or a cookie request without the session\'s X-CSRF-Token.', 409: 'A token with that name exists.' }),
         },
       }),
     },
     '/tokens/{name}': {
-      delete: op('Tokens', 'Revoke an API token', { parameters: [nameParam('token')], responses: { '204': noContent('Revoked; it stops working at once.'), ...errors([401, 403, 404], { 403: 'Called with a read-scoped token.' }) } }),
+      delete: op('Tokens', 'Revoke an API token', { parameters: [nameParam('token')], responses: { '204': noContent('Revoked; it stops working at once.'), ...errors([401, 403, 404], { 403: 'Called with a read-scoped token; or the person is disabled or has no UserSpace; or a cookie request without the session\'s X-CSRF-Token.', 404: 'The caller has no token of that name.' }) } }),
     },
     '/profile/password': {
       post: op('Profile', 'Change the password of the session\'s local account', {
         requestBody: body('PasswordRequest'),
-        responses: { '204': noContent('Changed.'), ...errors([400, 401, 409], { 409: 'The session has no local password to change (signed in through an identity provider, or no local credential).' }) },
+        responses: { '204': noContent('Changed.'), ...errors([400, 401, 409, 429], { 409: 'The session has no local password to change (signed in through an identity provider, or no local credential).' }) },
       }),
     },
     '/admin/userspaces': {
@@ -302,11 +319,11 @@ function paths(): Record<string, Record<string, Operation>> {
       patch: op('Administration', 'Change a quota', { parameters: [nameParam('UserSpace')], requestBody: optionalBody('QuotaRequest'), responses: { '200': json('UserSpaceQuota', 'The quota after the change.'), ...errors([400, 401, 403, 404]) } }),
     },
     '/admin/local-users': {
-      get: op('Administration', 'List local users', { responses: { '200': json('LocalUserList', 'The local users.'), ...errors([401, 403, 404], { 404: 'Local user management is disabled.' }) } }),
-      post: op('Administration', 'Create a local user', { requestBody: body('LocalUserRequest'), responses: { '201': json('LocalUserResponse', 'The local user; the password is never returned.'), ...errors([400, 401, 403, 404, 409], { 404: 'Local user management is disabled.' }) } }),
+      get: op('Administration', 'List local users', { responses: { '200': json('LocalUserList', 'The local users.'), ...errors([401, 403, 404], { 403: ADMIN_ONLY, 404: 'Local user management is disabled.' }) } }),
+      post: op('Administration', 'Create a local user', { requestBody: body('LocalUserRequest'), responses: { '201': json('LocalUserResponse', 'The local user; the password is never returned.'), ...errors([400, 401, 403, 404, 409], { 403: ADMIN_ONLY, 404: 'Local user management is disabled.', 409: 'A local user with that username exists.' }) } }),
     },
     '/admin/local-users/{name}': {
-      delete: op('Administration', 'Delete a local user', { parameters: [nameParam('local user')], responses: { '204': noContent('Deleted.'), ...errors([401, 403, 404]) } }),
+      delete: op('Administration', 'Delete a local user', { parameters: [nameParam('local user')], responses: { '204': noContent('Deleted; that user\'s sessions end.'), ...errors([401, 403, 404], { 403: ADMIN_ONLY, 404: 'No local user of that name, or local user management is disabled.' }) } }),
     },
   };
 }

@@ -1,20 +1,17 @@
 // The OpenAPI description against the real app: every route it registers is described, every
 // described operation is registered, and real answers validate against their response schemas.
 import { expect } from 'chai';
-import { Ajv, type ValidateFunction } from 'ajv';
 import type Koa from 'koa';
 import type Router from '@koa/router';
 import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../../../kube/group.js';
-import { openApiDocument } from '../../../server/api/openapi.js';
+import { AUTHENTICATED, EVERY_REQUEST } from '../../../server/api/openapi.js';
 import { API_PREFIX, createApp } from '../../../server/app.js';
 import { createAuthServices } from '../../../server/auth/services.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { call, login, provision, SERVER_TOKEN, seedLocalUser, startCluster, startDen, type Answer, type Den, type Signed } from '../core/cluster.js';
+import { call, login, provision, SERVER_TOKEN, seedLocalUser, startCluster, startDen, type Den, type Signed } from '../core/cluster.js';
+import { doc, documentedPath, expectDescribed, expectDocumented } from './openapi-check.js';
 import { KEY } from './support.js';
 
-type Doc = { openapi: string; info: { version: string }; paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> }>> };
-
-const doc = openApiDocument() as unknown as Doc;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /** `METHOD /path/{param}` for every route of every router mounted on the app, under /api/v1. */
@@ -36,28 +33,23 @@ function documentedOperations(): string[] {
     .sort();
 }
 
-const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
-ajv.addSchema(doc, 'openapi');
-
-/** Validates an answer against the schema the document gives for that operation and status. */
-function expectDescribed(method: string, path: string, answer: Answer): void {
-  const op = doc.paths[path]?.[method.toLowerCase()];
-  expect(op, `${method} ${path} is documented`).to.not.equal(undefined);
-  const response = op!.responses[String(answer.status)];
-  expect(response, `${method} ${path} documents status ${answer.status}`).to.not.equal(undefined);
-  const ref = response!.content?.['application/json']?.schema.$ref;
-  if (!ref) {
-    expect(answer.body, `${method} ${path} ${answer.status} has no body`).to.equal(undefined);
-    return;
-  }
-  const validate: ValidateFunction = ajv.getSchema(`openapi${ref}`)!;
-  expect(validate(answer.body), `${method} ${path} ${answer.status}: ${ajv.errorsText(validate.errors)}`).to.equal(true);
-}
-
 describe('the OpenAPI description (SPEC 9)', () => {
-  it('is OpenAPI 3 with the version v1alpha1', () => {
+  it('is OpenAPI 3 with the version v1alpha1, served under /api/v1', () => {
     expect(doc.openapi).to.match(/^3\./);
     expect(doc.info.version).to.equal('v1alpha1');
+    expect(doc.servers).to.deep.equal([{ url: '/api/v1' }]);
+  });
+
+  it('lists on every operation the statuses any request can meet: 400, 413, 415, 503, and 401, 403, 502 once authenticated', () => {
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const isPublic = Array.isArray(op.security) && op.security.length === 0;
+        const wanted = [...EVERY_REQUEST, ...(isPublic ? [] : AUTHENTICATED)].map(String);
+        expect(Object.keys(op.responses), `${method} ${path}`).to.include.members(wanted);
+      }
+    }
+    expect(Object.keys(doc.paths['/login']!.post!.responses)).to.include.members(['401', '403', '404', '429']);
+    expect(Object.keys(doc.paths['/profile/password']!.post!.responses)).to.include.members(['409', '429']);
   });
 
   it('describes every route the real app registers under /api/v1, and no route it lacks', async () => {
@@ -81,11 +73,19 @@ describe('the OpenAPI description (SPEC 9)', () => {
   });
 
   it('refuses answers that do not match their schema (the check can fail)', () => {
-    const headers = new Headers();
-    expect(() => expectDescribed('GET', '/workspaces/{name}/logs', { status: 200, body: { namespace: 'svc-a', pod: 'p', lines: 3 }, headers })).to.throw(/lines/);
-    expect(() => expectDescribed('GET', '/workspaces', { status: 200, body: { workspaces: [] }, headers })).to.throw(/items/);
-    expect(() => expectDescribed('GET', '/workspaces', { status: 418, body: { error: 'teapot' }, headers })).to.throw(/documents status 418/);
-    expect(() => expectDescribed('PATCH', '/admin/quota/{name}', { status: 200, body: { cpu: '1', memory: '1Gi', storage: '1Gi', gpu: 0, workspaces: 1, extra: true }, headers })).to.throw();
+    expect(() => expectDescribed('GET', '/workspaces/{name}/logs', { status: 200, body: { namespace: 'svc-a', pod: 'p', lines: 3 } })).to.throw(/lines/);
+    expect(() => expectDescribed('GET', '/workspaces', { status: 200, body: { workspaces: [] } })).to.throw(/items/);
+    expect(() => expectDescribed('GET', '/workspaces', { status: 418, body: { error: 'teapot' } })).to.throw(/documents status 418/);
+    expect(() => expectDescribed('PATCH', '/admin/quota/{name}', { status: 200, body: { cpu: '1', memory: '1Gi', storage: '1Gi', gpu: 0, workspaces: 1, extra: true } })).to.throw();
+  });
+
+  it('finds the operation of a request path, query and path parameters included', () => {
+    expect(documentedPath('/workspaces/dev/logs?tail=5')).to.equal('/workspaces/{name}/logs');
+    expect(documentedPath('/workspaces?namespace=svc-a')).to.equal('/workspaces');
+    expect(documentedPath('/admin/quota/alice')).to.equal('/admin/quota/{name}');
+    expect(documentedPath('/nothing-here')).to.equal(undefined);
+    expect(() => expectDocumented('POST', '/workspaces/dev/start', { status: 418, body: { error: 'x' } })).to.throw(/documents status 418/);
+    expect(() => expectDocumented('POST', '/image-registries/ecr/force-sync', { status: 202, body: { error: 'x' } })).to.throw(/has no body/);
   });
 
   it('declares every path parameter on each operation of its path', () => {

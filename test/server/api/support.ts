@@ -21,6 +21,7 @@ import { errorMapper, HttpError } from '../../../server/http/errors.js';
 import { parseReview, answer } from '../../../server/admission/review.js';
 import { reviewUserSpaceUpdate } from '../../../server/admission/webhooks.js';
 import { FakeApiServer } from '../../support/fake-apiserver.js';
+import { expectDocumented } from './openapi-check.js';
 
 export const GPU_RESOURCE = 'example.com/gpu';
 export const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@laptop';
@@ -191,6 +192,7 @@ export class ApiTestEnv {
     return token;
   }
 
+  /** One call; every answer must be one the OpenAPI description documents for that operation. */
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<Answer> {
     const headers: Record<string, string> = {};
     if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
@@ -202,7 +204,9 @@ export class ApiTestEnv {
     const text = await res.text();
     let body: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
-    return { status: res.status, body, headers: res.headers };
+    const answer = { status: res.status, body, headers: res.headers };
+    expectDocumented(method, path, answer);
+    return answer;
   }
 
   // Objects as a cluster would hold them.

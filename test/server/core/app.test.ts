@@ -6,6 +6,7 @@ import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../../../kube/group.js';
 import { createApp } from '../../../server/app.js';
 import { createAuthServices } from '../../../server/auth/services.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
+import { expectDocumented } from '../api/openapi-check.js';
 import { call, login, provision, SERVER_TOKEN, seedLocalUser, startCluster, startDen, type Den, type Signed } from './cluster.js';
 
 const MIB = 1024 * 1024;
@@ -46,7 +47,9 @@ describe('the REST app', () => {
   it('answers 413 {error} to a body declared larger than 1 MiB, before authentication', async () => {
     const res = await fetch(`${den.api}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'a', password: 'x'.repeat(MIB) }) });
     expect(res.status).to.equal(413);
-    expect(await res.json()).to.deep.equal({ error: 'request body is larger than 1048576 bytes' });
+    const body = await res.json();
+    expect(body).to.deep.equal({ error: 'request body is larger than 1048576 bytes' });
+    expectDocumented('POST', '/login', { status: res.status, body });
   });
 
   it('answers 413 {error} to a streamed body that grows past 1 MiB', async () => {
@@ -65,7 +68,9 @@ describe('the REST app', () => {
   it('answers 415 to a body that is not JSON and 400 to malformed JSON', async () => {
     const form = await fetch(`${den.api}/login`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'username=alice&password=x' });
     expect(form.status).to.equal(415);
-    expect(await form.json()).to.deep.equal({ error: 'request body must be JSON (Content-Type: application/json)' });
+    const refused = await form.json();
+    expect(refused).to.deep.equal({ error: 'request body must be JSON (Content-Type: application/json)' });
+    expectDocumented('POST', '/login', { status: form.status, body: refused });
     const broken = await fetch(`${den.api}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"username": ' });
     expect(broken.status).to.equal(400);
     expect(await broken.json()).to.deep.equal({ error: 'request body is not valid JSON' });
@@ -116,7 +121,9 @@ describe('the REST app', () => {
       expect(await notReady.json()).to.deep.equal({ error: 'not ready: caches are still loading' });
       const early = await fetch(`${url}/api/v1/session`, { headers: { Cookie: alice.cookie } });
       expect(early.status).to.equal(503);
-      expect(await early.json()).to.deep.equal({ error: 'the server is starting; retry shortly' });
+      const body = await early.json();
+      expect(body).to.deep.equal({ error: 'the server is starting; retry shortly' });
+      expectDocumented('GET', '/session', { status: early.status, body });
       ready = true;
       expect((await fetch(`${url}/readyz`)).status).to.equal(200);
       expect((await fetch(`${url}/healthz`)).status).to.equal(200);

@@ -15,6 +15,7 @@ import { renderLocalUserSecret } from '../../../server/auth/local-users.js';
 import { hashPassword } from '../../../server/auth/passwords.js';
 import { createAuthServices, type AuthServiceOptions, type AuthServices } from '../../../server/auth/services.js';
 import { FakeApiServer } from '../../support/fake-apiserver.js';
+import { expectDocumented } from '../api/openapi-check.js';
 import { fixture } from '../../support/fixtures.js';
 
 export const SERVER_TOKEN = 'den-server-token';
@@ -134,7 +135,10 @@ export interface Answer {
   headers: Headers;
 }
 
-/** One JSON call; `as` is a cookie session (with its CSRF token unless `csrf: false`) or a bearer token. */
+/**
+ * One JSON call; `as` is a cookie session (with its CSRF token unless `csrf: false`) or a bearer
+ * token. Every answer must be one the OpenAPI description documents for that operation.
+ */
 export async function call(den: Den, method: string, path: string, opts: { as?: Signed | string; body?: unknown; csrf?: string | false; headers?: Record<string, string> } = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...opts.headers };
   if (typeof opts.as === 'string') headers.Authorization = `Bearer ${opts.as}`;
@@ -145,5 +149,7 @@ export async function call(den: Den, method: string, path: string, opts: { as?: 
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(`${den.api}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  const answer = { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  expectDocumented(method, path, answer);
+  return answer;
 }
