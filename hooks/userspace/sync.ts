@@ -1,7 +1,7 @@
 // The UserSpace sync hook (SPEC 1.2, DESIGN.md hook contract): pure, no I/O, no clock.
 // Observed children and related objects in; the desired children and the status out.
 import { renderUserSpaceChildren } from '../../infra/children/userspace/chart.js';
-import { userNamespace } from '../../kube/group.js';
+import { SYSTEM_NAMESPACE, userNamespace } from '../../kube/group.js';
 import { apiServerRules } from './api-server.js';
 import { holdObserved } from './observed.js';
 import { mirroredPullSecrets } from './pull-secrets.js';
@@ -18,7 +18,7 @@ export function syncUserSpace(input: UserSpaceSyncInput): UserSpaceSyncResult {
   const apiServer = apiServerRules(related.apiServer);
 
   // The decision: an invalid spec changes nothing that exists; a valid one renders everything.
-  const planned = planUserSpace(parent);
+  const planned = planUserSpace(parent, [config.managerNamespace, SYSTEM_NAMESPACE]);
   const children: ChildObject[] = planned.ok
     ? (renderUserSpaceChildren({
         userSpace: planned.plan.name,

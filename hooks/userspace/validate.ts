@@ -73,7 +73,12 @@ function count(field: string, value: unknown, fallback: number | undefined, prob
   return value;
 }
 
-export function planUserSpace(parent: UserSpace): PlanResult {
+/**
+ * `reservedNamespaces` are the platform's own (the manager's `--namespace`, `svc-system`): a
+ * UserSpace named `system` would otherwise take over `svc-system`, its Secrets and RBAC, and
+ * delete it with the UserSpace.
+ */
+export function planUserSpace(parent: UserSpace, reservedNamespaces: readonly string[]): PlanResult {
   const problems: string[] = [];
   const name = parent.metadata?.name ?? '';
   const namespace = userNamespace(name);
@@ -82,6 +87,8 @@ export function planUserSpace(parent: UserSpace): PlanResult {
       `metadata.name: ${show(name)} gives the namespace ${show(namespace)}, which is not a valid namespace name ` +
         `(lower-case letters, digits and '-', at most ${MAX_LABEL} characters)`,
     );
+  } else if (reservedNamespaces.includes(namespace)) {
+    problems.push(`metadata.name: ${show(name)} gives the namespace ${show(namespace)}, which is the platform's own namespace; choose another name`);
   }
   const spec = asRecord(parent.spec) ?? {};
   const owner = spec.owner;

@@ -67,6 +67,36 @@ describe('the rendered RBAC on an API server', () => {
     expect(review.status.allowed).to.equal(false);
   });
 
+  type Attributes = { verb: string; resource: string; subresource?: string; namespace: string };
+  async function allowed(token: string, attributes: Attributes): Promise<boolean> {
+    const review = await api.client(token).request<{ status: { allowed: boolean } }>({
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: attributes } },
+    });
+    return review.status.allowed;
+  }
+
+  // SPEC 1.2 rule 2 (pod/log/event reads, pods/exec) and SPEC 4.2 (the REST DELETE removes the
+  // home PVC with the caller's own token); rule 3: the reader keeps the reads only.
+  const ownerRights: [string, Omit<Attributes, 'namespace'>][] = [
+    ['read pods', { verb: 'list', resource: 'pods' }],
+    ['read pod logs', { verb: 'get', resource: 'pods', subresource: 'log' }],
+    ['read events', { verb: 'list', resource: 'events' }],
+    ['exec into a pod', { verb: 'create', resource: 'pods', subresource: 'exec' }],
+    ['delete the home PVC', { verb: 'delete', resource: 'persistentvolumeclaims' }],
+  ];
+  for (const [what, attributes] of ownerRights) {
+    it(`lets the owner and the session identity ${what} in their namespace and not in another`, async () => {
+      for (const token of ['alice', 'alice-session']) {
+        expect(await allowed(token, { ...attributes, namespace: 'svc-alice' }), `${token} in svc-alice`).to.equal(true);
+        expect(await allowed(token, { ...attributes, namespace: 'svc-bob' }), `${token} in svc-bob`).to.equal(false);
+      }
+      const reads = attributes.verb === 'list' || attributes.verb === 'get';
+      expect(await allowed('alice-readonly', { ...attributes, namespace: 'svc-alice' }), 'session-readonly').to.equal(reads);
+    });
+  }
+
   it('lets the owner patch their own UserSpace and no other', async () => {
     const client = api.client('alice');
     const keys = { spec: { sshAuthorizedKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl'] } };
@@ -81,6 +111,18 @@ describe('the rendered RBAC on an API server', () => {
     const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
     expect(await status(client.create(RESOURCES.configMap, cm, 'svc-alice'))).to.equal(200);
     expect(await status(client.create(RESOURCES.configMap, cm, 'svc-bob'))).to.equal(403);
+  });
+
+  it('lets the workspace identity mint a token for session, as the built-in edit allows (docs/userspace.md, Security)', async () => {
+    api.seed({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'den-admin' }, rules: [{ apiGroups: ['den.dev'], resources: ['userspaces'], verbs: ['list'] }] } as KubeObject);
+    provision('alice', 'alice@example.com', { 'den.dev/role': 'admin' });
+    const minted = await api.client('alice-workspace').request<{ status: { token: string } }>({
+      method: 'POST',
+      path: '/api/v1/namespaces/svc-alice/serviceaccounts/session/token',
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
+    });
+    expect(await status(api.client(minted.status.token).list(RESOURCES.userSpace))).to.equal(200);
+    expect(await status(api.client('alice-workspace').request({ method: 'POST', path: '/api/v1/namespaces/svc-bob/serviceaccounts/session/token', body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } }))).to.equal(403);
   });
 
   it('takes every right away from a disabled UserSpace', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { syncUserSpace } from '../../../hooks/userspace/sync.js';
-import { input, observe, userSpace } from './inputs.js';
+import { CONFIG, input, observe, userSpace } from './inputs.js';
 
 const VALID_QUOTA = { cpu: '4', memory: '8Gi', storage: '50Gi', gpu: 0, workspaces: 3 };
 
@@ -45,6 +45,21 @@ describe('syncUserSpace with a spec it cannot render', () => {
     // The observed ones carry what the API server added; the held ones are what the hook wrote.
     expect(children).to.deep.equal(good.slice().sort(byKindThenName));
   });
+
+  const reserved: { what: string; name: string; managerNamespace: string }[] = [
+    { what: 'svc-system', name: 'system', managerNamespace: 'svc-system' },
+    { what: "the manager's own --namespace", name: 'platform', managerNamespace: 'svc-platform' },
+  ];
+  for (const c of reserved) {
+    it(`refuses a name that gives ${c.what}, and renders nothing into it`, () => {
+      const { status, children } = syncUserSpace(input(userSpace({ name: c.name }), { config: { ...CONFIG, managerNamespace: c.managerNamespace } }));
+      expect(status.phase).to.equal('Failed');
+      expect(status.conditions[0]!.message).to.equal(
+        `metadata.name: "${c.name}" gives the namespace "svc-${c.name}", which is the platform's own namespace; choose another name; the existing children are kept as they are`,
+      );
+      expect(children).to.deep.equal([]);
+    });
+  }
 
   it('still empties the bindings when the UserSpace is disabled while its spec is broken', () => {
     const observed = observe(syncUserSpace(input(userSpace())).children);

@@ -51,6 +51,10 @@ export const BUILTIN_CLUSTER_ROLES: Record<string, PolicyRule[]> = {
     { verbs: ALL, apiGroups: ['apps'], resources: ['deployments', 'statefulsets', 'replicasets', 'daemonsets'] },
     { verbs: ALL, apiGroups: ['batch'], resources: ['jobs', 'cronjobs'] },
     { verbs: READ, apiGroups: [''], resources: ['pods/log', 'events', 'limitranges', 'resourcequotas', 'namespaces'] },
+    // As in kube-apiserver's system:aggregate-to-edit: the namespace's ServiceAccounts may be
+    // impersonated and have tokens minted.
+    { verbs: ['impersonate'], apiGroups: [''], resources: ['serviceaccounts'] },
+    { verbs: ['create'], apiGroups: [''], resources: ['serviceaccounts/token'] },
   ],
   view: [
     { verbs: READ, apiGroups: [''], resources: ['pods', 'pods/log', 'configmaps', 'services', 'persistentvolumeclaims', 'serviceaccounts', 'endpoints', 'events', 'limitranges', 'resourcequotas', 'namespaces'] },
