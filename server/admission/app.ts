@@ -3,6 +3,7 @@
 import Koa, { type Context, type Next } from 'koa';
 import { refuseOversizedBodies, readJsonBody } from '../http/body.js';
 import { errorMapper, HttpError } from '../http/errors.js';
+import { WEBHOOKS } from '../../infra/install/names.js';
 import type { DecisionMemo } from './memo.js';
 import { answer, deny, parseReview, ReviewShapeError, type AdmissionRequest, type AdmissionResponse } from './review.js';
 import { reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidation, type AdminCheck, type ClusterView } from './webhooks.js';
@@ -24,11 +25,11 @@ export interface AdmissionAppDeps {
 
 type Review = (request: AdmissionRequest, deps: AdmissionAppDeps) => AdmissionResponse | Promise<AdmissionResponse>;
 
-/** contracts.md: the path of each webhook. */
+/** Each webhook of the install chart's configurations, by the path it is served at. */
 export const REVIEWS: Record<string, { webhook: string; review: Review }> = {
-  '/mutate-workspace': { webhook: 'mworkspace.den.dev', review: (r, d) => reviewWorkspaceMutation(r, d.view) },
-  '/validate-workspace': { webhook: 'vworkspace.den.dev', review: (r, d) => reviewWorkspaceValidation(r, d.view, { gpuResource: d.gpuResource, memo: d.memo }, d.now()) },
-  '/validate-userspace': { webhook: 'vuserspace.den.dev', review: (r, d) => reviewUserSpaceUpdate(r, d.isAdmin) },
+  [WEBHOOKS.mutateWorkspace.path]: { webhook: WEBHOOKS.mutateWorkspace.name, review: (r, d) => reviewWorkspaceMutation(r, d.view) },
+  [WEBHOOKS.validateWorkspace.path]: { webhook: WEBHOOKS.validateWorkspace.name, review: (r, d) => reviewWorkspaceValidation(r, d.view, { gpuResource: d.gpuResource, memo: d.memo }, d.now()) },
+  [WEBHOOKS.validateUserSpace.path]: { webhook: WEBHOOKS.validateUserSpace.name, review: (r, d) => reviewUserSpaceUpdate(r, d.isAdmin) },
 };
 
 interface ReviewState {

@@ -10,8 +10,9 @@ import { admissionApp } from './app.js';
 import { admissionCaches } from './caches.js';
 import { CachingMemo } from './memo.js';
 import { DEFAULT_CERT_POLICY, servingHosts, type CertPolicy, type TlsMaterial } from './certs.js';
+import { WEBHOOK_CONFIGURATION } from '../../infra/install/names.js';
 import { registerWebhooks } from './registration.js';
-import { ensureWebhookTls } from './tls-secret.js';
+import { ensureWebhookTls, WEBHOOK_TLS_SECRET } from './tls-secret.js';
 
 export interface AdmissionOptions {
   client: KubeClient;
@@ -55,11 +56,11 @@ export async function runAdmission(opts: AdmissionOptions, tuning: AdmissionTuni
 
   const refreshTls = async (): Promise<TlsMaterial> => {
     const plan = await ensureWebhookTls({ client, namespace, hosts, now: now(), policy });
-    if (plan.action !== 'kept') log('webhook certificate', { action: plan.action, secret: 'den-webhook-tls', namespace });
+    if (plan.action !== 'kept') log('webhook certificate', { action: plan.action, secret: WEBHOOK_TLS_SECRET, namespace });
     // Trust first, then serve: the API server must know the CA before it meets the certificate.
     const registered = await registerWebhooks(client, { caBundle: plan.material.caBundle, webhookUrl: opts.webhookUrl });
     for (const [kind, result] of Object.entries(registered)) {
-      if (result === 'missing') log('webhook configuration not found; install the den chart to route admission here', { kind, name: 'den-webhooks' });
+      if (result === 'missing') log('webhook configuration not found; install the den chart to route admission here', { kind, name: WEBHOOK_CONFIGURATION });
       else if (result === 'updated') log('webhook configuration registered', { kind, url: opts.webhookUrl ?? `service ${opts.serviceName}.${namespace}` });
     }
     return plan.material;

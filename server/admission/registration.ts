@@ -3,15 +3,10 @@
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { RESOURCES, type ResourceType } from '../../kube/resources.js';
+import { WEBHOOK_CONFIGURATION, WEBHOOKS } from '../../infra/install/names.js';
 
-export const WEBHOOK_CONFIGURATION = 'den-webhooks';
-
-/** contracts.md: each webhook entry and the path it is served at. */
-export const WEBHOOK_PATHS: Record<string, string> = {
-  'mworkspace.den.dev': '/mutate-workspace',
-  'vworkspace.den.dev': '/validate-workspace',
-  'vuserspace.den.dev': '/validate-userspace',
-};
+/** Each webhook entry of the install chart and the path it is served at. */
+const WEBHOOK_PATHS: Record<string, string> = Object.fromEntries(Object.values(WEBHOOKS).map((w) => [w.name, w.path]));
 
 interface ClientConfig {
   url?: string;
