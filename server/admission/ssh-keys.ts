@@ -3,6 +3,7 @@
 // blob with a valid prefix but a corrupt body (bad curve point, short modulus) is refused.
 import { createPublicKey } from 'node:crypto';
 import ssh2 from 'ssh2';
+import type { Violation } from './violations.js';
 
 export const ACCEPTED_KEY_TYPES = [
   'ssh-rsa',
@@ -30,6 +31,17 @@ const CURVES: Record<string, { name: string; pointBytes: number }> = {
   nistp521: { name: 'P-521', pointBytes: 66 },
 };
 
+/** Base64 of "openssh-key-v1", how the body of an OpenSSH private key starts without its header line. */
+const OPENSSH_PRIVATE_KEY_BODY = 'b3BlbnNzaC1rZXktdjE';
+
+/**
+ * The start of what was pasted, quoted for a denial: a type name is short, and a long word
+ * is more likely key material, which the message (and the API server's audit log) must not carry.
+ */
+function echoed(word: string): string {
+  return word.length > 40 ? `"${word.slice(0, 12)}..." (${word.length} characters)` : JSON.stringify(word);
+}
+
 function isAccepted(type: string): type is AcceptedKeyType {
   return (ACCEPTED_KEY_TYPES as readonly string[]).includes(type);
 }
@@ -40,11 +52,11 @@ export function checkAuthorizedKey(entry: unknown): KeyCheck {
   const line = entry.trim();
   if (line.length === 0) return { ok: false, reason: 'is empty' };
   if (line.length > MAX_KEY_LENGTH) return { ok: false, reason: `is longer than ${MAX_KEY_LENGTH} characters` };
-  if (line.includes('PRIVATE KEY')) return { ok: false, reason: 'is a private key; paste the public key (the .pub file) instead' };
+  if (line.includes('PRIVATE KEY') || line.startsWith(OPENSSH_PRIVATE_KEY_BODY)) return { ok: false, reason: 'is a private key; paste the public key (the .pub file) instead' };
   const first = line.split(/\s+/, 1)[0]!;
   if (!isAccepted(first)) {
-    if (line.split(/\s+/).some(isAccepted)) return { ok: false, reason: `options before the key type ("${first}") are not accepted; the entry must start with the key type` };
-    return { ok: false, reason: `key type "${first}" is not accepted (accepted: ${ACCEPTED_KEY_TYPES.join(', ')})` };
+    if (line.split(/\s+/).some(isAccepted)) return { ok: false, reason: `options before the key type (${echoed(first)}) are not accepted; the entry must start with the key type` };
+    return { ok: false, reason: `key type ${echoed(first)} is not accepted (accepted: ${ACCEPTED_KEY_TYPES.join(', ')})` };
   }
   const m = LINE.exec(line);
   if (!m) return { ok: false, reason: 'must be one line "<type> <base64 key> [comment]"' };
@@ -58,6 +70,22 @@ export function checkAuthorizedKey(entry: unknown): KeyCheck {
   if (fields[0]!.toString('latin1') !== type) return { ok: false, reason: `the key blob is not a ${type} key` };
   const problem = type.startsWith('sk-') ? checkSecurityKey(type, fields) : checkPlainKey(type, line, fields);
   return problem ? { ok: false, reason: problem } : { ok: true, type };
+}
+
+/**
+ * The refusals for `spec.sshAuthorizedKeys` of an object: not a list, or an entry that is not
+ * a key. Entries `previous` already held are not judged again, so a key admitted under older
+ * rules does not block an unrelated update.
+ */
+export function authorizedKeysViolations(keys: unknown, previous: unknown, check: (entry: unknown) => KeyCheck = checkAuthorizedKey): Violation[] {
+  if (keys === undefined || keys === null) return [];
+  if (!Array.isArray(keys)) return [{ rule: 'ssh-key', field: 'spec.sshAuthorizedKeys', message: 'must be a list of SSH public keys' }];
+  const known = new Set(Array.isArray(previous) ? previous : []);
+  return keys.flatMap((key, i): Violation[] => {
+    if (known.has(key)) return [];
+    const result = check(key);
+    return result.ok ? [] : [{ rule: 'ssh-key', field: `spec.sshAuthorizedKeys[${i}]`, message: `not a valid SSH public key: ${result.reason}` }];
+  });
 }
 
 /** Splits an SSH wire blob into its length-prefixed strings; undefined when it does not split exactly. */

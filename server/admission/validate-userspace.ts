@@ -3,7 +3,7 @@
 // Deciding who is an administrator needs the cluster (a SubjectAccessReview), so the decision
 // is split: which fields changed (pure), then the verdict given the answer.
 import { isDeepStrictEqual } from 'node:util';
-import { checkAuthorizedKey } from './ssh-keys.js';
+import { authorizedKeysViolations } from './ssh-keys.js';
 import type { UserSpace } from './objects.js';
 import type { Violation } from './violations.js';
 
@@ -12,8 +12,8 @@ const APPLY_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
 export interface UserSpaceChanges {
   ownerChanged: boolean;
-  /** Paths of every changed field an owner may not change. */
-  restricted: string[];
+  /** Every changed field an owner may not change. */
+  restricted: FieldChange[];
   /** Violations of fields anyone may change (malformed new SSH keys). */
   keyViolations: Violation[];
   keysChanged: boolean;
@@ -35,14 +35,28 @@ function fieldPath(parent: string, key: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}["${key}"]`;
 }
 
-/** Leaf paths where `a` and `b` differ; lists compare as a whole. */
-function differences(a: unknown, b: unknown, path: string, skip: (path: string) => boolean = () => false): string[] {
+/** A field that differs: where, and its value before and after the update. */
+export interface FieldChange {
+  path: string;
+  from: unknown;
+  to: unknown;
+}
+
+/** Leaf fields where `a` (new) and `b` (old) differ; lists compare as a whole. */
+function differences(a: unknown, b: unknown, path: string, skip: (path: string) => boolean = () => false): FieldChange[] {
   if (skip(path) || (isEmpty(a) && isEmpty(b))) return [];
   if (isObject(a) && isObject(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     return keys.flatMap((k) => differences(a[k], b[k], fieldPath(path, k), skip));
   }
-  return isDeepStrictEqual(a, b) ? [] : [path];
+  return isDeepStrictEqual(a, b) ? [] : [{ path, from: b, to: a }];
+}
+
+/** A value as a person reads it in a denial, cut short so a large value cannot flood it. */
+function shown(value: unknown): string {
+  if (value === undefined) return 'unset';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 export function userSpaceChanges(object: UserSpace, oldObject: UserSpace): UserSpaceChanges {
@@ -57,18 +71,7 @@ export function userSpaceChanges(object: UserSpace, oldObject: UserSpace): UserS
     ...differences(object.metadata?.ownerReferences ?? [], oldObject.metadata?.ownerReferences ?? [], 'metadata.ownerReferences'),
   ];
 
-  const keyViolations: Violation[] = [];
-  const keys = spec.sshAuthorizedKeys;
-  if (keys !== undefined && keys !== null && !Array.isArray(keys)) {
-    keyViolations.push({ rule: 'ssh-key', field: 'spec.sshAuthorizedKeys', message: 'must be a list of SSH public keys' });
-  } else if (Array.isArray(keys)) {
-    const previous = new Set(Array.isArray(oldSpec.sshAuthorizedKeys) ? oldSpec.sshAuthorizedKeys : []);
-    keys.forEach((key, i) => {
-      if (previous.has(key)) return;
-      const check = checkAuthorizedKey(key);
-      if (!check.ok) keyViolations.push({ rule: 'ssh-key', field: `spec.sshAuthorizedKeys[${i}]`, message: `not a valid SSH public key: ${check.reason}` });
-    });
-  }
+  const keyViolations = authorizedKeysViolations(spec.sshAuthorizedKeys, oldSpec.sshAuthorizedKeys);
   const keysChanged = differences(spec.sshAuthorizedKeys ?? [], oldSpec.sshAuthorizedKeys ?? [], 'spec.sshAuthorizedKeys').length > 0;
   return { ownerChanged, restricted, keyViolations, keysChanged };
 }
@@ -85,7 +88,7 @@ export function decideUserSpaceUpdate(changes: UserSpaceChanges, requester: { us
   if (READ_ONLY_IDENTITY.test(requester.username) && (changes.keysChanged || changes.restricted.length > 0 || changes.ownerChanged)) {
     violations.push({
       rule: 'read-only',
-      field: changes.keysChanged ? 'spec.sshAuthorizedKeys' : (changes.restricted[0] ?? 'spec.owner'),
+      field: changes.keysChanged ? 'spec.sshAuthorizedKeys' : (changes.restricted[0]?.path ?? 'spec.owner'),
       message: `${requester.username} is a read-scoped identity and may not change a UserSpace; use a full-scope token or sign in`,
     });
     return violations;
@@ -94,15 +97,15 @@ export function decideUserSpaceUpdate(changes: UserSpaceChanges, requester: { us
     violations.push({
       rule: 'owner-immutable',
       field: 'spec.owner',
-      message: `is immutable: it is ${JSON.stringify(oldObject.spec?.owner ?? '')}, the update asks for ${JSON.stringify(object.spec?.owner ?? '')}; create a new UserSpace for another owner`,
+      message: `is immutable: it is ${shown(oldObject.spec?.owner)}, the update asks for ${shown(object.spec?.owner)}; create a new UserSpace for another owner`,
     });
   }
   if (!requester.isAdmin) {
-    for (const path of changes.restricted) {
+    for (const change of changes.restricted) {
       violations.push({
         rule: 'admin-only',
-        field: path,
-        message: `only an administrator may change this field; ${requester.username} may change spec.sshAuthorizedKeys only`,
+        field: change.path,
+        message: `only an administrator may change this field (it is ${shown(change.from)}, the update asks for ${shown(change.to)}); ${requester.username} may change spec.sshAuthorizedKeys only`,
       });
     }
   }

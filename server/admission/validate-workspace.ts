@@ -9,6 +9,7 @@ import { compareQuantities, formatQuantity, tryParseQuantity } from './quantity.
 import { DIRECT, type DecisionMemo } from './memo.js';
 import { IMAGE_DEFAULTS, isRunning, type PersistentVolumeClaim, type UserSpace, type Workspace, type WorkspaceImage } from './objects.js';
 import { checkRequestsAndLimits, parseResources } from './workspace-resources.js';
+import { authorizedKeysViolations } from './ssh-keys.js';
 import { checkQuota } from './workspace-quota.js';
 import { checkVolumes } from './workspace-volumes.js';
 import type { Violation } from './violations.js';
@@ -112,18 +113,10 @@ function keysOf(ws: Workspace | undefined): unknown[] {
 }
 
 function checkKeys(object: Workspace, oldObject: Workspace | undefined, memo: DecisionMemo): Violation[] {
-  const violations: Violation[] = [];
   const raw = object.spec?.sshAuthorizedKeys;
-  if (raw !== undefined && raw !== null && !Array.isArray(raw)) {
-    return [{ rule: 'ssh-key', field: 'spec.sshAuthorizedKeys', message: 'must be a list of SSH public keys' }];
-  }
+  const violations = authorizedKeysViolations(raw, oldObject?.spec?.sshAuthorizedKeys, (key) => memo.checkKey(key));
+  if (raw !== undefined && raw !== null && !Array.isArray(raw)) return violations;
   const keys = keysOf(object);
-  const previous = new Set(keysOf(oldObject));
-  keys.forEach((key, i) => {
-    if (previous.has(key)) return;
-    const check = memo.checkKey(key);
-    if (!check.ok) violations.push({ rule: 'ssh-key', field: `spec.sshAuthorizedKeys[${i}]`, message: `not a valid SSH public key: ${check.reason}` });
-  });
   const wasRunningWithoutKey = oldObject !== undefined && isRunning(oldObject) && keysOf(oldObject).length === 0;
   if (isRunning(object) && keys.length === 0 && !wasRunningWithoutKey) {
     violations.push({

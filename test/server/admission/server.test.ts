@@ -5,7 +5,7 @@ import type { KubeObject } from '../../../kube/client.js';
 import { KubeApiError } from '../../../kube/errors.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import { splitPem } from '../../../server/admission/certs.js';
-import { runAdmission, startAdmission, type AdmissionHandle } from '../../../server/admission/index.js';
+import { runAdmission, startAdmission, type AdmissionHandle, type AdmissionOptions } from '../../../server/admission/index.js';
 import { ensureWebhookTls } from '../../../server/admission/tls-secret.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { fixture } from '../../support/fixtures.js';
@@ -30,21 +30,23 @@ describe('admission webhooks over HTTPS, registered in the fake API server', fun
     keys = generateTestKeys();
   });
 
+  /** The options `den manager` passes, logging into `logs`. */
+  function options(signal: AbortSignal): AdmissionOptions {
+    return {
+      client: api.client(MANAGER_TOKEN),
+      namespace: 'svc-system',
+      listen: { host: '127.0.0.1', port },
+      webhookUrl: url,
+      serviceName: 'den-manager-webhook',
+      gpuResource: 'nvidia.com/gpu',
+      signal,
+      log: (msg, fields) => logs.push({ msg, fields }),
+    };
+  }
+
   async function start(tuning: Parameters<typeof runAdmission>[1] = {}): Promise<AdmissionHandle> {
     stop = new AbortController();
-    return runAdmission(
-      {
-        client: api.client(MANAGER_TOKEN),
-        namespace: 'svc-system',
-        listen: { host: '127.0.0.1', port },
-        webhookUrl: url,
-        serviceName: 'den-manager-webhook',
-        gpuResource: 'nvidia.com/gpu',
-        signal: stop.signal,
-        log: (msg, fields) => logs.push({ msg, fields }),
-      },
-      tuning,
-    );
+    return runAdmission(options(stop.signal), tuning);
   }
 
   beforeEach(async () => {
@@ -94,16 +96,7 @@ describe('admission webhooks over HTTPS, registered in the fake API server', fun
     stop.abort();
     await handle.stopped;
     const signal = new AbortController();
-    const started = await startAdmission({
-      client: api.client(MANAGER_TOKEN),
-      namespace: 'svc-system',
-      listen: { host: '127.0.0.1', port },
-      webhookUrl: url,
-      serviceName: 'den-manager-webhook',
-      gpuResource: 'nvidia.com/gpu',
-      signal: signal.signal,
-      log: () => undefined,
-    });
+    const started = await startAdmission(options(signal.signal));
     expect(started.ready()).to.equal(true);
     const answered = await post(`${url}/validate-workspace`, caOf(), JSON.stringify(reviewOf({ kind: 'Workspace', object: workspace('dev', { running: false }) })));
     expect(answered.json.response.allowed).to.equal(true);
@@ -144,7 +137,7 @@ describe('admission webhooks over HTTPS, registered in the fake API server', fun
     await alice().patch(RESOURCES.userSpace, 'alice', { spec: { sshAuthorizedKeys: [keys.rsa] } });
     const err = await refusal(alice().patch(RESOURCES.userSpace, 'alice', { spec: { quota: { cpu: '64' } } }));
     expect(err.status).to.equal(422);
-    expect(err.message).to.equal('admission webhook "vuserspace.den.dev" denied the request: spec.quota.cpu: only an administrator may change this field; alice@example.com may change spec.sshAuthorizedKeys only');
+    expect(err.message).to.equal('admission webhook "vuserspace.den.dev" denied the request: spec.quota.cpu: only an administrator may change this field (it is "4", the update asks for "64"); alice@example.com may change spec.sshAuthorizedKeys only');
     await api.client(BOB_TOKEN).patch(RESOURCES.userSpace, 'alice', { spec: { quota: { cpu: '64' } } });
     const stored = api.object<{ spec: { quota: { cpu: string }; sshAuthorizedKeys: string[] } }>(RESOURCES.userSpace, 'alice')!;
     expect(stored.spec.quota.cpu).to.equal('64');
@@ -173,6 +166,12 @@ describe('admission webhooks over HTTPS, registered in the fake API server', fun
     expect(err.message).to.equal('admission webhook "vworkspace.den.dev" denied the request: spec.storage: exceeded quota of UserSpace "alice" (spec.quota.storage): requested 30Gi, used 30Gi, limited 50Gi');
   });
 
+  /** A recorded review with some of its request's fields replaced. */
+  const withRequest = (fields: Record<string, unknown>) => {
+    const review = reviewOf({ kind: 'Workspace', object: workspace('dev', { running: false }) });
+    return { ...review, request: { ...review.request, ...fields } };
+  };
+
   it('answers 400 to bodies that are not AdmissionReviews and keeps serving', async () => {
     const ca = caOf();
     const cases: [string | Buffer, string | undefined, number, RegExp][] = [
@@ -181,6 +180,10 @@ describe('admission webhooks over HTTPS, registered in the fake API server', fun
       ['{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}', undefined, 400, /request is required/],
       [JSON.stringify({ ...reviewOf({ kind: 'Workspace', object: workspace('dev') }), apiVersion: 'admission.k8s.io/v1beta1' }), undefined, 400, /apiVersion must be admission\.k8s\.io\/v1/],
       ['{"request":{"uid":7}}', undefined, 400, /request\.uid/],
+      [JSON.stringify(withRequest({ object: 'a string' })), undefined, 400, /^not an AdmissionReview: request\.object must be an object or null$/],
+      [JSON.stringify(withRequest({ kind: 'Workspace' })), undefined, 400, /request\.kind must be a `object` type/],
+      [JSON.stringify(withRequest({ userInfo: { username: 'x', groups: 'admins' } })), undefined, 400, /request\.userInfo\.groups/],
+      ['null', undefined, 400, /the body must be an AdmissionReview object/],
       ['<xml/>', 'text/xml', 415, /must be JSON/],
     ];
     for (const [body, contentType, status, message] of cases) {
@@ -254,6 +257,31 @@ describe('admission webhooks over HTTPS, registered in the fake API server', fun
     // The API server trusts the certificate issued by the new CA: a create goes through both webhooks.
     const created = await alice().create<KubeObject>(RESOURCES.workspace, { apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'dev' }, spec: { imageRef: { name: 'python' }, storage: '10Gi' } } as KubeObject, 'svc-alice');
     expect(created.metadata?.annotations?.['den.dev/requester']).to.equal('alice@example.com');
+  });
+
+  it('never logs the certificate Secret, its keys, or a private key pasted as an SSH key', async () => {
+    stop.abort();
+    await handle.stopped;
+    // Every certificate action is logged: created, then re-issued for a moved --webhook-url, then reloaded.
+    api.remove(RESOURCES.secret, 'den-webhook-tls', 'svc-system');
+    handle = await start({ checkIntervalMs: 50 });
+    const firstCert = secret().data['tls.crt'];
+    const moved = url.replace('127.0.0.1', 'localhost');
+    stop.abort();
+    await handle.stopped;
+    stop = new AbortController();
+    handle = await runAdmission({ ...options(stop.signal), webhookUrl: moved }, { checkIntervalMs: 50 });
+    expect(secret().data['tls.crt']).to.not.equal(firstCert);
+    // The CRD schema stops a private key before admission; a review posted directly still must not echo it.
+    const pasted = await post(`${moved}/validate-workspace`, caOf(), JSON.stringify(reviewOf({ kind: 'Workspace', object: workspace('dev', { sshAuthorizedKeys: [keys.ed25519Private] }) })));
+    expect(pasted.json.response.status.message).to.equal('spec.sshAuthorizedKeys[0]: not a valid SSH public key: is a private key; paste the public key (the .pub file) instead');
+
+    const logged = JSON.stringify(logs);
+    expect(logs.map((l) => l.msg)).to.include('webhook certificate');
+    const material = Object.values(secret().data).flatMap((b64) => [b64, ...Buffer.from(b64, 'base64').toString('utf8').split('\n').filter((line) => line.length > 20)]);
+    for (const piece of [...material, firstCert!, 'PRIVATE KEY', 'BEGIN CERTIFICATE', keys.ed25519Private.split('\n')[1]!]) {
+      expect(logged, 'a log line carries secret material').to.not.contain(piece);
+    }
   });
 
   it('puts caBundle back when a re-applied chart wiped it', async () => {

@@ -40,6 +40,8 @@ describe('SSH authorized key check', () => {
     ['a DSA key', (k) => k.dsa, /key type "ssh-dss" is not accepted/],
     ['a certificate', (k) => k.ed25519.replace('ssh-ed25519', 'ssh-ed25519-cert-v01@openssh.com'), /is not accepted/],
     ['a private key pasted by mistake', (k) => k.ed25519Private, /is a private key/],
+    ['the body of a private key pasted without its header', (k) => k.ed25519Private.split('\n').slice(1, -2).join('\n'), /is a private key/],
+    ['a long first word, quoting only its start', () => `${'Zm9v'.repeat(100)} rest`, /^key type "Zm9vZm9vZm9v\.\.\." \(400 characters\) is not accepted/],
     ['an authorized_keys line with options', (k) => `no-pty ${k.ed25519}`, /options before the key type \("no-pty"\) are not accepted/],
     ['two keys on two lines', (k) => `${k.ed25519}\n${k.rsa}`, /must be one line/],
     ['text in base64 after a valid prefix', () => 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG5vdCBhIGtleSBhdCBhbGw=', /corrupt/],
