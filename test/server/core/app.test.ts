@@ -6,7 +6,7 @@ import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../../../kube/group.js';
 import { createApp } from '../../../server/app.js';
 import { createAuthServices } from '../../../server/auth/services.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { expectDocumented } from '../api/openapi-check.js';
+import { doc, expectDocumented } from '../api/openapi-check.js';
 import { call, login, provision, SERVER_TOKEN, seedLocalUser, startCluster, startDen, type Den, type Signed } from './cluster.js';
 
 const MIB = 1024 * 1024;
@@ -86,6 +86,27 @@ describe('the REST app', () => {
       expect(res.headers.get('content-security-policy')).to.equal("default-src 'none'; frame-ancestors 'none'");
       expect(res.headers.get('strict-transport-security')).to.equal(null);
     }
+  });
+
+  it('answers 401 {error} to every authenticated operation without a credential, with a malformed one and with an unknown token', async () => {
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => !(Array.isArray(op.security) && op.security.length === 0))
+        .map(([method]) => [method.toUpperCase(), path.replace(/\{\w+\}/g, 'x')] as const),
+    );
+    expect(operations).to.have.length(33);
+    const before = api.requests.length;
+    for (const [method, path] of operations) {
+      const body = method === 'GET' || method === 'DELETE' ? undefined : {};
+      const credentials: Record<string, string>[] = [{}, { Authorization: 'Basic YWxpY2U6eA==' }, { Authorization: `Bearer svc_${'A'.repeat(43)}` }, { Cookie: 'svc_session=short' }];
+      for (const headers of credentials) {
+        const res = await call(den, method, path, { headers, body });
+        expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).to.equal(401);
+        expect(res.body.error).to.be.a('string').and.not.equal('');
+      }
+    }
+    // Only the unknown well-formed token is looked up in the cluster (the cache-miss read), and nothing is minted or written.
+    expect(api.requests.slice(before).every((r) => r.method === 'GET' && r.path.includes('/secrets/api-token-'))).to.equal(true);
   });
 
   it('answers an unknown API path with 404 {error} once authenticated', async () => {
