@@ -111,6 +111,8 @@ export class Gateway {
       return;
     }
     this.connections.add(conn);
+    // Interactive traffic: keystrokes and small protocol replies must not wait for Nagle.
+    (conn as Connection & { setNoDelay(noDelay: boolean): unknown }).setNoDelay(true);
     const auth = new ConnectionAuth(
       {
         named: this.opts.named,

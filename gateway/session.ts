@@ -1,6 +1,7 @@
 // One SSH "session" channel: pty-req, env and window-change are remembered, then shell,
 // exec or the sftp subsystem starts one pods/exec in the workspace pod. Exit codes come
 // from the exec Status; stderr stays separate unless a terminal merges it.
+import type { Writable } from 'node:stream';
 import type { ServerChannel, Session } from 'ssh2';
 import type { KubeClient } from '../kube/client.js';
 import { KubeApiError } from '../kube/errors.js';
@@ -27,21 +28,15 @@ function dimension(n: unknown): number {
   return typeof n === 'number' && Number.isInteger(n) && n > 0 ? Math.min(n, 10_000) : 0;
 }
 
-/** Waits until everything written to `channel` (stdout and stderr) has gone out, or the channel closed. */
-function flushed(channel: ServerChannel, isClosed: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (!isClosed() && (channel.writableLength > 0 || channel.stderr.writableLength > 0)) return;
-      channel.off('drain', check);
-      channel.stderr.off('drain', check);
-      channel.off('close', check);
-      resolve();
-    };
-    channel.on('drain', check);
-    channel.stderr.on('drain', check);
-    channel.on('close', check);
-    check();
-  });
+/** Settles once every chunk written to `w` so far has been handed to the SSH connection. */
+function written(w: Writable): Promise<void> {
+  // An empty write completes only after the writes queued before it, including those waiting for window.
+  return new Promise((resolve) => (w.writableLength === 0 ? resolve() : w.write(Buffer.alloc(0), () => resolve())));
+}
+
+/** Waits until stdout and stderr of `channel` have gone out, or the channel closed. */
+function flushed(channel: ServerChannel, closed: Promise<void>): Promise<void> {
+  return Promise.race([Promise.all([written(channel), written(channel.stderr)]).then(() => undefined), closed]);
 }
 
 export function serveSession(session: Session, deps: SessionDeps): void {
@@ -111,11 +106,14 @@ export function serveSession(session: Session, deps: SessionDeps): void {
     if (!channel) return;
     started = true;
     let channelClosed = false;
+    let markClosed!: () => void;
+    const channelGone = new Promise<void>((resolve) => (markClosed = resolve));
     deps.running.add(channel);
     channel.on('error', (err: Error) => log('session channel error', { workspace: target.workspace, kind, error: err.message }));
     channel.stderr.on('error', (err: Error) => log('session stderr error', { workspace: target.workspace, kind, error: err.message }));
     channel.once('close', () => {
       channelClosed = true;
+      markClosed();
       deps.running.delete(channel);
       exec?.close();
     });
@@ -137,7 +135,7 @@ export function serveSession(session: Session, deps: SessionDeps): void {
       .then(async (exit) => {
         if (channelClosed) return;
         if (exit.message) channel.stderr.write(`den: ${exit.message}\r\n`);
-        await flushed(channel, () => channelClosed);
+        await flushed(channel, channelGone);
         channel.exit(exit.exitCode);
         channel.end();
       })
