@@ -1,6 +1,8 @@
 // Who is an administrator is the cluster's answer, not a list of names (SPEC 1.2 rule 6): a
 // SubjectAccessReview asks whether the requester may update every UserSpace. The answer is
-// cached briefly per identity, so a burst of edits costs one review.
+// cached briefly per identity, so a burst of edits costs one review. The webhook port does not
+// authenticate its caller, so the questions are also rate limited: a flood of reviews with
+// made-up identities must not become a flood of SubjectAccessReviews under the manager's name.
 import type { KubeClient } from '../../kube/client.js';
 import { GROUP, PLURALS } from '../../kube/group.js';
 import type { UserInfo } from './review.js';
@@ -14,6 +16,8 @@ interface SubjectAccessReview {
 export interface AdminCheckOptions {
   ttlMs?: number;
   maxEntries?: number;
+  /** SubjectAccessReviews per second, sustained; twice as many may go in a burst. */
+  maxReviewsPerSecond?: number;
   now?: () => number;
 }
 
@@ -23,11 +27,26 @@ export class AdminChecker {
   private readonly ttlMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
+  private readonly perSecond: number;
+  private tokens: number;
+  private refilledAt: number;
 
   constructor(private readonly client: KubeClient, opts: AdminCheckOptions = {}) {
     this.ttlMs = opts.ttlMs ?? 30_000;
     this.maxEntries = opts.maxEntries ?? 1000;
     this.now = opts.now ?? Date.now;
+    this.perSecond = opts.maxReviewsPerSecond ?? 20;
+    this.tokens = 2 * this.perSecond;
+    this.refilledAt = this.now();
+  }
+
+  private mayAsk(): boolean {
+    const now = this.now();
+    this.tokens = Math.min(2 * this.perSecond, this.tokens + ((now - this.refilledAt) * this.perSecond) / 1000);
+    this.refilledAt = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
   }
 
   /** The whole identity is the key: the same name with other groups may have other rights. */
@@ -41,6 +60,7 @@ export class AdminChecker {
     if (cached && cached.expires > this.now()) return cached.admin;
     const inFlight = this.pending.get(key);
     if (inFlight) return inFlight;
+    if (!this.mayAsk()) throw new Error(`too many administrator checks (more than ${this.perSecond} a second)`);
     const asking = this.ask(user)
       .then((admin) => {
         if (this.answers.size >= this.maxEntries) this.answers.delete(this.answers.keys().next().value!);

@@ -44,6 +44,21 @@ describe('administrator check by SubjectAccessReview', () => {
     expect(reviews()).to.have.length(2);
   });
 
+  it('refuses to ask faster than its rate, without asking, and asks again once the rate allows', async () => {
+    admins = new AdminChecker(api.client(MANAGER_TOKEN), { maxReviewsPerSecond: 1, now: () => clock });
+    const someone = (i: number) => ({ username: `made-up-${i}@example.com` });
+    expect(await admins.isAdmin(someone(1))).to.equal(false);
+    expect(await admins.isAdmin(someone(2))).to.equal(false);
+    const err = await admins.isAdmin(someone(3)).then(() => undefined, (e: Error) => e);
+    expect(err?.message).to.equal('too many administrator checks (more than 1 a second)');
+    expect(reviews()).to.have.length(2);
+    // A cached answer needs no question.
+    expect(await admins.isAdmin(someone(1))).to.equal(false);
+    clock += 1_000;
+    expect(await admins.isAdmin(bob)).to.equal(true);
+    expect(reviews()).to.have.length(3);
+  });
+
   it('passes the failure on and caches nothing when the review fails', async () => {
     api.failNext('POST', /subjectaccessreviews/, 500, { message: 'boom' });
     const err = await admins.isAdmin(bob).then(() => undefined, (e: Error) => e);
