@@ -13,7 +13,7 @@ import type { KubeObject } from '../../kube/client.js';
 import { isNotFound } from '../../kube/errors.js';
 import { ANNOTATIONS, LABELS, SYSTEM_NAMESPACE, homeClaimName, userNamespace } from '../../kube/group.js';
 import { RESOURCES, type ResourceType } from '../../kube/resources.js';
-import { eventually, runCommand, runDen, type CommandResult, type PlatformEnvironment } from '../support/platform.js';
+import { eventually, runCommand, runDen, UNPULLABLE_REGISTRY, type CommandResult, type PlatformEnvironment } from '../support/platform.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -409,6 +409,35 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
       expect(after.status, 'the revoked token at once').to.equal(401);
     }));
 
+  it('a workspace whose image cannot be pulled is Failed with a message naming the image, and Pending once its entry is gone', () =>
+    diagnose(async () => {
+      const entry = `${names.image}-broken`;
+      const image = `${UNPULLABLE_REGISTRY}/den-journey/missing:${env.suffix}`;
+      const name = `${names.workspace}-broken`;
+      const added = await rest.call('POST', '/workspace-images', { body: { name: entry, image, display_name: 'Cannot be pulled' }, as: { session: admin } });
+      expect(added.status, JSON.stringify(added.body)).to.equal(201);
+      const created = await rest.call('POST', '/workspaces', { body: { name, image: entry, storage: '1Gi', ssh_public_key: aliceKey.publicKey }, as: { session: alice } });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const failed = await eventually(async () => {
+        const answer = await rest.call('GET', `/workspaces/${name}`, { as: { session: alice } });
+        return answer.body.status?.phase === 'Failed' && answer.body;
+      }, `workspace ${name} Failed`, env.convergeMs);
+      const readyCondition = failed.status.conditions.find((c: Json) => c.type === 'Ready');
+      expect(readyCondition.status).to.equal('False');
+      expect(readyCondition.message).to.include(image);
+      const removed = await rest.call('DELETE', `/workspace-images/${entry}`, { as: { session: admin } });
+      expect(removed.status).to.equal(204);
+      const pending = await eventually(async () => {
+        const answer = await rest.call('GET', `/workspaces/${name}`, { as: { session: alice } });
+        return answer.body.status?.phase === 'Pending' && answer.body;
+      }, `workspace ${name} Pending`, env.convergeMs);
+      expect(pending.status.conditions.find((c: Json) => c.type === 'ImageResolved')).to.include({ status: 'False' });
+      const kept = await rest.call('DELETE', `/workspaces/${name}?delete_volume=false`, { as: { session: alice } });
+      expect(kept.status, 'delete keeping the volume').to.equal(204);
+      await eventually(() => gone(cluster(RESOURCES.workspace, name, aliceNs())), `workspace ${name} to go`, env.convergeMs);
+      await cluster(RESOURCES.persistentVolumeClaim, homeClaimName(name), aliceNs());
+    }));
+
   it('stopping suspends the workspace, keeps its home volume, and SSH is refused with a clear message', () =>
     diagnose(async () => {
       const stopped = await rest.call('POST', `/workspaces/${names.workspace}/stop`, { as: { session: alice } });
@@ -478,11 +507,13 @@ export async function cleanUpJourney(env: PlatformEnvironment, names: JourneyNam
     }
   };
   const ns = userNamespace(names.alice);
-  for (const ws of [names.workspace, `${names.workspace}-bad`, `${names.workspace}-big`, `${names.workspace}-ro`]) {
+  for (const ws of [names.workspace, `${names.workspace}-bad`, `${names.workspace}-big`, `${names.workspace}-ro`, `${names.workspace}-broken`]) {
     await attempt(`Workspace ${ws}`, () => env.admin.delete(RESOURCES.workspace, ws, ns));
     await attempt(`PVC ${homeClaimName(ws)}`, () => env.admin.delete(RESOURCES.persistentVolumeClaim, homeClaimName(ws), ns));
   }
-  await attempt(`WorkspaceImage ${names.image}`, () => env.admin.delete(RESOURCES.workspaceImage, names.image));
+  for (const entry of [names.image, `${names.image}-broken`]) {
+    await attempt(`WorkspaceImage ${entry}`, () => env.admin.delete(RESOURCES.workspaceImage, entry));
+  }
   for (const person of [names.admin, names.alice, names.bob]) {
     await attempt(`UserSpace ${person}`, () => env.admin.delete(RESOURCES.userSpace, person));
     await attempt(`local user ${person}`, () => env.admin.delete(RESOURCES.secret, `local-user-${person}`, SYSTEM_NAMESPACE));

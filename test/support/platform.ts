@@ -179,6 +179,8 @@ function cleanEnv(): NodeJS.ProcessEnv {
 }
 
 const POD_READY_CONDITIONS = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
+/** Images under this registry cannot be pulled, here as on any real node (`.invalid` never resolves). */
+export const UNPULLABLE_REGISTRY = 'registry.invalid';
 
 function timestamp(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
@@ -187,8 +189,9 @@ function timestamp(): string {
 /**
  * What the StatefulSet controller and the kubelet do for a one-replica StatefulSet: create
  * its home PVCs from the claim templates and its pod `<name>-0` (owned by the StatefulSet,
- * with the template's labels and a Ready status in the kubelet's shape), delete the pod when
- * replicas drop to 0, and report the replica counts in the StatefulSet's status.
+ * with the template's labels and a Ready status in the kubelet's shape, or ErrImagePull for
+ * an image under `registry.invalid/`), delete the pod when replicas drop to 0, and report the
+ * replica counts in the StatefulSet's status.
  */
 export class HarnessKubelet {
   private readonly statefulSets: Informer;
@@ -227,13 +230,14 @@ export class HarnessKubelet {
       pod = undefined;
     }
     const count = pod ? 1 : 0;
+    const ready = pod?.status?.phase === 'Running' ? 1 : 0;
     const status = {
       observedGeneration: sts.metadata.generation,
       replicas: count,
-      readyReplicas: count,
+      readyReplicas: ready,
       currentReplicas: count,
       updatedReplicas: count,
-      availableReplicas: count,
+      availableReplicas: ready,
       collisionCount: 0,
     };
     const current = this.api.object<any>(RESOURCES.statefulSet, name, namespace);
@@ -258,17 +262,60 @@ export class HarnessKubelet {
     const template = sts.spec.template ?? {};
     const now = timestamp();
     const containers: any[] = template.spec?.containers ?? [];
+    const unpullable = containers.find((c) => String(c.image).startsWith(`${UNPULLABLE_REGISTRY}/`));
+    const metadata = {
+      name: podName,
+      namespace: sts.metadata.namespace,
+      labels: { ...template.metadata?.labels, 'statefulset.kubernetes.io/pod-name': podName, 'apps.kubernetes.io/pod-index': '0' },
+      annotations: { ...template.metadata?.annotations },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: sts.metadata.name, uid: sts.metadata.uid, controller: true, blockOwnerDeletion: true }],
+    };
+    const spec = { ...template.spec, hostname: podName, subdomain: sts.spec.serviceName, nodeName: this.node };
+    if (unpullable) {
+      // What containerd reports for a registry whose name does not resolve.
+      const image = String(unpullable.image);
+      const notReady = { status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${unpullable.name}]` };
+      return {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata,
+        spec,
+        status: {
+          phase: 'Pending',
+          conditions: [
+            { type: 'PodReadyToStartContainers', status: 'True', lastProbeTime: null, lastTransitionTime: now },
+            { type: 'Initialized', status: 'True', lastProbeTime: null, lastTransitionTime: now },
+            { type: 'Ready', ...notReady, lastProbeTime: null, lastTransitionTime: now },
+            { type: 'ContainersReady', ...notReady, lastProbeTime: null, lastTransitionTime: now },
+            { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now },
+          ],
+          hostIP: '10.0.0.12',
+          podIP: '10.244.1.8',
+          startTime: now,
+          containerStatuses: containers.map((c) => ({
+            name: c.name,
+            state: {
+              waiting: {
+                reason: 'ErrImagePull',
+                message: `failed to pull and unpack image "${image}": failed to resolve reference "${image}": failed to do request: Head "https://${UNPULLABLE_REGISTRY}/v2/": dial tcp: lookup ${UNPULLABLE_REGISTRY}: no such host`,
+              },
+            },
+            lastState: {},
+            ready: false,
+            restartCount: 0,
+            image: c.image,
+            imageID: '',
+            started: false,
+          })),
+          qosClass: 'Guaranteed',
+        },
+      } as KubeObject;
+    }
     return {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: {
-        name: podName,
-        namespace: sts.metadata.namespace,
-        labels: { ...template.metadata?.labels, 'statefulset.kubernetes.io/pod-name': podName, 'apps.kubernetes.io/pod-index': '0' },
-        annotations: { ...template.metadata?.annotations },
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: sts.metadata.name, uid: sts.metadata.uid, controller: true, blockOwnerDeletion: true }],
-      },
-      spec: { ...template.spec, hostname: podName, subdomain: sts.spec.serviceName, nodeName: this.node },
+      metadata,
+      spec,
       status: {
         phase: 'Running',
         conditions: POD_READY_CONDITIONS.map((type) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now })),
