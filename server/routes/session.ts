@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { HttpError } from '../http/errors.js';
-import { validateBody } from '../http/validate.js';
+import { validateBody, validateQuery } from '../http/validate.js';
 import type { CoreState } from '../auth/authenticate.js';
 import { clearedSessionCookie, sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';
 import { CSRF_HEADER } from '../auth/csrf.js';
@@ -10,7 +10,7 @@ import type { UserSpaceDirectory } from '../auth/directory.js';
 import type { LocalUserStore } from '../auth/local-users.js';
 import type { SessionStore } from '../auth/sessions.js';
 import type { LoginThrottle } from '../auth/throttle.js';
-import { loginRequest } from './schemas.js';
+import { loginRequest, noQuery } from './schemas.js';
 
 export interface SessionRouteDeps {
   localAuth: boolean;
@@ -40,6 +40,7 @@ export function beginPasswordAttempt(throttle: LoginThrottle, username: string, 
 
 async function login(ctx: Context, deps: SessionRouteDeps): Promise<void> {
   if (!deps.localAuth) throw new HttpError(404, 'local login is disabled');
+  validateQuery(ctx, noQuery);
   const req = validateBody(ctx, loginRequest);
   const username = req.username.trim().toLowerCase();
   beginPasswordAttempt(deps.throttle, username, deps.now());
@@ -60,6 +61,7 @@ async function login(ctx: Context, deps: SessionRouteDeps): Promise<void> {
 }
 
 function describeSession(ctx: Router.RouterContext<CoreState>): void {
+  validateQuery(ctx, noQuery);
   const { caller, credential } = ctx.state;
   ctx.body = {
     email: caller.email,
@@ -72,6 +74,7 @@ function describeSession(ctx: Router.RouterContext<CoreState>): void {
 }
 
 async function logout(ctx: Router.RouterContext<CoreState>, deps: SessionRouteDeps): Promise<void> {
+  validateQuery(ctx, noQuery);
   const { credential } = ctx.state;
   if (credential.kind !== 'cookie') throw new HttpError(400, 'logout ends cookie sessions only; revoke an API token with DELETE /api/v1/tokens/{name}');
   await deps.sessions.destroy(credential.session);

@@ -73,6 +73,17 @@ describe('sessions (POST /login, GET /session, POST /logout)', () => {
     expect(extra).to.deep.include({ status: 400, body: { error: 'unknown field admin' } });
   });
 
+  it('answers 400 naming an unknown query parameter on login, session, logout and password change, changing nothing', async () => {
+    expect(await call(den, 'POST', '/login?remember=1', { body: { username: 'alice', password: 'alice-password' } })).to.deep.include({ status: 400, body: { error: 'unknown field remember' } });
+    const signed = await login(den, 'alice', 'alice-password');
+    expect(await call(den, 'GET', '/session?verbose=1', { as: signed })).to.deep.include({ status: 400, body: { error: 'unknown field verbose' } });
+    expect(await call(den, 'POST', '/logout?all=true', { as: signed })).to.deep.include({ status: 400, body: { error: 'unknown field all' } });
+    const change = await call(den, 'POST', '/profile/password?user=bob', { as: signed, body: { current_password: 'alice-password', new_password: 'another-password' } });
+    expect(change).to.deep.include({ status: 400, body: { error: 'unknown field user' } });
+    expect((await call(den, 'GET', '/session', { as: signed })).status, 'still signed in').to.equal(200);
+    expect((await call(den, 'POST', '/login', { body: { username: 'alice', password: 'alice-password' } })).status, 'password unchanged').to.equal(204);
+  });
+
   it('answers 404 on POST /login when local login is off', async () => {
     const off = await startDen(api, { localAuth: false });
     try {
