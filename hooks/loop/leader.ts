@@ -138,7 +138,7 @@ export class LeaderElector {
   async run(signal: AbortSignal, lead: (signal: AbortSignal) => Promise<void>): Promise<void> {
     const log = this.opts.log ?? (() => undefined);
     while (!signal.aborted) {
-      const result = await this.attempt(log);
+      const result = await this.attempt(log, this.renewDeadlineMs, signal);
       if (result !== 'leading') {
         await sleep(this.retryPeriodMs, signal);
         continue;
@@ -161,12 +161,32 @@ export class LeaderElector {
     }
   }
 
-  private async attempt(log: NonNullable<LeaderElectionOptions['log']>): Promise<AttemptResult> {
-    try {
-      return await this.tryAcquireOrRenew();
-    } catch (err) {
+  /**
+   * One round, given up after `withinMs` or when `signal` aborts: a request over a dead
+   * connection may get no answer for its whole socket timeout, longer than the renew deadline.
+   */
+  private async attempt(log: NonNullable<LeaderElectionOptions['log']>, withinMs: number, signal: AbortSignal): Promise<AttemptResult | 'timed-out'> {
+    if (withinMs <= 0 || signal.aborted) return 'timed-out';
+    const round = this.tryAcquireOrRenew().catch((err: unknown): AttemptResult => {
       log('leader election: could not read or write the Lease', { error: (err as Error).message });
       return 'failed';
+    });
+    let giveUp: () => void = () => undefined;
+    const late = new Promise<'timed-out'>((resolve) => {
+      const timer = setTimeout(() => resolve('timed-out'), withinMs);
+      const onAbort = () => resolve('timed-out');
+      signal.addEventListener('abort', onAbort, { once: true });
+      giveUp = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+      };
+    });
+    try {
+      const result = await Promise.race([round, late]);
+      if (result === 'timed-out' && !signal.aborted) log('leader election: no answer from the API server about the Lease in time', { lease: this.opts.name, waitedMs: withinMs });
+      return result;
+    } finally {
+      giveUp();
     }
   }
 
@@ -175,9 +195,11 @@ export class LeaderElector {
     while (!stop.aborted) {
       await sleep(this.retryPeriodMs, stop);
       if (stop.aborted) return;
-      const result = await this.attempt(log);
+      // A successor may start one lease duration after the last renewal, so a renewal that
+      // gets no answer before the deadline ends the lead.
+      const result = await this.attempt(log, this.renewDeadlineMs - (this.clock() - renewedAt), stop);
       if (result === 'leading') renewedAt = this.clock();
-      else if (result === 'held-by-other') return;
+      else if (result === 'held-by-other' || result === 'timed-out') return;
       else if (this.clock() - renewedAt >= this.renewDeadlineMs) return;
     }
   }

@@ -123,6 +123,26 @@ describe('leader election', () => {
       expect(api.object<Lease>(RESOURCES.lease, 'den-manager', 'svc-system')?.spec?.holderIdentity).to.equal('usurper');
     });
 
+    it('stops leading by the renew deadline when the API server stops answering its renewals', async () => {
+      const client = api.client();
+      const a = new LeaderElector(client, { ...fast, identity: 'a' });
+      const stop = new AbortController();
+      let leadEndedAt = 0;
+      const run = a.run(stop.signal, (signal) => new Promise((resolve) => signal.addEventListener('abort', () => {
+        leadEndedAt = Date.now();
+        resolve();
+      }, { once: true })));
+      await until(() => a.isLeader);
+      // From now on every read of the Lease hangs, as over a dead connection (no answer, no error).
+      const hungAt = Date.now();
+      client.get = () => new Promise<never>(() => undefined);
+      await until(() => leadEndedAt > 0, 3000);
+      // Another replica may take over one lease duration after the last renewal: this one must be gone by then.
+      expect(leadEndedAt - hungAt).to.be.below(fast.leaseDurationMs);
+      stop.abort();
+      await run;
+    });
+
     it('loses the race when the Lease changed between read and write', async () => {
       const a = new LeaderElector(api.client(), { ...fast, identity: 'a' });
       api.seed(lease({ holderIdentity: null, leaseTransitions: 0 }));
