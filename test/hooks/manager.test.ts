@@ -113,6 +113,33 @@ describe('den manager controllers', () => {
       await eventually(() => !get(RESOURCES.secret, 'registry', 'svc-alice') && !get(RESOURCES.secret, 'registry', 'svc-bob'), 'the copies removed');
     });
 
+    it('empties every binding of a UserSpace labelled disabled and says so in its status', async () => {
+      startManager();
+      await api.client().create(RESOURCES.userSpace, userSpace('alice'));
+      await eventually(() => get(RESOURCES.userSpace, 'alice')?.status?.phase === 'Ready', 'UserSpace Ready');
+      await api.client().patch(RESOURCES.userSpace, 'alice', { metadata: { labels: { 'den.dev/disabled': 'true' } } }, { type: 'merge' });
+      const disabled = (o: Obj | undefined) => o?.status?.conditions?.find((c: { type: string }) => c.type === 'Disabled')?.status === 'True';
+      await eventually(() => disabled(get(RESOURCES.userSpace, 'alice')), 'condition Disabled=True');
+      const bindings = [
+        get(RESOURCES.roleBinding, 'svc-owner', 'svc-alice'),
+        get(RESOURCES.roleBinding, 'svc-reader', 'svc-alice'),
+        get(RESOURCES.roleBinding, 'svc-workspace-edit', 'svc-alice'),
+        get(RESOURCES.clusterRoleBinding, 'svc-userspace-alice'),
+      ];
+      for (const b of bindings) expect(b?.subjects, b?.metadata?.name).to.equal(undefined);
+    });
+
+    it("re-renders every user namespace's NetworkPolicy when the API server's endpoints change", async () => {
+      startManager();
+      await api.client().create(RESOURCES.userSpace, userSpace('alice'));
+      await eventually(() => get(RESOURCES.userSpace, 'alice')?.status?.phase === 'Ready', 'UserSpace Ready');
+      const egressCidrs = () => JSON.stringify(get(RESOURCES.networkPolicy, 'svc-isolation', 'svc-alice')?.spec?.egress);
+      expect(egressCidrs()).to.not.include('10.250.0.9/32');
+      const slice = api.objects<Obj & { endpoints: { addresses: string[] }[] }>(RESOURCES.endpointSlice, 'default')[0]!;
+      api.seed({ ...slice, endpoints: [{ ...slice.endpoints[0], addresses: ['10.250.0.9'] }] });
+      await eventually(() => egressCidrs().includes('10.250.0.9/32'), 'the new API server address in the policy');
+    });
+
     it('lets a deleted UserSpace go at once and removes its namespace and cluster-wide rights', async () => {
       startManager();
       await api.client().create(RESOURCES.userSpace, userSpace('alice'));
@@ -154,6 +181,19 @@ describe('den manager controllers', () => {
       expect(Date.now() - seededAt).to.be.below(2000);
       expect(status.endpoint).to.equal('alice-dev@den.example.com');
       expect(status.podName).to.equal('alice-dev-0');
+    });
+
+    it('follows a change of its WorkspaceImage into the StatefulSet', async () => {
+      startManager();
+      await userNamespaceReady();
+      const image = workspaceImage();
+      api.seed({ ...image, metadata: { name: image.metadata!.name } });
+      await api.client().create(RESOURCES.workspace, storedWorkspace(), 'svc-alice');
+      await eventually(() => get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice'), 'the StatefulSet');
+      const stored = get(RESOURCES.workspaceImage, 'ubuntu')!;
+      api.seed({ ...stored, spec: { ...stored.spec, image: 'registry.example.com/dev/ubuntu:26.04' } });
+      const containerImage = () => get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice')?.spec?.template?.spec?.containers?.[0]?.image;
+      await eventually(() => containerImage() === 'registry.example.com/dev/ubuntu:26.04', 'the new image in the pod template');
     });
 
     it('re-reconciles the Workspaces that use a WorkspaceImage when it goes', async () => {
