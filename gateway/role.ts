@@ -12,6 +12,12 @@ import { loadHostKey } from './host-key.js';
 import { Gateway } from './server.js';
 import { WorkspaceDirectory, type Workspace, type WorkspaceImage } from './workspaces.js';
 
+function keepaliveInterval(raw: string): number {
+  const ms = parsers.duration(raw);
+  if (ms < 1000) throw new Error(`expected at least 1s, got '${raw}'`);
+  return ms;
+}
+
 const settings = {
   kubeconfig: {
     flag: 'kubeconfig',
@@ -51,8 +57,8 @@ const settings = {
   keepaliveInterval: {
     flag: 'keepalive-interval',
     env: 'DEN_KEEPALIVE_INTERVAL',
-    describe: 'interval of SSH keepalive probes (0 turns them off); a client missing three is dropped',
-    parse: parsers.duration,
+    describe: 'interval of SSH keepalive probes (at least 1s); a client missing three in a row is dropped',
+    parse: keepaliveInterval,
     default: 30_000,
   } satisfies Setting<number>,
 };

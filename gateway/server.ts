@@ -22,7 +22,7 @@ export interface GatewayOptions {
   named: (name: string) => Workspace[];
   /** The cached WorkspaceImage of that name. */
   image: (name: string) => WorkspaceImage | undefined;
-  /** Milliseconds between keepalive probes; a client missing three in a row is dropped. 0 turns them off. */
+  /** Milliseconds between keepalive probes; a client missing three in a row is dropped. */
   keepaliveIntervalMs: number;
   log: (msg: string, fields?: Record<string, unknown>) => void;
   now?: () => Date;
@@ -31,6 +31,16 @@ export interface GatewayOptions {
 /** How long, at most, open sessions may take to finish once shutdown begins. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
 const SHUTDOWN_NOTICE = 'den: the SSH gateway is shutting down; reconnect to continue\r\n';
+
+/**
+ * Closes the connection's socket at once. ssh2's `end()` half-closes and waits for the peer,
+ * which never answers when it is frozen or gone; ssh2 exposes the socket only internally.
+ */
+function destroyConnection(conn: Connection): void {
+  const socket = (conn as Connection & { _sock?: { destroy(): void } })._sock;
+  if (socket) socket.destroy();
+  else conn.end();
+}
 
 export class Gateway {
   private readonly server: ssh2.Server;
@@ -46,7 +56,7 @@ export class Gateway {
       {
         hostKeys: [opts.hostKey],
         ident: 'den-gateway',
-        keepaliveInterval: opts.keepaliveIntervalMs > 0 ? opts.keepaliveIntervalMs : undefined,
+        keepaliveInterval: opts.keepaliveIntervalMs,
         keepaliveCountMax: 3,
       },
       (conn, info) => this.accept(conn, `${info.ip}:${info.port}`),
@@ -90,6 +100,7 @@ export class Gateway {
       for (const conn of this.connections) conn.end();
       const forced = Date.now() + 2_000;
       while (this.connections.size > 0 && Date.now() < forced) await sleep(50);
+      for (const conn of this.connections) destroyConnection(conn);
     }
     await stopped;
     await Promise.allSettled([...this.pendingActivity]);
@@ -123,7 +134,11 @@ export class Gateway {
       remote,
       () => conn.end(),
     );
-    conn.on('error', (err: Error) => log('ssh connection error', { remote, error: err.message }));
+    conn.on('error', (err: Error & { level?: string }) => {
+      log('ssh connection error', { remote, error: err.message });
+      // ssh2 only half-closes after a keepalive timeout; a frozen peer would keep the socket forever.
+      if (err.level === 'client-timeout') destroyConnection(conn);
+    });
     conn.on('authentication', (ctx) => auth.handle(ctx));
     conn.on('ready', () => {
       const target = auth.target;

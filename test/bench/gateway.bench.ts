@@ -126,7 +126,7 @@ export async function run(): Promise<string> {
   let gateway: ChildProcess | undefined;
   const clients: ssh2.Client[] = [];
   try {
-    gateway = spawn(process.execPath, [DEN, 'gateway', '--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${sshPort}`, '--health-listen', `127.0.0.1:${healthPort}`, '--host-key-file', join(dir, 'host_key'), '--keepalive-interval', '0'], {
+    gateway = spawn(process.execPath, [DEN, 'gateway', '--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${sshPort}`, '--health-listen', `127.0.0.1:${healthPort}`, '--host-key-file', join(dir, 'host_key'), '--keepalive-interval', '30s'], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const logs: string[] = [];

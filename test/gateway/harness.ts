@@ -113,7 +113,7 @@ export class GatewayHarness {
       client,
       named: (name) => directory.named(name),
       image: (name) => images.get(name),
-      keepaliveIntervalMs: opts.keepaliveIntervalMs ?? 0,
+      keepaliveIntervalMs: opts.keepaliveIntervalMs ?? 30_000,
       log: (msg, fields) => this.logs.push({ msg, fields }),
     });
     this.port = (await this.gateway.listen('127.0.0.1', 0)).port;

@@ -264,3 +264,30 @@ async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+describe('gateway keepalives', function () {
+  this.timeout(30_000);
+
+  it('drops a client that stops answering keepalives (a frozen ssh process)', async () => {
+    const h = await new GatewayHarness().start({ keepaliveIntervalMs: 200 });
+    try {
+      const alice = await makeKey(h.keys, 'alice');
+      await h.seed(workspace('demo', [alice.publicKey]), pod('demo-0', 'demo'));
+      const env = { ...process.env };
+      delete env.SSH_AUTH_SOCK;
+      const child = spawn('ssh', [...h.sshOptions(alice), '-p', String(h.port), '-N', 'demo@127.0.0.1'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      child.stderr.resume();
+      try {
+        await waitFor(() => h.logs.some((l) => l.msg === 'session authenticated'));
+        expect(h.gateway.openConnections).to.equal(1);
+        child.kill('SIGSTOP');
+        await waitFor(() => h.gateway.openConnections === 0, 10_000);
+      } finally {
+        child.kill('SIGKILL');
+        child.kill('SIGCONT');
+      }
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -69,6 +69,11 @@ describe('den gateway role', function () {
     expect(Object.keys(role.settings)).to.deep.equal(['kubeconfig', 'namespace', 'listen', 'healthListen', 'hostKeyFile', 'keepaliveInterval']);
   });
 
+  it('refuses a keepalive interval under a second, naming the setting', () => {
+    expect(() => readSettings(gatewayRole.settings, ['--keepalive-interval', '0'], {})).to.throw("--keepalive-interval (DEN_KEEPALIVE_INTERVAL): expected at least 1s, got '0'");
+    expect(readSettings(gatewayRole.settings, [], { DEN_KEEPALIVE_INTERVAL: '15s' }).keepaliveInterval).to.equal(15_000);
+  });
+
   it('serves SSH with a generated, kept host key, reports readiness, and stops on the signal', async () => {
     const kubeconfig = join(dir, 'kubeconfig');
     await writeFile(
