@@ -29,7 +29,7 @@ type Review = (request: AdmissionRequest, deps: AdmissionAppDeps) => AdmissionRe
 export const REVIEWS: Record<string, { webhook: string; review: Review }> = {
   [WEBHOOKS.mutateWorkspace.path]: { webhook: WEBHOOKS.mutateWorkspace.name, review: (r, d) => reviewWorkspaceMutation(r, d.view) },
   [WEBHOOKS.validateWorkspace.path]: { webhook: WEBHOOKS.validateWorkspace.name, review: (r, d) => reviewWorkspaceValidation(r, d.view, { gpuResource: d.gpuResource, memo: d.memo }, d.now()) },
-  [WEBHOOKS.validateUserSpace.path]: { webhook: WEBHOOKS.validateUserSpace.name, review: (r, d) => reviewUserSpaceUpdate(r, d.isAdmin) },
+  [WEBHOOKS.validateUserSpace.path]: { webhook: WEBHOOKS.validateUserSpace.name, review: (r, d) => reviewUserSpaceUpdate(r, d.isAdmin, d.memo) },
 };
 
 interface ReviewState {

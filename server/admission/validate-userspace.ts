@@ -3,7 +3,7 @@
 // Deciding who is an administrator needs the cluster (a SubjectAccessReview), so the decision
 // is split: which fields changed (pure), then the verdict given the answer.
 import { isDeepStrictEqual } from 'node:util';
-import { authorizedKeysViolations } from './ssh-keys.js';
+import { authorizedKeysViolations, checkAuthorizedKey, type KeyCheck } from './ssh-keys.js';
 import type { UserSpace } from './objects.js';
 import type { Violation } from './violations.js';
 
@@ -59,7 +59,7 @@ function shown(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-export function userSpaceChanges(object: UserSpace, oldObject: UserSpace): UserSpaceChanges {
+export function userSpaceChanges(object: UserSpace, oldObject: UserSpace, checkKey: (entry: unknown) => KeyCheck = checkAuthorizedKey): UserSpaceChanges {
   const spec = object.spec ?? {};
   const oldSpec = oldObject.spec ?? {};
   const ownerChanged = spec.owner !== oldSpec.owner;
@@ -71,7 +71,7 @@ export function userSpaceChanges(object: UserSpace, oldObject: UserSpace): UserS
     ...differences(object.metadata?.ownerReferences ?? [], oldObject.metadata?.ownerReferences ?? [], 'metadata.ownerReferences'),
   ];
 
-  const keyViolations = authorizedKeysViolations(spec.sshAuthorizedKeys, oldSpec.sshAuthorizedKeys);
+  const keyViolations = authorizedKeysViolations(spec.sshAuthorizedKeys, oldSpec.sshAuthorizedKeys, checkKey);
   const keysChanged = differences(spec.sshAuthorizedKeys ?? [], oldSpec.sshAuthorizedKeys ?? [], 'spec.sshAuthorizedKeys').length > 0;
   return { ownerChanged, restricted, keyViolations, keysChanged };
 }

@@ -1,7 +1,7 @@
 // The three webhooks as functions of one AdmissionRequest and a read-only view of the caches.
 // No I/O here except the administrator question, which is passed in.
 import { GROUP, KINDS, userSpaceOfNamespace, WEBHOOK_EXCLUDED_NAMESPACES } from '../../kube/group.js';
-import type { DecisionMemo } from './memo.js';
+import { DIRECT, type DecisionMemo } from './memo.js';
 import { mutateWorkspace } from './mutate-workspace.js';
 import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from './objects.js';
 import { allow, allowWithPatch, deny, type AdmissionRequest, type AdmissionResponse, type UserInfo } from './review.js';
@@ -90,14 +90,14 @@ function imageWarnings(imageName: string | undefined, image: WorkspaceImage | un
   return [`WorkspaceImage "${imageName}" is withdrawn at ${at} (spec.deprecateAt): new workspaces cannot use it after that`];
 }
 
-export async function reviewUserSpaceUpdate(request: AdmissionRequest, isAdmin: AdminCheck): Promise<AdmissionResponse> {
+export async function reviewUserSpaceUpdate(request: AdmissionRequest, isAdmin: AdminCheck, memo: DecisionMemo = DIRECT): Promise<AdmissionResponse> {
   if (request.operation !== 'UPDATE') return allow(request.uid);
   const wrong = wrongKind(request, KINDS.userSpace);
   if (wrong) return wrong;
   const object = request.object as UserSpace | null | undefined;
   const oldObject = request.oldObject as UserSpace | null | undefined;
   if (!object || !oldObject) return missingObject(request);
-  const changes = userSpaceChanges(object, oldObject);
+  const changes = userSpaceChanges(object, oldObject, (key) => memo.checkKey(key));
   const admin = needsAdminCheck(changes) ? await isAdmin(request.userInfo) : false;
   const violations = decideUserSpaceUpdate(changes, { username: request.userInfo.username, isAdmin: admin }, oldObject, object);
   const denial = denialStatus(violations);
