@@ -157,6 +157,12 @@ describe('gateway with the OpenSSH client', function () {
       expect(r.stdout).to.contain('hello from the pod, /raw');
     });
 
+    it('refuses remote forwarding (ssh -R)', async () => {
+      const r = await h.ssh(alice, 'demo', ['true'], { flags: ['-o', 'ExitOnForwardFailure=yes', '-R', `0:localhost:${webPort}`] });
+      expect(r.code).to.equal(255);
+      expect(r.stderr).to.contain('remote port forwarding failed');
+    });
+
     it('refuses direct-tcpip to any host but the pod loopback', async () => {
       const r = await h.ssh(alice, 'demo', [], { flags: ['-W', `10.0.0.1:${webPort}`] });
       expect(r.code).to.equal(255);
