@@ -37,20 +37,16 @@ export function isTerminating(obj: KubeObject): boolean {
 }
 
 /**
- * The workspace's pod among the related pods: only pods of its namespace carrying its label
- * count, and `<name>-0` (the StatefulSet's pod) wins over any other.
+ * The workspace's pod among the related pods: the StatefulSet's one pod, `<name>-0`, of its
+ * namespace and carrying its label. Another pod with the label (a `kubectl debug --copy-to`
+ * copy, a pod made from inside the namespace) is not the workspace: it must neither make the
+ * phase nor become `status.podName`, the pod the gateway connects to.
  */
 export function workspacePod(name: string, namespace: string, pods: KubeObject[]): ObservedPod | undefined {
-  const own = pods
-    .filter(
-      (p): p is ObservedPod =>
-        p.metadata !== undefined &&
-        p.metadata.namespace === namespace &&
-        p.metadata.labels?.[LABELS.workspace] === name &&
-        typeof p.metadata.name === 'string',
-    )
-    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
-  return own.find((p) => p.metadata.name === defaultPodName(name)) ?? own[0];
+  return pods.find(
+    (p): p is ObservedPod =>
+      p.metadata?.name === defaultPodName(name) && p.metadata.namespace === namespace && p.metadata.labels?.[LABELS.workspace] === name,
+  );
 }
 
 export function isPodReady(pod: ObservedPod): boolean {

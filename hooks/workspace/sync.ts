@@ -54,7 +54,7 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
   const entry = workspace.spec?.imageRef?.name ?? '';
   const image = (input.related.image ?? undefined) as WorkspaceImage | undefined;
   const pod = workspacePod(name, namespace, input.related.pods);
-  const podName = pod?.metadata.name ?? defaultPodName(name);
+  const podName = defaultPodName(name);
   const endpoint = `${name}@${input.config.gatewayHost}`;
 
   // Decide, then render: a Workspace that cannot be rendered leaves its children alone.

@@ -170,10 +170,11 @@ describe('syncWorkspace status (SPEC 1.3, 3.1)', () => {
     expect(status).to.include({ endpoint: 'alice-dev@den.example.com', podName: 'alice-dev-0', observedGeneration: 2 });
   });
 
-  it("names the observed pod when it carries the workspace's label", () => {
-    const other = pod(POD_STATUS.ready(), { name: 'alice-dev-debug' });
-    expect(statusOf({ ...created, pods: [other] }).podName).to.equal('alice-dev-debug');
-    expect(statusOf({ ...created, pods: [other, pod(POD_STATUS.ready())] }).podName).to.equal('alice-dev-0');
+  it("counts only the StatefulSet's pod <name>-0, not another pod that carries the workspace's label", () => {
+    const copy = pod(POD_STATUS.ready(), { name: 'alice-dev-debug' });
+    const alone = statusOf({ ...created, pods: [copy] });
+    expect(alone).to.include({ phase: 'Starting', podName: 'alice-dev-0' });
+    expect(statusOf({ ...created, pods: [copy, pod(POD_STATUS.crashLoopBackOff())] })).to.include({ phase: 'Failed', podName: 'alice-dev-0' });
   });
 
   it("ignores pods of another workspace or namespace", () => {
