@@ -2,10 +2,17 @@
 // a minted ServiceAccount token, and what the minted-token cache saves: one process holds the
 // in-process fake API server, `den server`'s app (two instances: cache on, cache off) and the
 // client, so the figures are ratios on one machine, measured side by side in alternating rounds.
+// Then `GET /api/v1/workspace-images` over a catalog of hundreds of entries, with the API server
+// a network round trip away, one access review at a time against the default fan-out.
 import http from 'node:http';
+import net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { KubeClient, type KubeObject } from '../../kube/client.js';
+import { staticConnection } from '../../kube/connection.js';
 import { RESOURCES } from '../../kube/resources.js';
+import { DEFAULT_CATALOG_CONCURRENCY } from '../../server/api/catalog.js';
 import { TokenMinter } from '../../server/auth/minting.js';
+import type { FakeApiServer } from '../support/fake-apiserver.js';
 import { call, login, provision, SERVER_TOKEN, seedLocalUser, startCluster, startDen } from '../server/core/cluster.js';
 
 const WORKSPACES = 5;
@@ -60,7 +67,112 @@ async function throughput(probe: Probe, ms: number, concurrency: number): Promis
   return done / ((performance.now() - start) / 1000);
 }
 
+const CATALOG_ENTRIES = 300;
+/** One in this many entries is usable for the restricted person. */
+const USABLE_EVERY = 7;
+/** Each way, so an API call costs about twice this more than in-process: a nearby API server. */
+const ONE_WAY_DELAY_MS = 1;
+const CATALOG_LISTS = 5;
+
+/** A TCP relay to `target` that holds every chunk `oneWayMs` in each direction, order kept. */
+async function delayingProxy(target: string, oneWayMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(port), hostname);
+    const both = [client, upstream];
+    for (const socket of both) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => both.forEach((s) => s.destroy()));
+    }
+    const relay = (from: net.Socket, to: net.Socket) => {
+      from.on('data', (chunk) => setTimeout(() => to.destroyed || to.write(chunk), oneWayMs));
+      from.on('end', () => setTimeout(() => to.end(), oneWayMs));
+    };
+    relay(client, upstream);
+    relay(upstream, client);
+  });
+  server.on('error', () => server.close());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Narrows `use` of `userspace`'s person to the named entries, as an administrator could with RBAC alone. */
+function restrictUse(api: FakeApiServer, userspace: string, usable: string[]): void {
+  const role = api.object<KubeObject & { rules: { resources: string[]; verbs: string[] }[] }>(RESOURCES.clusterRole, `svc-userspace-${userspace}`)!;
+  role.rules = [
+    ...role.rules.map((r) => (r.resources.includes('workspaceimages') ? { ...r, verbs: r.verbs.filter((v) => v !== 'use') } : r)),
+    { apiGroups: ['den.dev'], resources: ['workspaceimages'], verbs: ['use'], resourceNames: usable } as (typeof role.rules)[number],
+  ];
+  api.seed(role);
+}
+
+async function catalogTable(): Promise<string> {
+  const api = await startCluster();
+  const proxy = await delayingProxy(api.url, ONE_WAY_DELAY_MS);
+  const names = Array.from({ length: CATALOG_ENTRIES }, (_, i) => `image-${String(i).padStart(3, '0')}`);
+  for (const name of names) api.seed({ apiVersion: 'den.dev/v1alpha1', kind: 'WorkspaceImage', metadata: { name }, spec: { displayName: name, image: `registry.example.com/${name}:1` } });
+  const usable = names.filter((_, i) => i % USABLE_EVERY === 0);
+  provision(api, 'alice', 'alice@example.com');
+  provision(api, 'dave', 'dave@example.com');
+  restrictUse(api, 'dave', usable);
+  const serverClient = new KubeClient(staticConnection(proxy.url, SERVER_TOKEN));
+  const serial = await startDen(api, { serverClient, catalogConcurrency: 1 });
+  const fanned = await startDen(api, { serverClient });
+  const agent = new http.Agent({ keepAlive: true });
+  try {
+    const tokenOf = async (userspace: string) => {
+      await seedLocalUser(api, userspace, `${userspace}@example.com`, `${userspace}-password`);
+      const signed = await login(fanned, userspace, `${userspace}-password`);
+      return (await call(fanned, 'POST', '/tokens', { as: signed })).body.token as string;
+    };
+    const alice = await tokenOf('alice');
+    const dave = await tokenOf('dave');
+    const timeList = async (den: typeof serial, token: string, expected: number): Promise<number> => {
+      const samples: number[] = [];
+      for (let i = 0; i < CATALOG_LISTS + 1; i++) {
+        const t = performance.now();
+        const res = await get(agent, `${den.api}/workspace-images`, { Authorization: `Bearer ${token}` });
+        const answered = res.status === 200 ? (JSON.parse(res.body) as { items: unknown[] }).items.length : -1;
+        if (answered !== expected) throw new Error(`catalog: HTTP ${res.status}, ${answered} entries: ${res.body.slice(0, 200)}`);
+        // The first list mints the token and warms the connections.
+        if (i > 0) samples.push(performance.now() - t);
+      }
+      return quantile(samples.sort((a, b) => a - b), 0.5);
+    };
+    const everyEntry = await timeList(fanned, alice, CATALOG_ENTRIES);
+    const oneAtATime = await timeList(serial, dave, usable.length);
+    const fannedOut = await timeList(fanned, dave, usable.length);
+    return [
+      `GET /api/v1/workspace-images over ${CATALOG_ENTRIES} entries, the API server behind a relay adding ${ONE_WAY_DELAY_MS} ms each way; median of ${CATALOG_LISTS} lists.`,
+      '',
+      '| caller | access reviews per list | reviews in flight | entries answered | ms per list |',
+      '|---|---:|---:|---:|---:|',
+      `| may use every entry | 1 | — | ${CATALOG_ENTRIES} | ${everyEntry.toFixed(0)} |`,
+      `| may use 1 in ${USABLE_EVERY} | ${CATALOG_ENTRIES + 1} | 1 | ${usable.length} | ${oneAtATime.toFixed(0)} |`,
+      `| may use 1 in ${USABLE_EVERY} | ${CATALOG_ENTRIES + 1} | ${DEFAULT_CATALOG_CONCURRENCY} (default) | ${usable.length} | ${fannedOut.toFixed(0)} (${(oneAtATime / fannedOut).toFixed(1)}× faster) |`,
+    ].join('\n');
+  } finally {
+    agent.destroy();
+    await serial.close();
+    await fanned.close();
+    await proxy.close();
+    await api.close();
+  }
+}
+
 export async function run(): Promise<string> {
+  return [await workspacesTable(), '', await catalogTable()].join('\n');
+}
+
+async function workspacesTable(): Promise<string> {
   const api = await startCluster();
   provision(api, 'alice', 'alice@example.com');
   await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');

@@ -8,7 +8,7 @@ import { renderInstall } from '../../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../../infra/install/settings.js';
 import { syncUserSpace } from '../../../hooks/userspace/sync.js';
 import type { UserSpace } from '../../../hooks/userspace/types.js';
-import type { KubeObject } from '../../../kube/client.js';
+import type { KubeClient, KubeObject } from '../../../kube/client.js';
 import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../../../kube/group.js';
 import { createApp } from '../../../server/app.js';
 import { renderLocalUserSecret } from '../../../server/auth/local-users.js';
@@ -66,6 +66,9 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   baseUrl?: string;
   now?: () => number;
   bodyLimitBytes?: number;
+  catalogConcurrency?: number;
+  /** The server's own client; by default the den-server identity straight to the fake. */
+  serverClient?: KubeClient;
 }
 
 export interface Den {
@@ -77,7 +80,7 @@ export interface Den {
 
 /** `den server`'s app with its own caches, on a loopback port, acting as the den-server ServiceAccount. */
 export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promise<Den> {
-  const serverClient = api.client(SERVER_TOKEN);
+  const serverClient = opts.serverClient ?? api.client(SERVER_TOKEN);
   const auth = createAuthServices(serverClient, { namespace: SYSTEM_NAMESPACE, tokenTtlSeconds: 600, ...opts });
   const stop = new AbortController();
   const caches = auth.run(stop.signal);
@@ -86,7 +89,7 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     config: { baseUrl: opts.baseUrl ?? 'http://den.test', localAuth: opts.localAuth ?? true, bodyLimitBytes: opts.bodyLimitBytes },
     serverClient,
     auth,
-    resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: () => undefined },
+    resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: () => undefined, catalogConcurrency: opts.catalogConcurrency },
     log: () => undefined,
     ready: () => true,
     now: opts.now,
