@@ -128,7 +128,7 @@ export function checkQuota(input: QuotaInput): Violation[] {
       violations.push({
         rule: 'quota',
         field: d.field,
-        message: `UserSpace "${userSpaceName}" spec.quota.${d.quotaField} is not a valid quantity; an administrator must correct it`,
+        message: `UserSpace "${userSpaceName}" spec.quota.${d.quotaField} is ${JSON.stringify(quota[d.quotaField as keyof typeof quota])}, not a valid quantity; an administrator must correct it`,
       });
       continue;
     }
