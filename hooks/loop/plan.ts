@@ -121,7 +121,11 @@ export function isUpToDate(desired: KubeObject, observed: KubeObject | undefined
 }
 
 export interface ChildPlan {
-  /** In order: Namespaces first, because the other children may live in them. */
+  /**
+   * Waves applied one after the other, each in parallel: Namespaces (the other children may
+   * live in them), then Services (a StatefulSet names its governing Service, SPEC 1.3 step 4),
+   * then the rest.
+   */
   apply: KubeObject[][];
   /** Observed children controlled by the parent that the hook no longer returns. */
   prune: KubeObject[];
@@ -135,15 +139,19 @@ export interface ChildPlan {
 export function planChildren(desired: KubeObject[], observed: KubeObject[], held: readonly KubeObject[] = []): ChildPlan {
   const observedById = new Map(observed.map((o) => [identityOf(o), o]));
   const wanted = new Set([...desired, ...held].map(identityOf));
-  const first: KubeObject[] = [];
-  const rest: KubeObject[] = [];
+  const waves: KubeObject[][] = [[], [], []];
   let unchanged = held.length;
   for (const child of desired) {
     if (isUpToDate(child, observedById.get(identityOf(child)))) unchanged++;
-    else (child.kind === 'Namespace' && groupOf(child.apiVersion ?? '') === '' ? first : rest).push(child);
+    else waves[waveOf(child)]!.push(child);
   }
   const prune = observed.filter((o) => !wanted.has(identityOf(o)) && !o.metadata?.deletionTimestamp);
-  return { apply: [first, rest].filter((wave) => wave.length > 0), prune, unchanged };
+  return { apply: waves.filter((wave) => wave.length > 0), prune, unchanged };
+}
+
+function waveOf(child: KubeObject): number {
+  if (groupOf(child.apiVersion ?? '') !== '') return 2;
+  return child.kind === 'Namespace' ? 0 : child.kind === 'Service' ? 1 : 2;
 }
 
 /**

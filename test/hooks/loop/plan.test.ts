@@ -82,6 +82,13 @@ describe('loop plan', () => {
       expect(plan.prune).to.deep.equal([]);
     });
 
+    it('applies a Service before the StatefulSet it governs', () => {
+      const decorate = (child: KubeObject) => decorateChild(child, { parent: workspace, parentResource: RESOURCES.workspace, parentLabel: 'den.dev/workspace' });
+      const service = decorate({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'dev' }, spec: { clusterIP: 'None' } });
+      const sts = decorate({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'dev' }, spec: { serviceName: 'dev' } });
+      expect(planChildren([sts, service], []).apply.map((wave) => wave.map((c) => c.kind))).to.deep.equal([['Service'], ['StatefulSet']]);
+    });
+
     it('skips a child whose observed object already matches, server defaults and all', () => {
       const observed = { ...q, metadata: { ...q.metadata, uid: 'x', resourceVersion: '7' }, status: { used: {} } };
       const plan = planChildren([q], [observed]);
