@@ -146,6 +146,15 @@ describe('validating webhook on Workspace', () => {
     }
   });
 
+  it('checks an UPDATE in a namespace without a UserSpace for everything but quota', () => {
+    const old = workspace('left', { sshAuthorizedKeys: [keys.ed25519], resources: { requests: { cpu: '1' } } }, 'team-x');
+    const stored = (w: ViewContent) => ({ ...w, workspaces: [...w.workspaces!, old] });
+    const grown = workspace('left', { sshAuthorizedKeys: [keys.ed25519], resources: { requests: { cpu: '64' } } }, 'team-x');
+    expectAnswer(validate(grown, { oldObject: old, namespace: 'team-x', world: stored }), { allowed: true });
+    const badMount = workspace('left', { sshAuthorizedKeys: [keys.ed25519], resources: { requests: { cpu: '1' } }, volumeMounts: [{ name: 'x', mountPath: '/x' }] }, 'team-x');
+    expectAnswer(validate(badMount, { oldObject: old, namespace: 'team-x', world: stored }), invalid(/^spec\.volumeMounts\[0\]\.name: mount does not resolve/));
+  });
+
   it('counts a PVC only once when its workspace also names the storage', () => {
     const world = (w: ViewContent): ViewContent => ({ ...w, claims: [claim('home-one-0', '20Gi')] });
     // one: PVC 20Gi (grown beyond its spec 10Gi), two: 10Gi spec, no retained PVC: 30Gi used.
