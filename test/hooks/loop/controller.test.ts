@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Controller, startDeletion, type ControllerSpec } from '../../../hooks/loop/controller.js';
+import { Controller, startDeletion, type ControllerOptions, type ControllerSpec } from '../../../hooks/loop/controller.js';
 import { APPLIED_HASH_ANNOTATION } from '../../../hooks/loop/plan.js';
 import type { SyncHook } from '../../../hooks/loop/types.js';
 import type { KubeObject } from '../../../kube/client.js';
@@ -35,7 +35,7 @@ describe('reconcile controller', () => {
   let controller: Controller<{ prefix: string }, { markers: number }>;
   let seen: Seen;
 
-  async function start(overrides: Partial<ControllerSpec<{ prefix: string }, { markers: number }>> = {}) {
+  async function start(overrides: Partial<ControllerSpec<{ prefix: string }, { markers: number }>> = {}, options: ControllerOptions = {}) {
     seen = { errors: 0 };
     controller = new Controller(api.client(), {
       name: 'test',
@@ -53,7 +53,7 @@ describe('reconcile controller', () => {
       }],
       related: (_parent, caches) => ({ markers: caches.markers!.list().length }),
       ...overrides,
-    }, { backoff: { baseMs: 20, maxMs: 200, jitter: 0 }, shutdownGraceMs: 1000, log: process.env.LOOP_DEBUG ? (m, f) => console.log(m, JSON.stringify(f)) : undefined });
+    }, { backoff: { baseMs: 20, maxMs: 200, jitter: 0 }, shutdownGraceMs: 1000, log: process.env.LOOP_DEBUG ? (m, f) => console.log(m, JSON.stringify(f)) : undefined, ...options });
     stop = new AbortController();
     running = controller.run(stop.signal);
     await controller.whenSynced();
@@ -193,6 +193,18 @@ describe('reconcile controller', () => {
     await eventually(() => parentOf('a')?.status?.phase === 'Ready', 'status Ready after the retry');
     expect(seen.errors).to.be.at.least(1);
     expect(controller.stats.failures).to.be.at.least(1);
+  });
+
+  it('reconciles every parent again on the relist period, with no event', async () => {
+    api.seed(parentObject('a', 'one'), parentObject('b', 'two'));
+    await start({}, { relistIntervalMs: 300 });
+    await eventually(() => parentOf('a')?.status?.phase === 'Ready' && parentOf('b')?.status?.phase === 'Ready', 'status Ready');
+    await new Promise((r) => setTimeout(r, 100));
+    const settled = controller.stats.reconciles;
+    const writesBefore = api.requests.filter((r) => r.method !== 'GET').length;
+    await eventually(() => controller.stats.reconciles >= settled + 2, 'a reconcile of both parents', 2000);
+    // Nothing was written, so no watch event caused these reconciles.
+    expect(api.requests.filter((r) => r.method !== 'GET').length).to.equal(writesBefore);
   });
 
   it('relists after 410 Gone and keeps reconciling', async () => {
