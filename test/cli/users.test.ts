@@ -134,6 +134,41 @@ describe('den users add', () => {
     expect(run.err.trim().split('\n')).to.have.length(1);
   });
 
+  it('takes all of stdin as the password but its one trailing newline, spaces and inner newlines kept', async () => {
+    const password = '  two words\nand a line  ';
+    expect((await den(['add', 'erin', '--owner', 'erin@example.com', '--password-stdin', '--kubeconfig', admin], Readable.from([`${password}\r\n`]))).code).to.equal(0);
+    provision(api, 'erin', 'erin@example.com');
+    const server = await startDen(api);
+    try {
+      expect((await call(server, 'POST', '/login', { body: { username: 'erin', password } })).status).to.equal(204);
+      expect((await call(server, 'POST', '/login', { body: { username: 'erin', password: password.trim() } })).status).to.equal(401);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers exit 2 and creates nothing when the two passwords differ or the prompt is cancelled', async () => {
+    for (const [first, second, message] of [['dora-secret\r', 'dora-secreT\r', 'the two passwords differ'], ['dora\u0003', '', 'cancelled']]) {
+      const tty = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => tty });
+      const stderr = sink();
+      const done = runUsers(['add', 'dora', '--owner', 'dora@example.com', '--kubeconfig', admin], { stdin: tty, stdout: sink(), stderr, env: {} });
+      setTimeout(() => tty.write(first!), 20);
+      if (second) setTimeout(() => tty.write(second), 60);
+      expect(await done).to.equal(2);
+      expect(stderr.text()).to.equal(`den users: ${message}\n(see den users --help)\n`);
+    }
+    expect(api.objects(RESOURCES.userSpace)).to.have.length(0);
+    expect(api.object(RESOURCES.secret, 'local-user-dora', 'svc-system')).to.equal(undefined);
+  });
+
+  it('prints the usage with exit 0 for --help and exit 2 without a subcommand', async () => {
+    const help = await den(['--help'], Readable.from(['']));
+    expect(help.code).to.equal(0);
+    expect(help.out).to.match(/^Usage: den users add <name> --owner <email> \[--admin\] \[--username <name>\] \[--password-stdin\]/);
+    for (const flag of ['--owner', '--admin', '--username', '--password-stdin', '--kubeconfig', '--namespace']) expect(help.out).to.contain(flag);
+    expect(await den([], Readable.from(['']))).to.deep.include({ code: 2, out: help.out, err: '' });
+  });
+
   it('refuses to ask when standard input is not a terminal', async () => {
     const run = await den(['add', 'alice', '--owner', 'alice@example.com', '--kubeconfig', admin], Readable.from(['pw']));
     expect(run.err).to.equal('den users: standard input is not a terminal: pass the password with --password-stdin\n(see den users --help)\n');
