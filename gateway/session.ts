@@ -121,7 +121,7 @@ export function serveSession(session: Session, deps: SessionDeps): void {
     startExec(deps.client, target, { command, tty, size }, { stdin: channel, stdout: channel, stderr: tty ? undefined : channel.stderr })
       .then((session) => {
         exec = session;
-        if (closed) session.close();
+        if (closed || channelClosed) session.close();
         // The terminal may have been resized while the exec was being set up.
         if (pty && size && (pty.cols !== size.cols || pty.rows !== size.rows)) session.resize(pty.cols, pty.rows);
         log('exec started', { namespace: target.namespace, workspace: target.workspace, kind, tty, protocol: session.protocol });

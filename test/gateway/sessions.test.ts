@@ -134,6 +134,15 @@ describe('gateway with the ssh2 client', function () {
     expect(slowOut.bytes()).to.equal(60_000_000);
   });
 
+  it('ends the exec in the pod when the client closes the channel', async () => {
+    const conn = await connect();
+    const stream = await exec(conn, 'sleep 30');
+    await waitFor(() => h.fake.execs.length === 1);
+    stream.close();
+    await waitFor(() => h.fake.execs[0]!.exitCode !== undefined);
+    expect(h.fake.execs[0]!.exitCode).to.be.greaterThan(128);
+  });
+
   it('lets open sessions finish on shutdown while refusing new connections', async () => {
     const conn = await connect();
     const r = collect(await exec(conn, 'sleep 0.7; echo finished'));
