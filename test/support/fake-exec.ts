@@ -112,6 +112,7 @@ function refuseUpgrade(socket: Duplex, status: number, body: Record<string, unkn
 
 /** The pty device a child of `pid` has on stdin (script's shell), to resize it. */
 async function ptyOfChild(pid: number): Promise<string | undefined> {
+  // Processes come and go while /proc is read: a vanished entry just means "no pty there".
   const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
   for (const task of tasks) {
     const children = (await readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean);
