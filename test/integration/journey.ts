@@ -167,6 +167,20 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
     if (keys) await rm(keys, { recursive: true, force: true });
   });
 
+  // Each step stands on the ones before: after the first failure the rest would only repeat
+  // it (each after a full wait), so they are skipped and the first failure stays readable.
+  let failedStep: string | undefined;
+  let toldWhy = false;
+  beforeEach(function () {
+    if (!failedStep) return;
+    if (!toldWhy) console.log(`    (the steps below are skipped: "${failedStep}" failed)`);
+    toldWhy = true;
+    this.skip();
+  });
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') failedStep ??= this.currentTest.title;
+  });
+
   it('den users add creates an administrator and two people from a password on stdin', () =>
     diagnose(async () => {
       for (const [name, admin] of [[names.admin, true], [names.alice, false], [names.bob, false]] as const) {

@@ -36,9 +36,9 @@ export interface CommandResult {
   stderr: string;
 }
 
-/** Runs `den <args>` (through bin/den.js, as a person would) to completion. */
-export function runDen(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CommandResult> {
-  return runCommand(process.execPath, [DEN_BIN, ...args], opts);
+/** Runs `den <args>` (through bin/den.js, as a person would) to completion, with no DEN_* or KUBECONFIG from the test runner. */
+export function runDen(args: string[], opts: { stdin?: string; timeoutMs?: number } = {}): Promise<CommandResult> {
+  return runCommand(process.execPath, [DEN_BIN, ...args], { ...opts, env: cleanEnv() });
 }
 
 /** Runs a program to completion, feeding `stdin`, collecting its output; kills it after `timeoutMs`. */
@@ -194,13 +194,15 @@ function timestamp(): string {
  * replica counts in the StatefulSet's status.
  */
 export class HarnessKubelet {
+  /** What went wrong in the harness itself (shown with the processes' output). */
+  readonly errors: string[] = [];
   private readonly statefulSets: Informer;
 
   constructor(
     private readonly api: FakeApiServer,
     readonly node = 'harness-node',
   ) {
-    this.statefulSets = new Informer(api.client(), RESOURCES.statefulSet, { backoffMs: 50 });
+    this.statefulSets = new Informer(api.client(), RESOURCES.statefulSet, { backoffMs: 50, onError: (err) => this.errors.push(String((err as Error)?.message ?? err)) });
     this.statefulSets.on((event) => {
       if (event.type !== 'DELETED') this.reconcile(event.object);
     });
@@ -460,9 +462,8 @@ export class LocalPlatform implements PlatformEnvironment {
   }
 
   async diagnostics(): Promise<string> {
-    return Object.values(this.processes)
-      .map((p) => p.tail(25))
-      .join('\n');
+    const kubelet = (this.kubelet?.errors ?? []).slice(-10).map((e) => `  [harness kubelet] ${e}`);
+    return [...Object.values(this.processes).map((p) => p.tail(25)), ...kubelet].join('\n');
   }
 
   /**
