@@ -109,6 +109,27 @@ describe('the REST app', () => {
     expect(api.requests.slice(before).every((r) => r.method === 'GET' && r.path.includes('/secrets/api-token-'))).to.equal(true);
   });
 
+  it('logs failed requests without any password, session id, CSRF token or API token', async () => {
+    const logged: string[] = [];
+    const logging = await startDen(api, { log: (msg, fields) => void logged.push(JSON.stringify({ msg, ...fields })) });
+    try {
+      const signed = await login(logging, 'alice', 'alice-password');
+      const { body } = await call(logging, 'POST', '/tokens', { as: signed });
+      api.failNext('GET', /\/workspaces$/, 500, { message: 'etcdserver: request timed out' }, 2);
+      expect((await call(logging, 'GET', '/workspaces', { as: signed })).status).to.equal(502);
+      expect((await call(logging, 'GET', '/workspaces?namespace=svc-alice', { as: body.token })).status).to.equal(502);
+      api.failNext('DELETE', /persistentvolumeclaims/, 500, { message: 'etcdserver: leader changed' });
+      api.seed({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'dev', namespace: 'svc-alice' }, spec: { imageRef: { name: 'python' }, storage: '1Gi' } });
+      api.seed({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'home-dev-0', namespace: 'svc-alice' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+      expect((await call(logging, 'DELETE', '/workspaces/dev', { as: body.token })).status).to.equal(409);
+      expect(logged.length, 'two failed lists and the volume left behind').to.equal(3);
+      const text = logged.join('\n');
+      for (const secret of ['alice-password', signed.cookie.split('=')[1]!, signed.csrf, body.token as string]) expect(text).to.not.contain(secret);
+    } finally {
+      await logging.close();
+    }
+  });
+
   it('answers an unknown API path with 404 {error} once authenticated', async () => {
     expect(await call(den, 'GET', '/nothing-here', { as: alice })).to.deep.include({ status: 404, body: { error: 'no route for GET /api/v1/nothing-here' } });
   });

@@ -69,6 +69,8 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   catalogConcurrency?: number;
   /** The server's own client; by default the den-server identity straight to the fake. */
   serverClient?: KubeClient;
+  /** The process log (errors of requests, things left behind); dropped by default. */
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
 export interface Den {
@@ -89,8 +91,8 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     config: { baseUrl: opts.baseUrl ?? 'http://den.test', localAuth: opts.localAuth ?? true, bodyLimitBytes: opts.bodyLimitBytes },
     serverClient,
     auth,
-    resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: () => undefined, catalogConcurrency: opts.catalogConcurrency },
-    log: () => undefined,
+    resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: opts.log ?? (() => undefined), catalogConcurrency: opts.catalogConcurrency },
+    log: opts.log ?? (() => undefined),
     ready: () => true,
     now: opts.now,
   });
