@@ -4,11 +4,6 @@ import { LABELS } from '../../kube/group.js';
 import { childKey } from '../../kube/resources.js';
 import type { ChildObject, ObservedChildren } from './types.js';
 
-/** `Kind/name`, how conditions and the loop's errors name a child. */
-export function childRef(child: Pick<ChildObject, 'kind' | 'metadata'>): string {
-  return `${child.kind}/${child.metadata.name}`;
-}
-
 /** The observed object the loop reported for a desired child, if any. */
 export function observedOf(children: ObservedChildren, child: ChildObject): KubeObject | undefined {
   const ns = child.metadata.namespace;

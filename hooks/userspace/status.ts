@@ -2,7 +2,8 @@
 // conditions, whose lastTransitionTime moves only when their status does.
 import type { KubeObject } from '../../kube/client.js';
 import { LABELS } from '../../kube/group.js';
-import { childRef, isPresent, observedOf } from './observed.js';
+import { childName } from '../loop/keys.js';
+import { isPresent, observedOf } from './observed.js';
 import type { ChildError, ChildObject, Condition, ObservedChildren, UserSpace, UserSpacePhase, UserSpaceStatus } from './types.js';
 
 /** Conditions are capped by the CRD at 32768 characters; a readable message is far shorter. */
@@ -56,7 +57,7 @@ function verdict(input: StatusInput, namespaceObject: KubeObject | undefined): V
       message: `Namespace/${input.namespace} is being deleted; it is created again once it is gone`,
     };
   }
-  const missing = input.desired.filter((c) => !isPresent(observedOf(input.observed, c))).map(childRef);
+  const missing = input.desired.filter((c) => !isPresent(observedOf(input.observed, c))).map(childName);
   if (missing.length) {
     return {
       phase: 'Pending',

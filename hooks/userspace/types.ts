@@ -1,6 +1,9 @@
 // The UserSpace hook's input and output (DESIGN.md hook contract), and the shapes of the
 // objects it reads. Only the fields the hook uses are typed; everything else passes through.
 import type { KubeObject } from '../../kube/client.js';
+import type { ChildError, ObservedChildren } from '../loop/types.js';
+
+export type { ChildError, ObservedChildren };
 
 // Type aliases rather than interfaces, so they fit the loop's `Record<string, unknown>` status.
 export type Condition = {
@@ -27,11 +30,6 @@ export type UserSpaceStatus = {
  */
 export type UserSpace = KubeObject;
 
-/**
- * Observed children, keyed first by `Kind.apiVersion` (`childKey()`), then by `namespace/name`
- * for namespaced objects and `name` for cluster-scoped ones (the informer's `objectKey()`).
- */
-export type ObservedChildren = Record<string, Record<string, KubeObject>>;
 
 /** The `default/kubernetes` Service and its EndpointSlices, as the API server returns them. */
 export interface ApiServerObjects {
@@ -52,11 +50,6 @@ export interface UserSpaceHookConfig {
   managerNamespace: string;
 }
 
-/** A child the loop failed to apply: `child` is `Kind/name`, `message` the API server's message. */
-export interface ChildError {
-  child: string;
-  message: string;
-}
 
 export interface UserSpaceSyncInput {
   parent: UserSpace;
