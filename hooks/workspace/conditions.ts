@@ -3,6 +3,16 @@ import type { Condition, ConditionType } from './types.js';
 
 export type ConditionInput = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>;
 
+/**
+ * Messages quote the Workspace and the API server; the CRD refuses a condition message over
+ * 32768 characters, and a status that cannot be written would leave the old one standing.
+ */
+const MAX_MESSAGE = 4000;
+
+function capped(message: string): string {
+  return message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE - 1)}…`;
+}
+
 /** Kubernetes' metav1.Time wire format: RFC 3339 in UTC, whole seconds. */
 export function kubeTime(now: Date): string {
   return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -18,7 +28,7 @@ function previousOf(previous: unknown, type: ConditionType): { status?: unknown;
 
 /**
  * The conditions to write: each keeps the lastTransitionTime it already has when its status is
- * unchanged, and takes `now` otherwise.
+ * unchanged, and takes `now` otherwise; long messages are shortened.
  */
 export function withTransitionTimes(
   next: ConditionInput[],
@@ -35,6 +45,7 @@ export function withTransitionTimes(
         : stamp;
     return {
       ...condition,
+      message: capped(condition.message),
       lastTransitionTime: kept,
       ...(observedGeneration === undefined ? {} : { observedGeneration }),
     };

@@ -212,6 +212,18 @@ describe('syncWorkspace status (SPEC 1.3, 3.1)', () => {
     }
   });
 
+  it("keeps every message within the CRD's 32768 characters, whatever the Workspace or the API server says", () => {
+    const longName = 'v'.repeat(40_000);
+    const statuses = [
+      statusOf({ parent: workspace({ volumes: [], volumeMounts: [{ name: longName, mountPath: '/data' }] }) }),
+      statusOf({ ...created, errors: [{ child: `StatefulSet/${NAME}`, message: `StatefulSet.apps "${NAME}" is invalid: ${longName}` }] }),
+    ];
+    for (const status of statuses) {
+      expect(status.phase).to.equal('Failed');
+      for (const c of status.conditions) expect(c.message.length, c.type).to.be.at.most(4000);
+    }
+  });
+
   describe('lastTransitionTime', () => {
     it('is now for conditions the workspace did not have', () => {
       const status = statusOf({});
