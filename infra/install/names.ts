@@ -21,6 +21,8 @@ export const GATEWAY_HOST_KEY_SECRET = 'den-gateway-host-key';
 export const GATEWAY_HOST_KEY_DIR = '/etc/den/ssh';
 export const GATEWAY_HOST_KEY_FILE = 'ssh_host_ed25519_key';
 export const LEADER_LEASE = 'den-manager';
+/** The manager's webhook CA and serving certificate (server/admission/tls-secret.ts). */
+export const WEBHOOK_TLS_SECRET = 'den-webhook-tls';
 
 /** Built-in ClusterRole the manager binds `workspace` to in each user namespace (SPEC 1.2 rule 1). */
 export const BUILT_IN_EDIT_ROLE = 'edit';

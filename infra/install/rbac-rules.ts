@@ -6,6 +6,7 @@ import {
   BUILT_IN_EDIT_ROLE,
   LEADER_LEASE,
   WEBHOOK_CONFIGURATION,
+  WEBHOOK_TLS_SECRET,
 } from './names.js';
 
 export interface PolicyRule {
@@ -16,13 +17,17 @@ export interface PolicyRule {
 }
 
 const READ = ['get', 'list', 'watch'];
-const MANAGE = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
-const CRUD = [...MANAGE, 'deletecollection'];
+/** Informer caches: list, then watch. */
+const CACHE = ['list', 'watch'];
+/** Children the reconcile loop owns: cached, server-side applied (patch, and create when absent) and pruned. */
+const CHILD = [...CACHE, 'create', 'patch', 'delete'];
+const CRUD = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 const CORE = '';
 
 /**
  * The manager, cluster-wide. It reconciles UserSpaces into namespaces it creates at run time, so
- * what it writes there cannot be limited to named namespaces.
+ * what it writes there cannot be limited to named namespaces. Each verb is one its code calls
+ * (test/infra/rbac-needs.ts names the call), or one it must hold to grant it (below).
  *
  * RBAC forbids creating a Role that grants more than its creator holds unless the creator has
  * `escalate`. Instead of `escalate`, the manager holds every permission the per-user Roles and
@@ -32,42 +37,32 @@ const CORE = '';
  */
 export function managerClusterRules(): PolicyRule[] {
   return [
-    { apiGroups: [GROUP], resources: ['userspaces', 'imageregistries'], verbs: ['get', 'list', 'watch', 'update', 'patch'] },
+    // update: the UserSpace validator lets only administrators, those who may update every
+    // UserSpace (server/admission/admins.ts), change metadata.finalizers, and the manager does.
+    { apiGroups: [GROUP], resources: ['userspaces'], verbs: ['get', ...CACHE, 'update', 'patch'] },
     { apiGroups: [GROUP], resources: ['workspaces'], verbs: CRUD },
-    { apiGroups: [GROUP], resources: ['workspaceimages'], verbs: [...MANAGE, 'use'] },
-    {
-      apiGroups: [GROUP],
-      resources: ['userspaces/status', 'workspaces/status', 'imageregistries/status', 'workspaceimages/status'],
-      verbs: ['get', 'update', 'patch'],
-    },
+    { apiGroups: [GROUP], resources: ['workspaceimages'], verbs: [...READ, 'use'] },
+    { apiGroups: [GROUP], resources: ['userspaces/status', 'workspaces/status'], verbs: ['update'] },
     // Owner references with blockOwnerDeletion need update on the owner's finalizers.
-    {
-      apiGroups: [GROUP],
-      resources: ['userspaces/finalizers', 'workspaces/finalizers', 'imageregistries/finalizers'],
-      verbs: ['update'],
-    },
-    { apiGroups: [CORE], resources: ['namespaces'], verbs: MANAGE },
-    {
-      apiGroups: [CORE],
-      // secrets: pull Secrets mirrored into every user namespace, the webhook certificate and the gateway host key.
-      resources: ['resourcequotas', 'limitranges', 'serviceaccounts', 'services', 'secrets'],
-      verbs: MANAGE,
-    },
-    { apiGroups: [CORE], resources: ['pods'], verbs: READ },
-    { apiGroups: [CORE], resources: ['pods/log'], verbs: READ },
-    // exec and PVC delete are held only so the manager may grant them to workspace owners (see
-    // above); the manager itself never deletes a home PVC (SPEC 1.3).
+    { apiGroups: [GROUP], resources: ['userspaces/finalizers', 'workspaces/finalizers'], verbs: ['update'] },
+    { apiGroups: [CORE], resources: ['namespaces'], verbs: ['get', ...CHILD] },
+    // secrets: pull Secrets mirrored into every user namespace (the webhook certificate and the
+    // gateway host key are read and replaced through the Role in svc-system).
+    { apiGroups: [CORE], resources: ['resourcequotas', 'limitranges', 'serviceaccounts', 'services', 'secrets'], verbs: CHILD },
+    { apiGroups: [CORE], resources: ['pods', 'events'], verbs: READ },
+    // pods/log, pods/exec and PVC delete are held only so the manager may grant them to workspace
+    // owners (see above); the manager itself never deletes a home PVC (SPEC 1.3).
+    { apiGroups: [CORE], resources: ['pods/log'], verbs: ['get'] },
     { apiGroups: [CORE], resources: ['pods/exec'], verbs: ['create', 'get'] },
     { apiGroups: [CORE], resources: ['persistentvolumeclaims'], verbs: [...READ, 'delete'] },
-    { apiGroups: [CORE], resources: ['events'], verbs: [...READ, 'create', 'patch'] },
-    { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: [...READ, 'create', 'patch'] },
-    { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: READ },
-    { apiGroups: ['apps'], resources: ['statefulsets'], verbs: MANAGE },
-    { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: MANAGE },
+    // The `kubernetes` Service's addresses, for the user namespaces' NetworkPolicies.
+    { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: CACHE },
+    { apiGroups: ['apps'], resources: ['statefulsets'], verbs: CHILD },
+    { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: CHILD },
     {
       apiGroups: ['rbac.authorization.k8s.io'],
       resources: ['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'],
-      verbs: MANAGE,
+      verbs: CHILD,
     },
     {
       apiGroups: ['rbac.authorization.k8s.io'],
@@ -80,23 +75,19 @@ export function managerClusterRules(): PolicyRule[] {
     {
       apiGroups: ['admissionregistration.k8s.io'],
       resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
-      verbs: ['get', 'update', 'patch'],
+      verbs: ['get', 'update'],
       resourceNames: [WEBHOOK_CONFIGURATION],
     },
   ];
 }
 
-/** The manager in its own namespace: the leader-election Lease. */
+/** The manager in its own namespace: the leader-election Lease, the webhook certificate. */
 export function managerNamespaceRules(): PolicyRule[] {
   return [
     // create cannot be limited by name: the name of a new object is not known to the authorizer.
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-    {
-      apiGroups: ['coordination.k8s.io'],
-      resources: ['leases'],
-      verbs: ['get', 'update', 'patch'],
-      resourceNames: [LEADER_LEASE],
-    },
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], resourceNames: [LEADER_LEASE] },
+    { apiGroups: [CORE], resources: ['secrets'], verbs: ['get', 'update'], resourceNames: [WEBHOOK_TLS_SECRET] },
   ];
 }
 
@@ -109,13 +100,13 @@ export function serverClusterRules(): PolicyRule[] {
       verbs: ['create'],
       resourceNames: [SERVICE_ACCOUNTS.session, SERVICE_ACCOUNTS.sessionReadonly],
     },
-    { apiGroups: [GROUP], resources: ['userspaces'], verbs: READ },
+    { apiGroups: [GROUP], resources: ['userspaces'], verbs: CACHE },
   ];
 }
 
 /** The server in its own namespace: sessions, API token records, local users, login challenges. */
 export function serverNamespaceRules(): PolicyRule[] {
-  return [{ apiGroups: [CORE], resources: ['secrets'], verbs: MANAGE }];
+  return [{ apiGroups: [CORE], resources: ['secrets'], verbs: ['get', ...CACHE, 'create', 'patch', 'delete'] }];
 }
 
 /** The gateway never reads Secrets (SPEC 1.5); its host key arrives as a mounted file. */
@@ -124,8 +115,9 @@ export function gatewayClusterRules(): PolicyRule[] {
     { apiGroups: [GROUP], resources: ['workspaces'], verbs: READ },
     { apiGroups: [GROUP], resources: ['workspaces/status'], verbs: ['patch'] },
     // The image's shell and home path decide what a session starts.
-    { apiGroups: [GROUP], resources: ['workspaceimages'], verbs: READ },
+    { apiGroups: [GROUP], resources: ['workspaceimages'], verbs: CACHE },
     { apiGroups: [CORE], resources: ['pods'], verbs: ['get'] },
+    // Websocket upgrades are a GET: older API servers check `get`, newer ones `create` as well.
     { apiGroups: [CORE], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
   ];
 }

@@ -4,6 +4,7 @@ import { renderInstall } from '../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 import type { PolicyRule } from '../../infra/install/rbac-rules.js';
 import { groupOf, resourceOf } from '../../kube/resources.js';
+import { covers, NEEDS, type Need, type Process } from './rbac-needs.js';
 
 interface Manifest {
   apiVersion: string;
@@ -76,6 +77,59 @@ function describeRequest(r: Request): string {
 
 const everyRole = manifests.filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role');
 
+/** What the manager renders for an administrator's UserSpace, pull Secret included. */
+function userSpaceChildren(): Manifest[] {
+  return renderUserSpaceChildren({
+    userSpace: 'alice',
+    namespace: 'svc-alice',
+    owner: 'alice@example.com',
+    quota: { cpu: '4', memory: '8Gi', storage: '50Gi', gpu: 1, workspaces: 3 },
+    gpuResource: 'nvidia.com/gpu',
+    containerDefaults: { request: { cpu: '100m' }, limit: { cpu: '1' } },
+    networkPolicy: 'Isolated',
+    apiServer: [{ cidrs: ['10.0.0.1/32'], ports: [{ port: 6443, protocol: 'TCP' }] }],
+    admin: true,
+    disabled: false,
+    pullSecrets: [{ name: 'registry', type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': 'e30=' } }],
+  }) as unknown[] as Manifest[];
+}
+
+/** The namespace a need's calls go to, as a request names it. */
+function namespaceOf(need: Need): string | undefined {
+  if (need.scope === 'cluster') return undefined;
+  return need.scope === 'any namespace' ? 'svc-alice' : need.scope;
+}
+
+/** Every request a need stands for. */
+function requestsOf(need: Need): Request[] {
+  const namespace = namespaceOf(need);
+  return need.verbs.flatMap((verb) =>
+    (need.names ?? [undefined]).map((name) => ({
+      verb,
+      group: need.group,
+      resource: need.resource,
+      ...(name ? { name } : {}),
+      ...(namespace ? { namespace } : {}),
+    })),
+  );
+}
+
+/** What a process's ServiceAccount is granted: each rule's requests, where they hold. */
+function grantsOf(process: Process): { req: Request; role: string }[] {
+  const out: { req: Request; role: string }[] = [];
+  for (const binding of manifests) {
+    if (binding.kind !== 'ClusterRoleBinding' && binding.kind !== 'RoleBinding') continue;
+    if (!(binding.subjects ?? []).some((s) => s.kind === 'ServiceAccount' && s.name === process && s.namespace === 'svc-system')) continue;
+    const ref = binding.roleRef!;
+    const namespace = binding.metadata.namespace;
+    const role = find(ref.kind, ref.name, ref.kind === 'Role' ? namespace : undefined);
+    for (const rule of role.rules ?? []) {
+      for (const req of expand(rule)) out.push({ req: namespace ? { ...req, namespace } : req, role: `${ref.kind} ${ref.name}` });
+    }
+  }
+  return out;
+}
+
 describe('install RBAC', () => {
   it('binds each process ServiceAccount to its own ClusterRole of the same name', () => {
     for (const name of ['den-manager', 'den-server', 'den-gateway']) {
@@ -100,28 +154,61 @@ describe('install RBAC', () => {
     }
   });
 
+  describe('each process is granted exactly what its code calls (test/infra/rbac-needs.ts)', () => {
+    for (const process of Object.keys(NEEDS) as Process[]) {
+      it(`${process} is granted every call its code makes`, () => {
+        for (const need of NEEDS[process]) {
+          for (const req of requestsOf(need)) {
+            expect(allows(rulesOf(process, req.namespace), req), `${describeRequest(req)} (${need.why})`).to.equal(true);
+          }
+        }
+      });
+    }
+
+    /**
+     * A grant is needed when a call needs it where the grant holds: a Role's in its namespace, a
+     * ClusterRole's everywhere (a call to one namespace justifies it only with a stated reason).
+     */
+    function needed(process: Process, req: Request): boolean {
+      return NEEDS[process].some((need) => {
+        if (req.namespace !== undefined || need.scope === 'cluster') return covers(need, req);
+        if (need.scope === 'any namespace') return covers(need, { ...req, namespace: 'svc-alice' });
+        return need.clusterWide !== undefined && covers(need, { ...req, namespace: need.scope });
+      });
+    }
+
+    for (const process of ['den-server', 'den-gateway'] as const) {
+      it(`${process} is granted nothing its code does not call`, () => {
+        for (const { req, role } of grantsOf(process)) expect(needed(process, req), `${role} grants ${describeRequest(req)}`).to.equal(true);
+      });
+    }
+
+    it('den-manager is granted nothing beyond its calls and what the per-user Roles and ClusterRoles grant', () => {
+      const held = userSpaceChildren()
+        .filter((c) => c.kind === 'Role' || c.kind === 'ClusterRole')
+        .flatMap((c) => (c.rules ?? []).flatMap(expand));
+      const grantable = (req: Request) =>
+        held.some((h) => h.group === req.group && h.resource === req.resource && h.verb === req.verb && (req.name === undefined || h.name === req.name));
+      for (const { req, role } of grantsOf('den-manager')) {
+        expect(needed('den-manager', req) || grantable(req), `${role} grants ${describeRequest(req)}`).to.equal(true);
+      }
+    });
+
+    it('the check notices a grant no code needs and a call no rule grants', () => {
+      expect(needed('den-gateway', { verb: 'delete', group: 'den.dev', resource: 'workspaces' })).to.equal(false);
+      expect(needed('den-server', { verb: 'get', group: '', resource: 'secrets' })).to.equal(false);
+      expect(needed('den-manager', { verb: 'list', group: 'discovery.k8s.io', resource: 'endpointslices' })).to.equal(true);
+      expect(needed('den-manager', { verb: 'get', group: '', resource: 'secrets' })).to.equal(false);
+      expect(allows(rulesOf('den-manager', 'svc-alice'), { verb: 'update', group: '', resource: 'secrets', name: 'den-webhook-tls', namespace: 'svc-alice' })).to.equal(false);
+    });
+  });
+
   describe('den-gateway', () => {
     const cluster = rulesOf('den-gateway', undefined);
     const system = rulesOf('den-gateway', 'svc-system');
 
     it('has no rule that reaches secrets, anywhere', () => {
       for (const rule of [...cluster, ...system]) expect(rule.resources).to.not.include('secrets');
-    });
-
-    it('finds workspaces and their images, patches workspace status, and opens exec and port-forward streams', () => {
-      const wanted: Request[] = [
-        { group: 'den.dev', resource: 'workspaces', verb: 'list' },
-        { group: 'den.dev', resource: 'workspaces', verb: 'watch' },
-        { group: 'den.dev', resource: 'workspaces', verb: 'get' },
-        { group: 'den.dev', resource: 'workspaces/status', verb: 'patch' },
-        { group: 'den.dev', resource: 'workspaceimages', verb: 'get' },
-        { group: '', resource: 'pods', verb: 'get' },
-        { group: '', resource: 'pods/exec', verb: 'create' },
-        { group: '', resource: 'pods/exec', verb: 'get' },
-        { group: '', resource: 'pods/portforward', verb: 'create' },
-        { group: '', resource: 'pods/portforward', verb: 'get' },
-      ];
-      for (const req of wanted) expect(allows(cluster, req), describeRequest(req)).to.equal(true);
     });
 
     it('cannot change a workspace spec, list pods or touch anything else', () => {
@@ -144,7 +231,7 @@ describe('install RBAC', () => {
     const system = rulesOf('den-server', 'svc-system');
 
     it('manages secrets in svc-system only', () => {
-      for (const verb of ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']) {
+      for (const verb of ['get', 'list', 'watch', 'create', 'patch', 'delete']) {
         expect(allows(system, { group: '', resource: 'secrets', verb }), verb).to.equal(true);
       }
       for (const rule of cluster) expect(rule.resources).to.not.include('secrets');
@@ -176,19 +263,7 @@ describe('install RBAC', () => {
     const system = rulesOf('den-manager', 'svc-system');
 
     it('may create every child of a UserSpace, including its Roles and bindings, without escalate', () => {
-      const children = renderUserSpaceChildren({
-        userSpace: 'alice',
-        namespace: 'svc-alice',
-        owner: 'alice@example.com',
-        quota: { cpu: '4', memory: '8Gi', storage: '50Gi', gpu: 1, workspaces: 3 },
-        gpuResource: 'nvidia.com/gpu',
-        containerDefaults: { request: { cpu: '100m' }, limit: { cpu: '1' } },
-        networkPolicy: 'Isolated',
-        apiServer: [{ cidrs: ['10.0.0.1/32'], ports: [{ port: 6443, protocol: 'TCP' }] }],
-        admin: true,
-        disabled: false,
-        pullSecrets: [{ name: 'registry', type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': 'e30=' } }],
-      }) as unknown[] as Manifest[];
+      const children = userSpaceChildren();
       expect(children.map((c) => c.kind)).to.include.members(['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'Secret']);
 
       const roles = new Map(children.filter((c) => c.kind === 'Role' || c.kind === 'ClusterRole').map((r) => [`${r.kind}/${r.metadata.name}`, r]));
@@ -233,11 +308,11 @@ describe('install RBAC', () => {
       ]);
     });
 
-    it('patches only the den-webhooks configurations', () => {
+    it('updates only the den-webhooks configurations', () => {
       for (const resource of ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations']) {
         const group = 'admissionregistration.k8s.io';
-        expect(allows(cluster, { group, resource, verb: 'patch', name: 'den-webhooks' })).to.equal(true);
-        expect(allows(cluster, { group, resource, verb: 'patch', name: 'other' })).to.equal(false);
+        expect(allows(cluster, { group, resource, verb: 'update', name: 'den-webhooks' })).to.equal(true);
+        expect(allows(cluster, { group, resource, verb: 'update', name: 'other' })).to.equal(false);
         expect(allows(cluster, { group, resource, verb: 'create' })).to.equal(false);
         expect(allows(cluster, { group, resource, verb: 'delete', name: 'den-webhooks' })).to.equal(false);
       }
@@ -254,15 +329,18 @@ describe('install RBAC', () => {
       expect(allows(rulesOf('den-manager', 'svc-alice'), { group, resource: 'leases', verb: 'create' })).to.equal(false);
     });
 
-    it('reconciles every den.dev kind through its status subresource and asks the cluster who is an administrator', () => {
-      for (const plural of ['workspaces', 'userspaces', 'imageregistries']) {
-        expect(allows(cluster, { group: 'den.dev', resource: plural, verb: 'watch' }), plural).to.equal(true);
-        expect(allows(cluster, { group: 'den.dev', resource: `${plural}/status`, verb: 'patch' }), plural).to.equal(true);
+    it('writes the status of UserSpaces and Workspaces and cannot touch the catalog, registries or the webhook certificate elsewhere', () => {
+      for (const plural of ['workspaces', 'userspaces']) {
+        expect(allows(cluster, { group: 'den.dev', resource: `${plural}/status`, verb: 'update' }), plural).to.equal(true);
       }
-      expect(allows(cluster, { group: 'den.dev', resource: 'workspaceimages', verb: 'create' })).to.equal(true);
-      expect(allows(cluster, { group: 'den.dev', resource: 'workspaceimages', verb: 'delete' })).to.equal(true);
-      expect(allows(cluster, { group: 'authorization.k8s.io', resource: 'subjectaccessreviews', verb: 'create' })).to.equal(true);
-      expect(allows(cluster, { group: 'discovery.k8s.io', resource: 'endpointslices', verb: 'watch' })).to.equal(true);
+      // Registry sync is not part of this build: nothing writes WorkspaceImages or reads ImageRegistries yet.
+      for (const verb of ['create', 'update', 'patch', 'delete']) {
+        expect(allows(cluster, { group: 'den.dev', resource: 'workspaceimages', verb }), verb).to.equal(false);
+      }
+      expect(allows(cluster, { group: 'den.dev', resource: 'imageregistries', verb: 'list' })).to.equal(false);
+      expect(allows(system, { group: '', resource: 'secrets', verb: 'update', name: 'den-webhook-tls' })).to.equal(true);
+      expect(allows(system, { group: '', resource: 'secrets', verb: 'update', name: 'den-server-session-x' })).to.equal(false);
+      expect(allows(cluster, { group: '', resource: 'secrets', verb: 'get', name: 'den-webhook-tls' })).to.equal(false);
     });
   });
 

@@ -1,0 +1,156 @@
+// Every Kubernetes API call each Den process makes with its own ServiceAccount, with the code
+// that makes it. rbac.test.ts checks the chart against this list in both directions (each call
+// is granted; nothing else is, except what the manager must hold to grant it), and
+// `uncoveredRequests` checks requests recorded by the fake API server against it, so the list
+// cannot silently fall behind the code.
+import type { RequestRecord } from '../support/fake-apiserver.js';
+
+export type Process = 'den-manager' | 'den-server' | 'den-gateway';
+
+/**
+ * Where a call goes: `cluster` for cluster-scoped objects and all-namespace lists and watches,
+ * `any namespace` for objects in namespaces created at run time, or one named namespace.
+ */
+export type Scope = 'cluster' | 'any namespace' | 'svc-system' | 'default';
+
+export interface Need {
+  verbs: string[];
+  group: string;
+  /** `plural` or `plural/subresource`. */
+  resource: string;
+  scope: Scope;
+  /** The objects the calls name, when they are always the same few. */
+  names?: string[];
+  /** The code that makes the call. */
+  why: string;
+  /** Why a ClusterRole grants a call that only goes to one namespace. */
+  clusterWide?: string;
+}
+
+const CACHE = ['list', 'watch'];
+/** The reconcile loop's children: cached, server-side applied (patch; create when absent), pruned. */
+const CHILD = [...CACHE, 'create', 'patch', 'delete'];
+const RBAC = 'rbac.authorization.k8s.io';
+
+export const NEEDS: Record<Process, Need[]> = {
+  'den-manager': [
+    { verbs: [...CACHE, 'get', 'patch'], group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'hooks/loop/controller.ts: parent cache, status-conflict re-read, finalizer patch; server/admission/caches.ts' },
+    // Not a call: the UserSpace validator asks a SubjectAccessReview whether the manager may update every UserSpace before it lets the finalizer patch through.
+    { verbs: ['update'], group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'server/admission/admins.ts isAdmin' },
+    { verbs: ['update'], group: 'den.dev', resource: 'userspaces/status', scope: 'cluster', why: 'hooks/loop/controller.ts writeStatus' },
+    // A child's owner reference has blockOwnerDeletion (hooks/loop/keys.ts): the API server wants update on the owner's finalizers.
+    { verbs: ['update'], group: 'den.dev', resource: 'userspaces/finalizers', scope: 'cluster', why: 'hooks/loop/keys.ts ownerReference' },
+    { verbs: CACHE, group: 'den.dev', resource: 'workspaces', scope: 'cluster', why: 'hooks/loop/controller.ts parent cache; server/admission/caches.ts' },
+    { verbs: ['get'], group: 'den.dev', resource: 'workspaces', scope: 'any namespace', why: 'hooks/loop/controller.ts status-conflict re-read' },
+    { verbs: ['update'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'hooks/loop/controller.ts writeStatus' },
+    { verbs: ['update'], group: 'den.dev', resource: 'workspaces/finalizers', scope: 'any namespace', why: 'hooks/loop/keys.ts ownerReference' },
+    { verbs: CACHE, group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'hooks/manager.ts related images; server/admission/caches.ts' },
+    { verbs: [...CHILD, 'get'], group: '', resource: 'namespaces', scope: 'cluster', why: 'UserSpace child; hooks/manager.ts finalizer getIfExists' },
+    ...['resourcequotas', 'limitranges', 'serviceaccounts', 'secrets', 'services'].map(
+      (resource): Need => ({ verbs: CACHE, group: '', resource, scope: 'cluster', why: 'hooks/loop/controller.ts child cache' }),
+    ),
+    ...['resourcequotas', 'limitranges', 'serviceaccounts', 'secrets', 'services'].map(
+      (resource): Need => ({ verbs: ['create', 'patch', 'delete'], group: '', resource, scope: 'any namespace', why: 'hooks/loop/controller.ts applyChild, deleteChild' }),
+    ),
+    { verbs: CACHE, group: '', resource: 'services', scope: 'default', why: 'hooks/manager.ts apiService (the kubernetes Service)' },
+    {
+      verbs: CACHE,
+      group: 'discovery.k8s.io',
+      resource: 'endpointslices',
+      scope: 'default',
+      why: 'hooks/manager.ts apiEndpoints',
+      clusterWide: 'a Role in default would be the chart\'s only object outside svc-system, and the manager reads every pod\'s address anyway',
+    },
+    { verbs: CACHE, group: '', resource: 'secrets', scope: 'svc-system', why: 'hooks/manager.ts pullSecrets' },
+    { verbs: ['create'], group: '', resource: 'secrets', scope: 'svc-system', why: 'gateway/host-key.ts ensureHostKeySecret; server/admission/tls-secret.ts' },
+    { verbs: ['get', 'update'], group: '', resource: 'secrets', scope: 'svc-system', names: ['den-webhook-tls'], why: 'server/admission/tls-secret.ts ensureWebhookTls (rotation)' },
+    { verbs: CACHE, group: '', resource: 'pods', scope: 'cluster', why: 'hooks/manager.ts related pods' },
+    { verbs: CACHE, group: '', resource: 'persistentvolumeclaims', scope: 'cluster', why: 'server/admission/caches.ts claims' },
+    { verbs: CACHE, group: 'apps', resource: 'statefulsets', scope: 'cluster', why: 'hooks/loop/controller.ts child cache' },
+    { verbs: ['create', 'patch', 'delete'], group: 'apps', resource: 'statefulsets', scope: 'any namespace', why: 'hooks/loop/controller.ts applyChild, deleteChild' },
+    { verbs: CACHE, group: 'networking.k8s.io', resource: 'networkpolicies', scope: 'cluster', why: 'hooks/loop/controller.ts child cache' },
+    { verbs: ['create', 'patch', 'delete'], group: 'networking.k8s.io', resource: 'networkpolicies', scope: 'any namespace', why: 'hooks/loop/controller.ts applyChild, deleteChild' },
+    { verbs: CACHE, group: RBAC, resource: 'roles', scope: 'cluster', why: 'hooks/loop/controller.ts child cache' },
+    { verbs: ['create', 'patch', 'delete'], group: RBAC, resource: 'roles', scope: 'any namespace', why: 'hooks/loop/controller.ts applyChild, deleteChild' },
+    { verbs: CACHE, group: RBAC, resource: 'rolebindings', scope: 'cluster', why: 'hooks/loop/controller.ts child cache' },
+    { verbs: ['create', 'patch', 'delete'], group: RBAC, resource: 'rolebindings', scope: 'any namespace', why: 'hooks/loop/controller.ts applyChild, deleteChild' },
+    { verbs: CHILD, group: RBAC, resource: 'clusterroles', scope: 'cluster', why: 'UserSpace child; hooks/manager.ts finalizer' },
+    { verbs: CHILD, group: RBAC, resource: 'clusterrolebindings', scope: 'cluster', why: 'UserSpace child; hooks/manager.ts finalizer' },
+    // Binding a ClusterRole whose rules the creator does not hold needs `bind` on it (infra/children/userspace/role-bindings.ts).
+    { verbs: ['bind'], group: RBAC, resource: 'clusterroles', scope: 'cluster', names: ['edit', 'den-admin'], why: 'svc-workspace-edit and the administrators\' binding' },
+    { verbs: ['create'], group: 'authorization.k8s.io', resource: 'subjectaccessreviews', scope: 'cluster', why: 'server/admission/admins.ts' },
+    ...['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'].map(
+      (resource): Need => ({ verbs: ['get', 'update'], group: 'admissionregistration.k8s.io', resource, scope: 'cluster', names: ['den-webhooks'], why: 'server/admission/registration.ts registerOne' }),
+    ),
+    { verbs: ['create'], group: 'coordination.k8s.io', resource: 'leases', scope: 'svc-system', why: 'hooks/loop/leader.ts (first election)' },
+    { verbs: ['get', 'update'], group: 'coordination.k8s.io', resource: 'leases', scope: 'svc-system', names: ['den-manager'], why: 'hooks/loop/leader.ts renew, release' },
+  ],
+  'den-server': [
+    { verbs: ['create'], group: '', resource: 'serviceaccounts/token', scope: 'any namespace', names: ['session', 'session-readonly'], why: 'server/auth/minting.ts' },
+    { verbs: CACHE, group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'server/auth/directory.ts' },
+    { verbs: [...CACHE, 'get', 'create', 'patch', 'delete'], group: '', resource: 'secrets', scope: 'svc-system', why: 'server/auth/state.ts' },
+  ],
+  'den-gateway': [
+    { verbs: CACHE, group: 'den.dev', resource: 'workspaces', scope: 'cluster', why: 'gateway/role.ts cache' },
+    { verbs: ['get'], group: 'den.dev', resource: 'workspaces', scope: 'any namespace', why: 'gateway/target.ts re-fetch (SPEC 1.5 step 4)' },
+    { verbs: ['patch'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'gateway/activity.ts lastActivityTime' },
+    { verbs: CACHE, group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'gateway/role.ts cache (shell, home path)' },
+    { verbs: ['get'], group: '', resource: 'pods', scope: 'any namespace', why: 'gateway/target.ts label check' },
+    // A websocket upgrade is a GET: older API servers authorize `get`, newer ones also `create`.
+    { verbs: ['create', 'get'], group: '', resource: 'pods/exec', scope: 'any namespace', why: 'gateway/exec.ts' },
+    { verbs: ['create', 'get'], group: '', resource: 'pods/portforward', scope: 'any namespace', why: 'gateway/portforward.ts' },
+  ],
+};
+
+export interface ApiRequest {
+  verb: string;
+  group: string;
+  resource: string;
+  /** Undefined for cluster-scoped objects and all-namespace lists and watches. */
+  namespace?: string;
+  name?: string;
+}
+
+/** Whether `need` covers `req`; a need in `any namespace` covers every namespace. */
+export function covers(need: Need, req: ApiRequest): boolean {
+  if (need.group !== req.group || need.resource !== req.resource || !need.verbs.includes(req.verb)) return false;
+  if (need.names && (req.name === undefined || !need.names.includes(req.name))) return false;
+  if (req.namespace === undefined) return need.scope === 'cluster';
+  return need.scope === 'any namespace' || need.scope === req.namespace;
+}
+
+/** A recorded request as RBAC sees it (websocket upgrades carry no verb: they count as create). */
+export function apiRequestOf(record: RequestRecord): ApiRequest | undefined {
+  const m = /^\/(?:api\/v1|apis\/([^/]+)\/[^/]+)(\/.*)?$/.exec(record.path);
+  if (!m) return undefined;
+  let segments = (m[2] ?? '').split('/').filter(Boolean).map(decodeURIComponent);
+  let namespace: string | undefined;
+  if (segments[0] === 'namespaces' && segments.length >= 3) {
+    namespace = segments[1];
+    segments = segments.slice(2);
+  }
+  const [plural, name, subresource] = segments;
+  if (!plural) return undefined;
+  return {
+    verb: record.verb ?? 'create',
+    group: m[1] ?? '',
+    resource: subresource ? `${plural}/${subresource}` : plural,
+    ...(namespace === undefined ? {} : { namespace }),
+    ...(name === undefined ? {} : { name }),
+  };
+}
+
+/** The requests of `process` (by its ServiceAccount in svc-system) that no need covers, described. */
+export function uncoveredRequests(process: Process, records: readonly RequestRecord[]): string[] {
+  const user = `system:serviceaccount:svc-system:${process}`;
+  const out = new Set<string>();
+  for (const record of records) {
+    if (record.user !== user) continue;
+    const req = apiRequestOf(record);
+    if (!req) out.add(`${record.method} ${record.path}`);
+    else if (!NEEDS[process].some((need) => covers(need, req))) {
+      out.add(`${req.verb} ${req.group ? `${req.group}/` : ''}${req.resource}${req.name ? ` ${req.name}` : ''} in ${req.namespace ?? 'the cluster'}`);
+    }
+  }
+  return [...out];
+}
