@@ -57,7 +57,11 @@ export function validateBody<S extends AnySchema>(ctx: Context, schema: S): Infe
   return validate(schema, bodyOf(ctx), 'request body');
 }
 
-/** Query parameters arrive as strings; a parameter given twice arrives as an array and is refused by a string field. */
+/** Query parameters arrive as strings; one given twice arrives as an array and is refused, so no value is guessed. */
 export function validateQuery<S extends AnySchema>(ctx: Context, schema: S): InferType<S> {
-  return validate(schema, { ...ctx.query }, 'query');
+  const query = { ...ctx.query };
+  for (const [key, value] of Object.entries(query)) {
+    if (Array.isArray(value)) throw new HttpError(400, `query parameter ${key} is given ${value.length} times; give it once`);
+  }
+  return validate(schema, query, 'query');
 }

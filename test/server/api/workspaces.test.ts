@@ -187,13 +187,25 @@ describe('REST workspaces (SPEC 4.2)', () => {
       expect(env.api.object(RESOURCES.persistentVolumeClaim, 'home-dev-0', 'svc-alice')).to.not.equal(undefined);
     });
 
-    for (const value of ['FALSE', 'no', '0', 'true', '']) {
+    for (const value of ['FALSE', 'False', 'no', '0', 'true', '', ' false', 'false ']) {
       it(`deletes the home PVC for delete_volume=${JSON.stringify(value)}`, async () => {
-        const res = await env.request('DELETE', `/workspaces/dev?delete_volume=${value}`, { token: alice });
+        const res = await env.request('DELETE', `/workspaces/dev?delete_volume=${encodeURIComponent(value)}`, { token: alice });
         expect(res.status).to.equal(204);
         expect(env.api.object(RESOURCES.persistentVolumeClaim, 'home-dev-0', 'svc-alice')).to.equal(undefined);
       });
     }
+
+    it('deletes the home PVC for a bare delete_volume without a value', async () => {
+      expect((await env.request('DELETE', '/workspaces/dev?delete_volume', { token: alice })).status).to.equal(204);
+      expect(env.api.object(RESOURCES.persistentVolumeClaim, 'home-dev-0', 'svc-alice')).to.equal(undefined);
+    });
+
+    it('answers 400 and deletes nothing when delete_volume is given twice', async () => {
+      const res = await env.request('DELETE', '/workspaces/dev?delete_volume=false&delete_volume=true', { token: alice });
+      expect(res).to.deep.include({ status: 400, body: { error: 'query parameter delete_volume is given 2 times; give it once' } });
+      expect(env.api.object(RESOURCES.workspace, 'dev', 'svc-alice')).to.not.equal(undefined);
+      expect(env.api.object(RESOURCES.persistentVolumeClaim, 'home-dev-0', 'svc-alice')).to.not.equal(undefined);
+    });
 
     it('answers 204 when there is no home PVC to delete', async () => {
       env.api.remove(RESOURCES.persistentVolumeClaim, 'home-dev-0', 'svc-alice');
