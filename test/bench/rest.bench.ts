@@ -13,7 +13,7 @@ import { RESOURCES } from '../../kube/resources.js';
 import { DEFAULT_CATALOG_CONCURRENCY } from '../../server/api/catalog.js';
 import { TokenMinter } from '../../server/auth/minting.js';
 import type { FakeApiServer } from '../support/fake-apiserver.js';
-import { call, login, provision, SERVER_TOKEN, seedLocalUser, startCluster, startDen } from '../server/core/cluster.js';
+import { addPerson, call, login, SERVER_TOKEN, startCluster, startDen } from '../server/core/cluster.js';
 
 const WORKSPACES = 5;
 const SEQUENTIAL = 300;
@@ -120,8 +120,8 @@ async function catalogTable(): Promise<string> {
   const names = Array.from({ length: CATALOG_ENTRIES }, (_, i) => `image-${String(i).padStart(3, '0')}`);
   for (const name of names) api.seed({ apiVersion: 'den.dev/v1alpha1', kind: 'WorkspaceImage', metadata: { name }, spec: { displayName: name, image: `registry.example.com/${name}:1` } });
   const usable = names.filter((_, i) => i % USABLE_EVERY === 0);
-  provision(api, 'alice', 'alice@example.com');
-  provision(api, 'dave', 'dave@example.com');
+  await addPerson(api, 'alice');
+  await addPerson(api, 'dave');
   restrictUse(api, 'dave', usable);
   const serverClient = new KubeClient(staticConnection(proxy.url, SERVER_TOKEN));
   const serial = await startDen(api, { serverClient, catalogConcurrency: 1 });
@@ -129,7 +129,6 @@ async function catalogTable(): Promise<string> {
   const agent = new http.Agent({ keepAlive: true });
   try {
     const tokenOf = async (userspace: string) => {
-      await seedLocalUser(api, userspace, `${userspace}@example.com`, `${userspace}-password`);
       const signed = await login(fanned, userspace, `${userspace}-password`);
       return (await call(fanned, 'POST', '/tokens', { as: signed })).body.token as string;
     };
@@ -174,8 +173,7 @@ export async function run(): Promise<string> {
 
 async function workspacesTable(): Promise<string> {
   const api = await startCluster();
-  provision(api, 'alice', 'alice@example.com');
-  await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');
+  await addPerson(api, 'alice');
   for (let i = 0; i < WORKSPACES; i++) {
     api.seed({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: `w${i}`, namespace: 'svc-alice' }, spec: { imageRef: { name: 'python' }, storage: '1Gi' } });
   }

@@ -1,28 +1,10 @@
 // `den users add` against the fake API server, as a cluster administrator would run it.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { expect } from 'chai';
-import YAML from 'yaml';
 import { runUsers, type CommandIo } from '../../cli/users.js';
 import { RESOURCES } from '../../kube/resources.js';
 import type { FakeApiServer } from '../support/fake-apiserver.js';
-import { call, provision, startCluster, startDen } from '../server/core/cluster.js';
-
-function kubeconfig(server: string, token: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'den-users-'));
-  const file = join(dir, 'config');
-  writeFileSync(file, YAML.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'fake', cluster: { server, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'u', user: { token } }],
-    contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'u' } }],
-    'current-context': 'fake',
-  }));
-  return file;
-}
+import { call, kubeconfigFile, provision, startCluster, startDen } from '../server/core/cluster.js';
 
 interface Run {
   code: number;
@@ -49,7 +31,7 @@ describe('den users add', () => {
 
   beforeEach(async () => {
     api = await startCluster();
-    admin = kubeconfig(api.url, api.adminToken);
+    admin = kubeconfigFile(api.url, api.adminToken);
   });
   afterEach(() => api.close());
 
@@ -93,7 +75,7 @@ describe('den users add', () => {
 
   it('passes on the cluster refusal with exit 1 and leaves no local user behind', async () => {
     api.addUser('mere-mortal', { username: 'alice@example.com' });
-    const run = await den(['add', 'alice', '--owner', 'alice@example.com', '--password-stdin', '--kubeconfig', kubeconfig(api.url, 'mere-mortal')], Readable.from(['first-admin-pw']));
+    const run = await den(['add', 'alice', '--owner', 'alice@example.com', '--password-stdin', '--kubeconfig', kubeconfigFile(api.url, 'mere-mortal')], Readable.from(['first-admin-pw']));
     expect(run.code).to.equal(1);
     expect(run.err).to.match(/^den users: userspaces.den.dev "alice" is forbidden: User "alice@example.com" cannot get resource "userspaces"/);
     expect(api.object(RESOURCES.secret, 'local-user-alice', 'svc-system')).to.equal(undefined);

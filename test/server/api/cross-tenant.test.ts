@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { KubeObject } from '../../../kube/client.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { call, login, provision, seedLocalUser, startCluster, startDen, type Den, type Signed } from '../core/cluster.js';
+import { addPerson, call, login, startCluster, startDen, type Den, type Signed } from '../core/cluster.js';
 import { doc, documentedPath } from './openapi-check.js';
 import { KEY, serveUserSpaceValidator } from './support.js';
 
@@ -119,10 +119,9 @@ describe('cross-tenant matrix over every endpoint', () => {
   beforeEach(async () => {
     api = await startCluster();
     stopValidator = await serveUserSpaceValidator(api);
-    provision(api, 'alice', 'alice@example.com');
-    provision(api, 'bob', 'bob@example.com');
-    provision(api, 'carol', 'carol@example.com', { admin: true });
-    for (const who of ['alice', 'bob', 'carol']) await seedLocalUser(api, who, `${who}@example.com`, `${who}-password`);
+    await addPerson(api, 'alice');
+    await addPerson(api, 'bob');
+    await addPerson(api, 'carol', { admin: true });
     den = await startDen(api);
     as.owner = await login(den, 'alice', 'alice-password');
     as.other = await login(den, 'bob', 'bob-password');

@@ -8,7 +8,7 @@ import { AUTHENTICATED, EVERY_REQUEST } from '../../../server/api/openapi.js';
 import { API_PREFIX, createApp } from '../../../server/app.js';
 import { createAuthServices } from '../../../server/auth/services.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { call, login, provision, SERVER_TOKEN, seedLocalUser, startCluster, startDen, type Den, type Signed } from '../core/cluster.js';
+import { addPerson, call, login, SERVER_TOKEN, startCluster, startDen, type Den, type Signed } from '../core/cluster.js';
 import { doc, documentedPath, expectDescribed, expectDocumented } from './openapi-check.js';
 import { KEY } from './support.js';
 
@@ -106,10 +106,8 @@ describe('the OpenAPI description (SPEC 9)', () => {
 
     before(async () => {
       api = await startCluster();
-      provision(api, 'alice', 'alice@example.com');
-      provision(api, 'carol', 'carol@example.com', { admin: true });
-      await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');
-      await seedLocalUser(api, 'carol', 'carol@example.com', 'carol-password');
+      await addPerson(api, 'alice');
+      await addPerson(api, 'carol', { admin: true });
       den = await startDen(api);
       alice = await login(den, 'alice', 'alice-password');
       carol = await login(den, 'carol', 'carol-password');

@@ -7,7 +7,7 @@ import { createApp } from '../../../server/app.js';
 import { createAuthServices } from '../../../server/auth/services.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { doc, expectDocumented } from '../api/openapi-check.js';
-import { call, login, provision, SERVER_TOKEN, seedLocalUser, startCluster, startDen, type Den, type Signed } from './cluster.js';
+import { addPerson, call, login, SERVER_TOKEN, startCluster, startDen, type Den, type Signed } from './cluster.js';
 
 const MIB = 1024 * 1024;
 
@@ -34,8 +34,7 @@ describe('the REST app', () => {
 
   beforeEach(async () => {
     api = await startCluster();
-    provision(api, 'alice', 'alice@example.com');
-    await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');
+    await addPerson(api, 'alice');
     den = await startDen(api);
     alice = await login(den, 'alice', 'alice-password');
   });

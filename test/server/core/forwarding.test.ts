@@ -5,7 +5,7 @@ import { RESOURCES } from '../../../kube/resources.js';
 import { TokenMinter } from '../../../server/auth/minting.js';
 import { HttpError } from '../../../server/http/errors.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { call, login, provision, SERVER_TOKEN, seedLocalUser, startCluster, startDen, until, type Den, type Signed } from './cluster.js';
+import { addPerson, call, login, provision, SERVER_TOKEN, startCluster, startDen, until, type Den, type Signed } from './cluster.js';
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl';
 
@@ -19,9 +19,8 @@ describe('forwarding with minted ServiceAccount tokens', () => {
 
   beforeEach(async () => {
     api = await startCluster();
-    provision(api, 'alice', 'alice@example.com');
+    await addPerson(api, 'alice');
     provision(api, 'bob', 'bob@example.com');
-    await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');
     den = await startDen(api);
     alice = await login(den, 'alice', 'alice-password');
   });

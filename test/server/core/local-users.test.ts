@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { call, login, provision, seedLocalUser, startCluster, startDen, until, type Den, type Signed } from './cluster.js';
+import { addPerson, call, login, provision, startCluster, startDen, until, type Den, type Signed } from './cluster.js';
 
 describe('local users (GET/POST /admin/local-users, DELETE /admin/local-users/{name})', () => {
   let api: FakeApiServer;
@@ -12,11 +12,9 @@ describe('local users (GET/POST /admin/local-users, DELETE /admin/local-users/{n
 
   beforeEach(async () => {
     api = await startCluster();
-    provision(api, 'root', 'root@example.com', { admin: true });
-    provision(api, 'alice', 'alice@example.com');
+    await addPerson(api, 'root', { admin: true });
+    await addPerson(api, 'alice');
     provision(api, 'bob', 'bob@example.com');
-    await seedLocalUser(api, 'root', 'root@example.com', 'root-password');
-    await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');
     den = await startDen(api);
     root = await login(den, 'root', 'root-password');
     alice = await login(den, 'alice', 'alice-password');

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
 import { sessionSecretName } from '../../../server/auth/sessions.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { call, login, provision, seedLocalUser, startCluster, startDen, until, type Den, type Signed } from './cluster.js';
+import { addPerson, call, login, startCluster, startDen, until, type Den, type Signed } from './cluster.js';
 
 describe('password change (POST /profile/password)', () => {
   let api: FakeApiServer;
@@ -12,8 +12,7 @@ describe('password change (POST /profile/password)', () => {
 
   beforeEach(async () => {
     api = await startCluster();
-    provision(api, 'alice', 'alice@example.com');
-    await seedLocalUser(api, 'alice', 'alice@example.com', 'old-password');
+    await addPerson(api, 'alice', { password: 'old-password' });
     den = await startDen(api);
     alice = await login(den, 'alice', 'old-password');
   });

@@ -1,27 +1,10 @@
 // `den server` as a process role: settings, listening, readiness, graceful shutdown.
 import net from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import YAML from 'yaml';
 import { readSettings, SettingsError } from '../../../cli/settings.js';
 import { serverRole, serverSettings } from '../../../server/role.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { provision, SERVER_TOKEN, seedLocalUser, startCluster, until } from './cluster.js';
-
-function kubeconfig(server: string, token: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'den-server-')), 'config');
-  writeFileSync(file, YAML.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'fake', cluster: { server, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'den-server', user: { token } }],
-    contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'den-server' } }],
-    'current-context': 'fake',
-  }));
-  return file;
-}
+import { addPerson, kubeconfigFile, SERVER_TOKEN, startCluster, until } from './cluster.js';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -46,8 +29,7 @@ describe('den server (the role)', () => {
 
   beforeEach(async () => {
     api = await startCluster();
-    provision(api, 'alice', 'alice@example.com');
-    await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');
+    await addPerson(api, 'alice');
   });
   afterEach(() => api.close());
 
@@ -73,7 +55,7 @@ describe('den server (the role)', () => {
 
   it('serves on --listen with its own kubeconfig identity, becomes ready, and stops on the signal', async () => {
     const port = await freePort();
-    const settings = readSettings(serverSettings, ['--kubeconfig', kubeconfig(api.url, SERVER_TOKEN), '--listen', `127.0.0.1:${port}`, '--base-url', 'http://den.test'], {});
+    const settings = readSettings(serverSettings, ['--kubeconfig', kubeconfigFile(api.url, SERVER_TOKEN), '--listen', `127.0.0.1:${port}`, '--base-url', 'http://den.test'], {});
     const stop = new AbortController();
     const stderr = process.stderr.write;
     const logged: string[] = [];

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
 import { sessionSecretName } from '../../../server/auth/sessions.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { call, login, provision, seedLocalUser, startCluster, startDen, until, type Den } from './cluster.js';
+import { addPerson, call, login, seedLocalUser, startCluster, startDen, until, type Den } from './cluster.js';
 
 describe('sessions (POST /login, GET /session, POST /logout)', () => {
   let api: FakeApiServer;
@@ -11,8 +11,7 @@ describe('sessions (POST /login, GET /session, POST /logout)', () => {
 
   beforeEach(async () => {
     api = await startCluster();
-    provision(api, 'alice', 'alice@example.com');
-    await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');
+    await addPerson(api, 'alice');
     den = await startDen(api);
   });
   afterEach(async () => {
@@ -95,8 +94,7 @@ describe('sessions (POST /login, GET /session, POST /logout)', () => {
   });
 
   it('refuses a disabled person with 403 once the password is right, and with 401 when it is not', async () => {
-    provision(api, 'bob', 'bob@example.com', { disabled: true });
-    await seedLocalUser(api, 'bob', 'bob@example.com', 'bob-password');
+    await addPerson(api, 'bob', { disabled: true });
     await until(async () => (await call(den, 'POST', '/login', { body: { username: 'bob', password: 'bob-password' } })).status === 403, 'bob to be known');
     const right = await call(den, 'POST', '/login', { body: { username: 'bob', password: 'bob-password' } });
     expect(right.body).to.deep.equal({ error: 'the account bob@example.com is disabled; ask an administrator to enable it' });

@@ -4,7 +4,7 @@ import { RESOURCES } from '../../../kube/resources.js';
 import { tokenSecretName } from '../../../server/auth/tokens.js';
 import { sha256Hex } from '../../../server/auth/secrets.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { call, login, provision, seedLocalUser, startCluster, startDen, type Den, type Signed } from './cluster.js';
+import { addPerson, call, login, startCluster, startDen, type Den, type Signed } from './cluster.js';
 
 describe('API tokens (GET/POST /tokens, DELETE /tokens/{name})', () => {
   let api: FakeApiServer;
@@ -14,10 +14,8 @@ describe('API tokens (GET/POST /tokens, DELETE /tokens/{name})', () => {
 
   beforeEach(async () => {
     api = await startCluster();
-    provision(api, 'alice', 'alice@example.com');
-    provision(api, 'bob', 'bob@example.com');
-    await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');
-    await seedLocalUser(api, 'bob', 'bob@example.com', 'bob-password');
+    await addPerson(api, 'alice');
+    await addPerson(api, 'bob');
     den = await startDen(api);
     alice = await login(den, 'alice', 'alice-password');
     bob = await login(den, 'bob', 'bob-password');
@@ -108,8 +106,7 @@ describe('CSRF on cookie requests', () => {
 
   beforeEach(async () => {
     api = await startCluster();
-    provision(api, 'alice', 'alice@example.com');
-    await seedLocalUser(api, 'alice', 'alice@example.com', 'alice-password');
+    await addPerson(api, 'alice');
     den = await startDen(api);
     alice = await login(den, 'alice', 'alice-password');
   });
