@@ -89,6 +89,22 @@ describe('forwarding with minted ServiceAccount tokens', () => {
     await until(async () => (await call(den, 'GET', '/workspaces', { as: body.token })).status === 200, 'enabled again', 2000);
   });
 
+  it('refuses a person an administrator disables through REST: login, cookie and token alike, until re-enabled', async () => {
+    await addPerson(api, 'carol', { admin: true });
+    await until(() => den.auth.localUsers.list().some((u) => u.username === 'carol'), 'carol in the cache');
+    const carol = await login(den, 'carol', 'carol-password');
+    const { body } = await call(den, 'POST', '/tokens', { as: alice });
+    expect(await call(den, 'PATCH', '/admin/userspaces/alice', { as: carol, body: { disabled: true } })).to.deep.include({ status: 200, body: { name: 'alice', role: 'user', disabled: true } });
+    const refused = { status: 403, body: { error: 'the account alice@example.com is disabled; ask an administrator to enable it' } };
+    await until(async () => (await call(den, 'GET', '/session', { as: alice })).status === 403, 'the disabled label to reach the cache', 2000);
+    expect(await call(den, 'POST', '/login', { body: { username: 'alice', password: 'alice-password' } })).to.deep.include(refused);
+    expect(await call(den, 'GET', '/workspaces', { as: body.token })).to.deep.include(refused);
+    expect(await call(den, 'POST', '/tokens', { as: alice })).to.deep.include(refused);
+    expect((await call(den, 'PATCH', '/admin/userspaces/alice', { as: carol, body: { disabled: false } })).body).to.deep.equal({ name: 'alice', role: 'user', disabled: false });
+    await until(async () => (await call(den, 'GET', '/workspaces', { as: alice })).status === 200, 'enabled again', 2000);
+    expect((await call(den, 'GET', '/workspaces', { as: body.token })).status).to.equal(200);
+  });
+
   it("keeps two people apart: each sees only their own namespace's workspaces", async () => {
     api.seed({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'bobs', namespace: 'svc-bob' }, spec: { imageRef: { name: 'python' }, storage: '1Gi' } });
     const mine = await call(den, 'GET', '/workspaces', { as: alice });
