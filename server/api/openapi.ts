@@ -255,7 +255,7 @@ function paths(): Record<string, Record<string, Operation>> {
     },
     '/workspace-images': {
       get: op('Catalog', 'List the catalog entries the caller may use', {
-        description: 'Filtered by SelfSubjectAccessReview for the verb use on each entry.',
+        description: 'Filtered by SelfSubjectAccessReview for the verb use with the caller\'s token: one review for every entry at once, and when that is denied one per entry, 16 at a time.',
         responses: { '200': json('WorkspaceImageList', 'The usable entries, deprecated ones included.'), ...errors([401]) },
       }),
       post: op('Catalog', 'Create a catalog entry (administrators)', { requestBody: body('WorkspaceImageRequest'), responses: { '201': json('WorkspaceImage', 'The entry.'), ...errors([400, 401, 403, 409]) } }),
