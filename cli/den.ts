@@ -1,7 +1,7 @@
 // The `den` executable: one binary, one role per process (DESIGN.md "Processes").
+// Exit codes: 0 done, 1 the role or command failed, 2 bad usage or configuration.
 import { readSettings, settingsHelp, SettingsError } from './settings.js';
 import { COMMANDS, ROLES } from './roles.js';
-
 
 async function usage(): Promise<string> {
   const lines = ['Usage: den <role> [flags]', '', 'Roles:'];
@@ -14,17 +14,27 @@ async function usage(): Promise<string> {
   return lines.join('\n');
 }
 
+function messageOf(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  return err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write((await usage()) + '\n');
-    return name ? 0 : 2;
+    return 0;
+  }
+  if (!name) {
+    process.stderr.write((await usage()) + '\n');
+    return 2;
   }
   const command = COMMANDS[name];
   if (command) return command.run(rest);
   const load = ROLES[name];
   if (!load) {
-    process.stderr.write(`den: unknown role '${name}'\n\n${await usage()}\n`);
+    const known = [...Object.keys(ROLES), ...Object.keys(COMMANDS)].join(', ');
+    process.stderr.write(`den: unknown role '${name}' (one of ${known}; see den --help)\n`);
     return 2;
   }
   const role = await load();
@@ -36,11 +46,9 @@ export async function main(argv: string[]): Promise<number> {
   try {
     settings = readSettings(role.settings, rest, process.env);
   } catch (err) {
-    if (err instanceof SettingsError) {
-      process.stderr.write(`den ${name}: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
+    if (!(err instanceof SettingsError)) throw err;
+    process.stderr.write(`den ${name}: ${err.message}\n`);
+    return 2;
   }
   const stop = new AbortController();
   const onSignal = () => stop.abort();
@@ -50,10 +58,12 @@ export async function main(argv: string[]): Promise<number> {
     await role.run(settings, stop.signal);
     return 0;
   } catch (err) {
-    const e = err as Error;
-    process.stderr.write(`den ${name}: ${e.message}${e.cause instanceof Error ? `: ${e.cause.message}` : ''}\n`);
+    process.stderr.write(`den ${name}: ${messageOf(err)}\n`);
     return 1;
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`den: ${messageOf(err)}\n`);
+  return 1;
+});

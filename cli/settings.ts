@@ -12,6 +12,8 @@ export interface Setting<T> {
   default?: T;
   /** Boolean switches take no value on the command line (`--insecure`). */
   boolean?: boolean;
+  /** The default as a person would type it, for --help, when the parsed value reads otherwise (`5m` for 300000 ms). */
+  show?: string;
 }
 
 export type SettingsSpec = Record<string, Setting<unknown>>;
@@ -58,10 +60,26 @@ export function readSettings<S extends SettingsSpec>(spec: S, argv: readonly str
   return out as Settings<S>;
 }
 
+/** The default of a setting as --help shows it: `show`, or the value as it would be typed; undefined when required. */
+export function defaultText(s: Setting<unknown>): string | undefined {
+  if (!('default' in s)) return undefined;
+  if (s.show !== undefined) return s.show;
+  const value = s.default;
+  if (isAddress(value)) return `${value.host.includes(':') ? `[${value.host}]` : value.host}:${value.port}`;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function isAddress(value: unknown): value is { host: string; port: number } {
+  if (typeof value !== 'object' || value === null) return false;
+  const { host, port } = value as Record<string, unknown>;
+  return Object.keys(value).length === 2 && typeof host === 'string' && typeof port === 'number';
+}
+
 export function settingsHelp(spec: SettingsSpec): string {
   return Object.values(spec)
     .map((s) => {
-      const def = s.default === undefined ? ' (required)' : s.default === '' ? '' : ` (default ${JSON.stringify(s.default)})`;
+      const shown = defaultText(s);
+      const def = shown === undefined ? ' (required)' : shown === '' ? '' : ` (default ${shown})`;
       return `  --${s.flag}${s.boolean ? '' : ' VALUE'}  [${s.env}]\n      ${s.describe}${def}`;
     })
     .join('\n');

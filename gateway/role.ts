@@ -60,6 +60,7 @@ const settings = {
     describe: 'interval of SSH keepalive probes (at least 1s); a client missing three in a row is dropped',
     parse: keepaliveInterval,
     default: 30_000,
+    show: '30s',
   } satisfies Setting<number>,
 };
 

@@ -84,6 +84,7 @@ const settings = {
     describe: 'full relist of every cache and re-reconcile of every object at this period',
     parse: parsers.duration,
     default: 5 * 60_000,
+    show: '5m',
   } satisfies Setting<number>,
 };
 

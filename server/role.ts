@@ -31,7 +31,7 @@ export const serverSettings = {
   listen: setting({ flag: 'listen', env: 'DEN_LISTEN', describe: 'HTTP listen address', parse: parsers.address, default: parsers.address(':8080') }),
   baseUrl: setting({ flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public base URL; https makes cookies Secure', parse: parsers.url }),
   localAuth: setting({ flag: 'local-auth', env: 'DEN_LOCAL_AUTH', describe: 'allow local username/password sign-in and local user management', parse: parsers.boolean, default: true }),
-  tokenTtl: setting({ flag: 'token-ttl', env: 'DEN_TOKEN_TTL', describe: 'lifetime of the ServiceAccount tokens minted per person', parse: tokenTtl, default: MIN_TOKEN_TTL_MS }),
+  tokenTtl: setting({ flag: 'token-ttl', env: 'DEN_TOKEN_TTL', describe: 'lifetime of the ServiceAccount tokens minted per person', parse: tokenTtl, default: MIN_TOKEN_TTL_MS, show: '10m' }),
 };
 
 function closeServer(server: http.Server): Promise<void> {

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { parsers, readSettings, SettingsError, settingsHelp, type Setting } from '../../cli/settings.js';
+import { defaultText, parsers, readSettings, SettingsError, settingsHelp, type Setting } from '../../cli/settings.js';
 
 const spec = {
   listen: { flag: 'listen', env: 'DEN_LISTEN', describe: 'address to listen on', parse: parsers.address, default: { host: '0.0.0.0', port: 8080 } } as Setting<{ host: string; port: number }>,
   baseUrl: { flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public address', parse: parsers.url } as Setting<string>,
   localAuth: { flag: 'local-auth', env: 'DEN_LOCAL_AUTH', describe: 'local logins', parse: parsers.boolean, default: true, boolean: true } as Setting<boolean>,
-  ttl: { flag: 'token-ttl', env: 'DEN_TOKEN_TTL', describe: 'minted token lifetime', parse: parsers.duration, default: 600_000 } as Setting<number>,
+  ttl: { flag: 'token-ttl', env: 'DEN_TOKEN_TTL', describe: 'minted token lifetime', parse: parsers.duration, default: 600_000, show: '10m' } as Setting<number>,
 };
 
 describe('readSettings', () => {
@@ -38,6 +38,18 @@ describe('readSettings', () => {
     expect(help).to.include('--listen VALUE  [DEN_LISTEN]');
     expect(help).to.include('--base-url VALUE  [DEN_BASE_URL]\n      public address (required)');
     expect(help).to.include('--local-auth  [DEN_LOCAL_AUTH]');
+    expect(help).to.include('address to listen on (default 0.0.0.0:8080)');
+    expect(help).to.include('minted token lifetime (default 10m)');
+    expect(help).to.include('local logins (default true)');
+  });
+
+  it('shows defaults as a person would type them', () => {
+    const address = (host: string, port: number): Setting<unknown> => ({ ...spec.listen, default: { host, port } });
+    expect(defaultText(address('::1', 2222))).to.equal('[::1]:2222');
+    expect(defaultText(spec.ttl)).to.equal('10m');
+    expect(defaultText({ ...spec.ttl, show: undefined })).to.equal('600000');
+    expect(defaultText({ ...spec.baseUrl, default: 'svc-system' })).to.equal('svc-system');
+    expect(defaultText(spec.baseUrl)).to.equal(undefined);
   });
 });
 

@@ -1,0 +1,129 @@
+// `den` as a person runs it: `node bin/den.js ...` in a child process, with no DEN_* variable
+// or kubeconfig inherited from the machine running the tests.
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { defaultText } from '../../cli/settings.js';
+import { ROLES } from '../../cli/roles.js';
+import { REPO_ROOT, runCommand, type CommandResult } from '../support/platform.js';
+
+const DEN = join(REPO_ROOT, 'bin/den.js');
+
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DEN_') && k !== 'KUBECONFIG' && k !== 'KUBERNETES_SERVICE_HOST') env[k] = v;
+  return { ...env, ...extra };
+}
+
+const CASES = {
+  help: { args: ['--help'] },
+  bare: { args: [] },
+  unknown: { args: ['shepherd'] },
+  managerHelp: { args: ['manager', '--help'] },
+  serverHelp: { args: ['server', '--help'] },
+  gatewayHelp: { args: ['gateway', '--help'] },
+  badFlag: { args: ['server', '--listen', 'nowhere', '--base-url', 'https://den.example.com'] },
+  badVariable: { args: ['gateway'], env: { DEN_HEALTH_LISTEN: 'localhost' } },
+  missing: { args: ['server'] },
+  failedStart: { args: ['manager', '--kubeconfig', '/nonexistent/kubeconfig', '--health-listen', '127.0.0.1:0', '--webhook-listen', '127.0.0.1:0'] },
+} satisfies Record<string, { args: string[]; env?: Record<string, string> }>;
+
+function expectOneLine(result: CommandResult, line: string): void {
+  expect(result.stdout).to.equal('');
+  expect(result.stderr).to.equal(`${line}\n`);
+}
+
+describe('den', function () {
+  this.timeout(60_000);
+  const results = {} as Record<keyof typeof CASES, CommandResult>;
+
+  // Each run loads a role's code (a second or two of CPU): two at a time keeps the suite short
+  // without starving any of them on a busy machine.
+  before(async () => {
+    const queue = Object.entries(CASES);
+    const worker = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const [name, c] = next;
+        results[name as keyof typeof CASES] = await runCommand(process.execPath, [DEN, ...c.args], { env: cleanEnv('env' in c ? c.env : {}), timeoutMs: 30_000 });
+      }
+    };
+    await Promise.all([worker(), worker()]);
+  });
+
+  it('den --help lists every role with its summary and exits 0', async () => {
+    const { code, stdout, stderr } = results.help;
+    expect(code).to.equal(0);
+    expect(stderr).to.equal('');
+    expect(stdout).to.match(/^Usage: den <role> \[flags\]\n/);
+    for (const [name, load] of Object.entries(ROLES)) expect(stdout).to.include(`  ${name.padEnd(10)} ${(await load()).summary}\n`);
+  });
+
+  it('den without a role prints the usage on stderr and exits 2', () => {
+    expect(results.bare.code).to.equal(2);
+    expect(results.bare.stdout).to.equal('');
+    expect(results.bare.stderr).to.equal(results.help.stdout);
+  });
+
+  it('an unknown role is one line naming the roles, exit 2', () => {
+    expect(results.unknown.code).to.equal(2);
+    expectOneLine(results.unknown, "den: unknown role 'shepherd' (one of gateway, manager, server, users; see den --help)");
+  });
+
+  for (const role of ['manager', 'server', 'gateway'] as const) {
+    it(`den ${role} --help lists every flag with its variable and a default as it would be typed, and exits 0`, async () => {
+      const { code, stdout, stderr } = results[`${role}Help`];
+      expect(code).to.equal(0);
+      expect(stderr).to.equal('');
+      const { summary, settings } = await ROLES[role]!();
+      expect(stdout).to.match(new RegExp(`^den ${role}: ${summary.replace(/[()]/g, '\\$&')}\n\nFlags:\n`));
+      for (const s of Object.values(settings)) {
+        expect(stdout).to.include(`  --${s.flag}${s.boolean ? '' : ' VALUE'}  [${s.env}]\n      ${s.describe}`);
+      }
+      // No parsed form leaks into the help: no JSON objects, no milliseconds.
+      expect(stdout).to.not.match(/\(default [{"[]/);
+      expect(stdout).to.not.match(/\(default \d{4,}\)/);
+    });
+  }
+
+  it('shows listen addresses as host:port and durations with their unit', () => {
+    expect(results.managerHelp.stdout).to.include('(default 0.0.0.0:8081)').and.include('(default 0.0.0.0:9443)').and.include('(default 5m)');
+    expect(results.serverHelp.stdout).to.include('(default 0.0.0.0:8080)').and.include('(default 10m)');
+    expect(results.serverHelp.stdout).to.include('public base URL; https makes cookies Secure (required)');
+    expect(results.gatewayHelp.stdout).to.include('(default 0.0.0.0:2222)').and.include('(default 30s)');
+  });
+
+  it('every default shown in --help, typed back in, gives the default', async () => {
+    for (const [role, load] of Object.entries(ROLES)) {
+      for (const s of Object.values((await load()).settings)) {
+        const shown = defaultText(s);
+        if (shown === undefined || shown === '') continue;
+        expect(s.parse(shown), `den ${role} --${s.flag} ${shown}`).to.deep.equal(s.default);
+      }
+    }
+  });
+
+  it('a malformed flag stops the role with one line naming flag and variable, exit 2', () => {
+    expect(results.badFlag.code).to.equal(2);
+    expectOneLine(results.badFlag, "den server: --listen (DEN_LISTEN): expected host:port, got 'nowhere'");
+  });
+
+  it('a malformed DEN_* variable stops the role the same way', () => {
+    expect(results.badVariable.code).to.equal(2);
+    expectOneLine(results.badVariable, "den gateway: --health-listen (DEN_HEALTH_LISTEN): expected host:port, got 'localhost'");
+  });
+
+  it('a missing required setting names it and says what it is for, exit 2', () => {
+    expect(results.missing.code).to.equal(2);
+    expectOneLine(results.missing, 'den server: --base-url (DEN_BASE_URL) is required: public base URL; https makes cookies Secure');
+  });
+
+  it('a role that cannot start says why in one line, no stack trace, exit 1', () => {
+    const { code, stderr } = results.failedStart;
+    expect(code).to.equal(1);
+    const lines = stderr.trimEnd().split('\n');
+    const last = lines[lines.length - 1]!;
+    expect(last).to.match(/^den manager: manager start-up: --kubeconfig \(DEN_KUBECONFIG\): .*\/nonexistent\/kubeconfig/);
+    expect(stderr).to.not.match(/^\s+at /m);
+    // Only the manager's own JSON log lines come before it.
+    for (const line of lines.slice(0, -1)) expect(() => JSON.parse(line), line).to.not.throw();
+  });
+});
