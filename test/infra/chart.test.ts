@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { ROLES } from '../../cli/roles.js';
+import { readSettings } from '../../cli/settings.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import { DEFAULT_SETTINGS, type InstallSettings } from '../../infra/install/settings.js';
 
@@ -127,6 +129,50 @@ describe('install chart', () => {
       const custom = render({ baseUrl: 'https://dev.corp.example', gatewayHost: 'ssh.corp.example' });
       expect(envOf(container(custom, 'den-server')).DEN_BASE_URL).to.equal('https://dev.corp.example');
       expect(envOf(container(custom, 'den-manager')).DEN_GATEWAY_HOST).to.equal('ssh.corp.example');
+    });
+
+    describe('as each role reads them', () => {
+      /** The role's port a named container port must be, per the role's own settings. */
+      const listeners: Record<string, Record<string, string>> = {
+        'den-manager': { https: 'webhookListen', health: 'healthListen' },
+        'den-server': { http: 'listen' },
+        'den-gateway': { ssh: 'listen', health: 'healthListen' },
+      };
+
+      for (const name of PROCESSES) {
+        const role = name.slice('den-'.length);
+        it(`${name}: \`den ${role}\` accepts its args and variables, every variable is one of its settings, every port one it listens on`, async () => {
+          const { settings } = await ROLES[role]!();
+          const c = container(objects, name);
+          const env = envOf(c);
+          const known = Object.values(settings).map((s) => s.env);
+          for (const variable of Object.keys(env)) expect(known, `${name} sets ${variable}`).to.include(variable);
+          const read = readSettings(settings, c.args.slice(1), env) as Record<string, unknown>;
+          expect(read.namespace).to.equal('svc-system');
+          expect(read.kubeconfig, 'in-cluster identity').to.equal('');
+          const ports = c.ports as { name: string; containerPort: number }[];
+          expect(ports.map((p) => p.name)).to.have.members(Object.keys(listeners[name]!));
+          for (const p of ports) {
+            const address = read[listeners[name]![p.name]!] as { host: string; port: number };
+            expect(address, `${name} port ${p.name}`).to.deep.equal({ host: '0.0.0.0', port: p.containerPort });
+          }
+        });
+      }
+
+      it('probes reach the health listener of each role', () => {
+        expect(container(objects, 'den-manager').livenessProbe.httpGet.port).to.equal('health');
+        expect(container(objects, 'den-gateway').readinessProbe.httpGet.port).to.equal('health');
+        // The server answers /healthz and /readyz on its one HTTP listener.
+        expect(container(objects, 'den-server').readinessProbe.httpGet).to.deep.equal({ path: '/readyz', port: 'http', scheme: 'HTTP' });
+      });
+
+      it('the gateway reads its host key from inside the mounted Secret', async () => {
+        const { settings } = await ROLES.gateway!();
+        const c = container(objects, 'den-gateway');
+        const read = readSettings(settings, [], envOf(c)) as Record<string, unknown>;
+        const mount = (c.volumeMounts as Obj[]).find((m) => m.name === 'host-key')!;
+        expect(read.hostKeyFile).to.equal(`${mount.mountPath}/ssh_host_ed25519_key`);
+      });
     });
 
     it('mounts the gateway host key Secret read-only with mode 0400 and refuses to start without it', () => {
