@@ -14,9 +14,11 @@ async function usage(): Promise<string> {
   return lines.join('\n');
 }
 
+/** The error's message, and its cause's unless the message already says it. */
 function messageOf(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
-  return err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message;
+  const cause = err.cause instanceof Error ? err.cause.message : '';
+  return cause && !err.message.includes(cause) ? `${err.message}: ${cause}` : err.message;
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -121,7 +121,8 @@ describe('den', function () {
     expect(code).to.equal(1);
     const lines = stderr.trimEnd().split('\n');
     const last = lines[lines.length - 1]!;
-    expect(last).to.match(/^den manager: manager start-up: --kubeconfig \(DEN_KUBECONFIG\): .*\/nonexistent\/kubeconfig/);
+    expect(last).to.match(/^den manager: manager start-up: --kubeconfig \(DEN_KUBECONFIG\): .*\/nonexistent\/kubeconfig'?$/);
+    expect(last.match(/\/nonexistent\/kubeconfig/g), 'the cause is said once').to.have.length(1);
     expect(stderr).to.not.match(/^\s+at /m);
     // Only the manager's own JSON log lines come before it.
     for (const line of lines.slice(0, -1)) expect(() => JSON.parse(line), line).to.not.throw();
