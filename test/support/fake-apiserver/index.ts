@@ -569,12 +569,12 @@ export class FakeApiServer {
     }
     this.validateName(t, obj.metadata.name);
     this.checkNamespace(t, obj.metadata.namespace);
-    if (this.find(t, obj.metadata.namespace, obj.metadata.name!)) throw this.alreadyExists(t, obj.metadata.name!);
     if (STATUS_SUBRESOURCE.has(t.plural) && t.plural !== 'pods') delete obj.status;
     for (const k of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'managedFields']) delete obj.metadata[k];
+    // Like kube-apiserver: admission (webhooks included) runs before storage, which answers AlreadyExists.
     const admitted = await this.admit(t, 'CREATE', obj, undefined, user);
-    if (dryRun) return admitted;
     if (this.find(t, obj.metadata.namespace, obj.metadata.name!)) throw this.alreadyExists(t, obj.metadata.name!);
+    if (dryRun) return admitted;
     const stored = this.stamp(admitted, t);
     this.put(t, stored, 'ADDED');
     return stored;
