@@ -24,7 +24,7 @@ import {
   serverClusterRules,
   serverNamespaceRules,
 } from './rbac-rules.js';
-import { imageVersion, type InstallSettings } from './settings.js';
+import type { InstallSettings } from './settings.js';
 import { WebhookConfigurations } from './webhooks.js';
 import { Workload } from './workload.js';
 
@@ -34,8 +34,6 @@ const HOST_KEY_MODE = 0o400;
 export class DenInstallChart extends Chart {
   constructor(scope: Construct, id: string, settings: InstallSettings) {
     super(scope, id, { disableResourceNameHashes: true });
-    const version = imageVersion(settings.image);
-
     new SystemNamespace(this, 'namespace');
     new DenCustomResourceDefinitions(this, 'crds');
 
@@ -54,9 +52,7 @@ export class DenInstallChart extends Chart {
 
     new Workload(this, 'manager', {
       component: 'manager',
-      name: COMPONENT_NAMES.manager,
       image: settings.image,
-      version,
       env: {
         DEN_NAMESPACE: NAMESPACE,
         DEN_HEALTH_LISTEN: ':8081',
@@ -78,9 +74,7 @@ export class DenInstallChart extends Chart {
 
     new Workload(this, 'server', {
       component: 'server',
-      name: COMPONENT_NAMES.server,
       image: settings.image,
-      version,
       env: {
         DEN_NAMESPACE: NAMESPACE,
         DEN_LISTEN: ':8080',
@@ -96,9 +90,7 @@ export class DenInstallChart extends Chart {
 
     new Workload(this, 'gateway', {
       component: 'gateway',
-      name: COMPONENT_NAMES.gateway,
       image: settings.image,
-      version,
       env: {
         DEN_NAMESPACE: NAMESPACE,
         DEN_LISTEN: ':2222',

@@ -42,6 +42,7 @@ export function selectorLabels(component: Component): Record<string, string> {
   return { 'app.kubernetes.io/name': 'den', 'app.kubernetes.io/component': component };
 }
 
-export function componentLabels(component: Component, version: string): Record<string, string> {
-  return { ...commonLabels(), ...selectorLabels(component), 'app.kubernetes.io/version': version };
+/** Labels of a process's objects; an image without a tag gives no version label. */
+export function componentLabels(component: Component, version: string | undefined): Record<string, string> {
+  return { ...commonLabels(), ...selectorLabels(component), ...(version === undefined ? {} : { 'app.kubernetes.io/version': version }) };
 }

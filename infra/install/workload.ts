@@ -13,8 +13,8 @@ import {
   type Volume,
   type VolumeMount,
 } from 'cdk8s-plus-28/lib/imports/k8s.js';
-import { componentLabels, NAMESPACE, selectorLabels, type Component } from './names.js';
-import type { ServiceType } from './settings.js';
+import { COMPONENT_NAMES, componentLabels, NAMESPACE, selectorLabels, type Component } from './names.js';
+import { imageVersion, type ServiceType } from './settings.js';
 
 /** The uid of the image's non-root user (see Dockerfile). */
 export const RUN_AS_USER = 65532;
@@ -27,11 +27,10 @@ export interface WorkloadPort {
 }
 
 export interface WorkloadProps {
+  /** Also names the Deployment and its ServiceAccount (COMPONENT_NAMES). */
   component: Component;
-  /** Name of the Deployment and its ServiceAccount. */
-  name: string;
+  /** Its tag, if it has one, becomes the `app.kubernetes.io/version` label. */
   image: string;
-  version: string | undefined;
   env: Record<string, string>;
   ports: WorkloadPort[];
   /** Port name that answers GET /healthz and /readyz. */
@@ -46,8 +45,8 @@ export interface WorkloadProps {
 export class Workload extends Construct {
   constructor(scope: Construct, id: string, props: WorkloadProps) {
     super(scope, id);
-    const labels = componentLabels(props.component, props.version ?? 'unversioned');
-    if (props.version === undefined) delete labels['app.kubernetes.io/version'];
+    const name = COMPONENT_NAMES[props.component];
+    const labels = componentLabels(props.component, imageVersion(props.image));
     const selector = selectorLabels(props.component);
 
     const container: Container = {
@@ -83,14 +82,14 @@ export class Workload extends Construct {
     };
 
     new KubeDeployment(this, 'deployment', {
-      metadata: { name: props.name, namespace: NAMESPACE, labels },
+      metadata: { name, namespace: NAMESPACE, labels },
       spec: {
         replicas: 1,
         selector: { matchLabels: selector },
         template: {
           metadata: { labels },
           spec: {
-            serviceAccountName: props.name,
+            serviceAccountName: name,
             // The processes talk to the API server with this identity.
             automountServiceAccountToken: true,
             enableServiceLinks: false,
