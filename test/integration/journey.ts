@@ -360,6 +360,30 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
       expect(result.stderr).to.include('Permission denied');
     }));
 
+  it('the gateway refuses a pod relabelled by hand, and connects again once the label is back', () =>
+    diagnose(async () => {
+      const pod = `${names.workspace}-0`;
+      const relabel = (value: string) => env.admin.patch(RESOURCES.pod, pod, { metadata: { labels: { [LABELS.workspace]: value } } }, { namespace: aliceNs(), type: 'merge' });
+      await relabel(`${names.workspace}-elsewhere`);
+      try {
+        const refused = await ssh(env, aliceKey.file, names.workspace, 'echo hello');
+        expect(refused.code).to.equal(255);
+        expect(refused.stdout).to.equal('');
+        // Which check notices first depends on whether the manager has re-read the pod yet.
+        expect(refused.stderr).to.satisfy(
+          (text: string) => text.includes(`pod ${pod} does not carry the label ${LABELS.workspace}=${names.workspace}; refusing to connect`) || text.includes(`workspace ${names.workspace} is Starting`),
+          refused.stderr,
+        );
+      } finally {
+        await relabel(names.workspace);
+      }
+      const back = await eventually(async () => {
+        const result = await ssh(env, aliceKey.file, names.workspace, 'echo hello');
+        return result.code === 0 && result;
+      }, 'SSH to work again', env.convergeMs, 500);
+      expect(back.stdout).to.equal('hello\n');
+    }));
+
   it("another person can neither see nor delete the first person's workspace", () =>
     diagnose(async () => {
       bob = await rest.login(names.bob, names.password);
