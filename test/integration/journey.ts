@@ -523,6 +523,37 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
       await eventually(() => gone(cluster(RESOURCES.statefulSet, names.workspace, aliceNs())), 'the StatefulSet to go', env.convergeMs);
     }));
 
+  it("the administrator changes a person's quota and the manager applies it to the namespace", () =>
+    diagnose(async () => {
+      const patched = await rest.call('PATCH', `/admin/quota/${names.alice}`, { body: { cpu: '2', workspaces: 2 }, as: { session: admin } });
+      expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+      expect(patched.body).to.include({ cpu: '2', memory: '8Gi', storage: '50Gi', workspaces: 2 });
+      await eventually(async () => {
+        const quota = await cluster(RESOURCES.resourceQuota, 'svc-quota', aliceNs());
+        return quota.spec.hard['requests.cpu'] === '2' && quota.spec.hard['count/workspaces.den.dev'] === '2';
+      }, 'svc-quota to follow the new quota', env.convergeMs);
+      // RBAC lets a person patch their own UserSpace (for their SSH keys); the validating webhook refuses the rest.
+      const refused = await rest.call('PATCH', `/admin/quota/${names.alice}`, { body: { cpu: '64' }, as: { session: alice } });
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(400);
+      expect(refused.body.error).to.include('admission webhook "vuserspace.den.dev" denied the request').and.include('only an administrator may change');
+      expect((await cluster(RESOURCES.userSpace, names.alice)).spec.quota.cpu).to.equal('2');
+      const other = await rest.call('PATCH', `/admin/quota/${names.admin}`, { body: { cpu: '64' }, as: { session: alice } });
+      expect(other.status).to.equal(403);
+      expect(other.body.error).to.include(`cannot patch resource "userspaces" in API group "den.dev"`);
+    }));
+
+  it('a person changes their password: the old one stops working, the new one signs in', () =>
+    diagnose(async () => {
+      const fresh = `${names.password} renewed`;
+      const wrong = await rest.call('POST', '/profile/password', { body: { current_password: 'not it', new_password: fresh }, as: { session: alice } });
+      expect(wrong.status).to.equal(400);
+      const changed = await rest.call('POST', '/profile/password', { body: { current_password: names.password, new_password: fresh }, as: { session: alice } });
+      expect(changed.status, JSON.stringify(changed.body)).to.equal(204);
+      const old = await rest.call('POST', '/login', { body: { username: names.alice, password: names.password } });
+      expect(old.status).to.equal(401);
+      await rest.login(names.alice, fresh);
+    }));
+
   it("the administrator deletes a person's UserSpace: the object at once, the namespace afterwards", () =>
     diagnose(async () => {
       const deleted = await rest.call('DELETE', `/admin/userspaces/${names.bob}`, { as: { session: admin } });
