@@ -30,7 +30,8 @@ export const serverSettings = {
   namespace: setting({ flag: 'namespace', env: 'DEN_NAMESPACE', describe: "the platform's own namespace (sessions, tokens, local users)", parse: parsers.nonEmpty, default: SYSTEM_NAMESPACE }),
   listen: setting({ flag: 'listen', env: 'DEN_LISTEN', describe: 'HTTP listen address', parse: parsers.address, default: parsers.address(':8080') }),
   baseUrl: setting({ flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public base URL; https makes cookies Secure', parse: parsers.url }),
-  localAuth: setting({ flag: 'local-auth', env: 'DEN_LOCAL_AUTH', describe: 'allow local username/password sign-in and local user management', parse: parsers.boolean, default: true }),
+  localAuth: setting({ flag: 'local-auth', env: 'DEN_LOCAL_AUTH', describe: 'allow local username/password sign-in and local user management', parse: parsers.boolean, default: true, boolean: true }),
+  gpuResource: setting({ flag: 'gpu-resource', env: 'DEN_GPU_RESOURCE', describe: 'extended resource a workspace\'s `gpu` is requested as', parse: parsers.nonEmpty, default: DEFAULT_GPU_RESOURCE }),
   tokenTtl: setting({ flag: 'token-ttl', env: 'DEN_TOKEN_TTL', describe: 'lifetime of the ServiceAccount tokens minted per person', parse: tokenTtl, default: MIN_TOKEN_TTL_MS, show: '10m' }),
 };
 
@@ -64,7 +65,7 @@ export const serverRole: Role<typeof serverSettings> = {
       config: { baseUrl: settings.baseUrl, localAuth: settings.localAuth },
       serverClient: client,
       auth,
-      resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: say },
+      resources: { gpuResource: settings.gpuResource, log: say },
       log: say,
       ready: () => synced && listening,
     });
@@ -98,7 +99,9 @@ export const serverRole: Role<typeof serverSettings> = {
     listening = false;
     clearInterval(sweeper);
     const closed = closeServer(server);
-    await Promise.race([closed, sleep(SHUTDOWN_GRACE_MS)]);
+    const graceOver = new AbortController();
+    await Promise.race([closed, sleep(SHUTDOWN_GRACE_MS, graceOver.signal)]);
+    graceOver.abort();
     server.closeAllConnections();
     await closed;
     await caches;
