@@ -80,6 +80,7 @@ export class DenInstallChart extends Chart {
         DEN_LISTEN: ':8080',
         DEN_BASE_URL: settings.baseUrl,
         DEN_LOCAL_AUTH: 'true',
+        DEN_GPU_RESOURCE: settings.gpuResource,
       },
       ports: [{ name: 'http', containerPort: 8080, servicePort: 80 }],
       healthPort: 'http',

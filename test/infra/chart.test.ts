@@ -119,6 +119,7 @@ describe('install chart', () => {
         DEN_LISTEN: ':8080',
         DEN_BASE_URL: 'https://den.example.com',
         DEN_LOCAL_AUTH: 'true',
+        DEN_GPU_RESOURCE: 'nvidia.com/gpu',
       });
       expect(envOf(container(objects, 'den-gateway'))).to.deep.equal({
         DEN_NAMESPACE: 'svc-system',
