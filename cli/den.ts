@@ -1,11 +1,11 @@
 // The `den` executable: one binary, one role per process (DESIGN.md "Processes").
 // Exit codes: 0 done, 1 the role or command failed, 2 bad usage or configuration.
 import { readSettings, settingsHelp, SettingsError } from './settings.js';
-import { COMMANDS, ROLES } from './roles.js';
+import { COMMANDS, ROLE_SUMMARIES, ROLES } from './roles.js';
 
 async function usage(): Promise<string> {
   const lines = ['Usage: den <role> [flags]', '', 'Roles:'];
-  for (const [name, load] of Object.entries(ROLES)) lines.push(`  ${name.padEnd(10)} ${(await load()).summary}`);
+  for (const name of Object.keys(ROLES)) lines.push(`  ${name.padEnd(10)} ${ROLE_SUMMARIES[name] ?? ''}`);
   if (Object.keys(COMMANDS).length) {
     lines.push('', 'Commands:');
     for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(10)} ${c.summary}`);

@@ -9,6 +9,13 @@ export const ROLES: Record<string, () => Promise<Role>> = {
   server: async () => (await import('../server/role.js')).serverRole,
 };
 
+/** What `den --help` prints for each role, without loading it (a role pulls in its whole stack). */
+export const ROLE_SUMMARIES: Record<keyof typeof ROLES & string, string> = {
+  gateway: 'SSH gateway: authenticates SSH sessions and connects them to workspace pods',
+  manager: 'controller manager: reconciles UserSpaces and Workspaces and serves the admission webhooks',
+  server: 'REST API server: sessions, API tokens, local users and the resource endpoints',
+};
+
 export const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<number> }> = {
   users: {
     summary: 'add a person: UserSpace and local user (`den users add <name> --owner <email> [--admin]`)',

@@ -27,8 +27,14 @@ export function staticConnection(server: string, token?: string, tls: TlsOptions
  */
 export function loadConnection(kubeconfig?: string): KubeConnection {
   const kc = new KubeConfig();
-  if (kubeconfig) kc.loadFromFile(kubeconfig);
-  else kc.loadFromDefault();
+  try {
+    if (kubeconfig) kc.loadFromFile(kubeconfig);
+    else kc.loadFromDefault();
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const reason = e.code === 'ENOENT' ? 'no such file' : e.code === 'EACCES' ? 'permission denied' : e.message;
+    throw new Error(`kubeconfig ${kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config'}: ${reason}`);
+  }
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig: no current cluster (set KUBECONFIG or --kubeconfig)');
   return {
