@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { RESOURCES } from '../../kube/resources.js';
 import { eventually, LocalPlatform } from '../support/platform.js';
+import { uncoveredRequests } from '../infra/rbac-needs.js';
 import { platformJourney } from './journey.js';
 
 describe('Den on this machine: a person from sign-up to SSH and back', function () {
@@ -38,6 +39,13 @@ describe('Den on this machine: a person from sign-up to SSH and back', function 
     expect(ready).to.equal(true);
     expect(platform.api.object(RESOURCES.serviceAccount, 'session', 'svc-carol-it')).to.not.equal(undefined);
   });
+
+  for (const process of ['den-manager', 'den-server', 'den-gateway'] as const) {
+    it(`${process} made only the API calls its RBAC is meant to grant (test/infra/rbac-needs.ts)`, () => {
+      expect(platform.api.requests.some((r) => r.user === `system:serviceaccount:svc-system:${process}`), `${process} made no call`).to.equal(true);
+      expect(uncoveredRequests(process, platform.api.requests)).to.deep.equal([]);
+    });
+  }
 
   it('none of the processes has crashed along the way', () => {
     for (const p of Object.values(platform.processes)) expect(p.running, `den ${p.role}:\n${p.tail()}`).to.equal(true);
