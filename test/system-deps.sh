@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests drive for real (OpenSSH client, Chromium) when missing.
+# Installs the Debian packages the tests drive for real (the OpenSSH client and sftp-server) when missing.
 set -euo pipefail
 missing=()
 command -v ssh >/dev/null 2>&1 && command -v sftp >/dev/null 2>&1 && command -v scp >/dev/null 2>&1 || missing+=(openssh-client)
