@@ -42,6 +42,7 @@ describe('den server (the role)', () => {
       baseUrl: 'https://den.example.com',
       localAuth: true,
       tokenTtl: 600_000,
+      gpuResource: 'nvidia.com/gpu',
     });
     expect(readSettings(serverSettings, [], { DEN_BASE_URL: 'http://x', DEN_LOCAL_AUTH: 'false', DEN_TOKEN_TTL: '1h' })).to.include({ localAuth: false, tokenTtl: 3_600_000 });
   });
