@@ -1,7 +1,7 @@
 // Container defaults of the LimitRange `svc-limits`. The ResourceQuota counts requests.cpu and
 // requests.memory, and the API server refuses a pod that requests neither when such a quota
 // exists; these defaults fill them in so a container that names no resources is admitted.
-import { compareQuantities, parseQuantity, type Quantity } from '../../server/admission/quantity.js';
+import { compareQuantities, parseQuantity, type Quantity } from '../../kube/quantity.js';
 
 export const CONTAINER_DEFAULTS = {
   request: { cpu: '100m', memory: '128Mi' },

@@ -2,7 +2,7 @@
 // fields are wrong. The CRD schema refuses most bad input; this is the render-time check for
 // whatever got past it (an older CRD, a quantity the schema only types as a string).
 import { LABELS, userNamespace } from '../../kube/group.js';
-import { isNegative, tryParseQuantity } from '../../server/admission/quantity.js';
+import { isNegative, tryParseQuantity } from '../../kube/quantity.js';
 import type { NetworkPolicyMode } from '../../infra/children/userspace/props.js';
 import { NETWORK_POLICIES } from '../../infra/crds/user-space.js';
 import { containerDefaults, type BudgetQuantity } from './limit-defaults.js';

@@ -5,7 +5,7 @@
 // the workspace grows), so that a workspace admitted under yesterday's catalog or quota can
 // still be stopped, and its finalizer removed, today.
 import { isDeepStrictEqual } from 'node:util';
-import { compareQuantities, formatQuantity, tryParseQuantity } from './quantity.js';
+import { compareQuantities, formatQuantity, tryParseQuantity } from '../../kube/quantity.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
 import { IMAGE_DEFAULTS, isRunning, type PersistentVolumeClaim, type UserSpace, type Workspace, type WorkspaceImage } from './objects.js';
 import { checkRequestsAndLimits, parseResources } from './workspace-resources.js';

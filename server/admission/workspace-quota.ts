@@ -2,7 +2,7 @@
 // fit the owner's UserSpace quota. CPU, memory and GPUs are held only by running workspaces;
 // storage is held by every PVC whether its workspace runs or not; the count by every Workspace.
 import { homeClaimName } from '../../kube/group.js';
-import { addQuantities, compareQuantities, countQuantity, formatQuantity, tryParseQuantity, ZERO, type Quantity } from './quantity.js';
+import { addQuantities, compareQuantities, countQuantity, formatQuantity, tryParseQuantity, ZERO, type Quantity } from '../../kube/quantity.js';
 import { isRunning, type PersistentVolumeClaim, type UserSpace, type Workspace } from './objects.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
 import { effectiveRequest, type ParsedResources } from './workspace-resources.js';

@@ -1,6 +1,6 @@
 // SPEC 2.5 `spec.resources`: every quantity parses, no request above its limit, and an
 // extended resource (a GPU) has its request equal to its limit.
-import { compareQuantities, formatQuantity, isNegative, parseQuantity, QuantityError, type Quantity } from './quantity.js';
+import { compareQuantities, formatQuantity, isNegative, parseQuantity, QuantityError, type Quantity } from '../../kube/quantity.js';
 import type { ResourceList, ResourceRequirements } from './objects.js';
 import type { Violation } from './violations.js';
 
