@@ -7,7 +7,7 @@ import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
 import { Informer } from '../kube/informer.js';
 import { RESOURCES } from '../kube/resources.js';
-import { startHealthServer } from './health.js';
+import { startHealthServer } from '../cli/health.js';
 import { loadHostKey } from './host-key.js';
 import { Gateway } from './server.js';
 import { WorkspaceDirectory, type Workspace, type WorkspaceImage } from './workspaces.js';

@@ -6,7 +6,7 @@ import { parsers, type Setting } from '../cli/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../kube/group.js';
-import { startHealthServer } from '../gateway/health.js';
+import { startHealthServer } from '../cli/health.js';
 import { ensureHostKeySecret } from '../gateway/host-key.js';
 import { startAdmission } from '../server/admission/index.js';
 import { Manager } from './manager.js';

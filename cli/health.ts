@@ -1,5 +1,6 @@
-// Plain-HTTP liveness and readiness for the kubelet: /healthz answers while the process
-// runs, /readyz only while the caches are synced and SSH is accepting connections.
+// Plain-HTTP liveness and readiness for the kubelet, served by every role that has no HTTP
+// server of its own: /healthz answers while the process runs, /readyz only while the role's
+// `ready()` says so (caches synced, listening).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
