@@ -3,13 +3,14 @@
 // `ready()` says so (caches synced, listening).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Address } from './settings.js';
 
 export interface HealthServer {
   address: AddressInfo;
   close(): Promise<void>;
 }
 
-export async function startHealthServer(listen: { host: string; port: number }, ready: () => boolean): Promise<HealthServer> {
+export async function startHealthServer(listen: Address, ready: () => boolean): Promise<HealthServer> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     let status = 404;

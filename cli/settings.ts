@@ -16,6 +16,9 @@ export interface Setting<T> {
   show?: string;
 }
 
+/** A listen address as `parsers.address` reads it. */
+export type Address = { host: string; port: number };
+
 export type SettingsSpec = Record<string, Setting<unknown>>;
 export type Settings<S extends SettingsSpec> = { [K in keyof S]: S[K] extends Setting<infer T> ? T : never };
 
@@ -69,7 +72,7 @@ export function defaultText(s: Setting<unknown>): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-function isAddress(value: unknown): value is { host: string; port: number } {
+function isAddress(value: unknown): value is Address {
   if (typeof value !== 'object' || value === null) return false;
   const { host, port } = value as Record<string, unknown>;
   return Object.keys(value).length === 2 && typeof host === 'string' && typeof port === 'number';
@@ -104,7 +107,7 @@ export const parsers = {
     };
   },
   /** `host:port`, `:port` or `[::1]:port`. */
-  address(raw: string): { host: string; port: number } {
+  address(raw: string): Address {
     const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(raw.trim());
     const port = m ? Number(m[3]) : NaN;
     if (!m || port > 65535) throw new Error(`expected host:port, got '${raw}'`);

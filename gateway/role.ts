@@ -2,7 +2,8 @@
 // starts the Workspace and WorkspaceImage caches, serves SSH and the health endpoints, and
 // on SIGTERM stops accepting and lets open sessions finish (up to a bound) before exiting.
 import { log, type Role } from '../cli/role.js';
-import { parsers, type Setting } from '../cli/settings.js';
+import { healthListenSetting, kubeconfigSetting, namespaceSetting } from '../cli/common-settings.js';
+import { parsers, type Address, type Setting } from '../cli/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
 import { Informer } from '../kube/informer.js';
@@ -19,34 +20,16 @@ function keepaliveInterval(raw: string): number {
 }
 
 const settings = {
-  kubeconfig: {
-    flag: 'kubeconfig',
-    env: 'DEN_KUBECONFIG',
-    describe: 'kubeconfig file; empty: in-cluster service account, else KUBECONFIG or ~/.kube/config',
-    parse: parsers.string,
-    default: '',
-  } satisfies Setting<string>,
-  namespace: {
-    flag: 'namespace',
-    env: 'DEN_NAMESPACE',
-    describe: "the platform's own namespace",
-    parse: parsers.nonEmpty,
-    default: 'svc-system',
-  } satisfies Setting<string>,
+  kubeconfig: kubeconfigSetting,
+  namespace: namespaceSetting(),
   listen: {
     flag: 'listen',
     env: 'DEN_LISTEN',
     describe: 'SSH listen address (host:port)',
     parse: parsers.address,
     default: { host: '0.0.0.0', port: 2222 },
-  } satisfies Setting<{ host: string; port: number }>,
-  healthListen: {
-    flag: 'health-listen',
-    env: 'DEN_HEALTH_LISTEN',
-    describe: 'plain-HTTP address of /healthz and /readyz',
-    parse: parsers.address,
-    default: { host: '0.0.0.0', port: 8081 },
-  } satisfies Setting<{ host: string; port: number }>,
+  } satisfies Setting<Address>,
+  healthListen: healthListenSetting,
   hostKeyFile: {
     flag: 'host-key-file',
     env: 'DEN_HOST_KEY_FILE',

@@ -2,39 +2,20 @@
 // webhooks; only the holder of the `den-manager` Lease reconciles. On SIGTERM the caches stop,
 // in-flight reconciles finish (bounded), the Lease is released and the webhooks close.
 import { log, type Role } from '../cli/role.js';
-import { parsers, type Setting } from '../cli/settings.js';
+import { healthListenSetting, kubeconfigSetting, namespaceSetting } from '../cli/common-settings.js';
+import { parsers, type Address, type Setting } from '../cli/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
-import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../kube/group.js';
+import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { startHealthServer } from '../cli/health.js';
 import { ensureHostKeySecret } from '../gateway/host-key.js';
 import { startAdmission } from '../server/admission/index.js';
 import { Manager } from './manager.js';
 
-type Address = { host: string; port: number };
-
 const settings = {
-  kubeconfig: {
-    flag: 'kubeconfig',
-    env: 'DEN_KUBECONFIG',
-    describe: 'kubeconfig file; empty: in-cluster service account, else KUBECONFIG or ~/.kube/config',
-    parse: parsers.string,
-    default: '',
-  } satisfies Setting<string>,
-  namespace: {
-    flag: 'namespace',
-    env: 'DEN_NAMESPACE',
-    describe: "the platform's own namespace (Lease, webhook certificate, pull Secrets, gateway host key)",
-    parse: parsers.nonEmpty,
-    default: SYSTEM_NAMESPACE,
-  } satisfies Setting<string>,
-  healthListen: {
-    flag: 'health-listen',
-    env: 'DEN_HEALTH_LISTEN',
-    describe: 'plain-HTTP address of /healthz and /readyz',
-    parse: parsers.address,
-    default: { host: '0.0.0.0', port: 8081 },
-  } satisfies Setting<Address>,
+  kubeconfig: kubeconfigSetting,
+  namespace: namespaceSetting('Lease, webhook certificate, pull Secrets, gateway host key'),
+  healthListen: healthListenSetting,
   webhookListen: {
     flag: 'webhook-listen',
     env: 'DEN_WEBHOOK_LISTEN',

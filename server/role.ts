@@ -3,10 +3,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { log, type Role } from '../cli/role.js';
+import { kubeconfigSetting, namespaceSetting } from '../cli/common-settings.js';
 import { parsers, type Setting } from '../cli/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
-import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../kube/group.js';
+import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { sleep } from '../kube/informer.js';
 import { createApp } from './app.js';
 import { createAuthServices } from './auth/services.js';
@@ -26,8 +27,8 @@ function tokenTtl(raw: string): number {
 const setting = <T>(s: Setting<T>) => s;
 
 export const serverSettings = {
-  kubeconfig: setting({ flag: 'kubeconfig', env: 'DEN_KUBECONFIG', describe: 'kubeconfig file; empty: in-cluster, else KUBECONFIG', parse: parsers.string, default: '' }),
-  namespace: setting({ flag: 'namespace', env: 'DEN_NAMESPACE', describe: "the platform's own namespace (sessions, tokens, local users)", parse: parsers.nonEmpty, default: SYSTEM_NAMESPACE }),
+  kubeconfig: kubeconfigSetting,
+  namespace: namespaceSetting('sessions, tokens, local users'),
   listen: setting({ flag: 'listen', env: 'DEN_LISTEN', describe: 'HTTP listen address', parse: parsers.address, default: parsers.address(':8080') }),
   baseUrl: setting({ flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public base URL; https makes cookies Secure', parse: parsers.url }),
   localAuth: setting({ flag: 'local-auth', env: 'DEN_LOCAL_AUTH', describe: 'allow local username/password sign-in and local user management', parse: parsers.boolean, default: true, boolean: true }),
