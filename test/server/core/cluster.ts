@@ -12,7 +12,7 @@ import { renderInstall } from '../../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../../infra/install/settings.js';
 import { syncUserSpace } from '../../../hooks/userspace/sync.js';
 import type { UserSpace } from '../../../hooks/userspace/types.js';
-import type { KubeClient, KubeObject } from '../../../kube/client.js';
+import type { KubeClient } from '../../../kube/client.js';
 import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../../../kube/group.js';
 import { createApp } from '../../../server/app.js';
 import { renderLocalUserSecret } from '../../../server/auth/local-users.js';
@@ -27,13 +27,13 @@ export const SERVER_USER = `system:serviceaccount:${SYSTEM_NAMESPACE}:den-server
 /** Cheap scrypt for seeded users; the hash carries its parameters, so verification follows. */
 const FAST_SCRYPT = { N: 1024, r: 8, p: 1 };
 
-const RBAC_KINDS = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+const RBAC_KINDS = new Set<unknown>(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
 
 export async function startCluster(): Promise<FakeApiServer> {
   const api = new FakeApiServer();
   await api.start();
-  api.installCrds(denCrds() as unknown as KubeObject[]);
-  api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => RBAC_KINDS.has(o.kind!)));
+  api.installCrds(denCrds().map((crd) => ({ ...crd })));
+  api.seed(...renderInstall(DEFAULT_SETTINGS).filter((o) => RBAC_KINDS.has(o.kind)));
   api.addUser(SERVER_TOKEN, { username: SERVER_USER, groups: ['system:serviceaccounts', `system:serviceaccounts:${SYSTEM_NAMESPACE}`] });
   return api;
 }
