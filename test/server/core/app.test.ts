@@ -1,13 +1,9 @@
 // The app's own limits and plumbing: body size, JSON only, headers, health, readiness.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../../../kube/group.js';
-import { createApp } from '../../../server/app.js';
-import { createAuthServices } from '../../../server/auth/services.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { doc, expectDocumented } from '../api/openapi-check.js';
-import { addPerson, call, login, SERVER_TOKEN, startCluster, startDen, type Den, type Signed } from './cluster.js';
+import { addPerson, call, login, startCluster, startDen, type Den, type Signed } from './cluster.js';
 
 const MIB = 1024 * 1024;
 
@@ -143,19 +139,9 @@ describe('the REST app', () => {
   });
 
   it('answers /readyz and every API call with 503 until its caches are loaded', async () => {
-    const auth = createAuthServices(api.client(SERVER_TOKEN), { namespace: SYSTEM_NAMESPACE, tokenTtlSeconds: 600 });
     let ready = false;
-    const app = createApp({
-      config: { baseUrl: 'http://den.test', localAuth: true },
-      serverClient: api.client(SERVER_TOKEN),
-      auth,
-      resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: () => undefined },
-      log: () => undefined,
-      ready: () => ready,
-    });
-    const server = http.createServer(app.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const starting = await startDen(api, { ready: () => ready });
+    const { url } = starting;
     try {
       const notReady = await fetch(`${url}/readyz`);
       expect(notReady.status).to.equal(503);
@@ -169,8 +155,7 @@ describe('the REST app', () => {
       expect((await fetch(`${url}/readyz`)).status).to.equal(200);
       expect((await fetch(`${url}/healthz`)).status).to.equal(200);
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await starting.close();
     }
   });
 });

@@ -81,6 +81,8 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   serverClient?: KubeClient;
   /** The process log (errors of requests, things left behind); dropped by default. */
   log?: (msg: string, fields?: Record<string, unknown>) => void;
+  /** `/readyz` and the API answer 503 while this is false; always ready by default. */
+  ready?: () => boolean;
 }
 
 export interface Den {
@@ -103,7 +105,7 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     auth,
     resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: opts.log ?? (() => undefined), catalogConcurrency: opts.catalogConcurrency },
     log: opts.log ?? (() => undefined),
-    ready: () => true,
+    ready: opts.ready ?? (() => true),
     now: opts.now,
   });
   const server = http.createServer(app.callback());
