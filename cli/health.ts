@@ -1,6 +1,7 @@
 // Plain-HTTP liveness and readiness for the kubelet, served by every role that has no HTTP
 // server of its own: /healthz answers while the process runs, /readyz only while the role's
 // `ready()` says so (caches synced, listening).
+import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Address } from './settings.js';
@@ -21,13 +22,8 @@ export async function startHealthServer(listen: Address, ready: () => boolean): 
     res.end(body);
   });
   server.on('clientError', (_err, socket) => socket.destroy());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(listen.port, listen.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(listen.port, listen.host);
+  await once(server, 'listening');
   return {
     address: server.address() as AddressInfo,
     close: () =>

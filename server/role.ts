@@ -1,5 +1,6 @@
 // `den server`: the REST API (and later the web UI) on `--listen`, with sessions, tokens
 // and local users kept as Secrets in `--namespace` (docs/contracts.md, docs/rest-auth.md).
+import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { log, type Role } from '../cli/role.js';
@@ -75,13 +76,8 @@ export const serverRole: Role<typeof serverSettings> = {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
       else socket.destroy(err);
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(settings.listen.port, settings.listen.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    server.listen(settings.listen.port, settings.listen.host);
+    await once(server, 'listening');
     server.on('error', (err) => say('server error', { error: err.message }));
     listening = true;
     const address = server.address() as AddressInfo;

@@ -1,6 +1,7 @@
 // `startAdmission`, called by `den manager` (contracts.md): certificate Secret, webhook
 // registration, caches, then the HTTPS server; a background check keeps the certificate fresh
 // and the registration intact (a re-applied install chart empties caBundle) until `signal`.
+import { once } from 'node:events';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { KubeClient } from '../../kube/client.js';
@@ -91,13 +92,8 @@ export async function runAdmission(opts: AdmissionOptions, tuning: AdmissionTuni
     socket.on('close', () => sockets.delete(socket));
   });
   server.on('tlsClientError', (err) => log('webhook TLS handshake failed', { error: err.message }));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.listen.port, opts.listen.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(opts.listen.port, opts.listen.host);
+  await once(server, 'listening');
   server.on('error', (err) => log('webhook server error', { error: err.message }));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.listen.port;
