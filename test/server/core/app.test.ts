@@ -3,7 +3,7 @@ import http from 'node:http';
 import { expect } from 'chai';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { doc, expectDocumented } from '../api/openapi-check.js';
-import { addPerson, call, login, startCluster, startDen, type Den, type Signed } from './cluster.js';
+import { call, login, startDen, startSignedIn, stopAll, type Den, type Signed } from './cluster.js';
 
 const MIB = 1024 * 1024;
 
@@ -29,15 +29,9 @@ describe('the REST app', () => {
   let alice: Signed;
 
   beforeEach(async () => {
-    api = await startCluster();
-    await addPerson(api, 'alice');
-    den = await startDen(api);
-    alice = await login(den, 'alice', 'alice-password');
+    ({ api, den, signed: { alice } } = await startSignedIn({ alice: {} }));
   });
-  afterEach(async () => {
-    await den.close();
-    await api.close();
-  });
+  afterEach(() => stopAll(den, api));
 
   it('answers 413 {error} to a body declared larger than 1 MiB, before authentication', async () => {
     const res = await fetch(`${den.api}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'a', password: 'x'.repeat(MIB) }) });

@@ -59,8 +59,10 @@ export function provision(api: FakeApiServer, name: string, owner: string, opts:
   api.seed(...children);
 }
 
+type PersonOptions = { admin?: boolean; disabled?: boolean; password?: string };
+
 /** A person as `den users add` and the manager leave them: UserSpace `<name>` of `<name>@example.com` with its children, and local user `<name>`. */
-export async function addPerson(api: FakeApiServer, name: string, opts: { admin?: boolean; disabled?: boolean; password?: string } = {}): Promise<void> {
+export async function addPerson(api: FakeApiServer, name: string, opts: PersonOptions = {}): Promise<void> {
   provision(api, name, `${name}@example.com`, opts);
   await seedLocalUser(api, name, `${name}@example.com`, opts.password ?? `${name}-password`);
 }
@@ -122,6 +124,34 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
       await caches;
     },
   };
+}
+
+/**
+ * The usual world of a REST test: a cluster with `people` added (in that order), then `before`
+ * (more UserSpaces, say), then Den on it.
+ */
+export async function startWith(people: Record<string, PersonOptions>, before?: (api: FakeApiServer) => void): Promise<{ api: FakeApiServer; den: Den }> {
+  const api = await startCluster();
+  for (const [name, opts] of Object.entries(people)) await addPerson(api, name, opts);
+  before?.(api);
+  return { api, den: await startDen(api) };
+}
+
+/** `startWith`, and then each of `people` signed in with their password. */
+export async function startSignedIn<Name extends string>(
+  people: Record<Name, PersonOptions>,
+  before?: (api: FakeApiServer) => void,
+): Promise<{ api: FakeApiServer; den: Den; signed: Record<Name, Signed> }> {
+  const { api, den } = await startWith(people, before);
+  const signed = {} as Record<Name, Signed>;
+  for (const [name, opts] of Object.entries<PersonOptions>(people)) signed[name as Name] = await login(den, name, opts.password ?? `${name}-password`);
+  return { api, den, signed };
+}
+
+/** Closes Den, then the cluster under it. */
+export async function stopAll(den: Den, api: FakeApiServer): Promise<void> {
+  await den.close();
+  await api.close();
 }
 
 /** A kubeconfig file naming the fake API server and a bearer token, as `--kubeconfig` reads it. */

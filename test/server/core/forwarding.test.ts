@@ -5,7 +5,7 @@ import { RESOURCES } from '../../../kube/resources.js';
 import { TokenMinter } from '../../../server/auth/minting.js';
 import { HttpError } from '../../../server/http/errors.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, call, login, provision, SERVER_TOKEN, startCluster, startDen, until, type Den, type Signed } from './cluster.js';
+import { addPerson, call, login, provision, SERVER_TOKEN, startCluster, startSignedIn, stopAll, until, type Den, type Signed } from './cluster.js';
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl';
 
@@ -18,16 +18,9 @@ describe('forwarding with minted ServiceAccount tokens', () => {
   const workspaceCalls = () => api.requests.filter((r) => r.path.includes('/workspaces'));
 
   beforeEach(async () => {
-    api = await startCluster();
-    await addPerson(api, 'alice');
-    provision(api, 'bob', 'bob@example.com');
-    den = await startDen(api);
-    alice = await login(den, 'alice', 'alice-password');
+    ({ api, den, signed: { alice } } = await startSignedIn({ alice: {} }, (api) => provision(api, 'bob', 'bob@example.com')));
   });
-  afterEach(async () => {
-    await den.close();
-    await api.close();
-  });
+  afterEach(() => stopAll(den, api));
 
   it("calls the cluster as the caller's session ServiceAccount, minted by the server", async () => {
     api.requests.length = 0;

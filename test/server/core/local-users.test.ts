@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, call, login, provision, startCluster, startDen, until, type Den, type Signed } from './cluster.js';
+import { call, provision, startDen, startSignedIn, stopAll, until, type Den, type Signed } from './cluster.js';
 
 describe('local users (GET/POST /admin/local-users, DELETE /admin/local-users/{name})', () => {
   let api: FakeApiServer;
@@ -11,18 +11,9 @@ describe('local users (GET/POST /admin/local-users, DELETE /admin/local-users/{n
   let alice: Signed;
 
   beforeEach(async () => {
-    api = await startCluster();
-    await addPerson(api, 'root', { admin: true });
-    await addPerson(api, 'alice');
-    provision(api, 'bob', 'bob@example.com');
-    den = await startDen(api);
-    root = await login(den, 'root', 'root-password');
-    alice = await login(den, 'alice', 'alice-password');
+    ({ api, den, signed: { root, alice } } = await startSignedIn({ root: { admin: true }, alice: {} }, (api) => provision(api, 'bob', 'bob@example.com')));
   });
-  afterEach(async () => {
-    await den.close();
-    await api.close();
-  });
+  afterEach(() => stopAll(den, api));
 
   it('lists local users for an administrator, never with a password', async () => {
     const res = await call(den, 'GET', '/admin/local-users', { as: root });

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
 import { sessionSecretName } from '../../../server/auth/sessions.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, call, login, startCluster, startDen, until, type Den, type Signed } from './cluster.js';
+import { call, login, startSignedIn, stopAll, until, type Den, type Signed } from './cluster.js';
 
 describe('password change (POST /profile/password)', () => {
   let api: FakeApiServer;
@@ -11,15 +11,9 @@ describe('password change (POST /profile/password)', () => {
   let alice: Signed;
 
   beforeEach(async () => {
-    api = await startCluster();
-    await addPerson(api, 'alice', { password: 'old-password' });
-    den = await startDen(api);
-    alice = await login(den, 'alice', 'old-password');
+    ({ api, den, signed: { alice } } = await startSignedIn({ alice: { password: 'old-password' } }));
   });
-  afterEach(async () => {
-    await den.close();
-    await api.close();
-  });
+  afterEach(() => stopAll(den, api));
 
   it('changes the password with 204: the new one signs in, the old one no longer does', async () => {
     const res = await call(den, 'POST', '/profile/password', { as: alice, body: { current_password: 'old-password', new_password: 'new-password' } });

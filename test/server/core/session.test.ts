@@ -3,21 +3,16 @@ import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
 import { sessionSecretName } from '../../../server/auth/sessions.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, call, login, seedLocalUser, startCluster, startDen, until, type Den } from './cluster.js';
+import { addPerson, call, login, seedLocalUser, startDen, startWith, stopAll, until, type Den } from './cluster.js';
 
 describe('sessions (POST /login, GET /session, POST /logout)', () => {
   let api: FakeApiServer;
   let den: Den;
 
   beforeEach(async () => {
-    api = await startCluster();
-    await addPerson(api, 'alice');
-    den = await startDen(api);
+    ({ api, den } = await startWith({ alice: {} }));
   });
-  afterEach(async () => {
-    await den.close();
-    await api.close();
-  });
+  afterEach(() => stopAll(den, api));
 
   it('signs in with 204, an HttpOnly SameSite cookie holding only an id, and the CSRF token in a header', async () => {
     const res = await fetch(`${den.api}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: 'alice-password' }) });

@@ -4,7 +4,7 @@ import { RESOURCES } from '../../../kube/resources.js';
 import { tokenSecretName } from '../../../server/auth/tokens.js';
 import { sha256Hex } from '../../../server/auth/secrets.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, call, login, startCluster, startDen, type Den, type Signed } from './cluster.js';
+import { call, login, startDen, startSignedIn, stopAll, type Den, type Signed } from './cluster.js';
 
 describe('API tokens (GET/POST /tokens, DELETE /tokens/{name})', () => {
   let api: FakeApiServer;
@@ -13,17 +13,9 @@ describe('API tokens (GET/POST /tokens, DELETE /tokens/{name})', () => {
   let bob: Signed;
 
   beforeEach(async () => {
-    api = await startCluster();
-    await addPerson(api, 'alice');
-    await addPerson(api, 'bob');
-    den = await startDen(api);
-    alice = await login(den, 'alice', 'alice-password');
-    bob = await login(den, 'bob', 'bob-password');
+    ({ api, den, signed: { alice, bob } } = await startSignedIn({ alice: {}, bob: {} }));
   });
-  afterEach(async () => {
-    await den.close();
-    await api.close();
-  });
+  afterEach(() => stopAll(den, api));
 
   it('issues a token with 201 {name, namespace, created_at, token}, the plaintext shown once', async () => {
     const res = await call(den, 'POST', '/tokens?name=ci', { as: alice });
@@ -105,15 +97,9 @@ describe('CSRF on cookie requests', () => {
   let alice: Signed;
 
   beforeEach(async () => {
-    api = await startCluster();
-    await addPerson(api, 'alice');
-    den = await startDen(api);
-    alice = await login(den, 'alice', 'alice-password');
+    ({ api, den, signed: { alice } } = await startSignedIn({ alice: {} }));
   });
-  afterEach(async () => {
-    await den.close();
-    await api.close();
-  });
+  afterEach(() => stopAll(den, api));
 
   it('answers 403 to a mutating cookie request without X-CSRF-Token, changing nothing', async () => {
     const res = await call(den, 'POST', '/tokens', { as: alice, csrf: false });
