@@ -14,10 +14,8 @@ describe('REST image registries (SPEC 4.3)', () => {
 
   beforeEach(async () => {
     env = await new ApiTestEnv().start();
-    env.provision('alice', 'alice@example.com');
-    env.provision('carol', 'carol@example.com', { role: 'admin' });
-    alice = await env.signIn('alice');
-    carol = await env.signIn('carol', { role: 'admin' });
+    alice = await env.person('alice');
+    carol = await env.person('carol', { role: 'admin' });
   });
   afterEach(() => env.close());
 

@@ -173,6 +173,12 @@ export class ApiTestEnv {
     return stored as UserSpace;
   }
 
+  /** Provisions `<name>`'s UserSpace, owned by `<name>@example.com`, and signs them in with a full token. */
+  async person(name: string, opts: { role?: MembershipRole } = {}): Promise<string> {
+    this.provision(name, `${name}@example.com`, opts);
+    return this.signIn(name, opts);
+  }
+
   /**
    * Signs a person in: mints a token for their namespace's `session` (or `session-readonly`)
    * ServiceAccount through TokenRequest and answers the bearer token the test app accepts.

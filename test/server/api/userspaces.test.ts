@@ -12,10 +12,8 @@ describe('REST administration of UserSpaces and quota (SPEC 4.6)', () => {
 
   beforeEach(async () => {
     env = await new ApiTestEnv().start();
-    env.provision('alice', 'alice@example.com');
-    env.provision('carol', 'carol@example.com', { role: 'admin' });
-    alice = await env.signIn('alice');
-    carol = await env.signIn('carol', { role: 'admin' });
+    alice = await env.person('alice');
+    carol = await env.person('carol', { role: 'admin' });
     carolReader = await env.signIn('carol', { role: 'admin', scope: 'read' });
   });
   afterEach(() => env.close());

@@ -14,12 +14,9 @@ describe('REST workspaces (SPEC 4.2)', () => {
 
   beforeEach(async () => {
     env = await new ApiTestEnv().start();
-    env.provision('alice', 'alice@example.com');
-    env.provision('bob', 'bob@example.com');
-    env.provision('carol', 'carol@example.com', { role: 'admin' });
-    alice = await env.signIn('alice');
-    bob = await env.signIn('bob');
-    carol = await env.signIn('carol', { role: 'admin' });
+    alice = await env.person('alice');
+    bob = await env.person('bob');
+    carol = await env.person('carol', { role: 'admin' });
     aliceReader = await env.signIn('alice', { scope: 'read' });
   });
   afterEach(() => env.close());
