@@ -3,9 +3,10 @@
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { GROUP, PLURALS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { validateBody, validateQuery } from '../http/validate.js';
+import { validateQuery } from '../http/validate.js';
 import { mapBounded } from './concurrency.js';
 import { workspaceImageObject, workspaceImagePatch } from './mapping.js';
+import { createObject, deleteObject, getObject, patchObject } from './object-handlers.js';
 import { createWorkspaceImageRequest, noQuery, patchWorkspaceImageRequest } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
 
@@ -50,34 +51,10 @@ async function listImages(ctx: ApiContext, deps: ResourceDeps): Promise<void> {
   ctx.body = { items: await usableImages(kube, items, deps.catalogConcurrency ?? DEFAULT_CATALOG_CONCURRENCY) };
 }
 
-async function createImage(ctx: ApiContext): Promise<void> {
-  validateQuery(ctx, noQuery);
-  const req = validateBody(ctx, createWorkspaceImageRequest);
-  ctx.body = await ctx.state.kube.create(RESOURCES.workspaceImage, workspaceImageObject(req));
-  ctx.status = 201;
-}
-
-async function getImage(ctx: ApiContext): Promise<void> {
-  validateQuery(ctx, noQuery);
-  ctx.body = await ctx.state.kube.get(RESOURCES.workspaceImage, ctx.params.name!);
-}
-
-async function patchImage(ctx: ApiContext): Promise<void> {
-  validateQuery(ctx, noQuery);
-  const req = validateBody(ctx, patchWorkspaceImageRequest);
-  ctx.body = await ctx.state.kube.patch(RESOURCES.workspaceImage, ctx.params.name!, workspaceImagePatch(req));
-}
-
-async function deleteImage(ctx: ApiContext): Promise<void> {
-  validateQuery(ctx, noQuery);
-  await ctx.state.kube.delete(RESOURCES.workspaceImage, ctx.params.name!);
-  ctx.status = 204;
-}
-
 export function mountCatalogRoutes(router: ApiRouter, deps: ResourceDeps): void {
   router.get('/workspace-images', (ctx) => listImages(ctx, deps));
-  router.post('/workspace-images', createImage);
-  router.get('/workspace-images/:name', getImage);
-  router.patch('/workspace-images/:name', patchImage);
-  router.delete('/workspace-images/:name', deleteImage);
+  router.post('/workspace-images', createObject(RESOURCES.workspaceImage, createWorkspaceImageRequest, workspaceImageObject));
+  router.get('/workspace-images/:name', getObject(RESOURCES.workspaceImage));
+  router.patch('/workspace-images/:name', patchObject(RESOURCES.workspaceImage, patchWorkspaceImageRequest, workspaceImagePatch));
+  router.delete('/workspace-images/:name', deleteObject(RESOURCES.workspaceImage));
 }

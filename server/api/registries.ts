@@ -4,36 +4,14 @@ import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isNotFound } from '../../kube/errors.js';
 import { LABELS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { validateBody, validateQuery } from '../http/validate.js';
+import { validateQuery } from '../http/validate.js';
 import { mapBounded } from './concurrency.js';
 import { forceSyncPatch, imageRegistryObject, imageRegistryPatch } from './mapping.js';
+import { createObject, getObject, listObjects, patchObject } from './object-handlers.js';
 import { createImageRegistryRequest, noQuery, patchImageRegistryRequest } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
 
 const DELETE_CONCURRENCY = 16;
-
-async function listRegistries(ctx: ApiContext): Promise<void> {
-  validateQuery(ctx, noQuery);
-  ctx.body = { items: (await ctx.state.kube.list(RESOURCES.imageRegistry)).items };
-}
-
-async function createRegistry(ctx: ApiContext): Promise<void> {
-  validateQuery(ctx, noQuery);
-  const req = validateBody(ctx, createImageRegistryRequest);
-  ctx.body = await ctx.state.kube.create(RESOURCES.imageRegistry, imageRegistryObject(req));
-  ctx.status = 201;
-}
-
-async function getRegistry(ctx: ApiContext): Promise<void> {
-  validateQuery(ctx, noQuery);
-  ctx.body = await ctx.state.kube.get(RESOURCES.imageRegistry, ctx.params.name!);
-}
-
-async function patchRegistry(ctx: ApiContext): Promise<void> {
-  validateQuery(ctx, noQuery);
-  const req = validateBody(ctx, patchImageRegistryRequest);
-  ctx.body = await ctx.state.kube.patch(RESOURCES.imageRegistry, ctx.params.name!, imageRegistryPatch(req));
-}
 
 /** The entries `registry` synced: labelled with its name and owned by this very object (same uid). */
 function ownedBy(registry: KubeObject, image: KubeObject): boolean {
@@ -79,10 +57,10 @@ async function forceSync(ctx: ApiContext): Promise<void> {
 }
 
 export function mountRegistryRoutes(router: ApiRouter, deps: ResourceDeps): void {
-  router.get('/image-registries', listRegistries);
-  router.post('/image-registries', createRegistry);
-  router.get('/image-registries/:name', getRegistry);
-  router.patch('/image-registries/:name', patchRegistry);
+  router.get('/image-registries', listObjects(RESOURCES.imageRegistry));
+  router.post('/image-registries', createObject(RESOURCES.imageRegistry, createImageRegistryRequest, imageRegistryObject));
+  router.get('/image-registries/:name', getObject(RESOURCES.imageRegistry));
+  router.patch('/image-registries/:name', patchObject(RESOURCES.imageRegistry, patchImageRegistryRequest, imageRegistryPatch));
   router.delete('/image-registries/:name', (ctx) => deleteRegistry(ctx, deps));
   router.post('/image-registries/:name/force-sync', forceSync);
 }

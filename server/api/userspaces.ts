@@ -4,9 +4,10 @@ import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isNotFound } from '../../kube/errors.js';
 import { userNamespace } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { validateBody, validateQuery } from '../http/validate.js';
+import { validateQuery } from '../http/validate.js';
 import { mapBounded } from './concurrency.js';
 import { membershipOf, membershipPatch, quotaOf, quotaPatch, usageOf, userSpaceObject, type Quota } from './mapping.js';
+import { createObject, deleteObject, listObjects, patchObject } from './object-handlers.js';
 import { membershipRequest, noQuery, quotaRequest, userSpaceRequest } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
 
@@ -23,31 +24,6 @@ const USAGE_CONCURRENCY = 16;
 
 /** A UserSpace as `GET /admin/quota` answers it: the object, plus what its namespace uses now. */
 export type UserSpaceWithUsage = KubeObject & { usage: Quota | null };
-
-async function listUserSpaces(ctx: ApiContext): Promise<void> {
-  validateQuery(ctx, noQuery);
-  ctx.body = { items: (await ctx.state.kube.list(RESOURCES.userSpace)).items };
-}
-
-async function createUserSpace(ctx: ApiContext): Promise<void> {
-  validateQuery(ctx, noQuery);
-  const req = validateBody(ctx, userSpaceRequest);
-  ctx.body = await ctx.state.kube.create(RESOURCES.userSpace, userSpaceObject(req, DEFAULT_QUOTA));
-  ctx.status = 201;
-}
-
-async function patchMembership(ctx: ApiContext): Promise<void> {
-  validateQuery(ctx, noQuery);
-  const req = validateBody(ctx, membershipRequest);
-  const patched = await ctx.state.kube.patch(RESOURCES.userSpace, ctx.params.name!, membershipPatch(req));
-  ctx.body = membershipOf(patched);
-}
-
-async function deleteUserSpace(ctx: ApiContext): Promise<void> {
-  validateQuery(ctx, noQuery);
-  await ctx.state.kube.delete(RESOURCES.userSpace, ctx.params.name!);
-  ctx.status = 204;
-}
 
 /** Usage of one UserSpace's namespace, or null while its ResourceQuota does not exist yet. */
 async function usageOfUserSpace(kube: KubeClient, userSpace: KubeObject, gpuResource: string): Promise<Quota | null> {
@@ -71,18 +47,11 @@ async function listQuota(ctx: ApiContext, deps: ResourceDeps): Promise<void> {
   ctx.body = { items: await userSpacesWithUsage(ctx.state.kube, deps.gpuResource) };
 }
 
-async function patchQuota(ctx: ApiContext): Promise<void> {
-  validateQuery(ctx, noQuery);
-  const req = validateBody(ctx, quotaRequest);
-  const patched = await ctx.state.kube.patch(RESOURCES.userSpace, ctx.params.name!, quotaPatch(req));
-  ctx.body = quotaOf(patched);
-}
-
 export function mountUserSpaceRoutes(router: ApiRouter, deps: ResourceDeps): void {
-  router.get('/admin/userspaces', listUserSpaces);
-  router.post('/admin/userspaces', createUserSpace);
-  router.patch('/admin/userspaces/:name', patchMembership);
-  router.delete('/admin/userspaces/:name', deleteUserSpace);
+  router.get('/admin/userspaces', listObjects(RESOURCES.userSpace));
+  router.post('/admin/userspaces', createObject(RESOURCES.userSpace, userSpaceRequest, (req) => userSpaceObject(req, DEFAULT_QUOTA)));
+  router.patch('/admin/userspaces/:name', patchObject(RESOURCES.userSpace, membershipRequest, membershipPatch, membershipOf));
+  router.delete('/admin/userspaces/:name', deleteObject(RESOURCES.userSpace));
   router.get('/admin/quota', (ctx) => listQuota(ctx, deps));
-  router.patch('/admin/quota/:name', patchQuota);
+  router.patch('/admin/quota/:name', patchObject(RESOURCES.userSpace, quotaRequest, quotaPatch, quotaOf));
 }
