@@ -42,7 +42,7 @@ describe('the fake API server', () => {
   });
 
   it('applies CRD defaults and refuses values outside the schema with the API server message', async () => {
-    api.installCrds(denCrds() as any);
+    api.installCrds(denCrds().map((crd) => ({ ...crd })));
     const admin = api.client();
     const ws = await admin.create<any>(RESOURCES.workspace, { apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'f2' }, spec: { imageRef: { name: 'python' }, storage: '1Gi' } }, 'svc-demo');
     expect(ws.spec.running).to.equal(true);

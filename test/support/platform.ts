@@ -472,7 +472,7 @@ export class LocalPlatform implements PlatformEnvironment {
    * available replica each because their processes run here.
    */
   private install(): void {
-    const objects = renderInstall(DEFAULT_SETTINGS) as unknown as KubeObject[];
+    const objects: KubeObject[] = renderInstall(DEFAULT_SETTINGS);
     for (const obj of objects) {
       if (obj.kind === 'CustomResourceDefinition') continue;
       if (obj.kind === 'Deployment') this.api.seed({ ...obj, status: { observedGeneration: 1, replicas: 1, readyReplicas: 1, availableReplicas: 1, updatedReplicas: 1 } } as KubeObject);

@@ -35,7 +35,7 @@ describe('the rendered RBAC on an API server', () => {
   beforeEach(async () => {
     api = new FakeApiServer();
     await api.start();
-    api.installCrds(denCrds() as unknown as KubeObject[]);
+    api.installCrds(denCrds().map((crd) => ({ ...crd })));
     provision('alice', 'alice@example.com');
     provision('bob', 'bob@example.com');
     api.addUser('alice', { username: 'alice@example.com' });

@@ -107,7 +107,7 @@ export class ApiTestEnv {
 
   async start(): Promise<this> {
     await this.api.start();
-    this.api.installCrds(denCrds() as unknown as KubeObject[]);
+    this.api.installCrds(denCrds().map((crd) => ({ ...crd })));
     this.api.seed({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'den-admin' }, rules: adminClusterRules() } as KubeObject);
     this.stopValidator = await serveUserSpaceValidator(this.api);
     this.server = http.createServer(this.app().callback());
