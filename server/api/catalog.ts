@@ -3,11 +3,11 @@
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { GROUP, PLURALS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { validateQuery } from '../http/validate.js';
+import { noQuery, validateQuery } from '../http/validate.js';
 import { mapBounded } from './concurrency.js';
 import { workspaceImageObject, workspaceImagePatch } from './mapping.js';
 import { createObject, deleteObject, getObject, patchObject } from './object-handlers.js';
-import { createWorkspaceImageRequest, noQuery, patchWorkspaceImageRequest } from './schemas.js';
+import { createWorkspaceImageRequest, patchWorkspaceImageRequest } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
 
 export const DEFAULT_CATALOG_CONCURRENCY = 16;

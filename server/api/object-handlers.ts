@@ -3,8 +3,7 @@
 import type { AnySchema, InferType } from 'yup';
 import type { KubeObject } from '../../kube/client.js';
 import type { ResourceType } from '../../kube/resources.js';
-import { validateBody, validateQuery } from '../http/validate.js';
-import { noQuery } from './schemas.js';
+import { noQuery, validateBody, validateQuery } from '../http/validate.js';
 import type { ApiContext } from './types.js';
 
 type Handler = (ctx: ApiContext) => Promise<void>;

@@ -4,11 +4,11 @@ import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isNotFound } from '../../kube/errors.js';
 import { LABELS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { validateQuery } from '../http/validate.js';
+import { noQuery, validateQuery } from '../http/validate.js';
 import { mapBounded } from './concurrency.js';
 import { forceSyncPatch, imageRegistryObject, imageRegistryPatch } from './mapping.js';
 import { createObject, getObject, listObjects, patchObject } from './object-handlers.js';
-import { createImageRegistryRequest, noQuery, patchImageRegistryRequest } from './schemas.js';
+import { createImageRegistryRequest, patchImageRegistryRequest } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
 
 const DELETE_CONCURRENCY = 16;

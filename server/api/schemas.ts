@@ -134,5 +134,3 @@ export const logsQuery = exact({
   namespace: label(),
   tail: string().matches(/^[1-9]\d{0,8}$/, 'tail must be an integer of at least 1'),
 });
-
-export const noQuery = exact({});

@@ -4,11 +4,11 @@ import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isNotFound } from '../../kube/errors.js';
 import { userNamespace } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { validateQuery } from '../http/validate.js';
+import { noQuery, validateQuery } from '../http/validate.js';
 import { mapBounded } from './concurrency.js';
 import { membershipOf, membershipPatch, quotaOf, quotaPatch, usageOf, userSpaceObject, type Quota } from './mapping.js';
 import { createObject, deleteObject, listObjects, patchObject } from './object-handlers.js';
-import { membershipRequest, noQuery, quotaRequest, userSpaceRequest } from './schemas.js';
+import { membershipRequest, quotaRequest, userSpaceRequest } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
 
 /**

@@ -5,9 +5,9 @@ import { isNotFound, KubeApiError } from '../../kube/errors.js';
 import { defaultPodName, homeClaimName, LABELS } from '../../kube/group.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
 import { HttpError } from '../http/errors.js';
-import { validateBody, validateQuery } from '../http/validate.js';
+import { noQuery, validateBody, validateQuery } from '../http/validate.js';
 import { runningPatch, workspaceObject } from './mapping.js';
-import { createWorkspaceRequest, deleteWorkspaceQuery, logsQuery, namespaceQuery, noQuery } from './schemas.js';
+import { createWorkspaceRequest, deleteWorkspaceQuery, logsQuery, namespaceQuery } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
 
 export const DEFAULT_LOG_TAIL = 200;

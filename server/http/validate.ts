@@ -21,6 +21,9 @@ export function exact<S extends ObjectShape>(shape: S) {
     });
 }
 
+/** The query of a call that takes no query parameters. */
+export const noQuery = exact({});
+
 /** Field builders whose messages name the field and the expected type. */
 export const fields = {
   string: () => string().typeError('${path} must be a string'),

@@ -3,12 +3,12 @@
 // administrator check is an access review made with the caller's forwarded token.
 import type Router from '@koa/router';
 import { HttpError } from '../http/errors.js';
-import { validateBody, validateQuery } from '../http/validate.js';
+import { noQuery, validateBody, validateQuery } from '../http/validate.js';
 import { requireAdministrator } from '../auth/admin.js';
 import type { CoreState } from '../auth/authenticate.js';
 import { LocalUserExistsError, type LocalUser, type LocalUserStore } from '../auth/local-users.js';
 import type { SessionStore } from '../auth/sessions.js';
-import { localUserRequest, noQuery } from './schemas.js';
+import { localUserRequest } from './schemas.js';
 
 export interface LocalUserRouteDeps {
   localAuth: boolean;

@@ -3,13 +3,13 @@
 // would read as "your session ended"), and counts as a failed login for throttling.
 import type Router from '@koa/router';
 import { HttpError } from '../http/errors.js';
-import { validateBody, validateQuery } from '../http/validate.js';
+import { noQuery, validateBody, validateQuery } from '../http/validate.js';
 import type { CoreState } from '../auth/authenticate.js';
 import type { LocalUserStore } from '../auth/local-users.js';
 import { verifyPassword } from '../auth/passwords.js';
 import type { SessionStore } from '../auth/sessions.js';
 import type { LoginThrottle } from '../auth/throttle.js';
-import { noQuery, passwordRequest } from './schemas.js';
+import { passwordRequest } from './schemas.js';
 import { beginPasswordAttempt } from './session.js';
 
 export interface ProfileRouteDeps {

@@ -36,5 +36,3 @@ export const issueTokenQuery = exact({
   scope: string().oneOf(['full', 'read'], 'scope must be full or read'),
   name: string().matches(TOKEN_NAME_PATTERN, 'name must be 1-63 lower-case letters, digits or "-", starting and ending with a letter or digit'),
 });
-
-export const noQuery = exact({});

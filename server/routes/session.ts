@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { HttpError } from '../http/errors.js';
-import { validateBody, validateQuery } from '../http/validate.js';
+import { noQuery, validateBody, validateQuery } from '../http/validate.js';
 import type { CoreState } from '../auth/authenticate.js';
 import { clearedSessionCookie, sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';
 import { CSRF_HEADER } from '../auth/csrf.js';
@@ -10,7 +10,7 @@ import type { UserSpaceDirectory } from '../auth/directory.js';
 import type { LocalUserStore } from '../auth/local-users.js';
 import type { SessionStore } from '../auth/sessions.js';
 import type { LoginThrottle } from '../auth/throttle.js';
-import { loginRequest, noQuery } from './schemas.js';
+import { loginRequest } from './schemas.js';
 
 export interface SessionRouteDeps {
   localAuth: boolean;

@@ -2,10 +2,10 @@
 // (default full) and an optional `?name=`; the plaintext is in the 201 answer only.
 import type Router from '@koa/router';
 import { HttpError } from '../http/errors.js';
-import { validateQuery } from '../http/validate.js';
+import { noQuery, validateQuery } from '../http/validate.js';
 import type { CoreState } from '../auth/authenticate.js';
 import { TokenNameTakenError, type ApiToken, type ApiTokenStore } from '../auth/tokens.js';
-import { issueTokenQuery, noQuery } from './schemas.js';
+import { issueTokenQuery } from './schemas.js';
 
 export interface TokenRouteDeps {
   tokens: ApiTokenStore;
