@@ -5,18 +5,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import ssh2, { type ClientChannel } from 'ssh2';
-import YAML from 'yaml';
 import { startExec } from '../../gateway/exec.js';
 import { generateHostKey } from '../../gateway/host-key.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { FakeExec } from '../support/fake-exec.js';
+import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { GATEWAY_TOKEN, NAMESPACE, pod, prepareCluster, workspace } from '../gateway/harness.js';
 
 const PAYLOAD = 48 * 1024 * 1024;
@@ -28,14 +27,6 @@ const DEN = fileURLToPath(new URL('../../bin/den.js', import.meta.url));
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function healthy(port: number): Promise<boolean> {
@@ -111,17 +102,7 @@ export async function run(): Promise<string> {
   api.seed(workspace('demo', [user.publicKey]), pod('demo-0', 'demo'));
 
   const kubeconfig = join(dir, 'kubeconfig');
-  await writeFile(
-    kubeconfig,
-    YAML.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'fake', cluster: { server: api.url, 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'gateway', user: { token: GATEWAY_TOKEN } }],
-      contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'gateway' } }],
-      'current-context': 'fake',
-    }),
-  );
+  await writeFile(kubeconfig, kubeconfigYaml(api.url, 'gateway', GATEWAY_TOKEN));
   const [sshPort, healthPort] = [await freePort(), await freePort()];
   let gateway: ChildProcess | undefined;
   const clients: ssh2.Client[] = [];

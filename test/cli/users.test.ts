@@ -4,7 +4,8 @@ import { expect } from 'chai';
 import { runUsers, type CommandIo } from '../../cli/users.js';
 import { RESOURCES } from '../../kube/resources.js';
 import type { FakeApiServer } from '../support/fake-apiserver.js';
-import { call, kubeconfigFile, provision, startCluster, startDen } from '../server/core/cluster.js';
+import { call, provision, startCluster, startDen } from '../server/core/cluster.js';
+import { kubeconfigFile } from '../support/loopback.js';
 
 interface Run {
   code: number;

@@ -3,12 +3,13 @@
 import { expect } from 'chai';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { RESOURCES } from '../../kube/resources.js';
 import { V4, V5 } from '../support/fake-exec.js';
+import { freePort } from '../support/loopback.js';
 import { GATEWAY_USER, GatewayHarness, makeKey, NAMESPACE, pod, withoutKnownHostsNoise, workspace, type UserKey } from './harness.js';
 import type { Workspace } from '../../gateway/workspaces.js';
 
@@ -229,14 +230,6 @@ describe('gateway with the OpenSSH client', function () {
     expect(statusPatches().every((q) => q.user === GATEWAY_USER)).to.equal(true);
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function httpGet(url: string): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -3,24 +3,15 @@
 import { expect } from 'chai';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import YAML from 'yaml';
 import { readSettings } from '../../cli/settings.js';
 import { ROLES } from '../../cli/roles.js';
 import { gatewayRole } from '../../gateway/role.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { FakeExec } from '../support/fake-exec.js';
+import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { GATEWAY_TOKEN, GatewayHarness, makeKey, pod, prepareCluster, workspace } from './harness.js';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function get(port: number, path: string): Promise<number> {
   return new Promise((resolve) => {
@@ -76,18 +67,7 @@ describe('den gateway role', function () {
 
   it('serves SSH with a generated, kept host key, reports readiness, and stops on the signal', async () => {
     const kubeconfig = join(dir, 'kubeconfig');
-    await writeFile(
-      kubeconfig,
-      YAML.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        // client-node accepts a plain-http server only with TLS verification marked off.
-        clusters: [{ name: 'fake', cluster: { server: api.url, 'insecure-skip-tls-verify': true } }],
-        users: [{ name: 'gateway', user: { token: GATEWAY_TOKEN } }],
-        contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'gateway' } }],
-        'current-context': 'fake',
-      }),
-    );
+    await writeFile(kubeconfig, kubeconfigYaml(api.url, 'gateway', GATEWAY_TOKEN));
     const [sshPort, healthPort] = [await freePort(), await freePort()];
     const hostKeyFile = join(dir, 'keys', 'ssh_host_ed25519_key');
     const settings = readSettings(

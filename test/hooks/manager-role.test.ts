@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { managerRole } from '../../hooks/manager-role.js';
@@ -9,18 +8,8 @@ import { denCrds } from '../../infra/crds/index.js';
 import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
+import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { eventually } from './support/eventually.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function probe(url: string): Promise<number | undefined> {
   try {
@@ -48,12 +37,7 @@ describe('den manager', () => {
 
   it('starts against a kubeconfig, serves health, leads, reconciles, and releases the Lease on shutdown', async () => {
     const kubeconfig = join(dir, 'kubeconfig');
-    await writeFile(kubeconfig, [
-      'apiVersion: v1', 'kind: Config', 'current-context: fake',
-      'clusters: [{name: fake, cluster: {server: "' + api.url + '", insecure-skip-tls-verify: true}}]',
-      'users: [{name: admin, user: {token: "' + api.adminToken + '"}}]',
-      'contexts: [{name: fake, context: {cluster: fake, user: admin}}]',
-    ].join('\n'));
+    await writeFile(kubeconfig, kubeconfigYaml(api.url, 'admin', api.adminToken));
     const [healthPort, webhookPort] = [await freePort(), await freePort()];
     const settings = readSettings(managerRole.settings, [
       `--kubeconfig=${kubeconfig}`, `--health-listen=127.0.0.1:${healthPort}`, `--webhook-listen=127.0.0.1:${webhookPort}`,

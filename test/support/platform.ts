@@ -5,11 +5,9 @@
 // pods/exec served by running commands on this machine (fake-exec).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import YAML from 'yaml';
 import { denCrds } from '../../infra/crds/index.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
@@ -20,6 +18,7 @@ import { Informer } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from './fake-apiserver.js';
 import { FakeExec } from './fake-exec.js';
+import { freePort, kubeconfigYaml } from './loopback.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DEN_BIN = join(REPO_ROOT, 'bin/den.js');
@@ -60,31 +59,6 @@ export function runCommand(file: string, args: string[], opts: { stdin?: string;
       resolvePromise({ code, stdout, stderr });
     });
     child.stdin.end(opts.stdin ?? '');
-  });
-}
-
-/** A free loopback port (bound and released; the OS does not hand it out again at once). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((ok) => server.close(() => ok()));
-  return port;
-}
-
-/**
- * A kubeconfig naming one cluster and one token user, as `kubectl config view --raw` writes
- * it. client-node refuses plain http unless TLS verification is off, so the loopback fake's
- * cluster entry says so (there is no TLS to verify).
- */
-export function kubeconfigYaml(server: string, user: string, token: string): string {
-  return YAML.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'den-test', cluster: { server, 'insecure-skip-tls-verify': server.startsWith('http:') } }],
-    users: [{ name: user, user: { token } }],
-    contexts: [{ name: 'den-test', context: { cluster: 'den-test', user } }],
-    'current-context': 'den-test',
   });
 }
 

@@ -1,6 +1,5 @@
 // A fake cluster with Den installed (the real install chart's CRDs, RBAC and webhook
 // configurations) and one person, alice, with her UserSpace, namespace and rights.
-import net from 'node:net';
 import https from 'node:https';
 import { renderInstall } from '../../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../../infra/install/settings.js';
@@ -40,18 +39,6 @@ export async function installedCluster(aliceKeys: string[]): Promise<FakeApiServ
     rbac('ClusterRoleBinding', 'den-admins', { roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'den-admin' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'den-admins' }] }),
   );
   return api;
-}
-
-/** A port that was free a moment ago, for a `--webhook-url` that must name it before listening. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface RawAnswer {

@@ -9,7 +9,8 @@ import { runAdmission, startAdmission, type AdmissionHandle, type AdmissionOptio
 import { ensureWebhookTls } from '../../../server/admission/tls-secret.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { fixture } from '../../support/fixtures.js';
-import { ALICE_TOKEN, BOB_TOKEN, freePort, installedCluster, MANAGER_TOKEN, MANAGER_USER, post } from './cluster.js';
+import { freePort } from '../../support/loopback.js';
+import { ALICE_TOKEN, BOB_TOKEN, installedCluster, MANAGER_TOKEN, MANAGER_USER, post } from './cluster.js';
 import { generateTestKeys, type TestKeys } from './keys.js';
 import { reviewOf } from './reviews.js';
 import { workspace } from './world.js';

@@ -1,12 +1,8 @@
 // A Den cluster for the REST core's tests: the fake API server with the CRDs, the install
 // chart's RBAC (so the server runs with exactly its least-privilege rights), UserSpaces
 // provisioned by the real UserSpace hook, and `den server`'s app on a loopback port.
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import YAML from 'yaml';
 import { denCrds } from '../../../infra/crds/index.js';
 import { renderInstall } from '../../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../../infra/install/settings.js';
@@ -152,20 +148,6 @@ export async function startSignedIn<Name extends string>(
 export async function stopAll(den: Den, api: FakeApiServer): Promise<void> {
   await den.close();
   await api.close();
-}
-
-/** A kubeconfig file naming the fake API server and a bearer token, as `--kubeconfig` reads it. */
-export function kubeconfigFile(server: string, token: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'den-kubeconfig-')), 'config');
-  writeFileSync(file, YAML.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'fake', cluster: { server, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'user', user: { token } }],
-    contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'user' } }],
-    'current-context': 'fake',
-  }));
-  return file;
 }
 
 /** Waits until `check` holds (a watch event reaching a cache, say). */

@@ -1,18 +1,10 @@
 // `den server` as a process role: settings, listening, readiness, graceful shutdown.
-import net from 'node:net';
 import { expect } from 'chai';
 import { readSettings, SettingsError } from '../../../cli/settings.js';
 import { serverRole, serverSettings } from '../../../server/role.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, kubeconfigFile, SERVER_TOKEN, startCluster, until } from './cluster.js';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort, kubeconfigFile } from '../../support/loopback.js';
+import { addPerson, SERVER_TOKEN, startCluster, until } from './cluster.js';
 
 function refusal(fn: () => unknown): string {
   try {
