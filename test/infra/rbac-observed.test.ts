@@ -3,23 +3,12 @@
 // test/infra/rbac-needs.ts lists, and so one the chart grants (rbac.test.ts).
 import { expect } from 'chai';
 import type { KubeObject } from '../../kube/client.js';
-import { isNotFound } from '../../kube/errors.js';
 import { LABELS, SYSTEM_NAMESPACE, userNamespace } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { eventually, LocalPlatform } from '../support/platform.js';
+import { eventually, gone, LocalPlatform } from '../support/platform.js';
 import { uncoveredRequests, type Process } from './rbac-needs.js';
 
 const CONVERGE_MS = 15_000;
-
-async function gone(lookup: Promise<unknown>): Promise<boolean> {
-  try {
-    await lookup;
-    return false;
-  } catch (err) {
-    if (isNotFound(err)) return true;
-    throw err;
-  }
-}
 
 describe('install RBAC in use', function () {
   this.timeout(60_000);

@@ -13,7 +13,7 @@ import type { KubeObject } from '../../kube/client.js';
 import { isNotFound } from '../../kube/errors.js';
 import { ANNOTATIONS, LABELS, SYSTEM_NAMESPACE, homeClaimName, userNamespace } from '../../kube/group.js';
 import { RESOURCES, type ResourceType } from '../../kube/resources.js';
-import { eventually, runCommand, runDen, UNPULLABLE_REGISTRY, type CommandResult, type PlatformEnvironment } from '../support/platform.js';
+import { eventually, gone, runCommand, runDen, UNPULLABLE_REGISTRY, type CommandResult, type PlatformEnvironment } from '../support/platform.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -109,16 +109,6 @@ export function sshOptions(env: PlatformEnvironment, keyFile: string): string[] 
 
 export function ssh(env: PlatformEnvironment, keyFile: string, user: string, command: string): Promise<CommandResult> {
   return runCommand('ssh', [...sshOptions(env, keyFile), `${user}@${env.ssh.host}`, command], { timeoutMs: 30_000 });
-}
-
-async function gone(lookup: Promise<unknown>): Promise<boolean> {
-  try {
-    await lookup;
-    return false;
-  } catch (err) {
-    if (isNotFound(err)) return true;
-    throw err;
-  }
 }
 
 /**

@@ -13,6 +13,7 @@ import { renderInstall } from '../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 import { KubeClient, type KubeObject } from '../../kube/client.js';
 import { loadConnection } from '../../kube/connection.js';
+import { isNotFound } from '../../kube/errors.js';
 import { SYSTEM_NAMESPACE } from '../../kube/group.js';
 import { Informer } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
@@ -78,6 +79,17 @@ export async function eventually<R>(probe: () => R, what: string, timeoutMs: num
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
     }
     await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** Whether `lookup` (a get) answers 404: true for 404, false when found, any other error thrown. */
+export async function gone(lookup: Promise<unknown>): Promise<boolean> {
+  try {
+    await lookup;
+    return false;
+  } catch (err) {
+    if (isNotFound(err)) return true;
+    throw err;
   }
 }
 
