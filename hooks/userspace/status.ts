@@ -2,12 +2,11 @@
 // conditions, whose lastTransitionTime moves only when their status does.
 import type { KubeObject } from '../../kube/client.js';
 import { LABELS } from '../../kube/group.js';
+import { withTransitionTimes } from '../loop/conditions.js';
 import { childName } from '../loop/keys.js';
 import { isPresent, observedOf } from './observed.js';
-import type { ChildError, ChildObject, Condition, ObservedChildren, UserSpace, UserSpacePhase, UserSpaceStatus } from './types.js';
+import type { ChildError, ChildObject, ObservedChildren, UserSpace, UserSpacePhase, UserSpaceStatus } from './types.js';
 
-/** Conditions are capped by the CRD at 32768 characters; a readable message is far shorter. */
-const MAX_MESSAGE = 4000;
 const MAX_LISTED = 8;
 
 type Verdict = { phase: UserSpacePhase; reason: string; message: string };
@@ -25,18 +24,9 @@ export interface StatusInput {
   now: Date;
 }
 
-function capped(message: string): string {
-  return message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE - 1)}…`;
-}
-
 function listed(refs: string[]): string {
   const shown = refs.slice(0, MAX_LISTED).join(', ');
   return refs.length > MAX_LISTED ? `${shown} and ${refs.length - MAX_LISTED} more` : shown;
-}
-
-/** Kubernetes timestamps have whole seconds. */
-export function timestamp(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function isTerminating(ns: KubeObject | undefined): boolean {
@@ -75,37 +65,14 @@ function verdict(input: StatusInput, namespaceObject: KubeObject | undefined): V
   return { phase: 'Ready', reason: 'ChildrenReady', message: `all ${input.desired.length} children exist` };
 }
 
-function condition(
-  previous: Condition[],
-  next: Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>,
-  now: Date,
-  generation: number | undefined,
-): Condition {
-  const before = previous.find((c) => c.type === next.type);
-  const lastTransitionTime = before && before.status === next.status && before.lastTransitionTime ? before.lastTransitionTime : timestamp(now);
-  return {
-    ...next,
-    message: capped(next.message),
-    lastTransitionTime,
-    ...(generation !== undefined ? { observedGeneration: generation } : {}),
-  };
-}
-
-function previousConditions(parent: UserSpace): Condition[] {
-  const conditions = (parent.status as { conditions?: unknown } | undefined)?.conditions;
-  if (!Array.isArray(conditions)) return [];
-  return conditions.filter((c): c is Condition => !!c && typeof c === 'object' && typeof (c as Condition).type === 'string');
-}
-
 export function userSpaceStatus(input: StatusInput): UserSpaceStatus {
   const namespaceObject = input.observed['Namespace.v1']?.[input.namespace];
   const v = verdict(input, namespaceObject);
   const generation = input.parent.metadata?.generation;
-  const previous = previousConditions(input.parent);
-  const conditions: Condition[] = [
-    condition(previous, { type: 'Ready', status: v.phase === 'Ready' ? 'True' : 'False', reason: v.reason, message: v.message }, input.now, generation),
-    condition(
-      previous,
+  const previous = (input.parent.status as { conditions?: unknown } | undefined)?.conditions;
+  const conditions = withTransitionTimes(
+    [
+      { type: 'Ready', status: v.phase === 'Ready' ? 'True' : 'False', reason: v.reason, message: v.message },
       input.disabled
         ? {
             type: 'Disabled',
@@ -114,10 +81,11 @@ export function userSpaceStatus(input: StatusInput): UserSpaceStatus {
             message: `${LABELS.disabled} is "true": every RoleBinding and ClusterRoleBinding of this UserSpace has no subjects`,
           }
         : { type: 'Disabled', status: 'False', reason: 'Enabled', message: `${LABELS.disabled} is not "true"` },
-      input.now,
-      generation,
-    ),
-  ];
+    ],
+    previous,
+    input.now,
+    generation,
+  );
   return {
     ...(isPresent(namespaceObject) && !isTerminating(namespaceObject) ? { namespace: input.namespace } : {}),
     phase: v.phase,

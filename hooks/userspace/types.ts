@@ -1,19 +1,10 @@
 // The UserSpace hook's input and output (DESIGN.md hook contract), and the shapes of the
 // objects it reads. Only the fields the hook uses are typed; everything else passes through.
 import type { KubeObject } from '../../kube/client.js';
+import type { Condition } from '../loop/conditions.js';
 import type { ChildError, ObservedChildren } from '../loop/types.js';
 
-export type { ChildError, ObservedChildren };
-
-// Type aliases rather than interfaces, so they fit the loop's `Record<string, unknown>` status.
-export type Condition = {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-};
+export type { ChildError, Condition, ObservedChildren };
 
 export type UserSpacePhase = 'Pending' | 'Ready' | 'Failed';
 

@@ -1,9 +1,8 @@
 // The status step of the Workspace hook: phase and conditions from what was observed. Each
 // function answers with the phase and the three conditions; sync.ts stamps the times.
-import type { ConditionInput } from './conditions.js';
 import type { SpecProblem } from './desired.js';
 import { isPodReady, isTerminating, podProgress, podTrouble, type PodTrouble } from './pod.js';
-import type { ChildError, ObservedPod, WorkspacePhase } from './types.js';
+import type { ChildError, ConditionInput, ObservedPod, WorkspacePhase } from './types.js';
 
 export interface Assessment {
   phase: WorkspacePhase;

@@ -5,7 +5,7 @@ import type { KubeObject } from '../../kube/client.js';
 import { childKey, RESOURCES } from '../../kube/resources.js';
 import { defaultPodName } from '../../kube/group.js';
 import { renderWorkspaceChildren } from '../../infra/children/workspace/chart.js';
-import { withTransitionTimes } from './conditions.js';
+import { withTransitionTimes } from '../loop/conditions.js';
 import { decide, isRunning } from './desired.js';
 import { workspacePod } from './pod.js';
 import {

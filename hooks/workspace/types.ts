@@ -11,6 +11,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/client.js';
 import type { QuantityJson, ResourceRequirementsJson } from '../../infra/children/workspace/props.js';
+import type { Condition as LoopCondition, ConditionInput as LoopConditionInput } from '../loop/conditions.js';
 import type { ChildError, HookInput, HookOutput } from '../loop/types.js';
 
 export interface WorkspaceSpec {
@@ -94,14 +95,8 @@ export type WorkspacePhase = 'Pending' | 'Starting' | 'Running' | 'Suspended' | 
 
 export type ConditionType = 'Ready' | 'Degraded' | 'ImageResolved';
 
-export interface Condition {
-  type: ConditionType;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+export type Condition = LoopCondition<ConditionType>;
+export type ConditionInput = LoopConditionInput<ConditionType>;
 
 // A type alias, not an interface, so it fits the loop's `Record<string, unknown>` status.
 export type WorkspaceStatus = {

@@ -1,10 +1,20 @@
-// Condition bookkeeping: a condition's lastTransitionTime moves only when its status changes.
-import type { Condition, ConditionType } from './types.js';
+// Condition bookkeeping for every hook's status (DESIGN.md hook contract): a condition's
+// lastTransitionTime moves only when its status changes.
 
-export type ConditionInput = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>;
+// A type alias, not an interface, so a status holding conditions fits the loop's `Record<string, unknown>`.
+export type Condition<Type extends string = string> = {
+  type: Type;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+};
+
+export type ConditionInput<Type extends string = string> = Omit<Condition<Type>, 'lastTransitionTime' | 'observedGeneration'>;
 
 /**
- * Messages quote the Workspace and the API server; the CRD refuses a condition message over
+ * Messages quote the parent and the API server; the CRD refuses a condition message over
  * 32768 characters, and a status that cannot be written would leave the old one standing.
  */
 const MAX_MESSAGE = 4000;
@@ -18,7 +28,7 @@ export function kubeTime(now: Date): string {
   return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function previousOf(previous: unknown, type: ConditionType): { status?: unknown; lastTransitionTime?: unknown } | undefined {
+function previousOf(previous: unknown, type: string): { status?: unknown; lastTransitionTime?: unknown } | undefined {
   if (!Array.isArray(previous)) return undefined;
   return previous.find(
     (c: unknown): c is { type: string; status?: unknown; lastTransitionTime?: unknown } =>
@@ -28,19 +38,20 @@ function previousOf(previous: unknown, type: ConditionType): { status?: unknown;
 
 /**
  * The conditions to write: each keeps the lastTransitionTime it already has when its status is
- * unchanged, and takes `now` otherwise; long messages are shortened.
+ * unchanged, and takes `now` otherwise; long messages are shortened. `previous` is the parent's
+ * `status.conditions` as observed, trusted in no part.
  */
-export function withTransitionTimes(
-  next: ConditionInput[],
+export function withTransitionTimes<Type extends string>(
+  next: ConditionInput<Type>[],
   previous: unknown,
   now: Date,
   observedGeneration: number | undefined,
-): Condition[] {
+): Condition<Type>[] {
   const stamp = kubeTime(now);
   return next.map((condition) => {
     const before = previousOf(previous, condition.type);
     const kept =
-      before !== undefined && before.status === condition.status && typeof before.lastTransitionTime === 'string'
+      before !== undefined && before.status === condition.status && typeof before.lastTransitionTime === 'string' && before.lastTransitionTime !== ''
         ? before.lastTransitionTime
         : stamp;
     return {
