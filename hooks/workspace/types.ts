@@ -10,7 +10,7 @@ import type {
   V1VolumeMount,
 } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/client.js';
-import type { QuantityJson, ResourceRequirementsJson } from '../../infra/children/workspace/props.js';
+import type { PullPolicy, QuantityJson, ResourceRequirementsJson } from '../../infra/children/workspace/props.js';
 import type { Condition as LoopCondition, ConditionInput as LoopConditionInput } from '../loop/conditions.js';
 import type { ChildError, HookInput, HookOutput } from '../loop/types.js';
 
@@ -40,7 +40,7 @@ export interface Workspace extends KubeObject {
 export interface WorkspaceImageSpec {
   displayName?: string;
   image?: string;
-  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  imagePullPolicy?: PullPolicy;
   shell?: string;
   homePath?: string;
   runAsUser?: number;
