@@ -259,72 +259,67 @@ export class HarnessKubelet {
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: sts.metadata.name, uid: sts.metadata.uid, controller: true, blockOwnerDeletion: true }],
     };
     const spec = { ...template.spec, hostname: podName, subdomain: sts.spec.serviceName, nodeName: this.node };
-    if (unpullable) {
-      // What containerd reports for a registry whose name does not resolve.
-      const image = String(unpullable.image);
-      const notReady = { status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${unpullable.name}]` };
-      return {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata,
-        spec,
-        status: {
-          phase: 'Pending',
-          conditions: [
-            { type: 'PodReadyToStartContainers', status: 'True', lastProbeTime: null, lastTransitionTime: now },
-            { type: 'Initialized', status: 'True', lastProbeTime: null, lastTransitionTime: now },
-            { type: 'Ready', ...notReady, lastProbeTime: null, lastTransitionTime: now },
-            { type: 'ContainersReady', ...notReady, lastProbeTime: null, lastTransitionTime: now },
-            { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now },
-          ],
-          hostIP: '10.0.0.12',
-          podIP: '10.244.1.8',
-          startTime: now,
-          containerStatuses: containers.map((c) => ({
-            name: c.name,
-            state: {
-              waiting: {
-                reason: 'ErrImagePull',
-                message: `failed to pull and unpack image "${image}": failed to resolve reference "${image}": failed to do request: Head "https://${UNPULLABLE_REGISTRY}/v2/": dial tcp: lookup ${UNPULLABLE_REGISTRY}: no such host`,
-              },
-            },
-            lastState: {},
-            ready: false,
-            restartCount: 0,
-            image: c.image,
-            imageID: '',
-            started: false,
-          })),
-          qosClass: 'Guaranteed',
-        },
-      } as KubeObject;
-    }
-    return {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata,
-      spec,
-      status: {
-        phase: 'Running',
-        conditions: POD_READY_CONDITIONS.map((type) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now })),
-        hostIP: '10.0.0.12',
-        podIP: '10.244.1.7',
-        startTime: now,
-        containerStatuses: containers.map((c) => ({
-          name: c.name,
-          state: { running: { startedAt: now } },
-          lastState: {},
-          ready: true,
-          restartCount: 0,
-          image: c.image,
-          imageID: `${c.image}@sha256:${'0'.repeat(64)}`,
-          containerID: `containerd://${podName}`,
-          started: true,
-        })),
-        qosClass: 'Guaranteed',
-      },
-    } as KubeObject;
+    const status = unpullable ? pullFailureStatus(containers, unpullable, now) : runningStatus(containers, podName, now);
+    return { apiVersion: 'v1', kind: 'Pod', metadata, spec, status };
   }
+}
+
+/** A pod's status once its containers run, as the kubelet reports it. */
+function runningStatus(containers: any[], podName: string, now: string): Record<string, unknown> {
+  return {
+    phase: 'Running',
+    conditions: POD_READY_CONDITIONS.map((type) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now })),
+    hostIP: '10.0.0.12',
+    podIP: '10.244.1.7',
+    startTime: now,
+    containerStatuses: containers.map((c) => ({
+      name: c.name,
+      state: { running: { startedAt: now } },
+      lastState: {},
+      ready: true,
+      restartCount: 0,
+      image: c.image,
+      imageID: `${c.image}@sha256:${'0'.repeat(64)}`,
+      containerID: `containerd://${podName}`,
+      started: true,
+    })),
+    qosClass: 'Guaranteed',
+  };
+}
+
+/** What containerd reports for a registry whose name does not resolve. */
+function pullFailureStatus(containers: any[], unpullable: any, now: string): Record<string, unknown> {
+  const image = String(unpullable.image);
+  const notReady = { status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${unpullable.name}]` };
+  return {
+    phase: 'Pending',
+    conditions: [
+      { type: 'PodReadyToStartContainers', status: 'True', lastProbeTime: null, lastTransitionTime: now },
+      { type: 'Initialized', status: 'True', lastProbeTime: null, lastTransitionTime: now },
+      { type: 'Ready', ...notReady, lastProbeTime: null, lastTransitionTime: now },
+      { type: 'ContainersReady', ...notReady, lastProbeTime: null, lastTransitionTime: now },
+      { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now },
+    ],
+    hostIP: '10.0.0.12',
+    podIP: '10.244.1.8',
+    startTime: now,
+    containerStatuses: containers.map((c) => ({
+      name: c.name,
+      state: {
+        waiting: {
+          reason: 'ErrImagePull',
+          message: `failed to pull and unpack image "${image}": failed to resolve reference "${image}": failed to do request: Head "https://${UNPULLABLE_REGISTRY}/v2/": dial tcp: lookup ${UNPULLABLE_REGISTRY}: no such host`,
+        },
+      },
+      lastState: {},
+      ready: false,
+      restartCount: 0,
+      image: c.image,
+      imageID: '',
+      started: false,
+    })),
+    qosClass: 'Guaranteed',
+  };
 }
 
 /** Where a journey finds the platform: the same shape for this machine and a real cluster. */
