@@ -9,7 +9,7 @@ export const ROLES: Record<string, () => Promise<Role>> = {
   server: async () => (await import('../server/role.js')).serverRole,
 };
 
-/** What `den --help` prints for each role, without loading it (a role pulls in its whole stack). */
+/** Each role's one-line summary, here so `den --help` prints it without loading the role (a role pulls in its whole stack). */
 export const ROLE_SUMMARIES: Record<keyof typeof ROLES & string, string> = {
   gateway: 'SSH gateway: authenticates SSH sessions and connects them to workspace pods',
   manager: 'controller manager: reconciles UserSpaces and Workspaces and serves the admission webhooks',

@@ -2,6 +2,7 @@
 // starts the Workspace and WorkspaceImage caches, serves SSH and the health endpoints, and
 // on SIGTERM stops accepting and lets open sessions finish (up to a bound) before exiting.
 import { log, type Role } from '../cli/role.js';
+import { ROLE_SUMMARIES } from '../cli/roles.js';
 import { healthListenSetting, kubeconfigSetting, namespaceSetting } from '../cli/common-settings.js';
 import { parsers, type Address, type Setting } from '../cli/settings.js';
 import { KubeClient } from '../kube/client.js';
@@ -52,7 +53,7 @@ function inCluster(kubeconfig: string): boolean {
 }
 
 export const gatewayRole: Role<typeof settings> = {
-  summary: 'SSH gateway: authenticates SSH sessions and connects them to workspace pods',
+  summary: ROLE_SUMMARIES.gateway,
   settings,
   async run(s, signal) {
     const logLine = (msg: string, fields?: Record<string, unknown>) => log('gateway', msg, fields);

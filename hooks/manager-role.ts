@@ -2,6 +2,7 @@
 // webhooks; only the holder of the `den-manager` Lease reconciles. On SIGTERM the caches stop,
 // in-flight reconciles finish (bounded), the Lease is released and the webhooks close.
 import { log, type Role } from '../cli/role.js';
+import { ROLE_SUMMARIES } from '../cli/roles.js';
 import { healthListenSetting, kubeconfigSetting, namespaceSetting } from '../cli/common-settings.js';
 import { parsers, type Address, type Setting } from '../cli/settings.js';
 import { KubeClient } from '../kube/client.js';
@@ -74,7 +75,7 @@ function startupError(step: string, err: unknown): Error {
 }
 
 export const managerRole: Role<typeof settings> = {
-  summary: 'controller manager: reconciles UserSpaces and Workspaces and serves the admission webhooks',
+  summary: ROLE_SUMMARIES.manager,
   settings,
   async run(s, signal) {
     const logLine = (msg: string, fields?: Record<string, unknown>) => log('manager', msg, fields);

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { log, type Role } from '../cli/role.js';
+import { ROLE_SUMMARIES } from '../cli/roles.js';
 import { kubeconfigSetting, namespaceSetting } from '../cli/common-settings.js';
 import { parsers, type Setting } from '../cli/settings.js';
 import { KubeClient } from '../kube/client.js';
@@ -45,7 +46,7 @@ function closeServer(server: http.Server): Promise<void> {
 }
 
 export const serverRole: Role<typeof serverSettings> = {
-  summary: 'REST API server: sessions, API tokens, local users and the resource endpoints',
+  summary: ROLE_SUMMARIES.server,
   settings: serverSettings,
   async run(settings, signal) {
     const say = (msg: string, fields?: Record<string, unknown>) => log('server', msg, fields);
