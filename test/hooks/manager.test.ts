@@ -72,6 +72,12 @@ describe('den manager controllers', () => {
     await api.close();
   });
 
+  /** alice's UserSpace created and reported Ready, so her namespace and its children exist. */
+  async function userNamespaceReady() {
+    await api.client().create(RESOURCES.userSpace, userSpace('alice'));
+    await eventually(() => get(RESOURCES.userSpace, 'alice')?.status?.phase === 'Ready', 'UserSpace Ready');
+  }
+
   describe('UserSpace', () => {
     it('creates every child of SPEC 1.2 with its exact name, owned by the UserSpace, and reports Ready', async () => {
       startManager();
@@ -115,8 +121,7 @@ describe('den manager controllers', () => {
 
     it('empties every binding of a UserSpace labelled disabled and says so in its status', async () => {
       startManager();
-      await api.client().create(RESOURCES.userSpace, userSpace('alice'));
-      await eventually(() => get(RESOURCES.userSpace, 'alice')?.status?.phase === 'Ready', 'UserSpace Ready');
+      await userNamespaceReady();
       await api.client().patch(RESOURCES.userSpace, 'alice', { metadata: { labels: { 'den.dev/disabled': 'true' } } }, { type: 'merge' });
       const disabled = (o: Obj | undefined) => o?.status?.conditions?.find((c: { type: string }) => c.type === 'Disabled')?.status === 'True';
       await eventually(() => disabled(get(RESOURCES.userSpace, 'alice')), 'condition Disabled=True');
@@ -131,8 +136,7 @@ describe('den manager controllers', () => {
 
     it("re-renders every user namespace's NetworkPolicy when the API server's endpoints change", async () => {
       startManager();
-      await api.client().create(RESOURCES.userSpace, userSpace('alice'));
-      await eventually(() => get(RESOURCES.userSpace, 'alice')?.status?.phase === 'Ready', 'UserSpace Ready');
+      await userNamespaceReady();
       const egressCidrs = () => JSON.stringify(get(RESOURCES.networkPolicy, 'svc-isolation', 'svc-alice')?.spec?.egress);
       expect(egressCidrs()).to.not.include('10.250.0.9/32');
       const slice = api.objects<Obj & { endpoints: { addresses: string[] }[] }>(RESOURCES.endpointSlice, 'default')[0]!;
@@ -142,8 +146,7 @@ describe('den manager controllers', () => {
 
     it('lets a deleted UserSpace go at once and removes its namespace and cluster-wide rights', async () => {
       startManager();
-      await api.client().create(RESOURCES.userSpace, userSpace('alice'));
-      await eventually(() => get(RESOURCES.userSpace, 'alice')?.status?.phase === 'Ready', 'UserSpace Ready');
+      await userNamespaceReady();
       await api.client().delete(RESOURCES.userSpace, 'alice');
       await eventually(() => !get(RESOURCES.userSpace, 'alice'), 'the UserSpace gone');
       await eventually(() => !get(RESOURCES.namespace, 'svc-alice'), 'the namespace gone');
@@ -154,22 +157,22 @@ describe('den manager controllers', () => {
   });
 
   describe('Workspace', () => {
-    async function userNamespaceReady() {
-      await api.client().create(RESOURCES.userSpace, userSpace('alice'));
-      await eventually(() => get(RESOURCES.userSpace, 'alice')?.status?.phase === 'Ready', 'UserSpace Ready');
-    }
-
     function storedWorkspace(): KubeObject {
       const ws = workspace();
       return { apiVersion: ws.apiVersion, kind: ws.kind, metadata: { name: ws.metadata!.name, namespace: ws.metadata!.namespace }, spec: ws.spec };
     }
 
-    it('creates the Service and StatefulSet and follows the pod to Running within a second or two', async () => {
+    /** The manager running, alice's namespace Ready, the ubuntu WorkspaceImage stored, and Workspace alice-dev created. */
+    async function managerWithWorkspace() {
       startManager();
       await userNamespaceReady();
       const image = workspaceImage();
       api.seed({ ...image, metadata: { name: image.metadata!.name } });
       await api.client().create(RESOURCES.workspace, storedWorkspace(), 'svc-alice');
+    }
+
+    it('creates the Service and StatefulSet and follows the pod to Running within a second or two', async () => {
+      await managerWithWorkspace();
       const sts = await eventually(() => get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice'), 'the StatefulSet');
       expect(sts.spec?.replicas).to.equal(1);
       expect(get(RESOURCES.service, 'alice-dev', 'svc-alice')).to.not.equal(undefined);
@@ -184,11 +187,7 @@ describe('den manager controllers', () => {
     });
 
     it('follows a change of its WorkspaceImage into the StatefulSet', async () => {
-      startManager();
-      await userNamespaceReady();
-      const image = workspaceImage();
-      api.seed({ ...image, metadata: { name: image.metadata!.name } });
-      await api.client().create(RESOURCES.workspace, storedWorkspace(), 'svc-alice');
+      await managerWithWorkspace();
       await eventually(() => get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice'), 'the StatefulSet');
       const stored = get(RESOURCES.workspaceImage, 'ubuntu')!;
       api.seed({ ...stored, spec: { ...stored.spec, image: 'registry.example.com/dev/ubuntu:26.04' } });
@@ -197,11 +196,7 @@ describe('den manager controllers', () => {
     });
 
     it('re-reconciles the Workspaces that use a WorkspaceImage when it goes', async () => {
-      startManager();
-      await userNamespaceReady();
-      const image = workspaceImage();
-      api.seed({ ...image, metadata: { name: image.metadata!.name } });
-      await api.client().create(RESOURCES.workspace, storedWorkspace(), 'svc-alice');
+      await managerWithWorkspace();
       await eventually(() => get(RESOURCES.workspace, 'alice-dev', 'svc-alice')?.status?.phase === 'Starting', 'phase Starting');
       await api.client().delete(RESOURCES.workspaceImage, 'ubuntu');
       const status = await eventually(() => get(RESOURCES.workspace, 'alice-dev', 'svc-alice')?.status?.phase === 'Pending' && get(RESOURCES.workspace, 'alice-dev', 'svc-alice')!.status, 'phase Pending');
