@@ -2,7 +2,7 @@
 // 410 Gone. Readers (the reconcile loop, webhooks, the gateway) ask the cache instead
 // of listing the API server on every request.
 import type { KubeClient, KubeObject, WatchEvent } from './client.js';
-import { KubeApiError } from './errors.js';
+import { isGone } from './errors.js';
 import { resourcePath, type ResourceType } from './resources.js';
 
 export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -157,7 +157,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         backoff = base;
       } catch (err) {
         if (signal.aborted) break;
-        if (err instanceof KubeApiError && err.status === 410) {
+        if (isGone(err)) {
           this.resourceVersion = undefined;
           continue;
         }

@@ -2,7 +2,7 @@
 // minted through TokenRequest with the server's identity and reused until most of
 // their lifetime has passed. Concurrent requests for the same account share one mint.
 import type { KubeClient } from '../../kube/client.js';
-import { KubeApiError } from '../../kube/errors.js';
+import { isNotFound, KubeApiError } from '../../kube/errors.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
 import { HttpError } from '../http/errors.js';
 
@@ -74,7 +74,7 @@ export class TokenMinter {
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: this.opts.ttlSeconds } },
       });
     } catch (err) {
-      if (err instanceof KubeApiError && err.status === 404) {
+      if (isNotFound(err)) {
         throw new HttpError(503, `the namespace ${namespace} is not ready yet (ServiceAccount ${serviceAccount} not found); retry shortly`, { 'Retry-After': '5' });
       }
       if (err instanceof KubeApiError && (err.status === 401 || err.status === 403)) {
