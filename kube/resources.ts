@@ -1,5 +1,5 @@
 // Where each kind Den touches lives in the Kubernetes REST API.
-import { API_VERSION, GROUP, VERSION } from './group.js';
+import { API_VERSION } from './group.js';
 
 export interface ResourceType {
   /** apiVersion as written in objects: `v1`, `apps/v1`, `den.dev/v1alpha1`. */
@@ -42,8 +42,6 @@ export const RESOURCES = {
   imageRegistry: type(API_VERSION, 'ImageRegistry', 'imageregistries', false),
 } as const satisfies Record<string, ResourceType>;
 
-export type ResourceName = keyof typeof RESOURCES;
-
 const byKind = new Map<string, ResourceType>(
   Object.values(RESOURCES).map((r) => [`${r.kind}.${r.apiVersion}`, r]),
 );
@@ -80,6 +78,3 @@ export function resourcePath(r: ResourceType, opts: PathOptions = {}): string {
   if (opts.subresource !== undefined) path += `/${opts.subresource}`;
   return path;
 }
-
-export const DEN_GROUP = GROUP;
-export const DEN_VERSION = VERSION;
