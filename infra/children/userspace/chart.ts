@@ -1,6 +1,7 @@
 // Renders every child of one UserSpace in an in-memory cdk8s chart. Nothing is written to disk:
 // the App is never synthesized, only the chart's JSON is read.
-import { App, Chart } from 'cdk8s';
+import { type App, Chart } from 'cdk8s';
+import { inMemoryApp } from '../in-memory-app.js';
 import { UserSpaceClusterRole } from './cluster-role.js';
 import { AdminClusterRoleBinding, UserSpaceClusterRoleBinding } from './cluster-role-bindings.js';
 import { UserLimits } from './limit-range.js';
@@ -34,7 +35,5 @@ export class UserSpaceChildren extends Chart {
 
 /** The children as plain JSON objects, in a fixed order. */
 export function renderUserSpaceChildren(props: UserSpaceChildrenProps): Record<string, unknown>[] {
-  // outdir and recordConstructMetadata are set so the App reads no environment variables.
-  const app = new App({ outdir: 'dist', recordConstructMetadata: false });
-  return new UserSpaceChildren(app, 'userspace', props).toJson() as Record<string, unknown>[];
+  return new UserSpaceChildren(inMemoryApp(), 'userspace', props).toJson() as Record<string, unknown>[];
 }

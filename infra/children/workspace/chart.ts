@@ -1,6 +1,7 @@
 // Renders the children of one Workspace in an in-memory cdk8s chart. Nothing is written to
 // disk: the App is never synthesized, only the chart's JSON is read.
-import { App, Chart } from 'cdk8s';
+import { type App, Chart } from 'cdk8s';
+import { inMemoryApp } from '../in-memory-app.js';
 import type { WorkspaceChildrenProps } from './props.js';
 import { WorkspaceService } from './service.js';
 import { WorkspaceStatefulSet } from './stateful-set.js';
@@ -16,7 +17,5 @@ export class WorkspaceChildren extends Chart {
 
 /** The Service and the StatefulSet as plain JSON objects, in that order. */
 export function renderWorkspaceChildren(props: WorkspaceChildrenProps): Record<string, unknown>[] {
-  // outdir and recordConstructMetadata are set so the App reads no environment variables.
-  const app = new App({ outdir: 'dist', recordConstructMetadata: false });
-  return new WorkspaceChildren(app, 'workspace', props).toJson() as Record<string, unknown>[];
+  return new WorkspaceChildren(inMemoryApp(), 'workspace', props).toJson() as Record<string, unknown>[];
 }
