@@ -17,17 +17,13 @@ import { FakeApiServer } from '../support/fake-apiserver.js';
 import { FakeExec } from '../support/fake-exec.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { GATEWAY_TOKEN, NAMESPACE, pod, prepareCluster, workspace } from '../gateway/harness.js';
+import { median } from './stats.js';
 
 const PAYLOAD = 48 * 1024 * 1024;
 const ROUNDS = 3;
 const SETUPS = 15;
 const IDLE_SESSIONS = 100;
 const DEN = fileURLToPath(new URL('../../bin/den.js', import.meta.url));
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 function healthy(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -14,6 +14,7 @@ import { DEFAULT_CATALOG_CONCURRENCY } from '../../server/api/catalog.js';
 import { TokenMinter } from '../../server/auth/minting.js';
 import type { FakeApiServer } from '../support/fake-apiserver.js';
 import { addPerson, call, login, SERVER_TOKEN, startCluster, startDen } from '../server/core/cluster.js';
+import { median, quantile } from './stats.js';
 
 const WORKSPACES = 5;
 const SEQUENTIAL = 300;
@@ -37,10 +38,6 @@ function get(agent: http.Agent, url: string, headers: Record<string, string>): P
       })
       .on('error', reject);
   });
-}
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
 async function latencies(probe: Probe, n: number): Promise<number[]> {
@@ -144,7 +141,7 @@ async function catalogTable(): Promise<string> {
         // The first list mints the token and warms the connections.
         if (i > 0) samples.push(performance.now() - t);
       }
-      return quantile(samples.sort((a, b) => a - b), 0.5);
+      return median(samples);
     };
     const everyEntry = await timeList(fanned, alice, CATALOG_ENTRIES);
     const oneAtATime = await timeList(serial, dave, usable.length);
@@ -212,8 +209,7 @@ async function workspacesTable(): Promise<string> {
       for (const [name, probe] of order) rps.get(name)!.push(await throughput(probe, THROUGHPUT_MS, CONCURRENCY));
     }
 
-    const baseP50 = quantile([...lat.get(probes[0]![0])!].sort((a, b) => a - b), 0.5);
-    const median = (values: number[]) => quantile([...values].sort((a, b) => a - b), 0.5);
+    const baseP50 = median(lat.get(probes[0]![0])!);
     const baseRps = median(rps.get(probes[0]![0])!);
     const rows = probes.map(([name]) => {
       const sorted = [...lat.get(name)!].sort((a, b) => a - b);

@@ -2,10 +2,10 @@
 // first render (nothing observed), a converged UserSpace (every child observed), one with two
 // mirrored pull Secrets and the admin binding, and an invalid spec (no render: the observed
 // children are held). Every call gets its own UserSpace name, as 2,000 UserSpaces would.
-import { performance } from 'node:perf_hooks';
 import { syncUserSpace } from '../../hooks/userspace/sync.js';
 import type { UserSpaceSyncInput } from '../../hooks/userspace/types.js';
 import { input, observe, pullSecret, related, userSpace } from '../hooks/userspace/inputs.js';
+import { mean, quantile, timeEach } from './stats.js';
 
 const CALLS = 2000;
 const WARMUP = 300;
@@ -34,25 +34,14 @@ const scenarios: [string, Scenario][] = [
   ],
 ];
 
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
 export async function run(): Promise<string> {
   const rows: string[] = [];
   for (const [label, scenario] of scenarios) {
     const inputs = Array.from({ length: CALLS }, (_, i) => scenario(`u${String(i).padStart(4, '0')}`));
-    for (let i = 0; i < WARMUP; i++) syncUserSpace(inputs[i % inputs.length]!);
-    const times: number[] = [];
-    for (const one of inputs) {
-      const started = performance.now();
-      syncUserSpace(one);
-      times.push(performance.now() - started);
-    }
-    times.sort((a, b) => a - b);
-    const mean = times.reduce((a, b) => a + b, 0) / times.length;
+    const times = timeEach(inputs, syncUserSpace, WARMUP);
+    const average = mean(times);
     const ms = (v: number) => v.toFixed(3);
-    rows.push(`| ${label} | ${CALLS} | ${ms(quantile(times, 0.5))} | ${ms(quantile(times, 0.99))} | ${ms(mean)} | ${Math.round(1000 / mean)} |`);
+    rows.push(`| ${label} | ${CALLS} | ${ms(quantile(times, 0.5))} | ${ms(quantile(times, 0.99))} | ${ms(average)} | ${Math.round(1000 / average)} |`);
   }
   return [
     'UserSpace sync hook, one call per UserSpace (pure function: validation, cdk8s render, status).',

@@ -1,7 +1,6 @@
 // Time of one Workspace sync hook call, per Workspace, in the situations the loop meets most:
 // a first render, a steady Running workspace, a failing pod, and a missing image (no render,
 // status only). Every call gets its own Workspace name, as 2,000 Workspaces would.
-import { performance } from 'node:perf_hooks';
 import { syncWorkspace } from '../../hooks/workspace/sync.js';
 import type { WorkspaceHookInput } from '../../hooks/workspace/types.js';
 import type { KubeObject } from '../../kube/client.js';
@@ -14,6 +13,7 @@ import {
   workspace,
   type InputOptions,
 } from '../hooks/workspace/inputs.js';
+import { mean, quantile, timeEach } from './stats.js';
 
 const CALLS = 2000;
 const WARMUP = 300;
@@ -51,23 +51,12 @@ const scenarios: [string, (name: string) => InputOptions][] = [
   ['missing WorkspaceImage (status only, no render)', () => ({ image: null })],
 ];
 
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
 export async function run(): Promise<string> {
   const rows: { name: string; median: number; p99: number; mean: number }[] = [];
   for (const [name, scenario] of scenarios) {
     const batch = inputs(scenario);
-    for (let i = 0; i < WARMUP; i++) syncWorkspace(batch[i % batch.length]);
-    const times: number[] = [];
-    for (const one of batch) {
-      const started = performance.now();
-      syncWorkspace(one);
-      times.push(performance.now() - started);
-    }
-    times.sort((a, b) => a - b);
-    rows.push({ name, median: quantile(times, 0.5), p99: quantile(times, 0.99), mean: times.reduce((a, b) => a + b, 0) / times.length });
+    const times = timeEach(batch, syncWorkspace, WARMUP);
+    rows.push({ name, median: quantile(times, 0.5), p99: quantile(times, 0.99), mean: mean(times) });
   }
   const baseline = rows[rows.length - 1].median;
   const lines = [
