@@ -7,7 +7,7 @@ import { healthListenSetting, kubeconfigSetting, namespaceSetting } from '../cli
 import { parsers, type Address, type Setting } from '../cli/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
-import { Informer } from '../kube/informer.js';
+import { Informer, untilAborted } from '../kube/informer.js';
 import { RESOURCES } from '../kube/resources.js';
 import { startHealthServer } from '../cli/health.js';
 import { loadHostKey } from './host-key.js';
@@ -88,12 +88,12 @@ export const gatewayRole: Role<typeof settings> = {
       await Promise.allSettled(running);
     };
     try {
-      await Promise.race([Promise.all([workspaces.synced, images.synced]), new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
+      await Promise.race([Promise.all([workspaces.synced, images.synced]), untilAborted(signal)]);
       if (signal.aborted) return;
       synced = true;
       const address = await gateway.listen(s.listen.host, s.listen.port);
       logLine('ssh listening', { address: `${address.address}:${address.port}` });
-      await new Promise((resolve) => (signal.aborted ? resolve(undefined) : signal.addEventListener('abort', resolve, { once: true })));
+      await untilAborted(signal);
       logLine('shutting down: no new connections, waiting for open sessions', { connections: gateway.openConnections });
       await gateway.shutdown();
     } finally {

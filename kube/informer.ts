@@ -169,6 +169,14 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 }
 
+/** Settles when `signal` aborts, at once if it already has. */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();

@@ -10,7 +10,7 @@ import { parsers, type Setting } from '../cli/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
-import { sleep } from '../kube/informer.js';
+import { sleep, untilAborted } from '../kube/informer.js';
 import { createApp } from './app.js';
 import { createAuthServices } from './auth/services.js';
 
@@ -92,7 +92,7 @@ export const serverRole: Role<typeof serverSettings> = {
     }, SESSION_SWEEP_INTERVAL_MS);
     sweeper.unref();
 
-    await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+    await untilAborted(signal);
     say('shutting down');
     listening = false;
     clearInterval(sweeper);

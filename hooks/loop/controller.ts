@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { FIELD_MANAGERS } from '../../kube/group.js';
-import { Informer, objectKey, type CacheEvent } from '../../kube/informer.js';
+import { Informer, objectKey, untilAborted, type CacheEvent } from '../../kube/informer.js';
 import { resourceOf, type ResourceType } from '../../kube/resources.js';
 import { childName, parentKeysOf, refOf } from './keys.js';
 import { ChildIndex, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
@@ -173,7 +173,7 @@ export class Controller<Config = unknown, Related = unknown> {
     setMaxListeners(informers.length + 8, stopCaches.signal);
     const running = informers.map((i) => i.run(stopCaches.signal));
     const synced = Promise.all(informers.map((i) => i.synced));
-    const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    const aborted = untilAborted(signal);
     await Promise.race([synced, aborted]);
     let resync: NodeJS.Timeout | undefined;
     if (!signal.aborted) {

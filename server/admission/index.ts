@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { KubeClient } from '../../kube/client.js';
-import { sleep } from '../../kube/informer.js';
+import { sleep, untilAborted } from '../../kube/informer.js';
 import { AdminChecker } from './admins.js';
 import { admissionApp } from './app.js';
 import { admissionCaches } from './caches.js';
@@ -76,7 +76,7 @@ export async function runAdmission(opts: AdmissionOptions, tuning: AdmissionTuni
 
   const caches = admissionCaches(client, (err) => log('admission cache error', { error: String((err as Error)?.message ?? err) }));
   const cachesRunning = caches.run(signal);
-  await Promise.race([caches.synced, new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))]);
+  await Promise.race([caches.synced, untilAborted(signal)]);
   if (signal.aborted) {
     await cachesRunning;
     return { ready: () => false, port: opts.listen.port, tls: () => tls, stopped: Promise.resolve() };
