@@ -79,25 +79,21 @@ export const gatewayRole: Role<typeof settings> = {
       keepaliveIntervalMs: s.keepaliveInterval,
       log: logLine,
     });
-    let synced = false;
-    const health = await startHealthServer(s.healthListen, () => synced && gateway.ready);
+    // SSH listens only once both caches are synced, so accepting connections means ready.
+    const health = await startHealthServer(s.healthListen, () => gateway.ready);
     logLine('health endpoints listening', { address: `${s.healthListen.host}:${health.address.port}` });
 
-    const stopCaches = async () => {
-      caches.abort();
-      await Promise.allSettled(running);
-    };
     try {
       await Promise.race([Promise.all([workspaces.synced, images.synced]), untilAborted(signal)]);
       if (signal.aborted) return;
-      synced = true;
       const address = await gateway.listen(s.listen.host, s.listen.port);
       logLine('ssh listening', { address: `${address.address}:${address.port}` });
       await untilAborted(signal);
       logLine('shutting down: no new connections, waiting for open sessions', { connections: gateway.openConnections });
       await gateway.shutdown();
     } finally {
-      await stopCaches();
+      caches.abort();
+      await Promise.allSettled(running);
       await health.close();
     }
     logLine('stopped');
