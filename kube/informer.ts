@@ -122,6 +122,30 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.syncedResolve();
   }
 
+  /** Watches from the cached resourceVersion until `signal` aborts or `forMs` has passed. */
+  private async watch(signal: AbortSignal, forMs: number): Promise<void> {
+    const watchAbort = new AbortController();
+    const stop = () => watchAbort.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    const timer = setTimeout(stop, forMs);
+    try {
+      await this.client.watch<T>(
+        resourcePath(this.resource, { namespace: this.opts.namespace }),
+        { resourceVersion: this.resourceVersion, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
+        (event) => {
+          const rv = event.object?.metadata?.resourceVersion;
+          if (rv) this.resourceVersion = rv;
+          const change = applyWatchEvent(this.store, event);
+          if (change) this.emit(change);
+        },
+        watchAbort.signal,
+      );
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stop);
+    }
+  }
+
   /** Runs until `signal` aborts: list, then watch, relisting on 410 and on the relist period. */
   async run(signal: AbortSignal): Promise<void> {
     const base = this.opts.backoffMs ?? 500;
@@ -134,26 +158,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           await this.relist();
           lastList = Date.now();
         }
-        const watchAbort = new AbortController();
-        const stop = () => watchAbort.abort();
-        signal.addEventListener('abort', stop, { once: true });
-        const timer = setTimeout(stop, Math.max(1000, relistEvery - (Date.now() - lastList)));
-        try {
-          await this.client.watch<T>(
-            resourcePath(this.resource, { namespace: this.opts.namespace }),
-            { resourceVersion: this.resourceVersion, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
-            (event) => {
-              const rv = event.object?.metadata?.resourceVersion;
-              if (rv) this.resourceVersion = rv;
-              const change = applyWatchEvent(this.store, event);
-              if (change) this.emit(change);
-            },
-            watchAbort.signal,
-          );
-        } finally {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', stop);
-        }
+        await this.watch(signal, Math.max(1000, relistEvery - (Date.now() - lastList)));
         backoff = base;
       } catch (err) {
         if (signal.aborted) break;
