@@ -10,9 +10,10 @@ import type { KubeClient, KubeObject } from '../kube/client.js';
 import { isAlreadyExists, isConflict } from '../kube/errors.js';
 import { FIELD_MANAGERS, LABELS } from '../kube/group.js';
 import { RESOURCES } from '../kube/resources.js';
+import { GATEWAY_HOST_KEY_FILE, GATEWAY_HOST_KEY_SECRET } from '../infra/install/names.js';
 
-export const HOST_KEY_SECRET = 'den-gateway-host-key';
-export const HOST_KEY_SECRET_KEY = 'ssh_host_ed25519_key';
+export const HOST_KEY_SECRET = GATEWAY_HOST_KEY_SECRET;
+export const HOST_KEY_SECRET_KEY = GATEWAY_HOST_KEY_FILE;
 export const HOST_KEY_SECRET_PUBLIC_KEY = 'ssh_host_ed25519_key.pub';
 
 export interface HostKeyPair {

@@ -9,6 +9,7 @@ import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
 import { Informer, untilAborted } from '../kube/informer.js';
 import { RESOURCES } from '../kube/resources.js';
+import { GATEWAY_HOST_KEY_DIR, GATEWAY_HOST_KEY_FILE } from '../infra/install/names.js';
 import { startHealthServer } from '../cli/health.js';
 import { loadHostKey } from './host-key.js';
 import { Gateway } from './server.js';
@@ -36,7 +37,7 @@ const settings = {
     env: 'DEN_HOST_KEY_FILE',
     describe: 'SSH host private key (OpenSSH format); generated once when missing outside the cluster',
     parse: parsers.nonEmpty,
-    default: '/etc/den/ssh/ssh_host_ed25519_key',
+    default: `${GATEWAY_HOST_KEY_DIR}/${GATEWAY_HOST_KEY_FILE}`,
   } satisfies Setting<string>,
   keepaliveInterval: {
     flag: 'keepalive-interval',

@@ -8,6 +8,7 @@ import { parsers, type Address, type Setting } from '../cli/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
+import { WEBHOOK_SERVICE } from '../infra/install/names.js';
 import { startHealthServer } from '../cli/health.js';
 import { ensureHostKeySecret } from '../gateway/host-key.js';
 import { startAdmission } from '../server/admission/index.js';
@@ -36,7 +37,7 @@ const settings = {
     env: 'DEN_WEBHOOK_SERVICE',
     describe: 'Service in front of the webhooks, in --namespace',
     parse: parsers.nonEmpty,
-    default: 'den-manager-webhook',
+    default: WEBHOOK_SERVICE,
   } satisfies Setting<string>,
   gatewayHost: {
     flag: 'gateway-host',

@@ -8,6 +8,7 @@ import { isNotFound } from '../kube/errors.js';
 import { GROUP, LABELS, userNamespace } from '../kube/group.js';
 import type { Informer } from '../kube/informer.js';
 import { RESOURCES } from '../kube/resources.js';
+import { LEADER_LEASE } from '../infra/install/names.js';
 import { Controller, startDeletion, type ControllerOptions, type ControllerSpec, type Log } from './loop/controller.js';
 import { isControlledBy, keyOf } from './loop/keys.js';
 import { LeaderElector } from './loop/leader.js';
@@ -18,7 +19,6 @@ import type { WorkspaceHookConfig, WorkspaceRelated } from './workspace/types.js
 
 /** UserSpace finalizer: the namespace's deletion is started before the UserSpace goes (SPEC 3.4). */
 export const NAMESPACE_FINALIZER = `${GROUP}/namespace`;
-export const LEASE_NAME = 'den-manager';
 
 export interface ManagerConfig {
   /** The platform's own namespace: the Lease and the pull Secrets live there. */
@@ -146,7 +146,7 @@ export class Manager {
     this.elector = opts.leaderElect
       ? new LeaderElector(client, {
           namespace: opts.config.namespace,
-          name: LEASE_NAME,
+          name: LEADER_LEASE,
           identity: this.identity,
           leaseDurationMs: opts.lease?.durationMs,
           renewDeadlineMs: opts.lease?.renewDeadlineMs,

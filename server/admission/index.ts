@@ -11,9 +11,9 @@ import { admissionApp } from './app.js';
 import { admissionCaches } from './caches.js';
 import { CachingMemo } from './memo.js';
 import { DEFAULT_CERT_POLICY, servingHosts, type CertPolicy, type TlsMaterial } from './certs.js';
-import { WEBHOOK_CONFIGURATION } from '../../infra/install/names.js';
+import { WEBHOOK_CONFIGURATION, WEBHOOK_TLS_SECRET } from '../../infra/install/names.js';
 import { registerWebhooks } from './registration.js';
-import { ensureWebhookTls, WEBHOOK_TLS_SECRET } from './tls-secret.js';
+import { ensureWebhookTls } from './tls-secret.js';
 
 export interface AdmissionOptions {
   client: KubeClient;

@@ -5,9 +5,9 @@ import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.js';
 import { LABELS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
+import { WEBHOOK_TLS_SECRET } from '../../infra/install/names.js';
 import { materialOf, planTls, secretData, type CertPolicy, type TlsPlan } from './certs.js';
 
-export const WEBHOOK_TLS_SECRET = 'den-webhook-tls';
 
 interface Secret extends KubeObject {
   type?: string;
