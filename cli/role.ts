@@ -9,7 +9,12 @@ export interface Role<S extends SettingsSpec = SettingsSpec> {
   run(settings: Settings<S>, signal: AbortSignal): Promise<void>;
 }
 
-/** Logs one JSON line to stderr; callers must never pass secrets. */
-export function log(role: string, msg: string, fields: Record<string, unknown> = {}): void {
-  process.stderr.write(JSON.stringify({ time: new Date().toISOString(), role, msg, ...fields }) + '\n');
+/** Takes one log line; callers must never pass secrets. */
+export type Log = (msg: string, fields?: Record<string, unknown>) => void;
+
+/** The process's logger: one JSON line per call on stderr, tagged with the role. */
+export function roleLog(role: string): Log {
+  return (msg, fields = {}) => {
+    process.stderr.write(JSON.stringify({ time: new Date().toISOString(), role, msg, ...fields }) + '\n');
+  };
 }

@@ -3,6 +3,7 @@
 // spec.sshAuthorizedKeys and its signature must verify, then the target is re-checked
 // against the API server before the session starts.
 import { createHash } from 'node:crypto';
+import type { Log } from '../cli/role.js';
 import type { BannerSender } from './banner.js';
 import { findAuthorizedKey, signatureVerifies, type AuthorizedKey, type OfferedKey } from './keys.js';
 import { SessionRefused, type SessionTarget } from './target.js';
@@ -16,7 +17,7 @@ export interface AuthDeps {
   named: (name: string) => Workspace[];
   resolve: (ws: Workspace, offered: OfferedKey) => Promise<SessionTarget>;
   banner: Pick<BannerSender, 'send'>;
-  log: (msg: string, fields?: Record<string, unknown>) => void;
+  log: Log;
 }
 
 /** `SHA256:…` as ssh-keygen -l prints it: logged so an operator can tell keys apart; never the key itself. */

@@ -1,7 +1,7 @@
 // `den gateway`: the SSH gateway process. Reads its settings once, loads the host key,
 // starts the Workspace and WorkspaceImage caches, serves SSH and the health endpoints, and
 // on SIGTERM stops accepting and lets open sessions finish (up to a bound) before exiting.
-import { log, type Role } from '../cli/role.js';
+import { roleLog, type Role } from '../cli/role.js';
 import { ROLE_SUMMARIES } from '../cli/roles.js';
 import { healthListenSetting, kubeconfigSetting, namespaceSetting } from '../cli/common-settings.js';
 import { parsers, type Address, type Setting } from '../cli/settings.js';
@@ -57,7 +57,7 @@ export const gatewayRole: Role<typeof settings> = {
   summary: ROLE_SUMMARIES.gateway,
   settings,
   async run(s, signal) {
-    const logLine = (msg: string, fields?: Record<string, unknown>) => log('gateway', msg, fields);
+    const logLine = roleLog('gateway');
     let hostKey: string;
     try {
       hostKey = await loadHostKey(s.hostKeyFile, { generateIfMissing: !inCluster(s.kubeconfig) });

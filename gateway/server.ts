@@ -4,6 +4,7 @@
 // beyond its open connections; everything it knows comes from the cluster API.
 import type { AddressInfo } from 'node:net';
 import ssh2, { type Connection, type ServerChannel, type TcpipRequestInfo } from 'ssh2';
+import type { Log } from '../cli/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { sleep } from '../kube/informer.js';
 import { recordActivity } from './activity.js';
@@ -24,7 +25,7 @@ export interface GatewayOptions {
   image: (name: string) => WorkspaceImage | undefined;
   /** Milliseconds between keepalive probes; a client missing three in a row is dropped. */
   keepaliveIntervalMs: number;
-  log: (msg: string, fields?: Record<string, unknown>) => void;
+  log: Log;
   now?: () => Date;
 }
 

@@ -3,6 +3,7 @@
 // from the exec Status; stderr stays separate unless a terminal merges it.
 import type { Writable } from 'node:stream';
 import type { ServerChannel, Session } from 'ssh2';
+import type { Log } from '../cli/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { KubeApiError } from '../kube/errors.js';
 import { envRefusal, execCommand, sanitizeTerm, sftpCommand, shellCommand } from './command.js';
@@ -12,7 +13,7 @@ import type { SessionTarget } from './target.js';
 export interface SessionDeps {
   client: KubeClient;
   target: SessionTarget;
-  log: (msg: string, fields?: Record<string, unknown>) => void;
+  log: Log;
   /** Channels with a running command, so shutdown can tell them why they end. */
   running: Set<ServerChannel>;
 }

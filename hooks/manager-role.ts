@@ -1,7 +1,7 @@
 // `den manager`: the reconcile loop and the admission webhooks. Every replica serves the
 // webhooks; only the holder of the `den-manager` Lease reconciles. On SIGTERM the caches stop,
 // in-flight reconciles finish (bounded), the Lease is released and the webhooks close.
-import { log, type Role } from '../cli/role.js';
+import { roleLog, type Role } from '../cli/role.js';
 import { ROLE_SUMMARIES } from '../cli/roles.js';
 import { healthListenSetting, kubeconfigSetting, namespaceSetting } from '../cli/common-settings.js';
 import { parsers, type Address, type Setting } from '../cli/settings.js';
@@ -79,7 +79,7 @@ export const managerRole: Role<typeof settings> = {
   summary: ROLE_SUMMARIES.manager,
   settings,
   async run(s, signal) {
-    const logLine = (msg: string, fields?: Record<string, unknown>) => log('manager', msg, fields);
+    const logLine = roleLog('manager');
     let client: KubeClient;
     try {
       client = new KubeClient(loadConnection(s.kubeconfig || undefined));

@@ -3,6 +3,7 @@
 // headers, JSON body, public routes, authentication, CSRF, authenticated routes.
 import Router from '@koa/router';
 import Koa from 'koa';
+import type { Log } from '../cli/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { mountPublicRoutes, mountResourceRoutes, type ResourceDeps } from './api/routes.js';
 import { authenticate, type CoreState } from './auth/authenticate.js';
@@ -33,7 +34,7 @@ export interface AppDeps {
   serverClient: KubeClient;
   auth: AuthServices;
   resources: ResourceDeps;
-  log: (msg: string, fields?: Record<string, unknown>) => void;
+  log: Log;
   /** `/readyz` answers 200 only when this is true (caches synced, listening). */
   ready: () => boolean;
   now?: () => number;

@@ -3,7 +3,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { log, type Role } from '../cli/role.js';
+import { roleLog, type Role } from '../cli/role.js';
 import { ROLE_SUMMARIES } from '../cli/roles.js';
 import { kubeconfigSetting, namespaceSetting } from '../cli/common-settings.js';
 import { parsers, type Setting } from '../cli/settings.js';
@@ -49,7 +49,7 @@ export const serverRole: Role<typeof serverSettings> = {
   summary: ROLE_SUMMARIES.server,
   settings: serverSettings,
   async run(settings, signal) {
-    const say = (msg: string, fields?: Record<string, unknown>) => log('server', msg, fields);
+    const say = roleLog('server');
     const client = new KubeClient(loadConnection(settings.kubeconfig || undefined));
     const auth = createAuthServices(client, {
       namespace: settings.namespace,

@@ -3,6 +3,7 @@
 // queue; server-side apply of the hook's children with a controller reference; deletion of
 // controlled children the hook no longer returns; status through /status; a finalizer.
 import { setMaxListeners } from 'node:events';
+import type { Log } from '../../cli/role.js';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { FIELD_MANAGERS } from '../../kube/group.js';
@@ -12,8 +13,6 @@ import { childName, parentKeysOf, refOf } from './keys.js';
 import { ChildIndex, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
 import { WorkQueue, type BackoffOptions, type RateLimit, type RunOutcome } from './queue.js';
 import type { ChildError, SyncHook } from './types.js';
-
-export type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
 /** Caches a `related()` function reads, by the names their sources were given. */
 export type RelatedCaches = Record<string, Informer<KubeObject>>;

@@ -3,6 +3,7 @@
 // unchanged for a whole lease duration (its own clock, so clock skew between nodes does
 // not matter); every write carries the resourceVersion it read, so two replicas that race
 // cannot both win.
+import type { Log } from '../../cli/role.js';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isConflict, isNotFound, isAlreadyExists } from '../../kube/errors.js';
 import { sleep } from '../../kube/informer.js';
@@ -75,7 +76,7 @@ export interface LeaderElectionOptions {
   /** Time between attempts (default 2 s). */
   retryPeriodMs?: number;
   clock?: () => number;
-  log?: (msg: string, fields?: Record<string, unknown>) => void;
+  log?: Log;
 }
 
 type AttemptResult = 'leading' | 'held-by-other' | 'failed';

@@ -1,6 +1,7 @@
 // The Koa app answering AdmissionReviews: one middleware per concern (errors, route, body,
 // envelope), then the webhook's decision. A malformed request gets a 400, never a crash.
 import Koa, { type Context, type Next } from 'koa';
+import type { Log } from '../../cli/role.js';
 import { refuseOversizedBodies, readJsonBody } from '../http/body.js';
 import { errorMapper, HttpError } from '../http/errors.js';
 import { WEBHOOKS } from '../../infra/install/names.js';
@@ -20,7 +21,7 @@ export interface AdmissionAppDeps {
   gpuResource: string;
   isAdmin: AdminCheck;
   now: () => Date;
-  log: (msg: string, fields?: Record<string, unknown>) => void;
+  log: Log;
 }
 
 type Review = (request: AdmissionRequest, deps: AdmissionAppDeps) => AdmissionResponse | Promise<AdmissionResponse>;
