@@ -4,6 +4,7 @@
 import { once } from 'node:events';
 import https from 'node:https';
 import type { Socket } from 'node:net';
+import type { Log } from '../../cli/role.js';
 import type { KubeClient } from '../../kube/client.js';
 import { sleep, untilAborted } from '../../kube/informer.js';
 import { AdminChecker } from './admins.js';
@@ -23,7 +24,7 @@ export interface AdmissionOptions {
   serviceName: string;
   gpuResource: string;
   signal: AbortSignal;
-  log: (msg: string, f?: Record<string, unknown>) => void;
+  log: Log;
 }
 
 /** Knobs tests and benchmarks turn; the manager uses the defaults. */
