@@ -6,11 +6,10 @@ import type { KubeClient, KubeObject } from '../kube/client.js';
 import { isNotFound, KubeApiError } from '../kube/errors.js';
 import { defaultPodName, LABELS } from '../kube/group.js';
 import { RESOURCES } from '../kube/resources.js';
+import { WORKSPACE_IMAGE_DEFAULTS } from '../infra/crds/workspace-image.js';
 import { findAuthorizedKey, type OfferedKey } from './keys.js';
 import type { Workspace, WorkspaceImage } from './workspaces.js';
 
-export const DEFAULT_SHELL = '/bin/bash';
-export const DEFAULT_HOME_PATH = '/home/dev';
 /** The container the workspace pod runs the image in, when the pod has several. */
 export const WORKSPACE_CONTAINER = 'workspace';
 
@@ -71,8 +70,8 @@ export function shellAndHome(image: WorkspaceImage | undefined): { shell: string
   const shell = image?.spec?.shell;
   const homePath = image?.spec?.homePath;
   return {
-    shell: typeof shell === 'string' && shell.startsWith('/') ? shell : DEFAULT_SHELL,
-    homePath: typeof homePath === 'string' && homePath.startsWith('/') ? homePath : DEFAULT_HOME_PATH,
+    shell: typeof shell === 'string' && shell.startsWith('/') ? shell : WORKSPACE_IMAGE_DEFAULTS.shell,
+    homePath: typeof homePath === 'string' && homePath.startsWith('/') ? homePath : WORKSPACE_IMAGE_DEFAULTS.homePath,
   };
 }
 

@@ -1,6 +1,7 @@
 // The decision step of the Workspace hook: from the Workspace and its catalog entry to the
 // values the child constructs draw, or the reason there is nothing to draw.
 import { QUANTITY_PATTERN } from '../../infra/crds/schema.js';
+import { WORKSPACE_IMAGE_DEFAULTS } from '../../infra/crds/workspace-image.js';
 import {
   HOME_VOLUME,
   type PullPolicy,
@@ -9,15 +10,6 @@ import {
   type WorkspaceChildrenProps,
 } from '../../infra/children/workspace/props.js';
 import type { Workspace, WorkspaceImage } from './types.js';
-
-/** What SPEC 2.2 fills in when a WorkspaceImage leaves a field out. */
-export const IMAGE_DEFAULTS = {
-  imagePullPolicy: 'IfNotPresent' as PullPolicy,
-  shell: '/bin/bash',
-  homePath: '/home/dev',
-  runAsUser: 1000,
-  command: ['sleep', 'infinity'],
-} as const;
 
 /** Why the hook renders no children; `image` is true when the catalog entry is at fault. */
 export interface SpecProblem {
@@ -81,7 +73,7 @@ export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
       true,
     );
   }
-  const pullPolicy = img.imagePullPolicy ?? IMAGE_DEFAULTS.imagePullPolicy;
+  const pullPolicy = img.imagePullPolicy ?? WORKSPACE_IMAGE_DEFAULTS.imagePullPolicy;
   if (!PULL_POLICIES.includes(pullPolicy)) {
     return problem(
       'ImageInvalid',
@@ -89,7 +81,7 @@ export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
       true,
     );
   }
-  const runAsUser = img.runAsUser ?? IMAGE_DEFAULTS.runAsUser;
+  const runAsUser = img.runAsUser ?? WORKSPACE_IMAGE_DEFAULTS.runAsUser;
   if (!Number.isSafeInteger(runAsUser) || runAsUser < 0) {
     return problem(
       'ImageInvalid',
@@ -120,7 +112,7 @@ export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
     );
   }
 
-  const homePath = img.homePath || IMAGE_DEFAULTS.homePath;
+  const homePath = img.homePath || WORKSPACE_IMAGE_DEFAULTS.homePath;
   const volumes = spec.volumes ?? [];
   const volumeNames = new Set(volumes.map((v) => v.name));
   const shadowing = volumes.findIndex((v) => v.name === HOME_VOLUME);
@@ -153,9 +145,9 @@ export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
       replicas: isRunning(workspace) ? 1 : 0,
       image: img.image,
       imagePullPolicy: pullPolicy,
-      command: img.command && img.command.length > 0 ? [...img.command] : [...IMAGE_DEFAULTS.command],
+      command: img.command && img.command.length > 0 ? [...img.command] : [...WORKSPACE_IMAGE_DEFAULTS.command],
       homePath,
-      shell: img.shell || IMAGE_DEFAULTS.shell,
+      shell: img.shell || WORKSPACE_IMAGE_DEFAULTS.shell,
       runAsUser,
       allowRoot,
       storage,

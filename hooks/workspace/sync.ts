@@ -26,7 +26,6 @@ import type {
 } from './types.js';
 
 export { workspaceOfPod, workspacesUsingImage, type WorkspaceRef } from './mapping.js';
-export { IMAGE_DEFAULTS } from './desired.js';
 
 const CHILD_KINDS = [childKey(RESOURCES.service), childKey(RESOURCES.statefulSet)];
 

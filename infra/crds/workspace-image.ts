@@ -14,6 +14,18 @@ import {
   tolerations,
 } from './schema.js';
 
+/**
+ * What SPEC 2.2 fills in when an entry leaves a field out: the schema's defaults, and what the
+ * hook, the webhooks and the gateway assume for an entry stored before a default existed.
+ */
+export const WORKSPACE_IMAGE_DEFAULTS = {
+  imagePullPolicy: 'IfNotPresent',
+  shell: '/bin/bash',
+  homePath: '/home/dev',
+  runAsUser: 1000,
+  command: ['sleep', 'infinity'],
+} as const;
+
 export function workspaceImageCrd(): CustomResourceDefinition {
   return customResourceDefinition({
     kind: KINDS.workspaceImage,
@@ -37,15 +49,15 @@ export function workspaceImageCrd(): CustomResourceDefinition {
         image: string('Container image reference.'),
         imagePullPolicy: string('When the kubelet pulls the image.', {
           enum: ['Always', 'IfNotPresent', 'Never'],
-          default: 'IfNotPresent',
+          default: WORKSPACE_IMAGE_DEFAULTS.imagePullPolicy,
         }),
-        shell: string('Login shell the gateway runs.', { default: '/bin/bash' }),
-        homePath: string('Working directory and mount path of the home volume.', { default: '/home/dev' }),
+        shell: string('Login shell the gateway runs.', { default: WORKSPACE_IMAGE_DEFAULTS.shell }),
+        homePath: string('Working directory and mount path of the home volume.', { default: WORKSPACE_IMAGE_DEFAULTS.homePath }),
         runAsUser: integer('User id the workspace container runs as; also the pod fsGroup.', {
           format: 'int64',
-          default: 1000,
+          default: WORKSPACE_IMAGE_DEFAULTS.runAsUser,
         }),
-        command: arrayOf('Container command.', { type: 'string' }, { default: ['sleep', 'infinity'] }),
+        command: arrayOf('Container command.', { type: 'string' }, { default: [...WORKSPACE_IMAGE_DEFAULTS.command] }),
         allowRoot: boolean('Allows a workspace of this entry to run as uid 0. Administrator-only.', { default: false }),
         deprecateAt: timestamp('Fully usable (with a catalog warning) until then; afterwards the entry behaves as deprecated.'),
         placement: object('Where pods of this entry are scheduled, unless the Workspace overrides it.', {

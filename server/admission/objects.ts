@@ -68,9 +68,6 @@ export interface PersistentVolumeClaim extends KubeObject {
   status?: { capacity?: ResourceList };
 }
 
-/** SPEC 2.2 defaults of a WorkspaceImage. */
-export const IMAGE_DEFAULTS = { homePath: '/home/dev', runAsUser: 1000 } as const;
-
 /** SPEC 2.5: `spec.running` defaults to true. */
 export function isRunning(ws: Workspace): boolean {
   return ws.spec?.running !== false;

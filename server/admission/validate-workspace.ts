@@ -5,9 +5,10 @@
 // the workspace grows), so that a workspace admitted under yesterday's catalog or quota can
 // still be stopped, and its finalizer removed, today.
 import { isDeepStrictEqual } from 'node:util';
+import { WORKSPACE_IMAGE_DEFAULTS } from '../../infra/crds/workspace-image.js';
 import { compareQuantities, formatQuantity, tryParseQuantity } from '../../kube/quantity.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
-import { IMAGE_DEFAULTS, isRunning, type PersistentVolumeClaim, type UserSpace, type Workspace, type WorkspaceImage } from './objects.js';
+import { isRunning, type PersistentVolumeClaim, type UserSpace, type Workspace, type WorkspaceImage } from './objects.js';
 import { checkRequestsAndLimits, parseResources } from './workspace-resources.js';
 import { authorizedKeysViolations } from './ssh-keys.js';
 import { checkQuota } from './workspace-quota.js';
@@ -51,7 +52,7 @@ export function validateWorkspace(input: WorkspaceValidationInput): Violation[] 
   const imageChanged = changed((ws) => ws.spec?.imageRef?.name);
   if (imageChanged) violations.push(...checkImage(imageName, image, input.now));
 
-  const homePath = image?.spec?.homePath ?? IMAGE_DEFAULTS.homePath;
+  const homePath = image?.spec?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath;
   if (imageChanged || changed((ws) => [ws.spec?.volumes, ws.spec?.volumeMounts])) {
     violations.push(...checkVolumes(spec.volumes, spec.volumeMounts, homePath));
   }
@@ -97,7 +98,7 @@ function checkImage(imageName: string | undefined, image: WorkspaceImage | undef
     }
   }
   // SPEC 2.2: the Workspace has no uid of its own; it runs as the image's runAsUser.
-  if ((image.spec?.runAsUser ?? IMAGE_DEFAULTS.runAsUser) === 0 && image.spec?.allowRoot !== true) {
+  if ((image.spec?.runAsUser ?? WORKSPACE_IMAGE_DEFAULTS.runAsUser) === 0 && image.spec?.allowRoot !== true) {
     violations.push({
       rule: 'image-root',
       field,
