@@ -6,12 +6,10 @@ import type { KubeClient, KubeObject } from '../kube/client.js';
 import { isNotFound, KubeApiError } from '../kube/errors.js';
 import { defaultPodName, LABELS } from '../kube/group.js';
 import { RESOURCES } from '../kube/resources.js';
+import { WORKSPACE_CONTAINER } from '../infra/children/workspace/props.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from '../infra/crds/workspace-image.js';
 import { findAuthorizedKey, type OfferedKey } from './keys.js';
 import type { Workspace, WorkspaceImage } from './workspaces.js';
-
-/** The container the workspace pod runs the image in, when the pod has several. */
-export const WORKSPACE_CONTAINER = 'workspace';
 
 export interface SessionTarget {
   namespace: string;

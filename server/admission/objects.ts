@@ -72,6 +72,3 @@ export interface PersistentVolumeClaim extends KubeObject {
 export function isRunning(ws: Workspace): boolean {
   return ws.spec?.running !== false;
 }
-
-/** Name of the home volume in the workspace pod (the StatefulSet's volume claim template). */
-export const HOME_VOLUME = 'home';

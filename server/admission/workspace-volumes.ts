@@ -1,6 +1,7 @@
 // SPEC 1.4: extra volumes must not shadow the home volume, and every mount must resolve.
 import { posix } from 'node:path';
-import { HOME_VOLUME, type Volume, type VolumeMount } from './objects.js';
+import { HOME_VOLUME } from '../../infra/children/workspace/props.js';
+import type { Volume, VolumeMount } from './objects.js';
 import type { Violation } from './violations.js';
 
 function normalizePath(p: string): string {
