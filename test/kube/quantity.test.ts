@@ -7,7 +7,7 @@ import {
   QuantityError,
   subtractQuantities,
   tryParseQuantity,
-} from '../../../kube/quantity.js';
+} from '../../kube/quantity.js';
 
 /** The exact value as a fraction string, for comparing without floating point. */
 function exact(text: string | number): string {
