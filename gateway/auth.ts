@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Log } from '../cli/role.js';
 import type { BannerSender } from './banner.js';
-import { findAuthorizedKey, signatureVerifies, type AuthorizedKey, type OfferedKey } from './keys.js';
+import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.js';
 import { SessionRefused, type SessionTarget } from './target.js';
 import type { Workspace } from './workspaces.js';
 
@@ -99,9 +99,8 @@ export class ConnectionAuth {
       ctx.accept(); // the client only asked whether this key would do; it signs next
       return;
     }
-    if (!signatureVerifies(found[0]!.key, ctx.blob, ctx.signature, ctx.hashAlgo)) {
-      return this.fail(ctx, 'signature does not verify', { key: fingerprint });
-    }
+    const problem = found[0]!.key.signatureProblem(ctx.blob, ctx.signature, ctx.hashAlgo);
+    if (problem) return this.fail(ctx, problem, { key: fingerprint });
     if (found.length > 1) {
       const namespaces = found.map((m) => m.ws.metadata?.namespace).join(', ');
       this.deps.banner.send(ctx, `workspace name ${ctx.username} exists in several namespaces (${namespaces}) that all accept this key; remove the key from all but one`);

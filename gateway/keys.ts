@@ -1,8 +1,10 @@
 // Public-key matching for SSH authentication (SPEC 1.5 step 3): the offered key must equal
 // one authorized entry after parsing, compared by key type and wire-format blob in
-// constant time, and its signature must verify.
+// constant time, and its signature must verify. ssh2 parses and verifies the plain types;
+// FIDO security keys (sk-) are parsed and verified by sk-keys.ts.
 import { timingSafeEqual } from 'node:crypto';
 import ssh2, { type ParsedKey } from 'ssh2';
+import { parseSecurityKeyLine, verifySecurityKeySignature, type SecurityKey } from './sk-keys.js';
 
 /** What the client offered: the key type and its SSH wire-format blob. */
 export interface OfferedKey {
@@ -13,17 +15,42 @@ export interface OfferedKey {
 export interface AuthorizedKey {
   type: string;
   blob: Buffer;
-  parsed: ParsedKey;
+  /** Why `signature` over `signedData` does not prove possession of this key; undefined when it does. */
+  signatureProblem(signedData: Buffer, signature: Buffer, hashAlgo?: string): string | undefined;
+}
+
+function plainKey(key: ParsedKey): AuthorizedKey {
+  return {
+    type: key.type,
+    blob: key.getPublicSSH(),
+    // ssh2 returns an Error (rather than false) for a malformed signature: both mean "no".
+    signatureProblem: (signedData, signature, hashAlgo) => (key.verify(signedData, signature, hashAlgo) === true ? undefined : 'signature does not verify'),
+  };
+}
+
+function securityKey(key: SecurityKey, blob: Buffer): AuthorizedKey {
+  return {
+    type: key.type,
+    blob,
+    signatureProblem: (signedData, signature) => {
+      const verdict = verifySecurityKeySignature(key, signedData, signature);
+      return verdict.ok ? undefined : verdict.reason;
+    },
+  };
 }
 
 /** Parses one `spec.sshAuthorizedKeys` entry; undefined when it is not a usable public key. */
 export function parseAuthorizedKey(entry: unknown): AuthorizedKey | undefined {
   if (typeof entry !== 'string' || entry.length > 16_384) return undefined;
+  if (entry.trimStart().startsWith('sk-')) {
+    const sk = parseSecurityKeyLine(entry);
+    return sk && securityKey(sk.key, sk.blob);
+  }
   const parsed = ssh2.utils.parseKey(entry.trim());
   if (parsed instanceof Error) return undefined;
   const key = Array.isArray(parsed) ? (parsed[0] as ParsedKey | undefined) : parsed;
   if (!key || key.isPrivateKey()) return undefined;
-  return { type: key.type, blob: key.getPublicSSH(), parsed: key };
+  return plainKey(key);
 }
 
 function sameBlob(a: Buffer, b: Buffer): boolean {
@@ -44,10 +71,4 @@ export function findAuthorizedKey(offered: OfferedKey, entries: readonly unknown
     if (equal && !match) match = key;
   }
   return match;
-}
-
-/** True when `signature` over `blob` verifies with the authorized key. */
-export function signatureVerifies(key: AuthorizedKey, blob: Buffer, signature: Buffer, hashAlgo?: string): boolean {
-  // ssh2 returns an Error (rather than false) for a malformed signature: both mean "no".
-  return key.parsed.verify(blob, signature, hashAlgo) === true;
 }
