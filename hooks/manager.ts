@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeClient, KubeObject } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
-import { GROUP, LABELS, userNamespace } from '../kube/group.js';
+import { defaultPodName, GROUP, LABELS, userNamespace } from '../kube/group.js';
 import type { Informer } from '../kube/informer.js';
 import { RESOURCES } from '../kube/resources.js';
 import { LEADER_LEASE } from '../infra/install/names.js';
@@ -113,7 +113,8 @@ export function workspaceSpec(config: ManagerConfig): ControllerSpec<WorkspaceHo
       const name = parent.metadata?.name;
       return {
         image: imageName ? caches.images!.get(imageName) ?? null : null,
-        pods: caches.pods!.list((pod) => pod.metadata?.namespace === namespace && pod.metadata?.labels?.[LABELS.workspace] === name),
+        // Only the StatefulSet's pod counts (hooks/workspace/pod.ts): one keyed lookup, not a scan of every cached pod.
+        pods: [caches.pods!.get(defaultPodName(name ?? ''), namespace)].filter((pod): pod is KubeObject => pod !== undefined),
       };
     },
     // The gateway records activity in status; the loop never overwrites it.
