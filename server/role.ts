@@ -1,4 +1,4 @@
-// `den server`: the REST API (and later the web UI) on `--listen`, with sessions, tokens
+// `den server`: the REST API and the web UI on `--listen`, with sessions, tokens
 // and local users kept as Secrets in `--namespace` (docs/contracts.md, docs/rest-auth.md).
 import { once } from 'node:events';
 import http from 'node:http';
@@ -12,6 +12,7 @@ import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { sleep, untilAborted } from '../kube/informer.js';
 import { createApp } from './app.js';
+import { AssetStore } from './pages/assets.js';
 import { createAuthServices } from './auth/services.js';
 import { TerminalServer } from './terminal/upgrade.js';
 
@@ -65,6 +66,9 @@ export const serverRole: Role<typeof serverSettings> = {
       say('caches synced');
     });
 
+    // Scripts and styles are bundled once, before anyone can ask for a page.
+    const assets = new AssetStore();
+    await assets.load();
     const app = createApp({
       config: { baseUrl: settings.baseUrl, localAuth: settings.localAuth },
       serverClient: client,
@@ -72,6 +76,7 @@ export const serverRole: Role<typeof serverSettings> = {
       resources: { gpuResource: settings.gpuResource, log: say },
       log: say,
       ready: () => synced && listening,
+      assets,
     });
     const server = http.createServer(app.callback());
     const terminals = new TerminalServer({

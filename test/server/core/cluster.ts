@@ -17,6 +17,7 @@ import { createAuthServices, type AuthServiceOptions, type AuthServices } from '
 import { FakeApiServer } from '../../support/fake-apiserver.js';
 import { expectDocumented } from '../api/openapi-check.js';
 import { fixture } from '../../support/fixtures.js';
+import { SHARED_ASSETS } from '../../support/web.js';
 
 export const SERVER_TOKEN = 'den-server-token';
 export const SERVER_USER = `system:serviceaccount:${SYSTEM_NAMESPACE}:den-server`;
@@ -81,6 +82,8 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** `/readyz` and the API answer 503 while this is false; always ready by default. */
   ready?: () => boolean;
+  /** Sign-in page buttons. */
+  identityProviders?: { name: string; label: string }[];
 }
 
 export interface Den {
@@ -105,6 +108,9 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     log: opts.log ?? (() => undefined),
     ready: opts.ready ?? (() => true),
     now: opts.now,
+    identityProviders: opts.identityProviders,
+    // One esbuild run for every test of the process.
+    assets: SHARED_ASSETS,
   });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
