@@ -1,18 +1,15 @@
 import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { LABELS, SYSTEM_NAMESPACE } from '../../../kube/group.js';
-import { createAuthServices, type AuthServices } from '../../../server/auth/services.js';
+import { LABELS } from '../../../kube/group.js';
 import { CLOSE, CSRF_PROTOCOL_PREFIX, TERMINAL_PROTOCOL } from '../../../server/terminal/protocol.js';
 import { OUTPUT_HIGH_WATER } from '../../../server/terminal/relay.js';
-import { TerminalServer } from '../../../server/terminal/upgrade.js';
+import type { TerminalServer } from '../../../server/terminal/upgrade.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { FakeExec } from '../../support/fake-exec.js';
-import { addPerson, login, SERVER_TOKEN, startCluster, startDen, until, type Den, type Signed } from '../core/cluster.js';
+import { addPerson, login, startCluster, startDen, until, type Den, type Signed } from '../core/cluster.js';
 
 const BASE_URL = 'http://den.test';
 const ORIGIN = 'http://den.test';
@@ -70,43 +67,20 @@ async function startWorld(): Promise<World> {
   seedWorkspace(api, 'asleep', 'svc-alice', home, { phase: 'Suspended' });
   const exec = new FakeExec({ cwd: home, env: { PS1: '$ ', ENV: '' } });
   exec.attachTo(api);
-  const den = await startDen(api, { baseUrl: BASE_URL });
   const logs: World['logs'] = [];
-  // The terminal needs the same auth services as the app; a second set on the same cluster is equivalent.
-  const serverClient = api.client(SERVER_TOKEN);
-  const auth: AuthServices = createAuthServices(serverClient, { namespace: SYSTEM_NAMESPACE, tokenTtlSeconds: 600 });
-  const stop = new AbortController();
-  const caches = auth.run(stop.signal);
-  await auth.synced;
-  const terminals = new TerminalServer({
-    baseUrl: BASE_URL,
-    sessions: auth.sessions,
-    directory: auth.directory,
-    minter: auth.minter,
-    serverClient,
-    log: (msg, fields) => void logs.push({ msg, fields }),
-    ready: () => true,
-  });
-  const server = http.createServer((_req, res) => res.writeHead(404).end());
-  terminals.attach(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const den = await startDen(api, { baseUrl: BASE_URL, log: (msg, fields) => void logs.push({ msg, fields }) });
   const alice = await login(den, 'alice', 'alice-password');
   const bob = await login(den, 'bob', 'bob-password');
   return {
     api,
-    den: { ...den, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` },
+    den,
     exec,
-    terminals,
+    terminals: den.terminals,
     home,
     alice,
     bob,
     logs,
     async close() {
-      await terminals.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      stop.abort();
-      await caches;
       await exec.close();
       await den.close();
       await api.close();
