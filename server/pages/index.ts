@@ -14,6 +14,8 @@ import { serveAssets, type AssetStore } from './assets.js';
 import { authenticatePage, compose, pageErrors, pageHeaders, readFormBody, requireFormCsrf, withAssets, type PageState } from './middleware.js';
 import { mountLoginPages, mountLogoutPage } from './session.js';
 import { mountWorkspacePages } from './workspaces.js';
+import { mountCatalogPages } from './catalog.js';
+import { mountNewPage } from './new.js';
 
 export type PageRouter = Router<PageState>;
 export type PageContext = Router.RouterContext<PageState>;
@@ -55,6 +57,8 @@ export function webUi(deps: PageDeps): Middleware {
   checkNameParam(pages);
   mountLogoutPage(pages, sessionDeps);
   mountWorkspacePages(pages, deps);
+  mountCatalogPages(pages, deps);
+  mountNewPage(pages, deps);
 
   const chain = compose([
     pageHeaders(),

@@ -25,3 +25,9 @@ document.addEventListener('submit', (event) => {
   const question = form.dataset.confirm;
   if (question && !window.confirm(question)) event.preventDefault();
 });
+
+// A checkbox marked data-autosubmit applies its form at once (the catalog's deprecated toggle).
+document.addEventListener('change', (event) => {
+  const input = event.target as HTMLInputElement;
+  if (input.matches('[data-autosubmit]')) input.form?.requestSubmit();
+});
