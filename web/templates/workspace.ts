@@ -86,5 +86,5 @@ export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePag
     <p><button type="submit" class="danger">Delete ${name}</button></p>
   </form></details>
 </section>`;
-  return page({ title: name, assets, viewer, body, scripts: ['workspace.js'] });
+  return page({ title: name, assets, viewer, body, scripts: ['workspace.js', 'terminal.js'], styles: ['terminal.css'] });
 }

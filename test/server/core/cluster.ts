@@ -83,6 +83,8 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** `/readyz` and the API answer 503 while this is false; always ready by default. */
   ready?: () => boolean;
+  /** Loopback port to listen on (a browser test names it in the base URL first); any free one by default. */
+  port?: number;
   /** Sign-in page buttons. */
   identityProviders?: { name: string; label: string }[];
 }
@@ -126,7 +128,7 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     ready: opts.ready ?? (() => true),
   });
   terminals.attach(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
