@@ -16,6 +16,7 @@ import { mountLoginPages, mountLogoutPage } from './session.js';
 import { mountWorkspacePages } from './workspaces.js';
 import { mountCatalogPages } from './catalog.js';
 import { mountNewPage } from './new.js';
+import { mountProfilePages } from './profile.js';
 
 export type PageRouter = Router<PageState>;
 export type PageContext = Router.RouterContext<PageState>;
@@ -59,6 +60,7 @@ export function webUi(deps: PageDeps): Middleware {
   mountWorkspacePages(pages, deps);
   mountCatalogPages(pages, deps);
   mountNewPage(pages, deps);
+  mountProfilePages(pages, deps);
 
   const chain = compose([
     pageHeaders(),

@@ -127,7 +127,7 @@ describe('the Terminal tab in Chromium', function () {
 
   it("refuses a websocket opened by another origin's page, even with the person's cookie and CSRF token", async () => {
     const page = await world.signedIn('alice', '/w/dev');
-    const csrf = await page.$eval('#terminal', (el) => (el as HTMLElement).dataset.csrf ?? '');
+    const csrf = await page.$eval('#terminal', (el) => el.getAttribute('data-csrf') ?? '');
     const evil = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>evil</title>'));
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     try {
