@@ -9,7 +9,7 @@ import { defaultPodName, GROUP, LABELS, userNamespace } from '../kube/group.js';
 import type { Informer } from '../kube/informer.js';
 import { RESOURCES } from '../kube/resources.js';
 import { LEADER_LEASE } from '../infra/install/names.js';
-import type { Log } from '../cli/role.js';
+import type { Log } from '../process/role.js';
 import { Controller, startDeletion, type ControllerOptions, type ControllerSpec } from './loop/controller.js';
 import { isControlledBy, keyOf } from './loop/keys.js';
 import { LeaderElector } from './loop/leader.js';
