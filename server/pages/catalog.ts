@@ -8,7 +8,7 @@ import { listUsableImages } from '../api/catalog.js';
 import { HttpError } from '../http/errors.js';
 import { viewerOf } from './middleware.js';
 import { sendPage } from './workspaces.js';
-import type { PageContext, PageDeps, PageRouter } from './index.js';
+import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 interface ImageSpec {
   displayName?: string;

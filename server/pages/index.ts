@@ -3,14 +3,10 @@
 // pages (/login), authentication (a stranger goes to /login?next=…), the CSRF field, pages.
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
-import type { KubeClient } from '../../kube/client.js';
-import type { IdentityProviderLink } from '../../web/templates/login.js';
 import { RFC1123_SUBDOMAIN } from '../api/fields.js';
-import type { ResourceDeps } from '../api/types.js';
-import type { AuthServices } from '../auth/services.js';
-import type { ErrorLogger } from '../http/errors.js';
 import { HttpError } from '../http/errors.js';
-import { serveAssets, type AssetStore } from './assets.js';
+import { serveAssets } from './assets.js';
+import type { PageDeps, PageRouter } from './types.js';
 import { authenticatePage, compose, pageErrors, pageHeaders, readFormBody, requireFormCsrf, withAssets, type PageState } from './middleware.js';
 import { mountLoginPages, mountLogoutPage } from './session.js';
 import { mountWorkspacePages } from './workspaces.js';
@@ -18,22 +14,7 @@ import { mountCatalogPages } from './catalog.js';
 import { mountNewPage } from './new.js';
 import { mountProfilePages } from './profile.js';
 
-export type PageRouter = Router<PageState>;
-export type PageContext = Router.RouterContext<PageState>;
-
-export interface PageDeps {
-  auth: AuthServices;
-  serverClient: KubeClient;
-  resources: ResourceDeps;
-  localAuth: boolean;
-  secureCookies: boolean;
-  identityProviders: readonly IdentityProviderLink[];
-  assets: AssetStore;
-  bodyLimitBytes: number;
-  log: ErrorLogger;
-  refuseUntilReady: Middleware;
-  now: () => number;
-}
+export type { PageContext, PageDeps, PageRouter } from './types.js';
 
 /** Paths REST and the health checks own; everything else is a page. */
 export function isPagePath(path: string): boolean {

@@ -15,7 +15,7 @@ import { describeError } from '../http/errors.js';
 import { catalogEntry } from './catalog.js';
 import { viewerOf } from './middleware.js';
 import { sendPage } from './workspaces.js';
-import type { PageContext, PageDeps, PageRouter } from './index.js';
+import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 interface UserSpaceView {
   spec?: { quota?: Record<string, unknown>; sshAuthorizedKeys?: string[] };

@@ -13,7 +13,7 @@ import { phaseOf, reasonOf } from '../../web/templates/format.js';
 import { DEFAULT_LOG_TAIL, deleteWorkspaceOf, listWorkspacesOf, readWorkspaceLogs, setWorkspaceRunning } from '../api/workspaces.js';
 import { describeError } from '../http/errors.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
-import type { PageContext, PageDeps, PageRouter } from './index.js';
+import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 /** Home path of every catalog entry the person can read, by name (for VS Code links). */
 export async function homePathsOf(kube: KubeClient): Promise<Map<string, string>> {
