@@ -13,7 +13,7 @@ import { describeToken, issueTokenFor, revokeTokenOf } from '../routes/tokens.js
 import { viewerOf } from './middleware.js';
 import { quotaLines } from './new.js';
 import { sendPage } from './workspaces.js';
-import type { PageContext, PageDeps, PageRouter } from './index.js';
+import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 interface OwnUserSpace {
   spec?: { quota?: Record<string, unknown>; sshAuthorizedKeys?: string[] };

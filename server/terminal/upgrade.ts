@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Log } from '../../cli/role.js';
+import type { Log } from '../../process/role.js';
 import type { KubeClient } from '../../kube/client.js';
 import { shellCommand } from '../../gateway/command.js';
 import { callerOf, serviceAccountOf } from '../auth/authenticate.js';
