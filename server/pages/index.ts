@@ -13,6 +13,7 @@ import { mountWorkspacePages } from './workspaces.js';
 import { mountCatalogPages } from './catalog.js';
 import { mountNewPage } from './new.js';
 import { mountProfilePages } from './profile.js';
+import { mountAdminPages } from './admin.js';
 
 export type { PageContext, PageDeps, PageRouter } from './types.js';
 
@@ -42,6 +43,7 @@ export function webUi(deps: PageDeps): Middleware {
   mountCatalogPages(pages, deps);
   mountNewPage(pages, deps);
   mountProfilePages(pages, deps);
+  mountAdminPages(pages, deps);
 
   const chain = compose([
     pageHeaders(),

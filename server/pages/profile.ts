@@ -122,7 +122,10 @@ const DONE: Record<string, string> = {
 };
 
 export function mountProfilePages(router: PageRouter, deps: PageDeps): void {
-  router.get('/profile', (ctx) => render(ctx, deps, { done: DONE[String(ctx.query.done ?? '')] }));
+  router.get('/profile', (ctx) => {
+    const key = String(ctx.query.done ?? '');
+    return render(ctx, deps, Object.hasOwn(DONE, key) ? { done: DONE[key] } : {});
+  });
   router.post('/profile/keys', (ctx) => addKey(ctx, deps));
   router.post('/profile/keys/remove', (ctx) => removeKey(ctx, deps));
   router.post('/profile/tokens', (ctx) => issueToken(ctx, deps));
