@@ -8,6 +8,7 @@ import type { KubeClient } from '../kube/client.js';
 import { mountPublicRoutes, mountResourceRoutes, type ResourceDeps } from './api/routes.js';
 import { authenticate, type CoreState } from './auth/authenticate.js';
 import { requireCsrfToken } from './auth/csrf.js';
+import { IdentityProviders } from './auth/providers/registry.js';
 import type { AuthServices } from './auth/services.js';
 import { DEFAULT_BODY_LIMIT, readJsonBody, refuseOversizedBodies } from './http/body.js';
 import type { AuthenticatedState } from './http/context.js';
@@ -15,6 +16,7 @@ import { errorMapper, HttpError } from './http/errors.js';
 import { securityHeaders } from './http/security-headers.js';
 import { mountLocalUserRoutes } from './routes/local-users.js';
 import { mountProfileRoutes } from './routes/profile.js';
+import { mountProviderLogin, plainRefusalPage } from './routes/provider-login.js';
 import { mountLogin, mountSessionRoutes } from './routes/session.js';
 import { mountTokenRoutes } from './routes/tokens.js';
 
@@ -34,6 +36,8 @@ export interface AppDeps {
   serverClient: KubeClient;
   auth: AuthServices;
   resources: ResourceDeps;
+  /** Identity providers people may sign in with (none by default). */
+  providers?: IdentityProviders;
   log: Log;
   /** `/readyz` answers 200 only when this is true (caches synced, listening). */
   ready: () => boolean;
@@ -67,6 +71,17 @@ export function createApp(deps: AppDeps): Koa {
   const https = config.baseUrl.startsWith('https:');
   const routeDeps = { ...auth, localAuth: config.localAuth, secureCookies: https, now };
 
+  const providerLogin = new Router();
+  mountProviderLogin(providerLogin, {
+    ...auth,
+    baseUrl: config.baseUrl,
+    secureCookies: https,
+    providers: deps.providers ?? new IdentityProviders([]),
+    renderRefusal: plainRefusalPage,
+    log: deps.log,
+    now,
+  });
+
   const publicApi = new Router({ prefix: API_PREFIX });
   mountLogin(publicApi, routeDeps);
   mountPublicRoutes(publicApi);
@@ -88,6 +103,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(refuseUntilReady(deps.ready));
   app.use(readJsonBody(limit));
   app.use(publicApi.routes());
+  app.use(providerLogin.routes());
   app.use(authenticate({ ...auth, serverClient: deps.serverClient, now }));
   app.use(requireCsrfToken());
   app.use(coreApi.routes() as Koa.Middleware);

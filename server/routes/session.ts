@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { HttpError } from '../http/errors.js';
 import { noQuery, validateBody, validateQuery } from '../http/validate.js';
-import type { CoreState } from '../auth/authenticate.js';
+import type { CoreState, Credential } from '../auth/authenticate.js';
 import { clearedSessionCookie, sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';
 import { CSRF_HEADER } from '../auth/csrf.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
@@ -60,6 +60,12 @@ async function login(ctx: Context, deps: SessionRouteDeps): Promise<void> {
   ctx.status = 204;
 }
 
+/** How the session was established: `local` (password), `provider:<name>`, or `token` (bearer). */
+export function establishedBy(credential: Credential): string {
+  if (credential.kind === 'bearer') return 'token';
+  return credential.session.method === 'provider' ? `provider:${credential.session.provider}` : 'local';
+}
+
 function describeSession(ctx: Router.RouterContext<CoreState>): void {
   validateQuery(ctx, noQuery);
   const { caller, credential } = ctx.state;
@@ -70,6 +76,7 @@ function describeSession(ctx: Router.RouterContext<CoreState>): void {
     role: caller.role,
     // A bearer request needs no CSRF token, so it has none.
     csrf_token: credential.kind === 'cookie' ? credential.session.csrfToken : '',
+    auth: establishedBy(credential),
   };
 }
 
