@@ -13,6 +13,7 @@ import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../../../kube/group.js';
 import { createApp } from '../../../server/app.js';
 import { renderLocalUserSecret } from '../../../server/auth/local-users.js';
 import { hashPassword } from '../../../server/auth/passwords.js';
+import type { IdentityProviders } from '../../../server/auth/providers/registry.js';
 import { createAuthServices, type AuthServiceOptions, type AuthServices } from '../../../server/auth/services.js';
 import { FakeApiServer } from '../../support/fake-apiserver.js';
 import { expectDocumented } from '../api/openapi-check.js';
@@ -81,6 +82,8 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** `/readyz` and the API answer 503 while this is false; always ready by default. */
   ready?: () => boolean;
+  /** Identity providers offered at /login/{provider}; none by default. */
+  providers?: IdentityProviders;
 }
 
 export interface Den {
@@ -105,6 +108,7 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     log: opts.log ?? (() => undefined),
     ready: opts.ready ?? (() => true),
     now: opts.now,
+    providers: opts.providers,
   });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
