@@ -1,5 +1,6 @@
 // The Koa application of `den server`, separate from the listening server so tests drive
-// it over a loopback port. Middleware order: body-size limit, error mapper, security
+// it over a loopback port. Middleware order: body-size limit, the web UI (every path outside
+// /api and the health checks: server/pages/index.ts), then for REST: error mapper, security
 // headers, JSON body, public routes, authentication, CSRF, authenticated routes.
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -16,9 +17,10 @@ import { errorMapper, HttpError } from './http/errors.js';
 import { securityHeaders } from './http/security-headers.js';
 import { mountLocalUserRoutes } from './routes/local-users.js';
 import { mountProfileRoutes } from './routes/profile.js';
-import { mountProviderLogin, plainRefusalPage } from './routes/provider-login.js';
 import { mountLogin, mountSessionRoutes } from './routes/session.js';
 import { mountTokenRoutes } from './routes/tokens.js';
+import { AssetStore } from './pages/assets.js';
+import { webUi } from './pages/index.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -36,12 +38,14 @@ export interface AppDeps {
   serverClient: KubeClient;
   auth: AuthServices;
   resources: ResourceDeps;
-  /** Identity providers people may sign in with (none by default). */
+  /** Identity providers people may sign in with: buttons on /login, /login/<name>, /callback/<name>. None by default. */
   providers?: IdentityProviders;
   log: Log;
   /** `/readyz` answers 200 only when this is true (caches synced, listening). */
   ready: () => boolean;
   now?: () => number;
+  /** The web UI's scripts and styles; built on first use unless given (`den server` builds them before it listens). */
+  assets?: AssetStore;
 }
 
 function healthRoutes(ready: () => boolean): Router {
@@ -71,17 +75,6 @@ export function createApp(deps: AppDeps): Koa {
   const https = config.baseUrl.startsWith('https:');
   const routeDeps = { ...auth, localAuth: config.localAuth, secureCookies: https, now };
 
-  const providerLogin = new Router();
-  mountProviderLogin(providerLogin, {
-    ...auth,
-    baseUrl: config.baseUrl,
-    secureCookies: https,
-    providers: deps.providers ?? new IdentityProviders([]),
-    renderRefusal: plainRefusalPage,
-    log: deps.log,
-    now,
-  });
-
   const publicApi = new Router({ prefix: API_PREFIX });
   mountLogin(publicApi, routeDeps);
   mountPublicRoutes(publicApi);
@@ -95,15 +88,32 @@ export function createApp(deps: AppDeps): Koa {
   const resourceApi = new Router<AuthenticatedState>({ prefix: API_PREFIX });
   mountResourceRoutes(resourceApi, deps.resources);
 
+  const untilReady = refuseUntilReady(deps.ready);
+  const pages = webUi({
+    auth,
+    serverClient: deps.serverClient,
+    resources: deps.resources,
+    localAuth: config.localAuth,
+    secureCookies: https,
+    baseUrl: config.baseUrl,
+    providers: deps.providers ?? new IdentityProviders([]),
+    assets: deps.assets ?? new AssetStore(),
+    bodyLimitBytes: limit,
+    log: (msg, fields) => deps.log(msg, fields),
+    refuseUntilReady: untilReady,
+    now,
+  });
+
   const app = new Koa();
   app.use(refuseOversizedBodies(limit));
-  app.use(errorMapper((msg, fields) => deps.log(msg, fields)));
   app.use(securityHeaders({ https }));
+  // Every path outside /api/v1 and the health checks is a page, with its own error pages.
+  app.use(pages);
+  app.use(errorMapper((msg, fields) => deps.log(msg, fields)));
   app.use(healthRoutes(deps.ready).routes());
-  app.use(refuseUntilReady(deps.ready));
+  app.use(untilReady);
   app.use(readJsonBody(limit));
   app.use(publicApi.routes());
-  app.use(providerLogin.routes());
   app.use(authenticate({ ...auth, serverClient: deps.serverClient, now }));
   app.use(requireCsrfToken());
   app.use(coreApi.routes() as Koa.Middleware);

@@ -1,4 +1,4 @@
-// `den server`: the REST API (and later the web UI) on `--listen`, with sessions, tokens
+// `den server`: the REST API and the web UI on `--listen`, with sessions, tokens
 // and local users kept as Secrets in `--namespace` (docs/contracts.md, docs/rest-auth.md).
 import { once } from 'node:events';
 import http from 'node:http';
@@ -14,6 +14,7 @@ import { sleep, untilAborted } from '../kube/informer.js';
 import { createApp } from './app.js';
 import { loadProviders, ProviderConfigError, type ProviderConfig } from './auth/providers/config.js';
 import { IdentityProviders } from './auth/providers/registry.js';
+import { AssetStore } from './pages/assets.js';
 import { createAuthServices } from './auth/services.js';
 
 /** The API server refuses TokenRequests shorter than ten minutes. */
@@ -84,6 +85,9 @@ export const serverRole: Role<typeof serverSettings> = {
       say('caches synced');
     });
 
+    // Scripts and styles are bundled once, before anyone can ask for a page.
+    const assets = new AssetStore();
+    await assets.load();
     const app = createApp({
       config: { baseUrl: settings.baseUrl, localAuth: settings.localAuth },
       serverClient: client,
@@ -92,6 +96,7 @@ export const serverRole: Role<typeof serverSettings> = {
       providers: new IdentityProviders(providerConfigs),
       log: say,
       ready: () => synced && listening,
+      assets,
     });
     const server = http.createServer(app.callback());
     server.on('clientError', (err, socket) => {

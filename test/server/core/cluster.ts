@@ -18,6 +18,7 @@ import { createAuthServices, type AuthServiceOptions, type AuthServices } from '
 import { FakeApiServer } from '../../support/fake-apiserver.js';
 import { expectDocumented } from '../api/openapi-check.js';
 import { fixture } from '../../support/fixtures.js';
+import { SHARED_ASSETS } from '../../support/web.js';
 
 export const SERVER_TOKEN = 'den-server-token';
 export const SERVER_USER = `system:serviceaccount:${SYSTEM_NAMESPACE}:den-server`;
@@ -82,7 +83,7 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** `/readyz` and the API answer 503 while this is false; always ready by default. */
   ready?: () => boolean;
-  /** Identity providers offered at /login/{provider}; none by default. */
+  /** Identity providers offered on the sign-in page and at /login/{provider}; none by default. */
   providers?: IdentityProviders;
 }
 
@@ -109,6 +110,8 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     ready: opts.ready ?? (() => true),
     now: opts.now,
     providers: opts.providers,
+    // One esbuild run for every test of the process.
+    assets: SHARED_ASSETS,
   });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -2,12 +2,12 @@
 // provider with a one-time challenge kept as cluster state; GET /callback/{provider} takes the
 // challenge, has the provider vouch for a verified e-mail, and signs the owner of that e-mail's
 // UserSpace in with the same cookie session as a password login. Every refusal is a page with a
-// 4xx (502 when the provider cannot be reached), and leaves no session and no challenge behind.
+// 4xx (502 when the provider cannot be reached), and leaves no session and no challenge behind;
+// the web UI's error pages (server/pages/middleware.ts pageErrors) show it.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { randomPKCECodeVerifier, randomNonce } from 'openid-client';
 import type { Log } from '../../cli/role.js';
-import { KubeApiError, KubeUnavailableError } from '../../kube/errors.js';
 import { sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
 import { TooManyChallengesError, type LoginChallengeStore } from '../auth/providers/challenges.js';
@@ -16,10 +16,10 @@ import type { IdentityProviders } from '../auth/providers/registry.js';
 import { constantTimeEqual, randomSecret } from '../auth/secrets.js';
 import type { SessionStore } from '../auth/sessions.js';
 import { HttpError } from '../http/errors.js';
+import { sameOriginPath, type PageState } from './middleware.js';
 
 /** Ties a sign-in to the browser that started it, so nobody can make a victim finish theirs (login CSRF). */
 export const LOGIN_STATE_COOKIE = 'svc_login';
-const NEXT_MAX_LENGTH = 2048;
 
 export interface ProviderLoginDeps {
   /** `--base-url`: the redirect URI is `<baseUrl>/callback/<provider>`. */
@@ -29,22 +29,8 @@ export interface ProviderLoginDeps {
   challenges: LoginChallengeStore;
   sessions: SessionStore;
   directory: UserSpaceDirectory;
-  /** Writes a refusal page; the layout comes from the web UI. */
-  renderRefusal: (refusal: { status: number; title: string; message: string }) => string;
   log: Log;
   now: () => number;
-}
-
-/**
- * `next` as a path on this site, or undefined when it would lead elsewhere (`//host`, `/\host`,
- * a scheme, control characters). Absent means the dashboard.
- */
-export function safeNextPath(raw: string | undefined): string | undefined {
-  if (raw === undefined || raw === '') return '/';
-  if (raw.length > NEXT_MAX_LENGTH || !raw.startsWith('/') || raw.startsWith('//') || /[\u0000-\u001f\u007f\\]/.test(raw)) return undefined;
-  const probe = new URL(raw, 'http://den.invalid');
-  if (probe.origin !== 'http://den.invalid') return undefined;
-  return probe.pathname + probe.search + probe.hash;
 }
 
 function basePath(baseUrl: string): string {
@@ -76,37 +62,22 @@ function singleParams(ctx: Context, allowed: readonly string[]): Record<string, 
   return out;
 }
 
-const TITLES: Record<number, string> = { 400: 'Sign-in failed', 401: 'Sign-in refused', 403: 'Not allowed to sign in', 404: 'No such sign-in option', 502: 'Provider unreachable', 503: 'Try again shortly' };
-
-function refuse(ctx: Context, deps: ProviderLoginDeps, err: unknown, provider: string): void {
-  let status: number;
-  let message: string;
-  if (err instanceof LoginRefused || err instanceof HttpError) {
-    ({ status, message } = err);
-  } else if (err instanceof TooManyChallengesError) {
-    status = 503;
-    message = 'too many sign-ins are in progress right now; try again in a few minutes';
-  } else if (err instanceof KubeUnavailableError || (err instanceof KubeApiError && err.status >= 500)) {
-    status = 503;
-    message = 'Den cannot reach its cluster right now; try again shortly';
-  } else {
-    status = 500;
-    message = 'something went wrong on our side; try again, and tell an administrator if it keeps happening';
-  }
-  deps.log('provider sign-in refused', { provider, status, reason: status >= 500 ? String((err as Error)?.message ?? err) : message });
-  ctx.status = status;
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
-  ctx.body = deps.renderRefusal({ status, title: TITLES[status] ?? 'Sign-in failed', message });
+/**
+ * The refusal as the error page shows it; the reason is logged, so an administrator can tell
+ * why someone could not sign in. Failures of Den itself go on to the error pages as they are.
+ */
+function refusal(err: unknown, deps: ProviderLoginDeps, provider: string): unknown {
+  if (err instanceof TooManyChallengesError) err = new HttpError(503, 'too many sign-ins are in progress right now; try again in a few minutes', { 'Retry-After': '60' });
+  if (err instanceof LoginRefused) err = new HttpError(err.status, err.message);
+  if (err instanceof HttpError) deps.log('provider sign-in refused', { provider: provider.slice(0, 40), status: err.status, reason: err.message });
+  return err;
 }
 
 async function startLogin(ctx: Context, deps: ProviderLoginDeps, name: string): Promise<void> {
   const provider = deps.providers.get(name);
   if (!provider) throw new LoginRefused(404, `there is no sign-in option named ${name.slice(0, 40)}`);
-  const { next: rawNext } = singleParams(ctx, ['next']);
-  const next = safeNextPath(rawNext);
-  if (!next) throw new LoginRefused(400, 'next must be a path on this site, such as /w/my-workspace');
+  // Anywhere but a path on this site is the dashboard, as for the sign-in form: no open redirect.
+  const next = sameOriginPath(singleParams(ctx, ['next']).next);
   const state = randomSecret(32);
   const nonce = randomNonce();
   const codeVerifier = randomPKCECodeVerifier();
@@ -157,28 +128,19 @@ async function finishLogin(ctx: Context, deps: ProviderLoginDeps, name: string):
   ctx.redirect(`${basePath(deps.baseUrl)}${challenge.next}`);
 }
 
-export function mountProviderLogin(router: Router, deps: ProviderLoginDeps): void {
+export function mountProviderLogin(router: Router<PageState>, deps: ProviderLoginDeps): void {
   router.get('/login/:provider', async (ctx) => {
     try {
       await startLogin(ctx, deps, ctx.params.provider!);
     } catch (err) {
-      refuse(ctx, deps, err, ctx.params.provider!);
+      throw refusal(err, deps, ctx.params.provider!);
     }
   });
   router.get('/callback/:provider', async (ctx) => {
     try {
       await finishLogin(ctx, deps, ctx.params.provider!);
     } catch (err) {
-      refuse(ctx, deps, err, ctx.params.provider!);
+      throw refusal(err, deps, ctx.params.provider!);
     }
   });
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-/** A refusal page with nothing but text and a link back to the sign-in page. */
-export function plainRefusalPage(refusal: { status: number; title: string; message: string }): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(refusal.title)} · Den</title></head><body><main><h1>${escapeHtml(refusal.title)}</h1><p>${escapeHtml(refusal.message)}</p><p><a href="/login">Back to the sign-in page</a></p></main></body></html>`;
 }
