@@ -91,8 +91,10 @@ export class OidcProvider implements IdentityProvider {
     const now = this.opts.now();
     if (this.discovered && now - this.discovered.at < DISCOVERY_TTL_MS) return this.discovered.config;
     const issuer = new URL(this.config.issuer);
-    const options: oidc.DiscoveryRequestOptions = { timeout: REQUEST_TIMEOUT_SECONDS };
-    if (issuer.protocol === 'http:') options.execute = [oidc.allowInsecureRequests];
+    // openid-client skips the ID token's signature when the token came straight from the token
+    // endpoint over TLS (OIDC Core 3.1.3.7); Den checks it anyway, against the provider's JWKS.
+    const options: oidc.DiscoveryRequestOptions = { timeout: REQUEST_TIMEOUT_SECONDS, execute: [oidc.enableNonRepudiationChecks] };
+    if (issuer.protocol === 'http:') options.execute!.push(oidc.allowInsecureRequests);
     if (this.opts.fetch) options[oidc.customFetch] = this.opts.fetch as oidc.CustomFetch;
     const config = oidc.discovery(issuer, this.config.clientId, { client_secret: this.config.clientSecret }, oidc.ClientSecretPost(this.config.clientSecret), options);
     const entry = { config, at: now };

@@ -3,26 +3,13 @@
 // they make, and the refusals that leave nothing behind.
 import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
-import type { OidcProviderConfig } from '../../../server/auth/providers/config.js';
 import { IdentityProviders } from '../../../server/auth/providers/registry.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { Browser, formAction, type Visit } from '../../support/identity/browser.js';
+import { Browser, formAction } from '../../support/identity/browser.js';
 import { startIssuer, type Issuer, type IssuerPerson } from '../../support/identity/oidc-issuer.js';
 import { addPerson, call, provision, startCluster, startDen, type Den } from './cluster.js';
 
-const BASE = 'http://den.test';
-const CLIENT = { clientId: 'den', clientSecret: 'den-client-secret' };
-
-export function oidcConfig(name: string, issuer: string, over: Partial<OidcProviderConfig> = {}): OidcProviderConfig {
-  return { kind: 'oidc', preset: 'generic', name, label: `Test ${name}`, issuer, scopes: ['openid', 'email'], trustedEmailDomains: [], ...CLIENT, ...over };
-}
-
-/** Starts at Den's /login/<provider>, signs in at the provider's form as `account`, and follows every redirect. */
-export async function signIn(browser: Browser, provider: string, account: string, next?: string): Promise<Visit> {
-  const form = await browser.get(`${BASE}/login/${provider}${next === undefined ? '' : `?next=${encodeURIComponent(next)}`}`);
-  if (form.status !== 200 || !form.body.includes('name="login"')) return form;
-  return browser.post(formAction(form), { prompt: 'login', login: account, password: 'any' });
-}
+import { BASE, CLIENT, oidcConfig, signIn } from './providers.js';
 
 function stateSecrets(api: FakeApiServer, kind: string): unknown[] {
   return api.objects(RESOURCES.secret, "svc-system").filter((s) => (s as { metadata: { labels?: Record<string, string> } }).metadata.labels?.['den.dev/kind'] === kind);
@@ -61,6 +48,8 @@ describe('signing in with an OpenID Connect provider (generic issuer)', () => {
   });
 
   it('signs in, lands on the page it was going to, and GET /session says the provider established it', async () => {
+    const picker = await browser.get(`${BASE}/login`);
+    expect(picker.body).to.contain('href="/login/sso?next=%2F"').and.to.contain('Sign in with Test sso');
     const landed = await signIn(browser, 'sso', 'alice', '/w/dev?tab=logs');
     expect(landed.url).to.equal(`${BASE}/w/dev?tab=logs`);
     expect(landed.chain.some((u) => u.startsWith(`${BASE}/callback/sso?code=`))).to.equal(true);
@@ -82,6 +71,8 @@ describe('signing in with an OpenID Connect provider (generic issuer)', () => {
     expect(start.headers.getSetCookie()[0]).to.match(/^svc_login=[A-Za-z0-9_-]{43}; Path=\/callback\/sso; HttpOnly; SameSite=Lax; Max-Age=600$/);
     const landed = await signIn(browser, 'sso', 'alice');
     expect(landed.url).to.equal(`${BASE}/`);
+    expect(landed.status, 'the dashboard').to.equal(200);
+    expect(landed.body).to.contain('alice@example.com');
     expect(browser.cookie('den.test', 'svc_login'), 'login cookie cleared').to.equal(undefined);
   });
 
@@ -226,6 +217,8 @@ describe('signing in with an identity provider: time, reachability and local log
     try {
       expect((await call(den, 'POST', '/login', { body: { username: 'alice', password: 'alice-password' } })).status).to.equal(404);
       const browser = new Browser({ 'den.test': den.url });
+      const picker = await browser.get(`${BASE}/login`);
+      expect(picker.body).to.contain('Sign in with Test sso').and.not.to.contain('name="password"');
       expect((await signIn(browser, 'sso', 'alice')).url).to.equal(`${BASE}/`);
       expect((await call(den, 'GET', '/session', { as: sessionOf(browser) })).body.auth).to.equal('provider:sso');
     } finally {
