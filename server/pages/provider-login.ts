@@ -7,7 +7,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { randomPKCECodeVerifier, randomNonce } from 'openid-client';
-import type { Log } from '../../cli/role.js';
+import type { Log } from '../../process/role.js';
 import { sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
 import { TooManyChallengesError, type LoginChallengeStore } from '../auth/providers/challenges.js';
