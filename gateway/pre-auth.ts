@@ -3,7 +3,7 @@
 // address (MaxStartups, PerSourceMaxStartups). They act on the TCP socket itself, before ssh2
 // sees a byte: a client that never sends its version line never reaches ssh2's events.
 import type { Socket } from 'node:net';
-import type { Log } from '../cli/role.js';
+import type { Log } from '../process/role.js';
 
 export interface PreAuthLimits {
   /** Milliseconds a connection may take from TCP accept to successful authentication. */
