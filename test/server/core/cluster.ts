@@ -13,6 +13,7 @@ import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../../../kube/group.js';
 import { createApp } from '../../../server/app.js';
 import { renderLocalUserSecret } from '../../../server/auth/local-users.js';
 import { hashPassword } from '../../../server/auth/passwords.js';
+import type { IdentityProviders } from '../../../server/auth/providers/registry.js';
 import { createAuthServices, type AuthServiceOptions, type AuthServices } from '../../../server/auth/services.js';
 import { FakeApiServer } from '../../support/fake-apiserver.js';
 import { expectDocumented } from '../api/openapi-check.js';
@@ -85,8 +86,8 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   ready?: () => boolean;
   /** Loopback port to listen on (a browser test names it in the base URL first); any free one by default. */
   port?: number;
-  /** Sign-in page buttons. */
-  identityProviders?: { name: string; label: string }[];
+  /** Identity providers offered on the sign-in page and at /login/{provider}; none by default. */
+  providers?: IdentityProviders;
 }
 
 export interface Den {
@@ -113,7 +114,7 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     log: opts.log ?? (() => undefined),
     ready: opts.ready ?? (() => true),
     now: opts.now,
-    identityProviders: opts.identityProviders,
+    providers: opts.providers,
     // One esbuild run for every test of the process.
     assets: SHARED_ASSETS,
   });
