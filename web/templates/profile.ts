@@ -87,7 +87,8 @@ ${formError(v, 'tokens', 'token-error')}</section>`;
 function passwordSection(v: ProfileView, csrf: string): Html {
   if (!v.localLogin) {
     return html`<section class="card" aria-labelledby="password-title"><h2 id="password-title">Password</h2>
-<p id="no-password">This session did not sign in with a Den username and password (it came through an identity provider), so there is no password to change here. Even if you also have a local account, sign in with it to change its password.</p></section>`;
+<p id="no-password">This session did not sign in with a Den username and password (it came through an identity provider), so there is no password to change here. Even if you also have a local account, sign in with it to change its password.</p>
+${formError(v, 'password', 'password-error')}</section>`;
   }
   return html`<section class="card narrow" aria-labelledby="password-title"><h2 id="password-title">Password</h2>
 <form method="post" action="/profile/password">${csrfField(csrf)}

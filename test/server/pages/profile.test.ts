@@ -6,6 +6,8 @@ import type { Page } from 'playwright-core';
 import { RESOURCES } from '../../../kube/resources.js';
 import { KEY } from '../api/support.js';
 import { startBrowserDen, type BrowserDen } from '../../support/browser-den.js';
+import { sessionCookie } from '../../../server/auth/cookie.js';
+import { fetchPage } from '../../support/web.js';
 import { call, login } from '../core/cluster.js';
 
 describe('the profile page in Chromium', function () {
@@ -90,5 +92,17 @@ describe('the profile page in Chromium', function () {
     await login(world.den, 'alice', 'a-brand-new-password');
     const old = await fetch(`${world.den.api}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: 'alice-password' }) });
     expect(old.status).to.equal(401);
+  });
+
+  it('explains, instead of a password form, why a session from an identity provider has no password to change', async () => {
+    const { id, session } = await world.den.auth.sessions.create({ owner: 'alice@example.com', method: 'provider', provider: 'github' }, Date.now());
+    const cookie = sessionCookie(id, { secure: false, maxAgeSeconds: 3600 }).split(';')[0]!;
+    const profile = await fetchPage(`${world.den.url}/profile`, { cookie });
+    expect(profile.status).to.equal(200);
+    expect(profile.text).to.contain('id="no-password"');
+    expect(profile.text).to.not.contain('id="current_password"');
+    const posted = await fetchPage(`${world.den.url}/profile/password`, { cookie, form: { _csrf: session.csrfToken, current_password: 'x', new_password: 'a-long-enough-password' } });
+    expect(posted.status).to.equal(409);
+    expect(posted.text).to.contain('this session did not sign in with a local username and password, so it has no password to change');
   });
 });
