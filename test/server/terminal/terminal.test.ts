@@ -93,6 +93,9 @@ function wsUrl(world: World, name: string, query = ''): string {
   return `${world.den.url.replace(/^http/, 'ws')}/w/${name}/terminal/ws${query}`;
 }
 
+/** Every terminal a test opened; each test ends with none left open, so the next starts clean. */
+const opened: Terminal[] = [];
+
 /** Resolves once the shell has printed its first prompt (input typed earlier may be dropped by the tty as it starts). */
 async function prompted(t: Terminal): Promise<void> {
   await new Promise((resolve) => (t.ws.readyState === t.ws.OPEN ? resolve(undefined) : t.ws.once('open', resolve)));
@@ -111,7 +114,9 @@ function open(world: World, name: string, as: Signed, opts: { origin?: string; c
     else notices.push(JSON.parse(String(data)));
   });
   const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-  return { ws, output: () => Buffer.concat(chunks).toString('utf8'), notices, closed };
+  const terminal = { ws, output: () => Buffer.concat(chunks).toString('utf8'), notices, closed };
+  opened.push(terminal);
+  return terminal;
 }
 
 /** The HTTP answer to an upgrade that was refused before it happened. */
@@ -137,6 +142,10 @@ describe('browser terminal relay (GET /w/{name}/terminal/ws)', function () {
   });
   after(async () => {
     await world.close();
+  });
+  afterEach(async () => {
+    for (const t of opened.splice(0)) t.ws.terminate();
+    await until(() => world.terminals.relays.size === 0, 'every relay of the test to end', 10_000);
   });
 
   it("runs the image's shell as a login shell in its home, as the person, and relays a command's output", async () => {
@@ -166,7 +175,7 @@ describe('browser terminal relay (GET /w/{name}/terminal/ws)', function () {
     const record = world.exec.execs.at(-1)!;
     expect(record.resizes[0]).to.deep.equal({ Width: 120, Height: 40 });
     t.ws.send(JSON.stringify({ type: 'resize', cols: 90, rows: 25 }));
-    await until(() => record.resizes.length === 2 && record.resizesApplied === 1, 'the resize to reach the pty', 5_000);
+    await until(() => record.resizes.length === 2 && record.resizesApplied === 2, 'the resize to reach the pty', 5_000);
     expect(record.resizes[1]).to.deep.equal({ Width: 90, Height: 25 });
     t.ws.send(Buffer.from('stty size\n'), { binary: true });
     await until(() => t.output().includes('25 90'), 'stty to report the new size', 5_000);
