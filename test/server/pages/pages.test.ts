@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { KubeObject } from '../../../kube/client.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { fetchPage } from '../../support/web.js';
+import { fetchPage, openLoginForm, postLoginForm } from '../../support/web.js';
 import { startWith, stopAll, type Den } from '../core/cluster.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -25,9 +25,9 @@ function workspace(name: string, running = true): KubeObject {
 }
 
 async function signIn(den: Den, username: string, password: string): Promise<{ cookie: string; csrf: string }> {
-  const answer = await fetchPage(`${den.url}/login`, { form: { username, password, next: '/' } });
+  const answer = await postLoginForm(den.url, { username, password });
   expect(answer.status, answer.text).to.equal(302);
-  const cookie = answer.headers.getSetCookie()[0]!.split(';')[0]!;
+  const cookie = answer.headers.getSetCookie().find((c) => c.startsWith('svc_session='))!.split(';')[0]!;
   const dashboard = await fetchPage(`${den.url}/`, { cookie });
   const csrf = /name="_csrf" value="([^"]+)"/.exec(dashboard.text)![1]!;
   return { cookie, csrf };
@@ -62,21 +62,57 @@ describe('web UI pages (server side)', function () {
 
   it('goes back only to a path on this site after signing in', async () => {
     for (const next of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) {
-      const answer = await fetchPage(`${den.url}/login`, { form: { username: 'alice', password: 'alice-password', next } });
+      const answer = await postLoginForm(den.url, { username: 'alice', password: 'alice-password', next });
       expect(answer.location, next).to.equal('/');
     }
-    const ok = await fetchPage(`${den.url}/login`, { form: { username: 'alice', password: 'alice-password', next: '/catalog?q=x' } });
+    const ok = await postLoginForm(den.url, { username: 'alice', password: 'alice-password', next: '/catalog?q=x' });
     expect(ok.location).to.equal('/catalog?q=x');
   });
 
-  it('answers a wrong password and an unknown user with the same words, and sets no cookie', async () => {
-    const wrong = await fetchPage(`${den.url}/login`, { form: { username: 'alice', password: 'nope', next: '/' } });
-    const unknown = await fetchPage(`${den.url}/login`, { form: { username: 'nobody', password: 'nope', next: '/' } });
+  it('answers a wrong password and an unknown user with the same words, and sets no session cookie', async () => {
+    const wrong = await postLoginForm(den.url, { username: 'alice', password: 'nope' });
+    const unknown = await postLoginForm(den.url, { username: 'nobody', password: 'nope' });
     for (const answer of [wrong, unknown]) {
       expect(answer.status).to.equal(401);
       expect(answer.text).to.contain('Invalid username or password.');
-      expect(answer.headers.getSetCookie()).to.deep.equal([]);
+      expect(answer.headers.getSetCookie().filter((c) => c.startsWith('svc_session='))).to.deep.equal([]);
     }
+  });
+
+  it('gives the sign-in form a token paired with an HttpOnly, SameSite cookie, and keeps it for a second tab', async () => {
+    const first = await fetchPage(`${den.url}/login`);
+    const set = first.headers.getSetCookie().find((c) => c.startsWith('svc_login_csrf='))!;
+    expect(set).to.match(/^svc_login_csrf=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=43200$/);
+    const token = set.split(';')[0]!.slice('svc_login_csrf='.length);
+    expect(first.text).to.contain(`<input type="hidden" name="_csrf" value="${token}">`);
+    const second = await fetchPage(`${den.url}/login`, { cookie: `svc_login_csrf=${token}` });
+    expect(second.text).to.contain(`value="${token}"`);
+  });
+
+  it('refuses a sign-in form posted from another site (login CSRF): a 403 page saying so, and nobody signed in', async () => {
+    const sessions = () => api.objects(RESOURCES.secret, 'svc-system').filter((s: any) => s.metadata.labels?.['den.dev/kind'] === 'session').length;
+    const before = sessions();
+    // The attacker's own pair from their own visit to /login: the victim's browser sends neither its cookie nor theirs.
+    const attacker = await openLoginForm(den.url);
+    const forged: { what: string; cookie?: string; form: Record<string, string>; headers?: Record<string, string> }[] = [
+      { what: 'no token, no cookie', form: { username: 'alice', password: 'alice-password' } },
+      { what: "the attacker's token, no cookie", form: { _csrf: attacker.csrf, username: 'alice', password: 'alice-password' }, headers: { 'Sec-Fetch-Site': 'cross-site' } },
+      { what: "a victim's cookie with the attacker's token", cookie: (await openLoginForm(den.url)).cookie, form: { _csrf: attacker.csrf, username: 'alice', password: 'alice-password' } },
+      { what: 'a matching pair sent cross-site', cookie: attacker.cookie, form: { _csrf: attacker.csrf, username: 'alice', password: 'alice-password' }, headers: { 'Sec-Fetch-Site': 'cross-site' } },
+      { what: 'a matching pair sent from a sibling site', cookie: attacker.cookie, form: { _csrf: attacker.csrf, username: 'alice', password: 'alice-password' }, headers: { 'Sec-Fetch-Site': 'same-site' } },
+    ];
+    for (const f of forged) {
+      const answer = await fetchPage(`${den.url}/login`, { cookie: f.cookie, form: { next: '/', ...f.form }, headers: f.headers });
+      expect(answer.status, f.what).to.equal(403);
+      expect(answer.text, f.what).to.contain('This sign-in form did not come from this Den sign-in page, or it has expired; nobody was signed in.');
+      expect(answer.text, f.what).to.contain('id="login-error"');
+      expect(answer.text, 'what the other site typed is not written back').not.to.contain('value="alice"');
+      expect(answer.headers.getSetCookie().filter((c) => c.startsWith('svc_session=')), f.what).to.deep.equal([]);
+    }
+    expect(sessions(), 'no session created').to.equal(before);
+    const real = await fetchPage(`${den.url}/login`, { cookie: attacker.cookie, form: { _csrf: attacker.csrf, next: '/', username: 'alice', password: 'alice-password' }, headers: { 'Sec-Fetch-Site': 'same-origin' } });
+    expect(real.status, 'the same pair from the page itself').to.equal(302);
+    expect(real.headers.getSetCookie()).to.include('svc_login_csrf=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0');
   });
 
   it('refuses a form POST without the session\'s CSRF token, or with a wrong one, and changes nothing', async () => {
