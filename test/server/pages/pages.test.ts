@@ -190,6 +190,33 @@ describe('web UI pages (server side)', function () {
     }
   });
 
+  it('creates the workspace and says on its page, once, why the key was not saved when saving it to the UserSpace fails', async () => {
+    const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@laptop';
+    const role = api.object<any>(RESOURCES.clusterRole, 'svc-userspace-alice')!;
+    // The person may read their UserSpace but no longer patch it.
+    api.seed({ ...role, rules: role.rules.map((r: any) => ({ ...r, verbs: r.verbs.filter((v: string) => v !== 'patch') })) });
+    try {
+      const created = await fetchPage(`${den.url}/new`, { cookie: alice.cookie, form: { _csrf: alice.csrf, name: 'keyless', image: 'ubuntu', storage: '1Gi', ssh_public_key: key, save_key: '1' } });
+      expect(created.status, created.text).to.equal(302);
+      expect(created.location).to.equal('/w/keyless');
+      expect(api.object(RESOURCES.workspace, 'keyless', 'svc-alice'), 'the workspace exists').to.not.equal(undefined);
+      expect((api.object<any>(RESOURCES.userSpace, 'alice')!.spec.sshAuthorizedKeys ?? []) as string[]).not.to.include(key);
+      const notice = created.headers.getSetCookie().find((c) => c.startsWith('svc_notice='))!;
+      expect(notice).to.match(/; Path=\/w\/keyless; HttpOnly; SameSite=Lax; Max-Age=60$/);
+      const cookie = `${alice.cookie}; ${notice.split(';')[0]}`;
+      const page = await fetchPage(`${den.url}/w/keyless`, { cookie });
+      expect(page.status).to.equal(200);
+      const shown = /<div class="notice warning" role="status" id="notice">([^<]*)<\/div>/.exec(page.text)?.[1];
+      expect(shown).to.match(/^The workspace was created, but your SSH key was not saved to your profile: userspaces\.den\.dev &quot;alice&quot; is forbidden: User &quot;system:serviceaccount:svc-alice:session&quot; cannot patch resource &quot;userspaces&quot;/);
+      expect(page.headers.getSetCookie()).to.include('svc_notice=; Path=/w/keyless; HttpOnly; SameSite=Lax; Max-Age=0');
+      const again = await fetchPage(`${den.url}/w/keyless`, { cookie: alice.cookie });
+      expect(again.text, 'shown once').not.to.contain('id="notice"');
+    } finally {
+      api.seed(role);
+      await api.client().delete(RESOURCES.workspace, 'keyless', 'svc-alice');
+    }
+  });
+
   it('answers an unknown page with a 404 page, and the API keeps answering JSON', async () => {
     const page = await fetchPage(`${den.url}/no/such/page`, { cookie: alice.cookie });
     expect(page.status).to.equal(404);
