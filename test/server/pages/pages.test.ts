@@ -217,6 +217,48 @@ describe('web UI pages (server side)', function () {
     }
   });
 
+  it("answers the status poll as JSON when asked (phase, reason, conditions, the pod's events) and the log as REST's JSON", async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'dev-0', namespace: 'svc-alice', labels: { 'den.dev/workspace': 'dev' } }, spec: { containers: [{ name: 'workspace', image: 'ubuntu' }] }, status: { phase: 'Running' } };
+    const event = (name: string, kind: string, object: string, reason: string, message: string, at: string) => ({
+      apiVersion: 'v1', kind: 'Event', metadata: { name, namespace: 'svc-alice' }, involvedObject: { kind, name: object, namespace: 'svc-alice' }, reason, message, type: 'Normal', count: 1, firstTimestamp: at, lastTimestamp: at,
+    });
+    api.seed(
+      pod as KubeObject,
+      event('dev-0.2', 'Pod', 'dev-0', 'Started', 'Started container workspace', '2030-01-01T00:00:02Z') as KubeObject,
+      event('dev-0.1', 'Pod', 'dev-0', 'Pulled', 'Container image "ubuntu" already present on machine', '2030-01-01T00:00:01Z') as KubeObject,
+      event('home-dev-0.1', 'PersistentVolumeClaim', 'home-dev-0', 'ProvisioningSucceeded', 'Successfully provisioned volume', '2030-01-01T00:00:00Z') as KubeObject,
+      event('other-0.1', 'Pod', 'other-0', 'Started', 'not about dev', '2030-01-01T00:00:03Z') as KubeObject,
+    );
+    api.setPodLog('svc-alice', 'dev-0', 'one\ntwo\nthree\n');
+    try {
+      const res = await fetch(`${den.url}/w/dev/status`, { headers: { Cookie: alice.cookie, Accept: 'application/json' } });
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^application\/json/);
+      const body = (await res.json()) as any;
+      expect(body).to.deep.include({ phase: 'Running', reason: '', conditions: [] });
+      expect(body.events.map((e: any) => [e.reason, e.message])).to.deep.equal([
+        ['Pulled', 'Container image "ubuntu" already present on machine'],
+        ['Started', 'Started container workspace'],
+      ]);
+      const html = await fetchPage(`${den.url}/w/dev/status`, { cookie: alice.cookie, headers: { Accept: 'text/html' } });
+      expect(html.text).to.match(/<ol class="progress" aria-label="Pod events"><li class="Normal"><strong>Pulled<\/strong>/);
+
+      const logs = await fetch(`${den.url}/w/dev/logs?tail=2`, { headers: { Cookie: alice.cookie } });
+      expect(await logs.json()).to.deep.equal({ namespace: 'svc-alice', pod: 'dev-0', lines: 'two\nthree\n' });
+      const none = await fetch(`${den.url}/w/stopped/logs`, { headers: { Cookie: alice.cookie } });
+      expect(none.status).to.equal(409);
+      expect(await none.json()).to.deep.equal({ error: 'workspace stopped has no running pod, start it first' });
+
+      const page = await fetchPage(`${den.url}/w/dev`, { cookie: alice.cookie });
+      const events = /<section role="tabpanel" id="panel-events"[^>]*>(.*?)<\/section>/s.exec(page.text)![1]!;
+      expect([...events.matchAll(/<td>([A-Za-z]+)<\/td><td>([^<]*)<\/td><\/tr>/g)].map((m) => m[1])).to.deep.equal(['ProvisioningSucceeded', 'Pulled', 'Started']);
+      expect(events).to.contain('PersistentVolumeClaim/home-dev-0').and.not.to.contain('not about dev');
+    } finally {
+      for (const name of ['dev-0.1', 'dev-0.2', 'home-dev-0.1', 'other-0.1']) api.remove(RESOURCES.event, name, 'svc-alice');
+      api.remove(RESOURCES.pod, 'dev-0', 'svc-alice');
+    }
+  });
+
   it('answers an unknown page with a 404 page, and the API keeps answering JSON', async () => {
     const page = await fetchPage(`${den.url}/no/such/page`, { cookie: alice.cookie });
     expect(page.status).to.equal(404);
