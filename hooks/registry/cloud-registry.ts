@@ -44,7 +44,7 @@ export function classifyAwsError(err: unknown, region: string): RegistryError {
   if (EXPIRED.has(name)) return new RegistryError('ExpiredCredentials', `the credentials have expired: ${message}`, cause);
   if (ACCESS_DENIED.has(name)) return new RegistryError('AccessDenied', `access denied: ${message}`, cause);
   if (name === 'CredentialsProviderError') return new RegistryError('NoCredentials', `no credentials: ${message}`, cause);
-  if (/invalid region/i.test(message)) return new RegistryError('UnknownRegion', `region '${region}' is not valid: ${message}`, cause);
+  if (/invalid region|region not accepted/i.test(message)) return new RegistryError('UnknownRegion', `region '${region}' is not valid: ${message}`, cause);
   if (e.code === 'ENOTFOUND') {
     if (e.hostname?.includes(`.${region}.`)) return new RegistryError('UnknownRegion', `no registry endpoint for region '${region}' (${e.hostname} does not resolve)`, cause);
     return new RegistryError('Unreachable', `the registry endpoint ${e.hostname ?? ''} does not resolve`, cause);

@@ -89,6 +89,11 @@ export class FakeEcr {
     repos.set(name, { images: images.map((i) => ({ ...i, tags: [...i.tags] })), createdAt: 1_700_000_000 });
   }
 
+  /** Removes every repository of every account. */
+  clear(): void {
+    this.repos.clear();
+  }
+
   deleteRepository(account: string, name: string): void {
     this.repos.get(account)?.delete(name);
   }
