@@ -54,10 +54,10 @@ describe('registry image selection (SPEC 1.6, 2.3)', () => {
       [{ include: ['ok', '(unclosed'] }, 'spec.sync.include[1]'],
       [{ exclude: ['(?<=lookbehind)x'] }, 'spec.sync.exclude[0]'],
       [{ tags: { patterns: ['(a)\\1'] } }, 'spec.sync.tags.patterns[0]'],
-    ] as const) {
+    ] as [ImageRegistrySpec["sync"], string][]) {
       let error: unknown;
       try {
-        compileSyncPatterns({ sync } as ImageRegistrySpec);
+        compileSyncPatterns({ sync });
       } catch (err) {
         error = err;
       }
