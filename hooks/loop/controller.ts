@@ -12,6 +12,7 @@ import { untilAborted } from '../../process/timers.js';
 import { resourceOf, type ResourceType } from '../../kube/resources.js';
 import { childName, parentKeysOf, refOf } from './keys.js';
 import { ChildIndex, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
+import { Poller, type PolledSource, type PollView } from './poller.js';
 import { WorkQueue, type BackoffOptions, type RateLimit, type RunOutcome } from './queue.js';
 import type { ChildError, SyncHook } from './types.js';
 
@@ -35,7 +36,7 @@ export interface Finalizer {
   finalize(parent: KubeObject, ctx: { client: KubeClient; children: KubeObject[]; log: Log }): Promise<void>;
 }
 
-export interface ControllerSpec<Config, Related> {
+export interface ControllerSpec<Config, Related, Polled = unknown> {
   /** For logs: `userspace`, `workspace`. */
   name: string;
   parent: ResourceType;
@@ -45,7 +46,9 @@ export interface ControllerSpec<Config, Related> {
   hook: SyncHook<Config, Related>;
   config: Config;
   relatedSources?: readonly RelatedSource[];
-  related(parent: KubeObject, caches: RelatedCaches): Related;
+  /** An outside source fetched per parent on its own timer (hooks/loop/poller.ts); `related` receives its last result. */
+  poll?: PolledSource<Polled>;
+  related(parent: KubeObject, caches: RelatedCaches, poll: PollView<Polled>): Related;
   finalizer?: Finalizer;
   /** Status fields other writers own; always taken from the latest parent. */
   foreignStatusFields?: readonly string[];
@@ -88,25 +91,30 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export class Controller<Config = unknown, Related = unknown> {
+export class Controller<Config = unknown, Related = unknown, Polled = unknown> {
   readonly parents: Informer<KubeObject>;
   readonly stats: ControllerStats = { reconciles: 0, failures: 0, applies: 0, deletes: 0, statusWrites: 0 };
   private readonly childInformers: Informer<KubeObject>[];
   private readonly related: RelatedCaches = {};
   private readonly index = new ChildIndex();
   private readonly queue: WorkQueue;
+  readonly poller: Poller<Polled> | undefined;
   private readonly log: Log;
   private ready = false;
   /** Parents whose finalizer this controller removed, until the cache sees them go. */
   private readonly finalized = new Set<string>();
   private readonly readyResolvers: (() => void)[] = [];
 
-  constructor(private readonly client: KubeClient, readonly spec: ControllerSpec<Config, Related>, private readonly opts: ControllerOptions = {}) {
+  constructor(private readonly client: KubeClient, readonly spec: ControllerSpec<Config, Related, Polled>, private readonly opts: ControllerOptions = {}) {
     this.log = opts.log ?? (() => undefined);
     const informerOpts = { relistIntervalMs: opts.relistIntervalMs, onError: (err: unknown) => this.log('watch failed; retrying', { controller: spec.name, error: messageOf(err) }) };
     this.parents = new Informer(client, spec.parent, informerOpts);
+    this.poller = spec.poll ? new Poller(spec.poll, { request: (key) => this.request(key) }) : undefined;
     this.parents.on((e) => {
-      if (e.type === 'DELETED') this.finalized.delete(e.object.metadata?.uid ?? '');
+      if (e.type === 'DELETED') {
+        this.finalized.delete(e.object.metadata?.uid ?? '');
+        this.poller?.forget(objectKey(e.object));
+      }
       this.request(objectKey(e.object));
     });
     this.childInformers = spec.children.map((t) => {
@@ -185,6 +193,7 @@ export class Controller<Config = unknown, Related = unknown> {
     }
     await aborted;
     clearInterval(resync);
+    this.poller?.stop();
     stopCaches.abort();
     const drained = await this.queue.shutdown(this.opts.shutdownGraceMs ?? 10_000);
     if (!drained) this.log('shutdown: reconciles still running were abandoned', { controller: this.spec.name });
@@ -207,7 +216,7 @@ export class Controller<Config = unknown, Related = unknown> {
     const input = {
       parent,
       children: childrenMap(observed, this.spec.children),
-      related: this.spec.related(parent, this.related),
+      related: this.spec.related(parent, this.related, this.poller?.observe(key, parent) ?? { state: 'pending' }),
       now: (this.opts.clock ?? (() => new Date()))(),
       config: this.spec.config,
     };
