@@ -55,8 +55,8 @@ function schemas(): Record<string, Schema> {
   return {
     Error: closed({ error: str('What went wrong. For a cluster denial, the cluster\'s own message.') }, ['error']),
     SessionResponse: closed(
-      { email: str('E-mail or cluster username.'), userspace: str('UserSpace name.'), namespace: str('The caller\'s namespace.'), role: str('user or admin.'), csrf_token: str('Value for the X-CSRF-Token header.') },
-      ['email', 'userspace', 'namespace', 'role', 'csrf_token'],
+      { email: str('E-mail or cluster username.'), userspace: str('UserSpace name.'), namespace: str('The caller\'s namespace.'), role: str('user or admin.'), csrf_token: str('Value for the X-CSRF-Token header.'), auth: str('How the session was established: local (username and password), provider:<name> (an identity provider), or token (a bearer API token).') },
+      ['email', 'userspace', 'namespace', 'role', 'csrf_token', 'auth'],
     ),
     Workspace: clusterObject(KINDS.workspace),
     WorkspaceImage: clusterObject(KINDS.workspaceImage),
