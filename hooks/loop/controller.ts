@@ -12,7 +12,6 @@ import { untilAborted } from '../../process/timers.js';
 import { resourceOf, type ResourceType } from '../../kube/resources.js';
 import { childName, parentKeysOf, refOf } from './keys.js';
 import { ChildIndex, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
-import { Poller, type PolledSource, type PollView } from './poller.js';
 import { WorkQueue, type BackoffOptions, type RateLimit, type RunOutcome } from './queue.js';
 import type { ChildError, SyncHook } from './types.js';
 
@@ -36,7 +35,7 @@ export interface Finalizer {
   finalize(parent: KubeObject, ctx: { client: KubeClient; children: KubeObject[]; log: Log }): Promise<void>;
 }
 
-export interface ControllerSpec<Config, Related, Polled = unknown> {
+export interface ControllerSpec<Config, Related> {
   /** For logs: `userspace`, `workspace`. */
   name: string;
   parent: ResourceType;
@@ -46,9 +45,12 @@ export interface ControllerSpec<Config, Related, Polled = unknown> {
   hook: SyncHook<Config, Related>;
   config: Config;
   relatedSources?: readonly RelatedSource[];
-  /** An outside source fetched per parent on its own timer (hooks/loop/poller.ts); `related` receives its last result. */
-  poll?: PolledSource<Polled>;
-  related(parent: KubeObject, caches: RelatedCaches, poll: PollView<Polled>): Related;
+  /**
+   * What the hook gets as `related`: read from the caches, or from an outside source (the
+   * loop owns I/O; `signal` aborts when the reconcile is abandoned). A rejection fails the
+   * reconcile, which is retried with backoff.
+   */
+  related(parent: KubeObject, caches: RelatedCaches, ctx: { signal: AbortSignal }): Related | Promise<Related>;
   finalizer?: Finalizer;
   /** Status fields other writers own; always taken from the latest parent. */
   foreignStatusFields?: readonly string[];
@@ -91,30 +93,28 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export class Controller<Config = unknown, Related = unknown, Polled = unknown> {
+export class Controller<Config = unknown, Related = unknown> {
   readonly parents: Informer<KubeObject>;
   readonly stats: ControllerStats = { reconciles: 0, failures: 0, applies: 0, deletes: 0, statusWrites: 0 };
   private readonly childInformers: Informer<KubeObject>[];
   private readonly related: RelatedCaches = {};
   private readonly index = new ChildIndex();
   private readonly queue: WorkQueue;
-  readonly poller: Poller<Polled> | undefined;
   private readonly log: Log;
   private ready = false;
   /** Parents whose finalizer this controller removed, until the cache sees them go. */
   private readonly finalized = new Set<string>();
   private readonly readyResolvers: (() => void)[] = [];
+  /** Per parent key: the run its hook asked for with `resyncAfterMs`. */
+  private readonly resyncTimers = new Map<string, NodeJS.Timeout>();
+  private stopping = false;
 
-  constructor(private readonly client: KubeClient, readonly spec: ControllerSpec<Config, Related, Polled>, private readonly opts: ControllerOptions = {}) {
+  constructor(private readonly client: KubeClient, readonly spec: ControllerSpec<Config, Related>, private readonly opts: ControllerOptions = {}) {
     this.log = opts.log ?? (() => undefined);
     const informerOpts = { relistIntervalMs: opts.relistIntervalMs, onError: (err: unknown) => this.log('watch failed; retrying', { controller: spec.name, error: messageOf(err) }) };
     this.parents = new Informer(client, spec.parent, informerOpts);
-    this.poller = spec.poll ? new Poller(spec.poll, { request: (key) => this.request(key) }) : undefined;
     this.parents.on((e) => {
-      if (e.type === 'DELETED') {
-        this.finalized.delete(e.object.metadata?.uid ?? '');
-        this.poller?.forget(objectKey(e.object));
-      }
+      if (e.type === 'DELETED') this.finalized.delete(e.object.metadata?.uid ?? '');
       this.request(objectKey(e.object));
     });
     this.childInformers = spec.children.map((t) => {
@@ -192,8 +192,10 @@ export class Controller<Config = unknown, Related = unknown, Polled = unknown> {
       resync = setInterval(() => this.enqueueAll(), this.opts.relistIntervalMs ?? 5 * 60_000);
     }
     await aborted;
+    this.stopping = true;
     clearInterval(resync);
-    this.poller?.stop();
+    for (const timer of this.resyncTimers.values()) clearTimeout(timer);
+    this.resyncTimers.clear();
     stopCaches.abort();
     const drained = await this.queue.shutdown(this.opts.shutdownGraceMs ?? 10_000);
     if (!drained) this.log('shutdown: reconciles still running were abandoned', { controller: this.spec.name });
@@ -205,6 +207,7 @@ export class Controller<Config = unknown, Related = unknown, Polled = unknown> {
    * shutdown grace ran out, or the Lease is gone) it writes nothing more.
    */
   private async reconcile(key: string, stop: AbortSignal): Promise<void> {
+    this.cancelResync(key);
     const ref = refOf(this.spec.parent, key);
     const cached = this.parents.get(ref.name, ref.namespace);
     if (!cached) return;
@@ -216,7 +219,7 @@ export class Controller<Config = unknown, Related = unknown, Polled = unknown> {
     const input = {
       parent,
       children: childrenMap(observed, this.spec.children),
-      related: this.spec.related(parent, this.related, this.poller?.observe(key, parent) ?? { state: 'pending' }),
+      related: await this.spec.related(parent, this.related, { signal: stop }),
       now: (this.opts.clock ?? (() => new Date()))(),
       config: this.spec.config,
     };
@@ -247,6 +250,20 @@ export class Controller<Config = unknown, Related = unknown, Polled = unknown> {
     stopIfAborted(stop);
     await this.writeStatus(parent, output.status);
     if (errors.length) throw new ChildrenFailedError(errors);
+    if (output.resyncAfterMs !== undefined && output.resyncAfterMs > 0 && !this.stopping) this.scheduleResync(key, output.resyncAfterMs);
+  }
+
+  private scheduleResync(key: string, afterMs: number): void {
+    this.cancelResync(key);
+    this.resyncTimers.set(key, setTimeout(() => {
+      this.resyncTimers.delete(key);
+      this.request(key);
+    }, afterMs));
+  }
+
+  private cancelResync(key: string): void {
+    clearTimeout(this.resyncTimers.get(key));
+    this.resyncTimers.delete(key);
   }
 
   private async applyChild(child: KubeObject): Promise<void> {

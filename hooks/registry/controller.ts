@@ -1,16 +1,16 @@
-// The ImageRegistry controller (SPEC 1.6): each registry's listing is a polled source of the
-// loop, fetched every spec.sync.intervalSeconds and at once when the spec (generation) or the
-// den.dev/force-sync annotation changes; the WorkspaceImages it owns are its children.
-import type { KubeObject } from '../../kube/client.js';
-import { ANNOTATIONS, LABELS } from '../../kube/group.js';
+// The ImageRegistry controller (SPEC 1.6): a parent fed by a polled outside source through the
+// loop's seam (docs/manager.md): `related` awaits the registry's listing when it is due
+// (hooks/registry/listings.ts), and the hook asks for the next run with `resyncAfterMs`. The
+// WorkspaceImages a registry owns are its children.
+import { LABELS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { IMAGE_REGISTRY_LIMITS } from '../../infra/crds/image-registry-rules.js';
 import type { ControllerSpec } from '../loop/controller.js';
-import type { PolledSource, PollView } from '../loop/poller.js';
-import { RegistryError } from './provider.js';
+import { RegistryListings } from './listings.js';
+import type { RegistryError } from './provider.js';
 import { defaultProviders, providerFor, type Providers } from './providers.js';
 import { compileSyncPatterns, wantsRepository } from './select.js';
-import { syncImageRegistry, type ListingView, type RegistryHookConfig, type RegistryRelated } from './sync.js';
+import { syncImageRegistry, type RegistryHookConfig, type RegistryRelated } from './sync.js';
 import type { ImageRegistry, RegistryListing } from './types.js';
 
 export interface RegistrySyncConfig {
@@ -33,13 +33,10 @@ export const REGISTRY_SYNC_DEFAULTS = {
   secondMs: 1000,
 } as const;
 
-/** Generation and force-sync value: either changing starts a listing at once. */
-export function syncTrigger(parent: KubeObject): string {
-  return `${parent.metadata?.generation ?? 0}/${parent.metadata?.annotations?.[ANNOTATIONS.forceSync] ?? ''}`;
-}
+type Tuning = Required<Omit<RegistrySyncConfig, 'providers'>>;
 
-export function retryDelayMs(failures: number, error: unknown, intervalMs: number, config: Required<Omit<RegistrySyncConfig, 'providers'>>): number {
-  const base = error instanceof RegistryError && error.reason === 'Throttled' ? config.throttledRetryBaseMs : config.retryBaseMs;
+export function retryDelayMs(failures: number, error: RegistryError, intervalMs: number, tuning: Tuning): number {
+  const base = error.reason === 'Throttled' ? tuning.throttledRetryBaseMs : tuning.retryBaseMs;
   return Math.min(intervalMs, base * 2 ** Math.min(Math.max(failures - 1, 0), 20));
 }
 
@@ -50,25 +47,15 @@ export async function listRegistry(providers: Providers, registry: ImageRegistry
   return providerFor(providers, spec.provider).list({ spec, wantsRepository: (name) => wantsRepository(patterns, name), signal });
 }
 
-export function listingView(poll: PollView<RegistryListing>): ListingView {
-  if (poll.state === 'pending') return poll;
-  if (poll.state === 'fetched') return { state: 'listed', listing: poll.value, at: poll.at };
-  const error = poll.error;
-  if (error instanceof RegistryError) return { state: 'failed', reason: error.reason, message: error.message, at: poll.at };
-  return { state: 'failed', reason: 'ListingFailed', message: error instanceof Error ? error.message : String(error), at: poll.at };
-}
-
-export function imageRegistrySpec(settings: { registrySync?: RegistrySyncConfig }): ControllerSpec<RegistryHookConfig, RegistryRelated, RegistryListing> {
+export function imageRegistrySpec(settings: { registrySync?: RegistrySyncConfig }): ControllerSpec<RegistryHookConfig, RegistryRelated> {
   const { providers = defaultProviders(), ...given } = settings.registrySync ?? {};
-  const config = { ...REGISTRY_SYNC_DEFAULTS, ...given };
-  const intervalMs = (parent: KubeObject) => ((parent as ImageRegistry).spec?.sync?.intervalSeconds ?? IMAGE_REGISTRY_LIMITS.intervalSecondsDefault) * config.secondMs;
-  const poll: PolledSource<RegistryListing> = {
-    trigger: syncTrigger,
+  const tuning: Tuning = { ...REGISTRY_SYNC_DEFAULTS, ...given };
+  const intervalMs = (registry: ImageRegistry) => (registry.spec?.sync?.intervalSeconds ?? IMAGE_REGISTRY_LIMITS.intervalSecondsDefault) * tuning.secondMs;
+  const listings = new RegistryListings((registry, signal) => listRegistry(providers, registry, signal), {
     intervalMs,
-    retryDelayMs: (parent, failures, error) => retryDelayMs(failures, error, intervalMs(parent), config),
-    timeoutMs: config.listingTimeoutMs,
-    fetch: (parent, signal) => listRegistry(providers, parent as ImageRegistry, signal),
-  };
+    retryDelayMs: (registry, failures, error) => retryDelayMs(failures, error, intervalMs(registry), tuning),
+    timeoutMs: tuning.listingTimeoutMs,
+  });
   return {
     name: 'imageregistry',
     parent: RESOURCES.imageRegistry,
@@ -76,7 +63,6 @@ export function imageRegistrySpec(settings: { registrySync?: RegistrySyncConfig 
     parentLabel: LABELS.imageRegistry,
     hook: syncImageRegistry,
     config: {},
-    poll,
-    related: (_parent, _caches, listing) => ({ listing: listingView(listing) }),
+    related: async (parent, _caches, { signal }) => ({ listing: await listings.view(parent as ImageRegistry, signal) }),
   };
 }

@@ -1,6 +1,6 @@
 // The ImageRegistry hook (SPEC 1.6, 2.3, 3.3): from the registry, its last listing and the
-// WorkspaceImages it owns now, the entries it should own and its status. Pure; the listing
-// itself is fetched by the loop's poller (hooks/registry/controller.ts).
+// WorkspaceImages it owns now, the entries it should own, its status, and when to run again.
+// Pure; the listing is fetched by the loop as `related` (hooks/registry/listings.ts).
 import { KINDS, LABELS } from '../../kube/group.js';
 import type { KubeObject } from '../../kube/client.js';
 import { renderCatalogEntry } from '../../infra/children/registry/catalog-entry.js';
@@ -11,11 +11,10 @@ import { RegistryError, type SyncFailureReason } from './provider.js';
 import { compileSyncPatterns, selectImages, type SelectedImage } from './select.js';
 import type { ImageRegistry, RegistryListing } from './types.js';
 
-/** What the poller knows of the registry for the parent's current generation and force-sync value. */
+/** The last listing for the registry's current spec and force-sync value, and when the next is due. */
 export type ListingView =
-  | { state: 'pending' }
-  | { state: 'listed'; listing: RegistryListing; at: Date }
-  | { state: 'failed'; reason: SyncFailureReason; message: string; at: Date };
+  | { state: 'listed'; listing: RegistryListing; at: Date; dueAt: Date }
+  | { state: 'failed'; reason: SyncFailureReason; message: string; at: Date; dueAt: Date };
 
 export interface RegistryRelated {
   listing: ListingView;
@@ -29,7 +28,6 @@ interface PreviousStatus {
   images?: unknown;
   lastSyncTime?: unknown;
   conditions?: unknown;
-  observedGeneration?: unknown;
 }
 
 /** The WorkspaceImages this registry controls now, in whichever API version they were observed. */
@@ -48,7 +46,6 @@ function desiredEntry(registry: ImageRegistry, image: SelectedImage): KubeObject
   const name = registry.metadata?.name ?? '';
   return renderCatalogEntry({
     name: entryName(name, image.repository, image.tag),
-    registry: name,
     image: image.reference,
     displayName: `${image.repository}:${image.tag}`,
     tags: searchTags(image),
@@ -61,7 +58,7 @@ function previousOf(parent: KubeObject): PreviousStatus {
   return (parent.status ?? {}) as PreviousStatus;
 }
 
-/** images and lastSyncTime as they were: a failed or unfinished sync never moves them (SPEC 1.6). */
+/** images and lastSyncTime as they were: a failed sync never moves them (SPEC 1.6). */
 function keptCounters(previous: PreviousStatus): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
   if (typeof previous.images === 'number') kept.images = previous.images;
@@ -85,20 +82,13 @@ export function syncImageRegistry(input: HookInput<RegistryHookConfig, RegistryR
   const observed = observedEntries(input);
   const previous = previousOf(parent);
   const view = input.related.listing;
+  // The loop runs this registry again when its next listing is due, even if nothing else changes.
+  const resyncAfterMs = Math.max(1, view.dueAt.getTime() - input.now.getTime());
 
-  // Status from what was observed: until a listing for this spec arrives, or when it failed,
-  // every owned entry stays exactly as it is (returned as observed: neither applied nor pruned).
-  if (view.state === 'pending') {
-    const caughtUp = previous.observedGeneration === parent.metadata?.generation && Array.isArray(previous.conditions);
-    if (caughtUp) return { status: { ...(parent.status ?? {}) }, children: observed };
-    const message = 'listing the registry for the current spec';
-    return { status: status(parent, input.now, keptCounters(previous), [
-      { type: 'Ready', status: 'Unknown', reason: 'Syncing', message },
-      { type: 'Degraded', status: 'False', reason: 'Syncing', message },
-    ]), children: observed };
-  }
+  // Status from what was observed: when the listing failed, every owned entry stays exactly as
+  // it is (returned as observed: neither applied nor pruned).
   if (view.state === 'failed') {
-    return { status: status(parent, input.now, keptCounters(previous), failed(view.reason, view.message)), children: observed };
+    return { status: status(parent, input.now, keptCounters(previous), failed(view.reason, view.message)), children: observed, resyncAfterMs };
   }
 
   // The decision: the selected images, and what becomes of owned entries no longer selected.
@@ -107,7 +97,7 @@ export function syncImageRegistry(input: HookInput<RegistryHookConfig, RegistryR
     selected = selectImages(view.listing, parent.spec ?? {}, compileSyncPatterns(parent.spec ?? {}));
   } catch (err) {
     if (!(err instanceof RegistryError)) throw err;
-    return { status: status(parent, input.now, keptCounters(previous), failed(err.reason, err.message)), children: observed };
+    return { status: status(parent, input.now, keptCounters(previous), failed(err.reason, err.message)), children: observed, resyncAfterMs };
   }
   const desired = selected.map((image) => desiredEntry(parent, image));
   const wanted = new Set(desired.map((d) => d.metadata?.name));
@@ -118,7 +108,7 @@ export function syncImageRegistry(input: HookInput<RegistryHookConfig, RegistryR
   const lastSyncTime = kubeTime(view.at);
   if (input.errors?.length) {
     const message = `listed, but ${input.errors.length} entr${input.errors.length === 1 ? 'y' : 'ies'} could not be written: ${input.errors.map((e) => `${e.child}: ${e.message}`).join('; ')}`;
-    return { status: status(parent, input.now, { images: observed.length, lastSyncTime }, failed('EntriesNotWritten', message)), children: [...desired, ...kept] };
+    return { status: status(parent, input.now, { images: observed.length, lastSyncTime }, failed('EntriesNotWritten', message)), children: [...desired, ...kept], resyncAfterMs };
   }
   const repositories = new Set(selected.map((s) => s.repository)).size;
   const images = desired.length + kept.length;
@@ -129,5 +119,6 @@ export function syncImageRegistry(input: HookInput<RegistryHookConfig, RegistryR
       { type: 'Degraded', status: 'False', reason: 'Synced', message },
     ]),
     children: [...desired, ...kept],
+    resyncAfterMs,
   };
 }

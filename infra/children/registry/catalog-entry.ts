@@ -1,11 +1,10 @@
 // One WorkspaceImage an ImageRegistry syncs into the catalog. Only the fields the sync owns are
 // set: description, icon, deprecated and the rest stay whatever an administrator made them,
 // since the loop applies this under its own field manager and never sends them.
-import { WorkspaceImage } from '../../../imports/den.dev.js';
+import { API_VERSION, KINDS } from '../../../kube/group.js';
 
 export interface CatalogEntryProps {
   name: string;
-  registry: string;
   /** Full pullable reference, `<repository uri>:<tag>`. */
   image: string;
   displayName: string;
@@ -15,7 +14,9 @@ export interface CatalogEntryProps {
 }
 
 export function renderCatalogEntry(props: CatalogEntryProps): Record<string, unknown> {
-  return WorkspaceImage.manifest({
+  return {
+    apiVersion: API_VERSION,
+    kind: KINDS.workspaceImage,
     metadata: { name: props.name, labels: props.labels },
     spec: {
       displayName: props.displayName,
@@ -23,5 +24,5 @@ export function renderCatalogEntry(props: CatalogEntryProps): Record<string, unk
       tags: props.tags,
       ...(props.imagePullSecret ? { imagePullSecretRef: { name: props.imagePullSecret } } : {}),
     },
-  }) as Record<string, unknown>;
+  };
 }

@@ -43,7 +43,8 @@ function input(parent: ImageRegistry, view: ListingView, observed: KubeObject[] 
   return { parent, children, related: { listing: view }, now: NOW, config: {} };
 }
 
-const listed: ListingView = { state: 'listed', listing, at: LISTED_AT };
+const DUE_AT = new Date('2026-11-22T12:14:58.500Z');
+const listed: ListingView = { state: 'listed', listing, at: LISTED_AT, dueAt: DUE_AT };
 const goodStatus = {
   images: 4,
   lastSyncTime: EARLIER,
@@ -137,7 +138,7 @@ describe('syncImageRegistry (SPEC 1.6, 2.3, 3.3)', () => {
   });
 
   describe('when the listing failed', () => {
-    const failed: ListingView = { state: 'failed', reason: 'Throttled', message: 'the registry throttled the listing: Rate exceeded', at: NOW };
+    const failed: ListingView = { state: 'failed', reason: 'Throttled', message: 'the registry throttled the listing: Rate exceeded', at: NOW, dueAt: new Date(NOW.getTime() + 60_000) };
 
     it('keeps every owned entry as observed and images and lastSyncTime as they were (SPEC 1.6)', () => {
       const owned = [observedEntry('team/app', '1.0'), observedEntry('old/thing', '1')];
@@ -157,19 +158,15 @@ describe('syncImageRegistry (SPEC 1.6, 2.3, 3.3)', () => {
     });
   });
 
-  describe('while the listing for the current spec is still running', () => {
-    it('changes nothing when the status already describes this generation', () => {
-      const owned = [observedEntry('team/app', '1.0')];
-      const out = syncImageRegistry(input({ ...registry(), status: goodStatus }, { state: 'pending' }, owned));
-      expect(out.children).to.deep.equal(owned);
-      expect(out.status).to.deep.equal(goodStatus);
+  describe('asks the loop to run it again when the next listing is due', () => {
+    it('after the interval once listed', () => {
+      expect(syncImageRegistry(input(registry(), listed)).resyncAfterMs).to.equal(DUE_AT.getTime() - NOW.getTime());
     });
 
-    it('says Syncing after a spec change, keeping the counters', () => {
-      const parent = { ...registry(), metadata: { ...registry().metadata, generation: 3 }, status: goodStatus };
-      const out = syncImageRegistry(input(parent, { state: 'pending' }));
-      expect(condition(out.status, 'Ready')).to.include({ status: 'Unknown', reason: 'Syncing' });
-      expect(out.status).to.include({ images: 4, lastSyncTime: EARLIER });
+    it('after the retry delay once failed, and at the latest at once when overdue', () => {
+      const failed: ListingView = { state: 'failed', reason: 'AccessDenied', message: 'no', at: NOW, dueAt: new Date(NOW.getTime() + 15_000) };
+      expect(syncImageRegistry(input(registry(), failed)).resyncAfterMs).to.equal(15_000);
+      expect(syncImageRegistry(input(registry(), { ...listed, dueAt: new Date(NOW.getTime() - 5000) })).resyncAfterMs).to.equal(1);
     });
   });
 
