@@ -84,10 +84,10 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** `/readyz` and the API answer 503 while this is false; always ready by default. */
   ready?: () => boolean;
-  /** Loopback port to listen on (a browser test names it in the base URL first); any free one by default. */
-  port?: number;
   /** Identity providers offered on the sign-in page and at /login/{provider}; none by default. */
   providers?: IdentityProviders;
+  /** The loopback port to listen on (when the base URL must be known first); any free one by default. */
+  port?: number;
 }
 
 export interface Den {
