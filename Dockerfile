@@ -2,7 +2,7 @@
 # One image for all three roles: `den manager`, `den server`, `den gateway` (the Deployment's args).
 
 # --- build: compile TypeScript, then keep only production dependencies -------------------------
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 # re2 compiles its native addon from source during npm ci.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -19,7 +19,7 @@ RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 
 # --- runtime: no compilers, no dev dependencies, no root ----------------------------------------
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./

@@ -49,6 +49,23 @@ describe('the image (Dockerfile)', () => {
     }
   });
 
+  it('is built and run on the Node major that npm ci brings, so tests and benchmarks run on it too', async () => {
+    const stages = stagesOf(await readFile(join(ROOT, 'Dockerfile'), 'utf8'));
+    const bases = stages.map((stage) => /^FROM\s+node:(\d+)-/i.exec(stage[0])?.[1]);
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+      engines: { node: string };
+      devDependencies: Record<string, string>;
+    };
+    const running = process.versions.node.split('.').map(Number);
+    expect(bases, 'every stage FROM node:<major>-…').to.deep.equal(stages.map(() => String(running[0])));
+    expect(pkg.devDependencies.node, 'the node package npm ci installs').to.match(new RegExp(`^\\^${running[0]}\\.`));
+    const minimum = /^>=(\d+)\.(\d+)\.(\d+)$/.exec(pkg.engines.node)?.slice(1).map(Number);
+    expect(minimum, `engines.node ${pkg.engines.node} is >=x.y.z`).to.have.length(3);
+    const [major, minor, patch] = minimum!;
+    expect(running[0] * 1e6 + running[1] * 1e3 + running[2], `${process.version} satisfies engines.node ${pkg.engines.node}`)
+      .to.be.at.least(major * 1e6 + minor * 1e3 + patch);
+  });
+
   it('keeps in the build context every file npm ci and npm run build read', async () => {
     const ignored = (await readFile(join(ROOT, '.dockerignore'), 'utf8'))
       .split('\n')
