@@ -8,9 +8,11 @@ import { ROLE_SUMMARIES } from '../cli/roles.js';
 import { kubeconfigSetting, namespaceSetting } from '../cli/common-settings.js';
 import { parsers, type Setting } from '../cli/settings.js';
 import { KubeClient } from '../kube/client.js';
+import { apiServerReachable } from '../kube/availability.js';
 import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { sleep, untilAborted } from '../kube/informer.js';
+import { re2 } from './api/re2.js';
 import { createApp } from './app.js';
 import { createAuthServices } from './auth/services.js';
 
@@ -50,6 +52,7 @@ export const serverRole: Role<typeof serverSettings> = {
   settings: serverSettings,
   async run(settings, signal) {
     const say = roleLog('server');
+    re2(); // fails here, in one line, rather than on the first request that needs it
     const client = new KubeClient(loadConnection(settings.kubeconfig || undefined));
     const auth = createAuthServices(client, {
       namespace: settings.namespace,
@@ -58,7 +61,6 @@ export const serverRole: Role<typeof serverSettings> = {
     });
     let synced = false;
     let listening = false;
-    const caches = auth.run(signal);
     void auth.synced.then(() => {
       synced = true;
       say('caches synced');
@@ -92,6 +94,9 @@ export const serverRole: Role<typeof serverSettings> = {
     }, SESSION_SWEEP_INTERVAL_MS);
     sweeper.unref();
 
+    // Listening (so /healthz answers) but not ready until the API server answers and the caches load.
+    const reachable = await apiServerReachable(client, { log: say, signal });
+    const caches = reachable ? auth.run(signal) : Promise.resolve();
     await untilAborted(signal);
     say('shutting down');
     listening = false;
