@@ -1,6 +1,6 @@
 // The Koa application of `den server`, separate from the listening server so tests drive
 // it over a loopback port. Middleware order: body-size limit, error mapper, security
-// headers, JSON body, public routes, authentication, CSRF, authenticated routes.
+// headers, client address, JSON body, public routes, authentication, CSRF, authenticated routes.
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Log } from '../cli/role.js';
@@ -11,6 +11,7 @@ import { requireCsrfToken } from './auth/csrf.js';
 import type { AuthServices } from './auth/services.js';
 import { DEFAULT_BODY_LIMIT, readJsonBody, refuseOversizedBodies } from './http/body.js';
 import type { AuthenticatedState } from './http/context.js';
+import { identifyClient, TrustedProxies } from './http/client-address.js';
 import { errorMapper, HttpError } from './http/errors.js';
 import { securityHeaders } from './http/security-headers.js';
 import { mountLocalUserRoutes } from './routes/local-users.js';
@@ -25,6 +26,8 @@ export interface AppConfig {
   baseUrl: string;
   /** `--local-auth`: local users may sign in, and administrators may manage them. */
   localAuth: boolean;
+  /** `--trusted-proxies`: only from these does X-Forwarded-For name the client (none by default). */
+  trustedProxies?: readonly string[];
   bodyLimitBytes?: number;
 }
 
@@ -86,6 +89,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(securityHeaders({ https }));
   app.use(healthRoutes(deps.ready).routes());
   app.use(refuseUntilReady(deps.ready));
+  app.use(identifyClient(new TrustedProxies(config.trustedProxies ?? [])));
   app.use(readJsonBody(limit));
   app.use(publicApi.routes());
   app.use(authenticate({ ...auth, serverClient: deps.serverClient, now }));

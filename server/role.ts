@@ -14,6 +14,7 @@ import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { sleep, untilAborted } from '../kube/informer.js';
 import { re2 } from './api/re2.js';
 import { createApp } from './app.js';
+import { parseTrustedProxies } from './http/client-address.js';
 import { createAuthServices } from './auth/services.js';
 
 /** The API server refuses TokenRequests shorter than ten minutes. */
@@ -37,6 +38,7 @@ export const serverSettings = {
   baseUrl: setting({ flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public base URL; https makes cookies Secure', parse: parsers.url }),
   localAuth: setting({ flag: 'local-auth', env: 'DEN_LOCAL_AUTH', describe: 'allow local username/password sign-in and local user management', parse: parsers.boolean, default: true, boolean: true }),
   gpuResource: setting({ flag: 'gpu-resource', env: 'DEN_GPU_RESOURCE', describe: 'extended resource a workspace\'s `gpu` is requested as', parse: parsers.nonEmpty, default: DEFAULT_GPU_RESOURCE }),
+  trustedProxies: setting({ flag: 'trusted-proxies', env: 'DEN_TRUSTED_PROXIES', describe: 'comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client (login throttling); empty: none, the TCP peer is the client', parse: parseTrustedProxies, default: [] as string[], show: '' }),
   tokenTtl: setting({ flag: 'token-ttl', env: 'DEN_TOKEN_TTL', describe: 'lifetime of the ServiceAccount tokens minted per person', parse: tokenTtl, default: MIN_TOKEN_TTL_MS, show: '10m' }),
 };
 
@@ -67,7 +69,7 @@ export const serverRole: Role<typeof serverSettings> = {
     });
 
     const app = createApp({
-      config: { baseUrl: settings.baseUrl, localAuth: settings.localAuth },
+      config: { baseUrl: settings.baseUrl, localAuth: settings.localAuth, trustedProxies: settings.trustedProxies },
       serverClient: client,
       auth,
       resources: { gpuResource: settings.gpuResource, log: say },

@@ -28,9 +28,10 @@ async function changePassword(ctx: Router.RouterContext<CoreState>, deps: Profil
   }
   const user = await deps.localUsers.get(caller.username);
   if (!user || user.owner !== caller.email) throw new HttpError(409, `the account ${caller.email} has no local password (local user ${caller.username} no longer exists)`);
-  beginPasswordAttempt(deps.throttle, user.username, deps.now());
+  const attempt = { username: user.username, address: ctx.state.clientAddress };
+  beginPasswordAttempt(deps.throttle, attempt, deps.now());
   if (!(await verifyPassword(req.current_password, user.passwordHash))) throw new HttpError(400, 'current_password is wrong');
-  deps.throttle.recordSuccess(user.username);
+  deps.throttle.recordSuccess(attempt);
   await deps.localUsers.setPassword(user.username, req.new_password);
   // Whoever else knew the old password is signed out; this session stays.
   await deps.sessions.destroyForUsername(user.username, credential.session.secretName);

@@ -9,7 +9,8 @@ import { CSRF_HEADER } from '../auth/csrf.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
 import type { LocalUserStore } from '../auth/local-users.js';
 import type { SessionStore } from '../auth/sessions.js';
-import type { LoginThrottle } from '../auth/throttle.js';
+import type { LoginAttempt, LoginThrottle } from '../auth/throttle.js';
+import type { ClientAddressState } from '../http/client-address.js';
 import { loginRequest } from './schemas.js';
 
 export interface SessionRouteDeps {
@@ -26,16 +27,17 @@ export interface SessionRouteDeps {
 const BAD_LOGIN = 'invalid username or password';
 
 /**
- * Refuses a password check for a username that failed too often lately (429, before any
- * password work), else counts this one. The caller calls `recordSuccess` when it succeeds.
+ * Refuses a password check when this address failed too often lately, for this username or
+ * for any (429, before any password work; the same whether the username exists or not), else
+ * counts this one. The caller calls `recordSuccess` when it succeeds.
  */
-export function beginPasswordAttempt(throttle: LoginThrottle, username: string, now: number): void {
-  const waitMs = throttle.retryAfterMs(username, now);
+export function beginPasswordAttempt(throttle: LoginThrottle, attempt: LoginAttempt, now: number): void {
+  const waitMs = throttle.retryAfterMs(attempt, now);
   if (waitMs > 0) {
     const seconds = Math.ceil(waitMs / 1000);
-    throw new HttpError(429, `too many failed attempts for ${username}; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+    throw new HttpError(429, `too many failed sign-in attempts; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
   }
-  throttle.recordAttempt(username, now);
+  throttle.recordAttempt(attempt, now);
 }
 
 async function login(ctx: Context, deps: SessionRouteDeps): Promise<void> {
@@ -43,10 +45,11 @@ async function login(ctx: Context, deps: SessionRouteDeps): Promise<void> {
   validateQuery(ctx, noQuery);
   const req = validateBody(ctx, loginRequest);
   const username = req.username.trim().toLowerCase();
-  beginPasswordAttempt(deps.throttle, username, deps.now());
+  const attempt = { username, address: (ctx.state as ClientAddressState).clientAddress };
+  beginPasswordAttempt(deps.throttle, attempt, deps.now());
   const user = await deps.localUsers.verify(username, req.password);
   if (!user) throw new HttpError(401, BAD_LOGIN);
-  deps.throttle.recordSuccess(username);
+  deps.throttle.recordSuccess(attempt);
   // Only now, with the password proven, may the answer say more than "invalid".
   deps.directory.resolve(user.owner);
   const previous = sessionIdFromCookieHeader(ctx.get('Cookie'));
