@@ -1,7 +1,7 @@
 // The `den` executable: one binary, one role per process (DESIGN.md "Processes").
 // Exit codes: 0 done, 1 the role or command failed, 2 bad usage or configuration.
 import { KubeconfigError } from '../kube/connection.js';
-import { readSettings, settingsHelp, SettingsError } from './settings.js';
+import { readSettings, settingsHelp, SettingsError } from '../process/settings.js';
 import { COMMANDS, ROLE_SUMMARIES, ROLES } from './roles.js';
 
 async function usage(): Promise<string> {
@@ -61,6 +61,11 @@ export async function main(argv: string[]): Promise<number> {
     await role.run(settings, stop.signal);
     return 0;
   } catch (err) {
+    // Configuration a role can only check once it runs (files it reads): exit 2, one line per mistake.
+    if (err instanceof SettingsError) {
+      for (const line of err.message.split('\n')) process.stderr.write(`den ${name}: ${line}\n`);
+      return 2;
+    }
     process.stderr.write(`den ${name}: ${messageOf(err)}\n`);
     return err instanceof KubeconfigError ? 2 : 1;
   }

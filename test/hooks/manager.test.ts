@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { Manager, NAMESPACE_FINALIZER, type ManagerOptions } from '../../hooks/manager.js';
+import { Manager, type ManagerOptions } from '../../hooks/manager.js';
+import { NAMESPACE_FINALIZER } from '../../hooks/userspace/controller.js';
 import { denCrds } from '../../infra/crds/index.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 import { renderInstall } from '../../infra/install/synth.js';
@@ -111,7 +112,7 @@ describe('den manager controllers', () => {
       await api.client().create(RESOURCES.userSpace, userSpace('bob', { networkPolicy: 'ClusterEgress' }));
       for (const name of ['alice', 'bob']) await eventually(() => get(RESOURCES.userSpace, name)?.status?.phase === 'Ready', `${name} Ready`);
       expect(get(RESOURCES.roleBinding, 'svc-owner', 'svc-alice')).to.not.equal(undefined);
-      expect(manager.controllers!.userSpaces.stats.failures).to.equal(0);
+      expect(manager.controllers!.find((c) => c.spec.parent.kind === 'UserSpace')!.stats.failures).to.equal(0);
     });
 
     it('restores a child deleted by hand', async () => {

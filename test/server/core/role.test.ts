@@ -1,6 +1,6 @@
 // `den server` as a process role: settings, listening, readiness, graceful shutdown.
 import { expect } from 'chai';
-import { readSettings, SettingsError } from '../../../cli/settings.js';
+import { readSettings, SettingsError } from '../../../process/settings.js';
 import { serverRole, serverSettings } from '../../../server/role.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { freePort, kubeconfigFile } from '../../support/loopback.js';
@@ -36,6 +36,7 @@ describe('den server (the role)', () => {
       tokenTtl: 600_000,
       gpuResource: 'nvidia.com/gpu',
       trustedProxies: [],
+      identityProvidersFile: '',
     });
     expect(readSettings(serverSettings, [], { DEN_BASE_URL: 'http://x', DEN_LOCAL_AUTH: 'false', DEN_TOKEN_TTL: '1h' })).to.include({ localAuth: false, tokenTtl: 3_600_000 });
     expect(readSettings(serverSettings, ['--trusted-proxies', '10.0.0.0/8, 192.0.2.1'], { DEN_BASE_URL: 'http://x' }).trustedProxies).to.deep.equal(['10.0.0.0/8', '192.0.2.1']);
