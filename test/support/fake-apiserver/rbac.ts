@@ -146,7 +146,24 @@ function requestsOf(rule: PolicyRule, namespace: string | undefined): Attributes
  * authorize non-resource requests.
  */
 export function ruleNotHeld(objects: RbacObjects, user: UserInfo, rules: PolicyRule[], namespace: string | undefined): PolicyRule | undefined {
-  return rules.find((rule) => rule.nonResourceURLs?.length || !requestsOf(rule, namespace).every((a) => authorize(objects, user, a)));
+  const held = rulesHeld(objects, user, namespace);
+  return rules.find((rule) => rule.nonResourceURLs?.length || !requestsOf(rule, namespace).every((a) => held.some((r) => ruleAllows(r, a))));
+}
+
+/** Every rule `user` holds in `namespace` (cluster-wide ones included), as `authorize` finds them. */
+function rulesHeld(objects: RbacObjects, user: UserInfo, namespace: string | undefined): PolicyRule[] {
+  const clusterRules = (name: string): PolicyRule[] => objects.clusterRoles(name)?.rules ?? BUILTIN_CLUSTER_ROLES[name] ?? [];
+  const held: PolicyRule[] = [];
+  if (user.groups.includes('system:authenticated')) held.push(...clusterRules('system:basic-user'));
+  for (const b of objects.clusterRoleBindings()) {
+    if ((b.subjects ?? []).some((s) => subjectMatches(s, user, undefined))) held.push(...clusterRules(b.roleRef.name));
+  }
+  if (namespace === undefined) return held;
+  for (const b of objects.roleBindings(namespace)) {
+    if (!(b.subjects ?? []).some((s) => subjectMatches(s, user, namespace))) continue;
+    held.push(...(b.roleRef.kind === 'ClusterRole' ? clusterRules(b.roleRef.name) : (objects.roles(namespace, b.roleRef.name)?.rules ?? [])));
+  }
+  return held;
 }
 
 /** The rules a built-in or stored ClusterRole grants; undefined when there is no such ClusterRole. */
