@@ -8,6 +8,7 @@ import { parsers, type Address, type Setting } from '../process/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { apiServerReachable, whenAvailable } from '../kube/availability.js';
 import { loadConnection } from '../kube/connection.js';
+import { re2 } from '../infra/crds/re2.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { WEBHOOK_SERVICE } from '../infra/install/names.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
@@ -81,6 +82,7 @@ export const managerRole: Role<typeof settings> = {
   settings,
   async run(s, signal) {
     const logLine = roleLog('manager');
+    re2(); // the ImageRegistry webhook compiles patterns: fail here, in one line, not on a request
     const client = new KubeClient(loadConnection(s.kubeconfig || undefined));
     const manager = new Manager(client, {
       config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval },

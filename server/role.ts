@@ -12,13 +12,14 @@ import { apiServerReachable } from '../kube/availability.js';
 import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { sleep, untilAborted } from '../process/timers.js';
-import { re2 } from './api/re2.js';
+import { re2 } from '../infra/crds/re2.js';
 import { createApp } from './app.js';
 import { parseTrustedProxies } from './http/client-address.js';
 import { loadProviders, ProviderConfigError, type ProviderConfig } from './auth/providers/config.js';
 import { IdentityProviders } from './auth/providers/registry.js';
 import { AssetStore } from './pages/assets.js';
 import { createAuthServices } from './auth/services.js';
+import { TerminalServer } from './terminal/upgrade.js';
 
 /** The API server refuses TokenRequests shorter than ten minutes. */
 const MIN_TOKEN_TTL_MS = 10 * 60_000;
@@ -103,6 +104,16 @@ export const serverRole: Role<typeof serverSettings> = {
       assets,
     });
     const server = http.createServer(app.callback());
+    const terminals = new TerminalServer({
+      baseUrl: settings.baseUrl,
+      sessions: auth.sessions,
+      directory: auth.directory,
+      minter: auth.minter,
+      serverClient: client,
+      log: say,
+      ready: () => synced && listening,
+    });
+    terminals.attach(server);
     server.on('clientError', (err, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
       else socket.destroy(err);
@@ -141,7 +152,8 @@ export const serverRole: Role<typeof serverSettings> = {
     clearInterval(sweeper);
     const closed = closeServer(server);
     const graceOver = new AbortController();
-    await Promise.race([closed, sleep(SHUTDOWN_GRACE_MS, graceOver.signal)]);
+    // Upgraded sockets are no longer the HTTP server's: the terminals are told themselves.
+    await Promise.race([Promise.all([closed, terminals.close()]), sleep(SHUTDOWN_GRACE_MS, graceOver.signal)]);
     graceOver.abort();
     server.closeAllConnections();
     await closed;

@@ -89,5 +89,5 @@ ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.not
     <p><button type="submit" class="danger">Delete ${name}</button></p>
   </form></details>
 </section>`;
-  return page({ title: name, assets, viewer, body, scripts: ['workspace.js'] });
+  return page({ title: name, assets, viewer, body, scripts: ['workspace.js', 'terminal.js'], styles: ['terminal.css'] });
 }

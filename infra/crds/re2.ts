@@ -1,6 +1,6 @@
-// RE2, the regular-expression engine of the patterns Den stores (what the API server's
-// consumers and Go code evaluate), is a native module: loaded on first use, so a missing or
-// broken build never stops `den --help` or a role that does not need it, and said in one line.
+// RE2, the regular-expression engine of the patterns Den stores (ImageRegistry include,
+// exclude and tag patterns), is a native module: loaded on first use, so a missing or broken
+// build never stops `den --help` or a role that does not need it, and is said in one line.
 import { createRequire } from 'node:module';
 import type RE2Type from 're2';
 
