@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Log } from '../../process/role.js';
 import type { KubeClient } from '../../kube/client.js';
-import { shellCommand } from '../../gateway/command.js';
+import { shellCommand } from '../../infra/crds/workspace-commands.js';
 import { callerOf, serviceAccountOf } from '../auth/authenticate.js';
 import { sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
