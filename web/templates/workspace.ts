@@ -14,10 +14,27 @@ export interface EventView {
   eventTime?: string;
   firstTimestamp?: string;
   involvedObject?: { kind?: string; name?: string };
+  metadata?: { name?: string; resourceVersion?: string };
 }
 
 export function eventTime(e: EventView): string {
   return e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? '';
+}
+
+/**
+ * Oldest first. The kubelet's timestamps have whole seconds, so a pod's Pulled, Created and
+ * Started often share one; within a second the order the API server stored them in decides
+ * (resourceVersion, which increases with each write), not the random suffix of their names.
+ */
+export function compareEvents(a: EventView, b: EventView): number {
+  // Compared to the second: the scheduler's eventTime has microseconds, the kubelet's timestamps do not.
+  const at = Math.floor(Date.parse(eventTime(a)) / 1000);
+  const bt = Math.floor(Date.parse(eventTime(b)) / 1000);
+  if (at !== bt && !Number.isNaN(at) && !Number.isNaN(bt)) return at - bt;
+  const av = a.metadata?.resourceVersion ?? '';
+  const bv = b.metadata?.resourceVersion ?? '';
+  if (/^\d+$/.test(av) && /^\d+$/.test(bv) && av !== bv) return av.length - bv.length || (av < bv ? -1 : 1);
+  return eventTime(a).localeCompare(eventTime(b));
 }
 
 /** The status card: phase, why, conditions and the start's pod events as progress. */
