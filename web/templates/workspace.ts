@@ -14,7 +14,7 @@ export interface EventView {
   eventTime?: string;
   firstTimestamp?: string;
   involvedObject?: { kind?: string; name?: string };
-  metadata?: { name?: string; resourceVersion?: string };
+  metadata?: { resourceVersion?: string };
 }
 
 export function eventTime(e: EventView): string {
@@ -22,19 +22,15 @@ export function eventTime(e: EventView): string {
 }
 
 /**
- * Oldest first. The kubelet's timestamps have whole seconds, so a pod's Pulled, Created and
- * Started often share one; within a second the order the API server stored them in decides
- * (resourceVersion, which increases with each write), not the random suffix of their names.
+ * Oldest first. Timestamps have whole seconds, and a pod's start records several events in one
+ * second; among those the order the API server stored them in (resourceVersion) is the order they happened.
  */
-export function compareEvents(a: EventView, b: EventView): number {
-  // Compared to the second: the scheduler's eventTime has microseconds, the kubelet's timestamps do not.
-  const at = Math.floor(Date.parse(eventTime(a)) / 1000);
-  const bt = Math.floor(Date.parse(eventTime(b)) / 1000);
-  if (at !== bt && !Number.isNaN(at) && !Number.isNaN(bt)) return at - bt;
-  const av = a.metadata?.resourceVersion ?? '';
-  const bv = b.metadata?.resourceVersion ?? '';
-  if (/^\d+$/.test(av) && /^\d+$/.test(bv) && av !== bv) return av.length - bv.length || (av < bv ? -1 : 1);
-  return eventTime(a).localeCompare(eventTime(b));
+export function byEventTime(a: EventView, b: EventView): number {
+  const byTime = eventTime(a).localeCompare(eventTime(b));
+  if (byTime !== 0) return byTime;
+  const versionA = Number(a.metadata?.resourceVersion);
+  const versionB = Number(b.metadata?.resourceVersion);
+  return Number.isSafeInteger(versionA) && Number.isSafeInteger(versionB) ? versionA - versionB : 0;
 }
 
 /** The status card: phase, why, conditions and the start's pod events as progress. */

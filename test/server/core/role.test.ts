@@ -35,9 +35,12 @@ describe('den server (the role)', () => {
       localAuth: true,
       tokenTtl: 600_000,
       gpuResource: 'nvidia.com/gpu',
+      trustedProxies: [],
       identityProvidersFile: '',
     });
     expect(readSettings(serverSettings, [], { DEN_BASE_URL: 'http://x', DEN_LOCAL_AUTH: 'false', DEN_TOKEN_TTL: '1h' })).to.include({ localAuth: false, tokenTtl: 3_600_000 });
+    expect(readSettings(serverSettings, ['--trusted-proxies', '10.0.0.0/8, 192.0.2.1'], { DEN_BASE_URL: 'http://x' }).trustedProxies).to.deep.equal(['10.0.0.0/8', '192.0.2.1']);
+    expect(() => readSettings(serverSettings, [], { DEN_BASE_URL: 'http://x', DEN_TRUSTED_PROXIES: 'lb.example.com' })).to.throw("--trusted-proxies (DEN_TRUSTED_PROXIES): 'lb.example.com' is not an IP address or a CIDR range (such as 10.0.0.0/8)");
   });
 
   it('refuses a missing base URL, one with a path, and a token lifetime the API server would refuse', () => {

@@ -7,7 +7,7 @@ import { RESOURCES } from '../../../kube/resources.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { fetchPage, openLoginForm, postLoginForm } from '../../support/web.js';
 import { startWith, stopAll, type Den } from '../core/cluster.js';
-import { compareEvents, type EventView } from '../../../web/templates/workspace.js';
+import { byEventTime, type EventView } from '../../../web/templates/workspace.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
@@ -269,8 +269,8 @@ describe('web UI pages (server side)', function () {
   });
 });
 
-describe('compareEvents', () => {
-  const at = (time: string, rv: string, reason: string): EventView => ({ reason, lastTimestamp: time, metadata: { name: `dev-0.${reason}`, resourceVersion: rv } });
+describe('byEventTime', () => {
+  const at = (time: string, rv: string, reason: string): EventView => ({ reason, lastTimestamp: time, metadata: { resourceVersion: rv } });
 
   it('orders events by time, and those of one second in the order the API server stored them', () => {
     const events = [
@@ -280,6 +280,6 @@ describe('compareEvents', () => {
       at('2024-05-01T10:00:01Z', '1001', 'Created'),
       { reason: 'Scheduled', eventTime: '2024-05-01T10:00:01.900000Z', metadata: { resourceVersion: '990' } },
     ];
-    expect(events.sort(compareEvents).map((e) => e.reason)).to.deep.equal(['Early', 'Scheduled', 'Pulled', 'Created', 'Started']);
+    expect(events.sort(byEventTime).map((e) => e.reason)).to.deep.equal(['Early', 'Scheduled', 'Pulled', 'Created', 'Started']);
   });
 });
