@@ -33,13 +33,27 @@ function tokenTtl(raw: string): number {
   return ms;
 }
 
+/**
+ * `--base-url`: where browsers reach den server, an origin only. Pages, cookies, redirects and
+ * the terminal's Origin check all live at the root of it; a path (`https://host/den`) would
+ * send people to addresses that do not exist, so it is refused rather than half-honoured.
+ */
+export function baseUrl(raw: string): string {
+  const url = parsers.url(raw);
+  const { pathname, search, hash, username, password } = new URL(url);
+  if (pathname !== '/' || search || hash || username || password) {
+    throw new Error(`must be an origin such as https://den.example.com, without a path, query or credentials (den server serves at the root), got '${raw}'`);
+  }
+  return url;
+}
+
 const setting = <T>(s: Setting<T>) => s;
 
 export const serverSettings = {
   kubeconfig: kubeconfigSetting,
   namespace: namespaceSetting('sessions, tokens, local users'),
   listen: setting({ flag: 'listen', env: 'DEN_LISTEN', describe: 'HTTP listen address', parse: parsers.address, default: parsers.address(':8080') }),
-  baseUrl: setting({ flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public base URL; https makes cookies Secure', parse: parsers.url }),
+  baseUrl: setting({ flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public base URL; https makes cookies Secure', parse: baseUrl }),
   localAuth: setting({ flag: 'local-auth', env: 'DEN_LOCAL_AUTH', describe: 'allow local username/password sign-in and local user management', parse: parsers.boolean, default: true, boolean: true }),
   gpuResource: setting({ flag: 'gpu-resource', env: 'DEN_GPU_RESOURCE', describe: 'extended resource a workspace\'s `gpu` is requested as', parse: parsers.nonEmpty, default: DEFAULT_GPU_RESOURCE }),
   trustedProxies: setting({ flag: 'trusted-proxies', env: 'DEN_TRUSTED_PROXIES', describe: 'comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client (login throttling); empty: none, the TCP peer is the client', parse: parseTrustedProxies, default: [] as string[], show: '' }),

@@ -33,12 +33,8 @@ export interface ProviderLoginDeps {
   now: () => number;
 }
 
-function basePath(baseUrl: string): string {
-  return new URL(baseUrl).pathname.replace(/\/+$/, '');
-}
-
-function loginStateCookie(value: string, provider: string, deps: Pick<ProviderLoginDeps, 'baseUrl' | 'secureCookies'>, maxAgeSeconds: number): string {
-  const parts = [`${LOGIN_STATE_COOKIE}=${value}`, `Path=${basePath(deps.baseUrl)}/callback/${provider}`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
+function loginStateCookie(value: string, provider: string, deps: Pick<ProviderLoginDeps, 'secureCookies'>, maxAgeSeconds: number): string {
+  const parts = [`${LOGIN_STATE_COOKIE}=${value}`, `Path=/callback/${provider}`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
   if (deps.secureCookies) parts.push('Secure');
   return parts.join('; ');
 }
@@ -117,7 +113,7 @@ async function finishLogin(ctx: Context, deps: ProviderLoginDeps, name: string):
   deps.log('signed in with a provider', { provider: name, userspace: membership.userspace });
   ctx.append('Set-Cookie', sessionCookie(id, { secure: deps.secureCookies, maxAgeSeconds: deps.sessions.policy.absoluteMs / 1000 }));
   ctx.set('Cache-Control', 'no-store');
-  ctx.redirect(`${basePath(deps.baseUrl)}${challenge.next}`);
+  ctx.redirect(challenge.next);
 }
 
 export function mountProviderLogin(router: Router<PageState>, deps: ProviderLoginDeps): void {
