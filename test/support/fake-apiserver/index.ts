@@ -15,7 +15,7 @@ import { groupOf, RESOURCES, type ResourceType } from '../../../kube/resources.j
 import { fixture } from '../fixtures.js';
 import { callWebhooks, type AdmissionOutcome } from './admission.js';
 import { authorize, forbiddenMessage, type Attributes, type UserInfo } from './rbac.js';
-import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { fieldSelectorName, parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { clone, jsonPatch, JsonPatchError, mergePatch, serverSideApply } from './patch.js';
 import { CrdSchemas } from './schema.js';
 import { ApiError, status } from './api-error.js';
@@ -461,7 +461,8 @@ export class FakeApiServer {
 
     if (t.plural === 'selfsubjectaccessreviews' || t.plural === 'subjectaccessreviews') return this.accessReview(t, raw, user, method);
 
-    const attrs: Attributes = { verb, group, resource: t.plural, subresource: route.subresource, namespace: t.namespaced ? route.namespace : undefined, name: route.name };
+    const name = route.name ?? (verb === 'list' || verb === 'watch' ? fieldSelectorName(q.get('fieldSelector') ?? undefined) : undefined);
+    const attrs: Attributes = { verb, group, resource: t.plural, subresource: route.subresource, namespace: t.namespaced ? route.namespace : undefined, name };
     if (t.plural === 'namespaces' && route.name) attrs.namespace = undefined;
     this.authorize(user, attrs);
 
