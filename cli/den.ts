@@ -1,6 +1,6 @@
 // The `den` executable: one binary, one role per process (DESIGN.md "Processes").
 // Exit codes: 0 done, 1 the role or command failed, 2 bad usage or configuration.
-import { readSettings, settingsHelp, SettingsError } from './settings.js';
+import { readSettings, settingsHelp, SettingsError } from '../process/settings.js';
 import { COMMANDS, ROLE_SUMMARIES, ROLES } from './roles.js';
 
 async function usage(): Promise<string> {

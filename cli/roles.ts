@@ -1,7 +1,10 @@
 // The roles and commands this build provides. Each entry is added by the issue that
 // delivers it, so an unfinished role is absent rather than pretending to run.
 // Roles load lazily so `den gateway` never pulls in the web server's dependencies.
-import type { Role } from './role.js';
+import type { Role } from '../process/role.js';
+import { GATEWAY_SUMMARY } from '../gateway/summary.js';
+import { MANAGER_SUMMARY } from '../hooks/summary.js';
+import { SERVER_SUMMARY } from '../server/summary.js';
 
 export const ROLES: Record<string, () => Promise<Role>> = {
   gateway: async () => (await import('../gateway/role.js')).gatewayRole,
@@ -9,11 +12,11 @@ export const ROLES: Record<string, () => Promise<Role>> = {
   server: async () => (await import('../server/role.js')).serverRole,
 };
 
-/** Each role's one-line summary, here so `den --help` prints it without loading the role (a role pulls in its whole stack). */
+/** Each role's one-line summary, read so `den --help` prints it without loading the role (a role pulls in its whole stack). */
 export const ROLE_SUMMARIES: Record<keyof typeof ROLES & string, string> = {
-  gateway: 'SSH gateway: authenticates SSH sessions and connects them to workspace pods',
-  manager: 'controller manager: reconciles UserSpaces and Workspaces and serves the admission webhooks',
-  server: 'REST API server: sessions, API tokens, local users and the resource endpoints',
+  gateway: GATEWAY_SUMMARY,
+  manager: MANAGER_SUMMARY,
+  server: SERVER_SUMMARY,
 };
 
 export const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<number> }> = {

@@ -14,7 +14,7 @@ import { localUserSecretName, renderLocalUserSecret, USERNAME_PATTERN } from '..
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../server/auth/passwords.js';
 import { HttpError } from '../server/http/errors.js';
 import { validate } from '../server/http/validate.js';
-import { parsers, readSettings, settingsHelp, SettingsError, type Setting } from './settings.js';
+import { parsers, readSettings, settingsHelp, SettingsError, type Setting } from '../process/settings.js';
 
 export interface CommandIo {
   stdin: Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };

@@ -3,7 +3,7 @@
 // spec.sshAuthorizedKeys and its signature must verify, then the target is re-checked
 // against the API server before the session starts.
 import { createHash } from 'node:crypto';
-import type { Log } from '../cli/role.js';
+import type { Log } from '../process/role.js';
 import type { BannerSender } from './banner.js';
 import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.js';
 import { SessionRefused, type SessionTarget } from './target.js';

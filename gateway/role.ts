@@ -1,16 +1,17 @@
 // `den gateway`: the SSH gateway process. Reads its settings once, loads the host key,
 // starts the Workspace and WorkspaceImage caches, serves SSH and the health endpoints, and
 // on SIGTERM stops accepting and lets open sessions finish (up to a bound) before exiting.
-import { roleLog, type Role } from '../cli/role.js';
-import { ROLE_SUMMARIES } from '../cli/roles.js';
-import { healthListenSetting, kubeconfigSetting, namespaceSetting } from '../cli/common-settings.js';
-import { parsers, type Address, type Setting } from '../cli/settings.js';
+import { roleLog, type Role } from '../process/role.js';
+import { GATEWAY_SUMMARY } from './summary.js';
+import { kubeconfigSetting, namespaceSetting } from '../kube/settings.js';
+import { parsers, type Address, type Setting } from '../process/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
-import { Informer, untilAborted } from '../kube/informer.js';
+import { Informer } from '../kube/informer.js';
+import { untilAborted } from '../process/timers.js';
 import { RESOURCES } from '../kube/resources.js';
 import { GATEWAY_HOST_KEY_DIR, GATEWAY_HOST_KEY_FILE } from '../infra/install/names.js';
-import { startHealthServer } from '../cli/health.js';
+import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { loadHostKey } from './host-key.js';
 import { Gateway } from './server.js';
 import { WorkspaceDirectory, type Workspace, type WorkspaceImage } from './workspaces.js';
@@ -54,7 +55,7 @@ function inCluster(kubeconfig: string): boolean {
 }
 
 export const gatewayRole: Role<typeof settings> = {
-  summary: ROLE_SUMMARIES.gateway,
+  summary: GATEWAY_SUMMARY,
   settings,
   async run(s, signal) {
     const logLine = roleLog('gateway');

@@ -4,9 +4,9 @@
 // beyond its open connections; everything it knows comes from the cluster API.
 import type { AddressInfo } from 'node:net';
 import ssh2, { type Connection, type ServerChannel, type TcpipRequestInfo } from 'ssh2';
-import type { Log } from '../cli/role.js';
+import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
-import { sleep } from '../kube/informer.js';
+import { sleep } from '../process/timers.js';
 import { recordActivity } from './activity.js';
 import { ConnectionAuth, printable } from './auth.js';
 import { BannerSender } from './banner.js';

@@ -3,7 +3,7 @@
 // from the exec Status; stderr stays separate unless a terminal merges it.
 import type { Writable } from 'node:stream';
 import type { ServerChannel, Session } from 'ssh2';
-import type { Log } from '../cli/role.js';
+import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { KubeApiError } from '../kube/errors.js';
 import { envRefusal, execCommand, sanitizeTerm, sftpCommand, shellCommand } from './command.js';

@@ -1,15 +1,15 @@
 // `den manager`: the reconcile loop and the admission webhooks. Every replica serves the
 // webhooks; only the holder of the `den-manager` Lease reconciles. On SIGTERM the caches stop,
 // in-flight reconciles finish (bounded), the Lease is released and the webhooks close.
-import { roleLog, type Role } from '../cli/role.js';
-import { ROLE_SUMMARIES } from '../cli/roles.js';
-import { healthListenSetting, kubeconfigSetting, namespaceSetting } from '../cli/common-settings.js';
-import { parsers, type Address, type Setting } from '../cli/settings.js';
+import { roleLog, type Role } from '../process/role.js';
+import { MANAGER_SUMMARY } from './summary.js';
+import { kubeconfigSetting, namespaceSetting } from '../kube/settings.js';
+import { parsers, type Address, type Setting } from '../process/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { WEBHOOK_SERVICE } from '../infra/install/names.js';
-import { startHealthServer } from '../cli/health.js';
+import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { ensureHostKeySecret } from '../gateway/host-key.js';
 import { startAdmission } from '../server/admission/index.js';
 import { Manager } from './manager.js';
@@ -76,7 +76,7 @@ function startupError(step: string, err: unknown): Error {
 }
 
 export const managerRole: Role<typeof settings> = {
-  summary: ROLE_SUMMARIES.manager,
+  summary: MANAGER_SUMMARY,
   settings,
   async run(s, signal) {
     const logLine = roleLog('manager');

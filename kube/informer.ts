@@ -3,6 +3,7 @@
 // of listing the API server on every request.
 import type { KubeClient, KubeObject, WatchEvent } from './client.js';
 import { isGone } from './errors.js';
+import { sleep } from '../process/timers.js';
 import { resourcePath, type ResourceType } from './resources.js';
 
 export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -172,25 +173,4 @@ export class Informer<T extends KubeObject = KubeObject> {
       }
     }
   }
-}
-
-/** Settles when `signal` aborts, at once if it already has. */
-export function untilAborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -3,7 +3,7 @@
 // headers, JSON body, public routes, authentication, CSRF, authenticated routes.
 import Router from '@koa/router';
 import Koa from 'koa';
-import type { Log } from '../cli/role.js';
+import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { mountPublicRoutes, mountResourceRoutes, type ResourceDeps } from './api/routes.js';
 import { authenticate, type CoreState } from './auth/authenticate.js';

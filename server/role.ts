@@ -3,14 +3,14 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { roleLog, type Role } from '../cli/role.js';
-import { ROLE_SUMMARIES } from '../cli/roles.js';
-import { kubeconfigSetting, namespaceSetting } from '../cli/common-settings.js';
-import { parsers, type Setting } from '../cli/settings.js';
+import { roleLog, type Role } from '../process/role.js';
+import { SERVER_SUMMARY } from './summary.js';
+import { kubeconfigSetting, namespaceSetting } from '../kube/settings.js';
+import { parsers, type Setting } from '../process/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
-import { sleep, untilAborted } from '../kube/informer.js';
+import { sleep, untilAborted } from '../process/timers.js';
 import { createApp } from './app.js';
 import { createAuthServices } from './auth/services.js';
 
@@ -46,7 +46,7 @@ function closeServer(server: http.Server): Promise<void> {
 }
 
 export const serverRole: Role<typeof serverSettings> = {
-  summary: ROLE_SUMMARIES.server,
+  summary: SERVER_SUMMARY,
   settings: serverSettings,
   async run(settings, signal) {
     const say = roleLog('server');

@@ -3,11 +3,12 @@
 // queue; server-side apply of the hook's children with a controller reference; deletion of
 // controlled children the hook no longer returns; status through /status; a finalizer.
 import { setMaxListeners } from 'node:events';
-import type { Log } from '../../cli/role.js';
+import type { Log } from '../../process/role.js';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { FIELD_MANAGERS } from '../../kube/group.js';
-import { Informer, objectKey, untilAborted, type CacheEvent } from '../../kube/informer.js';
+import { Informer, objectKey, type CacheEvent } from '../../kube/informer.js';
+import { untilAborted } from '../../process/timers.js';
 import { resourceOf, type ResourceType } from '../../kube/resources.js';
 import { childName, parentKeysOf, refOf } from './keys.js';
 import { ChildIndex, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';

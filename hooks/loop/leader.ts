@@ -3,10 +3,10 @@
 // unchanged for a whole lease duration (its own clock, so clock skew between nodes does
 // not matter); every write carries the resourceVersion it read, so two replicas that race
 // cannot both win.
-import type { Log } from '../../cli/role.js';
+import type { Log } from '../../process/role.js';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isConflict, isNotFound, isAlreadyExists } from '../../kube/errors.js';
-import { sleep } from '../../kube/informer.js';
+import { sleep } from '../../process/timers.js';
 import { RESOURCES } from '../../kube/resources.js';
 
 export interface LeaseSpec {

@@ -1,7 +1,7 @@
 // The Koa app answering AdmissionReviews: one middleware per concern (errors, route, body,
 // envelope), then the webhook's decision. A malformed request gets a 400, never a crash.
 import Koa, { type Context, type Next } from 'koa';
-import type { Log } from '../../cli/role.js';
+import type { Log } from '../../process/role.js';
 import { refuseOversizedBodies, readJsonBody } from '../http/body.js';
 import { errorMapper, HttpError } from '../http/errors.js';
 import { WEBHOOKS } from '../../infra/install/names.js';

@@ -4,9 +4,9 @@
 import { once } from 'node:events';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import type { Log } from '../../cli/role.js';
+import type { Log } from '../../process/role.js';
 import type { KubeClient } from '../../kube/client.js';
-import { sleep, untilAborted } from '../../kube/informer.js';
+import { sleep, untilAborted } from '../../process/timers.js';
 import { AdminChecker } from './admins.js';
 import { admissionApp } from './app.js';
 import { admissionCaches } from './caches.js';

@@ -1,7 +1,7 @@
 // What every resource route sees: the authenticated state (server/http/context.ts) and the
 // few settings the app passes down.
 import type Router from '@koa/router';
-import type { Log } from '../../cli/role.js';
+import type { Log } from '../../process/role.js';
 import type { AuthenticatedState } from '../http/context.js';
 
 export type ApiRouter = Router<AuthenticatedState>;

@@ -46,7 +46,7 @@ async function converge(kind: 'UserSpace' | 'Workspace', concurrency: number): P
       await new Promise((r) => setTimeout(r, 50));
     }
     const seconds = (performance.now() - started) / 1000;
-    const controller = kind === 'UserSpace' ? manager.controllers!.userSpaces : manager.controllers!.workspaces;
+    const controller = manager.controllers!.find((c) => c.spec.parent.kind === kind)!;
     const { applies, statusWrites, reconciles } = controller.stats;
     const requests = api.requests.length - before;
     stop.abort();

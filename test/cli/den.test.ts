@@ -2,7 +2,7 @@
 // or kubeconfig inherited from the machine running the tests.
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { defaultText } from '../../cli/settings.js';
+import { defaultText } from '../../process/settings.js';
 import { ROLES } from '../../cli/roles.js';
 import { REPO_ROOT, runCommand, type CommandResult } from '../support/platform.js';
 

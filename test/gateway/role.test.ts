@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSettings } from '../../cli/settings.js';
+import { readSettings } from '../../process/settings.js';
 import { ROLES } from '../../cli/roles.js';
 import { gatewayRole } from '../../gateway/role.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { managerRole } from '../../hooks/manager-role.js';
-import { readSettings } from '../../cli/settings.js';
+import { readSettings } from '../../process/settings.js';
 import { denCrds } from '../../infra/crds/index.js';
 import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES } from '../../kube/resources.js';

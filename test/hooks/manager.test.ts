@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { Manager, NAMESPACE_FINALIZER, type ManagerOptions } from '../../hooks/manager.js';
+import { Manager, type ManagerOptions } from '../../hooks/manager.js';
+import { NAMESPACE_FINALIZER } from '../../hooks/userspace/controller.js';
 import { denCrds } from '../../infra/crds/index.js';
 import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES, type ResourceType } from '../../kube/resources.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ROLES } from '../../cli/roles.js';
-import { readSettings } from '../../cli/settings.js';
+import { readSettings } from '../../process/settings.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import { DEFAULT_SETTINGS, type InstallSettings } from '../../infra/install/settings.js';
 

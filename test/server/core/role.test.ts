@@ -1,6 +1,6 @@
 // `den server` as a process role: settings, listening, readiness, graceful shutdown.
 import { expect } from 'chai';
-import { readSettings, SettingsError } from '../../../cli/settings.js';
+import { readSettings, SettingsError } from '../../../process/settings.js';
 import { serverRole, serverSettings } from '../../../server/role.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { freePort, kubeconfigFile } from '../../support/loopback.js';

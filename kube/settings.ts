@@ -1,7 +1,7 @@
-// The settings every role reads the same way: how to reach the API server, the platform's
-// own namespace, and where the kubelet probes health. Each role spreads the ones it uses.
-import { SYSTEM_NAMESPACE } from '../kube/group.js';
-import { parsers, type Address, type Setting } from './settings.js';
+// The settings every role reads the same way to reach the cluster: how to reach the API
+// server and the platform's own namespace. Each role spreads the ones it uses.
+import { parsers, type Setting } from '../process/settings.js';
+import { SYSTEM_NAMESPACE } from './group.js';
 
 export const kubeconfigSetting: Setting<string> = {
   flag: 'kubeconfig',
@@ -21,11 +21,3 @@ export function namespaceSetting(keeps?: string): Setting<string> {
     default: SYSTEM_NAMESPACE,
   };
 }
-
-export const healthListenSetting: Setting<Address> = {
-  flag: 'health-listen',
-  env: 'DEN_HEALTH_LISTEN',
-  describe: 'plain-HTTP address of /healthz and /readyz',
-  parse: parsers.address,
-  default: { host: '0.0.0.0', port: 8081 },
-};

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { defaultText, parsers, readSettings, SettingsError, settingsHelp, type Setting } from '../../cli/settings.js';
+import { defaultText, parsers, readSettings, SettingsError, settingsHelp, type Setting } from '../../process/settings.js';
 
 const spec = {
   listen: { flag: 'listen', env: 'DEN_LISTEN', describe: 'address to listen on', parse: parsers.address, default: { host: '0.0.0.0', port: 8080 } } as Setting<{ host: string; port: number }>,

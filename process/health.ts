@@ -4,7 +4,15 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Address } from './settings.js';
+import { parsers, type Address, type Setting } from './settings.js';
+
+export const healthListenSetting: Setting<Address> = {
+  flag: 'health-listen',
+  env: 'DEN_HEALTH_LISTEN',
+  describe: 'plain-HTTP address of /healthz and /readyz',
+  parse: parsers.address,
+  default: { host: '0.0.0.0', port: 8081 },
+};
 
 export interface HealthServer {
   address: AddressInfo;

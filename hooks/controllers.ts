@@ -1,0 +1,18 @@
+// The controllers `den manager` runs, one per kind, each built from the manager's settings.
+// A new kind writes its controller.ts beside its hook and adds one line to CONTROLLERS.
+import type { ControllerSpec } from './loop/controller.js';
+import { userSpaceSpec } from './userspace/controller.js';
+import { workspaceSpec } from './workspace/controller.js';
+
+export interface ManagerConfig {
+  /** The platform's own namespace: the Lease and the pull Secrets live there. */
+  namespace: string;
+  gatewayHost: string;
+  gpuResource: string;
+  relistIntervalMs: number;
+}
+
+// `any`: each kind has its own hook config and related shape; the loop only passes them through.
+export type ControllerFactory = (config: ManagerConfig) => ControllerSpec<any, any>;
+
+export const CONTROLLERS: readonly ControllerFactory[] = [userSpaceSpec, workspaceSpec];

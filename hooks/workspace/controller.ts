@@ -1,0 +1,54 @@
+// The Workspace controller: which caches its hook reads and how a change to a pod or a
+// WorkspaceImage finds the Workspaces it concerns.
+import type { KubeObject } from '../../kube/client.js';
+import { defaultPodName, LABELS } from '../../kube/group.js';
+import { RESOURCES } from '../../kube/resources.js';
+import type { ControllerSpec } from '../loop/controller.js';
+import { keyOf } from '../loop/keys.js';
+import { syncWorkspace, workspaceOfPod, workspacesUsingImage } from './sync.js';
+import type { WorkspaceHookConfig, WorkspaceRelated } from './types.js';
+
+/** What the Workspace controller reads of the manager's configuration. */
+export interface WorkspaceControllerConfig {
+  gatewayHost: string;
+}
+
+/** Workspace: Service and StatefulSet; re-reconciled when its pod or its WorkspaceImage changes. */
+export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec<WorkspaceHookConfig, WorkspaceRelated> {
+  return {
+    name: 'workspace',
+    parent: RESOURCES.workspace,
+    children: [RESOURCES.service, RESOURCES.statefulSet],
+    parentLabel: LABELS.workspace,
+    hook: syncWorkspace,
+    config: { gatewayHost: config.gatewayHost },
+    relatedSources: [
+      {
+        name: 'images',
+        resource: RESOURCES.workspaceImage,
+        parentsOf: (image, parents) => workspacesUsingImage(image.metadata?.name ?? '', parents.list()).map((ref) => keyOf(RESOURCES.workspace, ref)),
+      },
+      {
+        name: 'pods',
+        resource: RESOURCES.pod,
+        labelSelector: LABELS.workspace,
+        parentsOf: (pod) => {
+          const ref = workspaceOfPod(pod);
+          return ref ? [keyOf(RESOURCES.workspace, ref)] : [];
+        },
+      },
+    ],
+    related: (parent, caches) => {
+      const imageName = (parent.spec as { imageRef?: { name?: string } } | undefined)?.imageRef?.name;
+      const namespace = parent.metadata?.namespace;
+      const name = parent.metadata?.name;
+      return {
+        image: imageName ? caches.images!.get(imageName) ?? null : null,
+        // Only the StatefulSet's pod counts (hooks/workspace/pod.ts): one keyed lookup, not a scan of every cached pod.
+        pods: [caches.pods!.get(defaultPodName(name ?? ''), namespace)].filter((pod): pod is KubeObject => pod !== undefined),
+      };
+    },
+    // The gateway records activity in status; the loop never overwrites it.
+    foreignStatusFields: ['lastActivityTime'],
+  };
+}

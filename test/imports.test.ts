@@ -1,0 +1,101 @@
+// The project read as a house: files are rooms, imports are arrows. No arrow may go round in a
+// circle, and the ground floor (the process kit and kube/) never points up into a role's folder.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { expect } from 'chai';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SKIPPED = new Set(['node_modules', 'build', 'dist', 'cdk.out', 'test']);
+const ROLE_FOLDERS = ['hooks', 'server', 'gateway', 'cli', 'web'];
+
+/** Every .ts file of the project outside test/, as a path relative to the root with `/`. */
+function projectFiles(dir = ROOT): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.name.startsWith('.') || SKIPPED.has(entry.name)) return [];
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return projectFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [relative(ROOT, path).split('\\').join('/')] : [];
+  });
+}
+
+/** Each file's imports of other project files: static, type-only, re-exports and `import()` alike. */
+export function importGraph(files: readonly string[], read: (file: string) => string): Map<string, string[]> {
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const { importedFiles } = ts.preProcessFile(read(file), true, true);
+    const targets = importedFiles
+      .map((i) => i.fileName)
+      .filter((spec) => spec.startsWith('.'))
+      .map((spec) => relative(ROOT, resolve(ROOT, dirname(file), spec)).split('\\').join('/').replace(/\.js$/, '.ts'))
+      .filter((target) => known.has(target));
+    graph.set(file, [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** Every circle of imports, each as the files along it with the first repeated at the end. */
+export function importCircles(graph: Map<string, string[]>): string[][] {
+  const circles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, 'open');
+    path.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') circles.push([...path.slice(path.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    path.pop();
+    state.set(file, 'done');
+  };
+  for (const file of [...graph.keys()].sort()) if (!state.has(file)) visit(file);
+  return circles;
+}
+
+const folderOf = (file: string) => file.split('/')[0]!;
+
+describe('the import graph of the project', () => {
+  const files = projectFiles();
+  const graph = importGraph(files, (file) => readFileSync(join(ROOT, file), 'utf8'));
+
+  it('reads the project: the executable, every role and the ground floor are in it', () => {
+    for (const file of ['cli/den.ts', 'cli/roles.ts', 'hooks/manager-role.ts', 'server/role.ts', 'gateway/role.ts', 'process/role.ts', 'kube/client.ts']) expect(files).to.include(file);
+    expect(graph.get('cli/roles.ts')).to.include.members(['gateway/role.ts', 'hooks/manager-role.ts', 'server/role.ts']);
+  });
+
+  it('has no circle', () => {
+    expect(importCircles(graph).map((circle) => circle.join(' -> '))).to.deep.equal([]);
+  });
+
+  it('has no arrow from the process kit or kube/ up into a role folder', () => {
+    const upward = [...graph].flatMap(([file, targets]) =>
+      ['process', 'kube'].includes(folderOf(file)) ? targets.filter((t) => ROLE_FOLDERS.includes(folderOf(t))).map((t) => `${file} -> ${t}`) : [],
+    );
+    expect(upward).to.deep.equal([]);
+  });
+
+  it('keeps the process kit free of anything else of Den', () => {
+    const outward = [...graph].flatMap(([file, targets]) =>
+      folderOf(file) === 'process' ? targets.filter((t) => folderOf(t) !== 'process').map((t) => `${file} -> ${t}`) : [],
+    );
+    expect(outward).to.deep.equal([]);
+  });
+});
+
+describe('importCircles', () => {
+  it('finds a circle through a dynamic import and names its files in order', () => {
+    const graph = importGraph(['cli/roles.ts', 'gateway/role.ts', 'process/role.ts'], (file) => ({
+      'cli/roles.ts': "export const ROLES = { gateway: () => import('../gateway/role.js') };",
+      'gateway/role.ts': "import type { Role } from '../process/role.js';\nimport { ROLES } from '../cli/roles.js';",
+      'process/role.ts': 'export type Role = {};',
+    })[file]!);
+    expect(importCircles(graph)).to.deep.equal([['cli/roles.ts', 'gateway/role.ts', 'cli/roles.ts']]);
+  });
+
+  it('finds none in a graph whose arrows all point one way', () => {
+    expect(importCircles(new Map([['a.ts', ['b.ts', 'c.ts']], ['b.ts', ['c.ts']], ['c.ts', []]]))).to.deep.equal([]);
+  });
+});
