@@ -5,7 +5,8 @@
 import { setMaxListeners } from 'node:events';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
-import { Informer, sleep, untilAborted } from '../../kube/informer.js';
+import { Informer } from '../../kube/informer.js';
+import { sleep, untilAborted } from '../../process/timers.js';
 import { RESOURCES, type ResourceType } from '../../kube/resources.js';
 import { WEBHOOK_CONFIGURATION, WEBHOOKS } from '../../infra/install/names.js';
 
