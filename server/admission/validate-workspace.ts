@@ -7,6 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { WORKSPACE_IMAGE_DEFAULTS } from '../../infra/crds/workspace-image.js';
 import { compareQuantities, formatQuantity, tryParseQuantity } from '../../kube/quantity.js';
+import { workspaceNameProblems } from '../../infra/children/workspace/props.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
 import { isRunning, type PersistentVolumeClaim, type UserSpace, type Workspace, type WorkspaceImage } from './objects.js';
 import { checkRequestsAndLimits, parseResources } from './workspace-resources.js';
@@ -44,6 +45,9 @@ export function validateWorkspace(input: WorkspaceValidationInput): Violation[] 
   const name = object.metadata?.name ?? '';
   const violations: Violation[] = [];
 
+  if (create) {
+    for (const problem of workspaceNameProblems(name)) violations.push({ rule: 'workspace-name', field: 'metadata.name', message: problem });
+  }
   if (create && name && input.workspaces.some((ws) => ws.metadata?.name === name)) {
     violations.push({ rule: 'unique-name', field: 'metadata.name', message: `a Workspace named "${name}" already exists in namespace ${input.namespace}` });
   }
