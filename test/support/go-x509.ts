@@ -1,13 +1,10 @@
 // Den's webhook certificates as kube-apiserver sees them: test/support/go/x509check, a Go
 // program using only crypto/x509, built once into a temporary folder. Node's OpenSSL accepts
 // certificates Go refuses, so a certificate test that only Node parsed proves little.
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const SOURCE = join(dirname(fileURLToPath(import.meta.url)), 'go', 'x509check', 'main.go');
+import { execFile } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildGoTool } from './go.js';
 
 export interface GoVerdict {
   ok: boolean;
@@ -22,22 +19,9 @@ export interface GoX509 {
   dispose(): void;
 }
 
-/** Builds the checker; fails with a message naming the package when `go` is not installed. */
+/** Builds the checker (see buildGoTool). */
 export function buildGoX509(): GoX509 {
-  try {
-    execFileSync('go', ['version'], { stdio: 'pipe' });
-  } catch (err) {
-    throw new Error(`the Go toolchain is needed to check certificates with crypto/x509 as kube-apiserver does; install Debian's golang-go (test/system-deps.sh does): ${(err as Error).message}`);
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'den-x509check-'));
-  const binary = join(dir, 'x509check');
-  try {
-    execFileSync('go', ['build', '-o', binary, SOURCE], { stdio: 'pipe' });
-  } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
-    const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
-    throw new Error(`go build of ${SOURCE} failed: ${stderr || (err as Error).message}`);
-  }
+  const { binary, dir, dispose } = buildGoTool('x509check');
   let files = 0;
   return {
     check(caBundle, cert, hosts, at) {
@@ -57,8 +41,6 @@ export function buildGoX509(): GoX509 {
         });
       });
     },
-    dispose() {
-      rmSync(dir, { recursive: true, force: true });
-    },
+    dispose,
   };
 }
