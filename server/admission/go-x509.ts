@@ -67,6 +67,21 @@ function namesOf(der: Buffer): { issuer: forge.asn1.Asn1; subject: forge.asn1.As
   return { issuer: tbs[start + 2]!, subject: tbs[start + 4]! };
 }
 
+/**
+ * Why `x509.ParseCertificate` would fail on `pem`: what makes kube-apiserver refuse a whole
+ * caBundle ("unable to load root certificates"), as opposed to a certificate it loads but
+ * does not trust.
+ */
+export function goParseRefusals(pem: string): string[] {
+  try {
+    const { issuer, subject } = namesOf(new X509Certificate(pem).raw);
+    return [...nameProblems(issuer, 'issuer'), ...nameProblems(subject, 'subject')];
+  } catch (err) {
+    if (err instanceof Error) return [`not a certificate Den can read: ${err.message}`];
+    throw err;
+  }
+}
+
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 
 export type CertRole = 'ca' | 'serving';
@@ -76,16 +91,14 @@ export type CertRole = 'ca' | 'serving';
  * certificate verified for `hosts`) at `now`; an empty list when it would accept it.
  */
 export function goRefusals(pem: string, role: CertRole, now: Date, hosts: string[] = []): string[] {
+  const problems = goParseRefusals(pem);
   let cert: X509Certificate;
   let forgeCert: forge.pki.Certificate;
-  const problems: string[] = [];
   try {
     cert = new X509Certificate(pem);
-    const { issuer, subject } = namesOf(cert.raw);
-    problems.push(...nameProblems(issuer, 'issuer'), ...nameProblems(subject, 'subject'));
     forgeCert = forge.pki.certificateFromPem(pem);
   } catch (err) {
-    if (err instanceof Error) return [...problems, `not a certificate Den can read: ${err.message}`];
+    if (err instanceof Error) return problems;
     throw err;
   }
   if (new Date(cert.validFrom) > now || new Date(cert.validTo) <= now) problems.push(`not valid at ${now.toISOString()} (valid ${cert.validFrom} to ${cert.validTo})`);

@@ -9,7 +9,7 @@ import { NAMESPACE, WEBHOOK_SERVICE } from '../../../infra/install/names.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { buildGoX509, type GoX509 } from '../../support/go-x509.js';
 import { freePort } from '../../support/loopback.js';
-import { installedCluster, MANAGER_TOKEN } from './cluster.js';
+import { BOB_TOKEN, installedCluster, MANAGER_TOKEN } from './cluster.js';
 import { oldStyleMaterial } from './old-certs.js';
 
 type Configuration = KubeObject & { webhooks: { name: string; clientConfig: Record<string, unknown> }[] };
@@ -143,7 +143,17 @@ describe('webhook registration kept by the manager', function () {
       const old = oldStyleMaterial(new Date(), hosts);
       expect((await go.check(old.caBundle, old.cert, hosts)).ok, 'Go accepted the old CA').to.equal(false);
       api.seed({ apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: 'den-webhook-tls', namespace: NAMESPACE }, data: secretData(old) } as KubeObject);
+      // As an older manager left it: its CA registered, so the API server cannot call any webhook.
+      const stale = config('validatingWebhookConfiguration');
+      for (const wh of stale.webhooks) wh.clientConfig = { url: `${url}${String((wh.clientConfig.service as { path: string }).path)}`, caBundle: Buffer.from(old.caBundle).toString('base64') };
+      api.seed(stale);
+      const quota = { spec: { quota: { cpu: '5' } } };
+      const refused = await api.client(BOB_TOKEN).patch(RESOURCES.userSpace, 'alice', quota).catch((e: Error) => e);
+      expect(String((refused as Error).message)).to.equal(
+        'Internal error occurred: failed calling webhook "vuserspace.den.dev": could not get REST client: unable to load root certificates: failed to parse certificate: x509: invalid RDNSequence: invalid attribute value: invalid PrintableString',
+      );
       await start(url);
+      await api.client(BOB_TOKEN).patch(RESOURCES.userSpace, 'alice', quota);
       const stored = api.object<{ data: Record<string, string> }>(RESOURCES.secret, 'den-webhook-tls', NAMESPACE)!.data;
       const text = (k: string) => Buffer.from(stored[k]!, 'base64').toString('utf8');
       expect(text('ca.crt')).to.not.contain(old.caBundle.split('\n')[1]);
