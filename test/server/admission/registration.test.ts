@@ -94,6 +94,16 @@ describe('webhook registration kept by the manager', function () {
     for (const kind of KINDS) expect(clientConfigs(kind), kind).to.deep.equal(expectedServiceConfigs(kind));
   });
 
+  it('registers within 2 s configurations the chart creates after the manager started', async () => {
+    for (const kind of KINDS) api.remove(RESOURCES[kind], 'den-webhooks');
+    await start(undefined);
+    expect(logs.filter((l) => l.msg.startsWith('webhook configuration not found')).map((l) => l.fields?.kind)).to.deep.equal(['mutating', 'validating']);
+    for (const kind of KINDS) {
+      await api.client().create(RESOURCES[kind], chartConfiguration(kind));
+      await within(RESTORE_MS, () => JSON.stringify(clientConfigs(kind)) === JSON.stringify(expectedServiceConfigs(kind)));
+    }
+  });
+
   it('puts caBundle back within 2 s after the chart is applied again over the registration', async () => {
     await start(undefined);
     for (const kind of KINDS) {
