@@ -13,8 +13,9 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build \
  && rm -rf build/test \
- # Templates, styles and browser scripts are read at run time beside the compiled code.
- && if [ -d web ]; then find web -type f ! -name '*.ts' -exec cp --parents {} build/ \; ; fi \
+ # Styles and browser scripts (TypeScript, bundled by esbuild when den server starts) are read
+ # at run time beside the compiled templates.
+ && if [ -d web ]; then find web -type f \( ! -name '*.ts' -o -path 'web/scripts/*' \) -exec cp --parents {} build/ \; ; fi \
  && npm prune --omit=dev --no-audit --no-fund
 
 # --- runtime: no compilers, no dev dependencies, no root ----------------------------------------

@@ -1,5 +1,6 @@
 // The Koa application of `den server`, separate from the listening server so tests drive
-// it over a loopback port. Middleware order: body-size limit, error mapper, security
+// it over a loopback port. Middleware order: body-size limit, the web UI (every path outside
+// /api and the health checks: server/pages/index.ts), then for REST: error mapper, security
 // headers, JSON body, public routes, authentication, CSRF, authenticated routes.
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -8,6 +9,7 @@ import type { KubeClient } from '../kube/client.js';
 import { mountPublicRoutes, mountResourceRoutes, type ResourceDeps } from './api/routes.js';
 import { authenticate, type CoreState } from './auth/authenticate.js';
 import { requireCsrfToken } from './auth/csrf.js';
+import { IdentityProviders } from './auth/providers/registry.js';
 import type { AuthServices } from './auth/services.js';
 import { DEFAULT_BODY_LIMIT, readJsonBody, refuseOversizedBodies } from './http/body.js';
 import type { AuthenticatedState } from './http/context.js';
@@ -17,6 +19,8 @@ import { mountLocalUserRoutes } from './routes/local-users.js';
 import { mountProfileRoutes } from './routes/profile.js';
 import { mountLogin, mountSessionRoutes } from './routes/session.js';
 import { mountTokenRoutes } from './routes/tokens.js';
+import { AssetStore } from './pages/assets.js';
+import { webUi } from './pages/index.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -34,10 +38,14 @@ export interface AppDeps {
   serverClient: KubeClient;
   auth: AuthServices;
   resources: ResourceDeps;
+  /** Identity providers people may sign in with: buttons on /login, /login/<name>, /callback/<name>. None by default. */
+  providers?: IdentityProviders;
   log: Log;
   /** `/readyz` answers 200 only when this is true (caches synced, listening). */
   ready: () => boolean;
   now?: () => number;
+  /** The web UI's scripts and styles; built on first use unless given (`den server` builds them before it listens). */
+  assets?: AssetStore;
 }
 
 function healthRoutes(ready: () => boolean): Router {
@@ -80,12 +88,30 @@ export function createApp(deps: AppDeps): Koa {
   const resourceApi = new Router<AuthenticatedState>({ prefix: API_PREFIX });
   mountResourceRoutes(resourceApi, deps.resources);
 
+  const untilReady = refuseUntilReady(deps.ready);
+  const pages = webUi({
+    auth,
+    serverClient: deps.serverClient,
+    resources: deps.resources,
+    localAuth: config.localAuth,
+    secureCookies: https,
+    baseUrl: config.baseUrl,
+    providers: deps.providers ?? new IdentityProviders([]),
+    assets: deps.assets ?? new AssetStore(),
+    bodyLimitBytes: limit,
+    log: (msg, fields) => deps.log(msg, fields),
+    refuseUntilReady: untilReady,
+    now,
+  });
+
   const app = new Koa();
   app.use(refuseOversizedBodies(limit));
-  app.use(errorMapper((msg, fields) => deps.log(msg, fields)));
   app.use(securityHeaders({ https }));
+  // Every path outside /api/v1 and the health checks is a page, with its own error pages.
+  app.use(pages);
+  app.use(errorMapper((msg, fields) => deps.log(msg, fields)));
   app.use(healthRoutes(deps.ready).routes());
-  app.use(refuseUntilReady(deps.ready));
+  app.use(untilReady);
   app.use(readJsonBody(limit));
   app.use(publicApi.routes());
   app.use(authenticate({ ...auth, serverClient: deps.serverClient, now }));

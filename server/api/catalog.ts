@@ -44,11 +44,15 @@ export async function usableImages(kube: KubeClient, images: KubeObject[], concu
   return images.filter((_, i) => allowed[i]);
 }
 
+/** `GET /workspace-images`: every entry the caller may use. */
+export async function listUsableImages(kube: KubeClient, deps: Pick<ResourceDeps, 'catalogConcurrency'>): Promise<KubeObject[]> {
+  const { items } = await kube.list(RESOURCES.workspaceImage);
+  return usableImages(kube, items, deps.catalogConcurrency ?? DEFAULT_CATALOG_CONCURRENCY);
+}
+
 async function listImages(ctx: ApiContext, deps: ResourceDeps): Promise<void> {
   validateQuery(ctx, noQuery);
-  const { kube } = ctx.state;
-  const { items } = await kube.list(RESOURCES.workspaceImage);
-  ctx.body = { items: await usableImages(kube, items, deps.catalogConcurrency ?? DEFAULT_CATALOG_CONCURRENCY) };
+  ctx.body = { items: await listUsableImages(ctx.state.kube, deps) };
 }
 
 export function mountCatalogRoutes(router: ApiRouter, deps: ResourceDeps): void {

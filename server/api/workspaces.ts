@@ -1,13 +1,14 @@
 // SPEC 4.2: workspaces of the caller (or, for administrators, of everyone), always with the
 // caller's forwarded token, so the cluster's RBAC decides who sees and changes what.
-import type { KubeObject } from '../../kube/client.js';
+import type { KubeClient, KubeObject } from '../../kube/client.js';
+import type { Caller } from '../http/context.js';
 import { isNotFound, KubeApiError } from '../../kube/errors.js';
 import { defaultPodName, homeClaimName, LABELS } from '../../kube/group.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
 import { HttpError } from '../http/errors.js';
 import { noQuery, validateBody, validateQuery } from '../http/validate.js';
 import { runningPatch, workspaceObject } from './mapping.js';
-import { createWorkspaceRequest, deleteWorkspaceQuery, logsQuery, namespaceQuery } from './schemas.js';
+import { createWorkspaceRequest, deleteWorkspaceQuery, logsQuery, namespaceQuery, type CreateWorkspaceRequest } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
 
 export const DEFAULT_LOG_TAIL = 200;
@@ -21,27 +22,31 @@ function targetNamespace(ctx: ApiContext, asked: string | undefined): string {
   return asked ?? ctx.state.caller.namespace;
 }
 
-async function listWorkspaces(ctx: ApiContext): Promise<void> {
-  const { namespace } = validateQuery(ctx, namespaceQuery);
-  const { caller, kube } = ctx.state;
-  let items: KubeObject[];
+/** The workspaces `caller` sees: their own namespace, or for an administrator the cluster (RBAC permitting). */
+export async function listWorkspacesOf(caller: Caller, kube: KubeClient, namespace?: string): Promise<KubeObject[]> {
   if (caller.role === 'admin') {
     // Cluster-wide for administrators; the cluster's RBAC decides whether that is allowed.
-    items = (await kube.list(RESOURCES.workspace, { namespace })).items;
-  } else if (namespace === undefined || namespace === caller.namespace) {
-    items = (await kube.list(RESOURCES.workspace, { namespace: caller.namespace })).items;
-  } else {
-    // `namespace` narrows a person's own result; another namespace narrows it to nothing.
-    items = [];
+    return (await kube.list(RESOURCES.workspace, { namespace })).items;
   }
-  ctx.body = { items };
+  if (namespace === undefined || namespace === caller.namespace) return (await kube.list(RESOURCES.workspace, { namespace: caller.namespace })).items;
+  // `namespace` narrows a person's own result; another namespace narrows it to nothing.
+  return [];
+}
+
+async function listWorkspaces(ctx: ApiContext): Promise<void> {
+  const { namespace } = validateQuery(ctx, namespaceQuery);
+  ctx.body = { items: await listWorkspacesOf(ctx.state.caller, ctx.state.kube, namespace) };
+}
+
+/** Creates the workspace of a checked request, always in the caller's own namespace. */
+export function createWorkspaceOf(caller: Caller, kube: KubeClient, req: CreateWorkspaceRequest, deps: Pick<ResourceDeps, 'gpuResource'>): Promise<KubeObject> {
+  return kube.create(RESOURCES.workspace, workspaceObject(req, caller.namespace, deps.gpuResource), caller.namespace);
 }
 
 async function createWorkspace(ctx: ApiContext, deps: ResourceDeps): Promise<void> {
   validateQuery(ctx, noQuery);
   const req = validateBody(ctx, createWorkspaceRequest);
-  const namespace = ctx.state.caller.namespace;
-  const created = await ctx.state.kube.create(RESOURCES.workspace, workspaceObject(req, namespace, deps.gpuResource), namespace);
+  const created = await createWorkspaceOf(ctx.state.caller, ctx.state.kube, req, deps);
   ctx.status = 201;
   ctx.body = created;
 }
@@ -51,31 +56,36 @@ async function getWorkspace(ctx: ApiContext): Promise<void> {
   ctx.body = await ctx.state.kube.get(RESOURCES.workspace, nameParam(ctx), targetNamespace(ctx, namespace));
 }
 
-async function deleteWorkspace(ctx: ApiContext, deps: ResourceDeps): Promise<void> {
-  const query = validateQuery(ctx, deleteWorkspaceQuery);
-  const name = nameParam(ctx);
-  const namespace = targetNamespace(ctx, query.namespace);
-  const { kube } = ctx.state;
+/** Deletes a workspace and, unless `keepVolume`, its home PVC; 409 naming the claim when only the volume is left. */
+export async function deleteWorkspaceOf(kube: KubeClient, name: string, namespace: string, keepVolume: boolean, deps: Pick<ResourceDeps, 'log'>): Promise<void> {
   await kube.delete(RESOURCES.workspace, name, namespace);
-  // SPEC 4.2: only the exact value `false` keeps the home volume.
-  if (query.delete_volume !== 'false') {
-    const claim = homeClaimName(name);
-    try {
-      await kube.delete(RESOURCES.persistentVolumeClaim, claim, namespace);
-    } catch (err) {
-      if (!isNotFound(err)) {
-        deps.log('home volume left behind', { namespace, workspace: name, claim, error: (err as Error).message });
-        throw new HttpError(409, `workspace ${name} was deleted, but its home volume PersistentVolumeClaim ${claim} in namespace ${namespace} is left: ${(err as Error).message}`);
-      }
+  if (keepVolume) return;
+  const claim = homeClaimName(name);
+  try {
+    await kube.delete(RESOURCES.persistentVolumeClaim, claim, namespace);
+  } catch (err) {
+    if (!isNotFound(err)) {
+      deps.log('home volume left behind', { namespace, workspace: name, claim, error: (err as Error).message });
+      throw new HttpError(409, `workspace ${name} was deleted, but its home volume PersistentVolumeClaim ${claim} in namespace ${namespace} is left: ${(err as Error).message}`);
     }
   }
+}
+
+async function deleteWorkspace(ctx: ApiContext, deps: ResourceDeps): Promise<void> {
+  const query = validateQuery(ctx, deleteWorkspaceQuery);
+  // SPEC 4.2: only the exact value `false` keeps the home volume.
+  await deleteWorkspaceOf(ctx.state.kube, nameParam(ctx), targetNamespace(ctx, query.namespace), query.delete_volume === 'false', deps);
   ctx.status = 204;
+}
+
+export function setWorkspaceRunning(kube: KubeClient, name: string, namespace: string, running: boolean): Promise<KubeObject> {
+  return kube.patch(RESOURCES.workspace, name, runningPatch(running), { namespace });
 }
 
 function setRunning(running: boolean) {
   return async function patchRunning(ctx: ApiContext): Promise<void> {
     const { namespace } = validateQuery(ctx, namespaceQuery);
-    ctx.body = await ctx.state.kube.patch(RESOURCES.workspace, nameParam(ctx), runningPatch(running), { namespace: targetNamespace(ctx, namespace) });
+    ctx.body = await setWorkspaceRunning(ctx.state.kube, nameParam(ctx), targetNamespace(ctx, namespace), running);
   };
 }
 
@@ -84,12 +94,14 @@ interface PodView {
   status?: { phase?: string };
 }
 
-async function workspaceLogs(ctx: ApiContext): Promise<void> {
-  const query = validateQuery(ctx, logsQuery);
-  const name = nameParam(ctx);
-  const namespace = targetNamespace(ctx, query.namespace);
-  const tail = query.tail === undefined ? DEFAULT_LOG_TAIL : Number(query.tail);
-  const { kube } = ctx.state;
+export interface WorkspaceLogs {
+  namespace: string;
+  pod: string;
+  lines: string;
+}
+
+/** The last `tail` lines of the workspace pod's log; 409 when it has no running pod. */
+export async function readWorkspaceLogs(kube: KubeClient, name: string, namespace: string, tail: number): Promise<WorkspaceLogs> {
   const workspace = await kube.get<{ status?: { podName?: string } }>(RESOURCES.workspace, name, namespace);
   const pod = workspace.status?.podName || defaultPodName(name);
   const noPod = new HttpError(409, `workspace ${name} has no running pod, start it first`);
@@ -110,7 +122,13 @@ async function workspaceLogs(ctx: ApiContext): Promise<void> {
     if (err instanceof KubeApiError && (err.status === 400 || err.status === 404)) throw noPod;
     throw err;
   }
-  ctx.body = { namespace, pod, lines: typeof lines === 'string' ? lines : '' };
+  return { namespace, pod, lines: typeof lines === 'string' ? lines : '' };
+}
+
+async function workspaceLogs(ctx: ApiContext): Promise<void> {
+  const query = validateQuery(ctx, logsQuery);
+  const tail = query.tail === undefined ? DEFAULT_LOG_TAIL : Number(query.tail);
+  ctx.body = await readWorkspaceLogs(ctx.state.kube, nameParam(ctx), targetNamespace(ctx, query.namespace), tail);
 }
 
 export function mountWorkspaceRoutes(router: ApiRouter, deps: ResourceDeps): void {

@@ -51,7 +51,7 @@ export function errorMapper(logError: ErrorLogger) {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, `no route for ${ctx.method} ${ctx.path}`);
     } catch (err) {
-      const { status, message, headers } = describe(err);
+      const { status, message, headers } = describeError(err);
       if (status >= 500) logError('request failed', { method: ctx.method, path: ctx.path, status, error: String((err as Error)?.message ?? err) });
       ctx.status = status;
       for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
@@ -60,7 +60,8 @@ export function errorMapper(logError: ErrorLogger) {
   };
 }
 
-function describe(err: unknown): { status: number; message: string; headers: Record<string, string> } {
+/** The status, message and headers a failure is answered with (JSON for REST, a page for the web UI). */
+export function describeError(err: unknown): { status: number; message: string; headers: Record<string, string> } {
   if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers };
   if (err instanceof ValidationError) return { status: 400, message: err.errors.join('; ') || err.message, headers: {} };
   if (err instanceof KubeApiError) {

@@ -3,12 +3,12 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { HttpError } from '../http/errors.js';
 import { noQuery, validateBody, validateQuery } from '../http/validate.js';
-import type { CoreState } from '../auth/authenticate.js';
+import type { CoreState, Credential } from '../auth/authenticate.js';
 import { clearedSessionCookie, sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';
 import { CSRF_HEADER } from '../auth/csrf.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
 import type { LocalUserStore } from '../auth/local-users.js';
-import type { SessionStore } from '../auth/sessions.js';
+import type { Session, SessionStore } from '../auth/sessions.js';
 import type { LoginThrottle } from '../auth/throttle.js';
 import { loginRequest } from './schemas.js';
 
@@ -38,26 +38,46 @@ export function beginPasswordAttempt(throttle: LoginThrottle, username: string, 
   throttle.recordAttempt(username, now);
 }
 
-async function login(ctx: Context, deps: SessionRouteDeps): Promise<void> {
+/**
+ * Checks a local username and password (throttled) and starts a session, ending the one the
+ * browser held before; 401 with the same message whether the username exists or not.
+ */
+export async function signIn(deps: SessionRouteDeps, input: { username: string; password: string; previousCookie?: string }): Promise<{ id: string; session: Session }> {
   if (!deps.localAuth) throw new HttpError(404, 'local login is disabled');
-  validateQuery(ctx, noQuery);
-  const req = validateBody(ctx, loginRequest);
-  const username = req.username.trim().toLowerCase();
+  const username = input.username.trim().toLowerCase();
   beginPasswordAttempt(deps.throttle, username, deps.now());
-  const user = await deps.localUsers.verify(username, req.password);
+  const user = await deps.localUsers.verify(username, input.password);
   if (!user) throw new HttpError(401, BAD_LOGIN);
   deps.throttle.recordSuccess(username);
   // Only now, with the password proven, may the answer say more than "invalid".
   deps.directory.resolve(user.owner);
-  const previous = sessionIdFromCookieHeader(ctx.get('Cookie'));
+  const previous = sessionIdFromCookieHeader(input.previousCookie);
   if (previous) {
     const old = await deps.sessions.lookup(previous, deps.now());
     if (old) await deps.sessions.destroy(old);
   }
-  const { id, session } = await deps.sessions.create({ owner: user.owner, method: 'local', username: user.username }, deps.now());
-  ctx.set('Set-Cookie', sessionCookie(id, { secure: deps.secureCookies, maxAgeSeconds: deps.sessions.policy.absoluteMs / 1000 }));
+  return deps.sessions.create({ owner: user.owner, method: 'local', username: user.username }, deps.now());
+}
+
+/** The Set-Cookie value of a new session. */
+export function sessionCookieOf(deps: SessionRouteDeps, id: string): string {
+  return sessionCookie(id, { secure: deps.secureCookies, maxAgeSeconds: deps.sessions.policy.absoluteMs / 1000 });
+}
+
+async function login(ctx: Context, deps: SessionRouteDeps): Promise<void> {
+  if (!deps.localAuth) throw new HttpError(404, 'local login is disabled');
+  validateQuery(ctx, noQuery);
+  const req = validateBody(ctx, loginRequest);
+  const { id, session } = await signIn(deps, { username: req.username, password: req.password, previousCookie: ctx.get('Cookie') });
+  ctx.set('Set-Cookie', sessionCookieOf(deps, id));
   ctx.set(CSRF_HEADER, session.csrfToken);
   ctx.status = 204;
+}
+
+/** How the session was established: `local` (password), `provider:<name>`, or `token` (bearer). */
+export function establishedBy(credential: Credential): string {
+  if (credential.kind === 'bearer') return 'token';
+  return credential.session.method === 'provider' ? `provider:${credential.session.provider}` : 'local';
 }
 
 function describeSession(ctx: Router.RouterContext<CoreState>): void {
@@ -70,15 +90,20 @@ function describeSession(ctx: Router.RouterContext<CoreState>): void {
     role: caller.role,
     // A bearer request needs no CSRF token, so it has none.
     csrf_token: credential.kind === 'cookie' ? credential.session.csrfToken : '',
+    auth: establishedBy(credential),
   };
+}
+
+/** Ends a cookie session and answers the Set-Cookie value that clears the cookie; 400 for a bearer token. */
+export async function signOut(deps: SessionRouteDeps, credential: Credential): Promise<string> {
+  if (credential.kind !== 'cookie') throw new HttpError(400, 'logout ends cookie sessions only; revoke an API token with DELETE /api/v1/tokens/{name}');
+  await deps.sessions.destroy(credential.session);
+  return clearedSessionCookie({ secure: deps.secureCookies });
 }
 
 async function logout(ctx: Router.RouterContext<CoreState>, deps: SessionRouteDeps): Promise<void> {
   validateQuery(ctx, noQuery);
-  const { credential } = ctx.state;
-  if (credential.kind !== 'cookie') throw new HttpError(400, 'logout ends cookie sessions only; revoke an API token with DELETE /api/v1/tokens/{name}');
-  await deps.sessions.destroy(credential.session);
-  ctx.set('Set-Cookie', clearedSessionCookie({ secure: deps.secureCookies }));
+  ctx.set('Set-Cookie', await signOut(deps, ctx.state.credential));
   ctx.status = 204;
 }
 

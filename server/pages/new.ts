@@ -1,0 +1,127 @@
+// GET/POST /new: REST's create (server/api/workspaces.ts createWorkspaceOf) behind a form.
+// The request is checked by REST's schema; refusals (the schema's, the webhook's, the
+// cluster's) are placed beside the field they are about, and everything typed is kept.
+import { ValidationError } from 'yup';
+import type { KubeClient, KubeObject } from '../../kube/client.js';
+import { KubeApiError } from '../../kube/errors.js';
+import { addQuantities, formatQuantity, tryParseQuantity, ZERO } from '../../kube/quantity.js';
+import { RESOURCES } from '../../kube/resources.js';
+import { newPage, type NewField, type NewValues, type NewView, type QuotaLine } from '../../web/templates/new.js';
+import { listUsableImages } from '../api/catalog.js';
+import { createWorkspaceRequest } from '../api/schemas.js';
+import { createWorkspaceOf } from '../api/workspaces.js';
+import type { Caller } from '../http/context.js';
+import { describeError } from '../http/errors.js';
+import { catalogEntry } from './catalog.js';
+import { viewerOf } from './middleware.js';
+import { sendPage } from './workspaces.js';
+import type { PageContext, PageDeps, PageRouter } from './types.js';
+
+interface UserSpaceView {
+  spec?: { quota?: Record<string, unknown>; sshAuthorizedKeys?: string[] };
+}
+
+const FIELD_OF_REFUSAL: [RegExp, NewField][] = [
+  [/sshAuthorizedKeys|ssh_public_key|SSH key/i, 'ssh_public_key'],
+  [/imageRef|catalog entry|WorkspaceImage|\bimage\b/i, 'image'],
+  [/already exists|metadata\.name|\bname\b/i, 'name'],
+  [/storage/i, 'storage'],
+  [/gpu/i, 'gpu'],
+  [/memory/i, 'memory'],
+  [/cpu/i, 'cpu'],
+];
+
+/** The form field a cluster or webhook refusal is about, by the words it uses; undefined when it names none. */
+export function fieldOfRefusal(message: string): NewField | undefined {
+  return FIELD_OF_REFUSAL.find(([pattern]) => pattern.test(message))?.[1];
+}
+
+function valuesOf(form: Record<string, string>): NewValues {
+  const v = (k: string) => (form[k] ?? '').trim();
+  return { name: v('name'), image: v('image'), cpu: v('cpu'), memory: v('memory'), gpu: v('gpu'), storage: v('storage'), ssh_public_key: v('ssh_public_key'), save_key: form.save_key === '1' };
+}
+
+/** What the person's workspaces hold against their quota: the count, storage of all, cpu/memory/gpu of the running ones. */
+export function quotaLines(userSpace: UserSpaceView, workspaces: KubeObject[], gpuResource: string): QuotaLine[] {
+  const quota = userSpace.spec?.quota ?? {};
+  const sum = (pick: (ws: any) => unknown, runningOnly: boolean) =>
+    formatQuantity(addQuantities(ZERO, ...workspaces.filter((ws: any) => !runningOnly || ws.spec?.running !== false).map((ws) => tryParseQuantity(pick(ws)) ?? ZERO)));
+  const req = (name: string) => (ws: any) => ws.spec?.resources?.requests?.[name];
+  const lines: QuotaLine[] = [{ what: 'workspaces', used: String(workspaces.length), limit: String(quota.workspaces ?? '–') }];
+  lines.push({ what: 'CPU', used: sum(req('cpu'), true), limit: String(quota.cpu ?? '–') });
+  lines.push({ what: 'memory', used: sum(req('memory'), true), limit: String(quota.memory ?? '–') });
+  lines.push({ what: 'storage', used: sum((ws) => ws.spec?.storage, false), limit: String(quota.storage ?? '–') });
+  lines.push({ what: 'GPUs', used: sum(req(gpuResource), true), limit: String(quota.gpu ?? 0) });
+  return lines;
+}
+
+async function context(kube: KubeClient, caller: Caller, deps: PageDeps, now: number) {
+  const [images, userSpace, workspaces] = await Promise.all([
+    listUsableImages(kube, deps.resources),
+    kube.get<UserSpaceView>(RESOURCES.userSpace, caller.userspace),
+    kube.list(RESOURCES.workspace, { namespace: caller.namespace }),
+  ]);
+  const offered = images
+    .map((o) => catalogEntry(o, now))
+    .filter((e) => !e.deprecated)
+    .sort((a, b) => a.displayName.localeCompare(b.displayName))
+    .map((e) => ({ name: e.name, displayName: e.displayName }));
+  return { images: offered, userSpace, quota: quotaLines(userSpace, workspaces.items, deps.resources.gpuResource) };
+}
+
+async function showForm(ctx: PageContext, deps: PageDeps): Promise<void> {
+  const { kube, caller, assets } = ctx.state;
+  const { images, userSpace, quota } = await context(kube, caller, deps, deps.now());
+  const keys = userSpace.spec?.sshAuthorizedKeys ?? [];
+  const image = typeof ctx.query.image === 'string' ? ctx.query.image : '';
+  const values: NewValues = { name: '', image, cpu: '', memory: '', gpu: '', storage: '10Gi', ssh_public_key: keys[0] ?? '', save_key: false };
+  sendPage(ctx, newPage(assets, viewerOf(ctx)!, { values, images, quota, errors: {}, hasSavedKeys: keys.length > 0 }));
+}
+
+async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
+  const { kube, caller, assets } = ctx.state;
+  const values = valuesOf(ctx.request.form ?? {});
+  const errors: NewView['errors'] = {};
+  let formError: string | undefined;
+  const request = Object.fromEntries(Object.entries({ name: values.name, image: values.image, cpu: values.cpu, memory: values.memory, gpu: values.gpu, storage: values.storage, ssh_public_key: values.ssh_public_key }).filter(([, v]) => v !== ''));
+  try {
+    const req = createWorkspaceRequest.validateSync(request, { strict: true, abortEarly: false });
+    await createWorkspaceOf(caller, kube, req, deps.resources);
+    if (values.save_key) await saveKey(kube, caller, values.ssh_public_key);
+    ctx.redirect(`/w/${encodeURIComponent(values.name)}`);
+    return;
+  } catch (err) {
+    if (err instanceof ValidationError) {
+      for (const e of err.inner.length > 0 ? err.inner : [err]) {
+        const f = (e.path ?? '') as NewField;
+        errors[f] ??= e.message;
+      }
+    } else if (err instanceof KubeApiError && err.status < 500) {
+      const f = fieldOfRefusal(err.message);
+      if (f) errors[f] = err.message;
+      else formError = err.message;
+    } else {
+      throw err;
+    }
+  }
+  const { images, userSpace, quota } = await context(kube, caller, deps, deps.now()).catch((err: unknown) => {
+    // The form is still worth showing with the refusal when the extras cannot be read.
+    formError ??= describeError(err).message;
+    return { images: [], userSpace: {} as UserSpaceView, quota: [] };
+  });
+  ctx.status = 400;
+  sendPage(ctx, newPage(assets, viewerOf(ctx)!, { values, images, quota, errors, formError, hasSavedKeys: (userSpace.spec?.sshAuthorizedKeys ?? []).length > 0 }), 400);
+}
+
+/** Adds the key to my UserSpace (SPEC 1.2 rule 6 lets an owner patch only this field). */
+async function saveKey(kube: KubeClient, caller: Caller, key: string): Promise<void> {
+  const us = await kube.get<UserSpaceView>(RESOURCES.userSpace, caller.userspace);
+  const keys = us.spec?.sshAuthorizedKeys ?? [];
+  if (keys.includes(key)) return;
+  await kube.patch(RESOURCES.userSpace, caller.userspace, { spec: { sshAuthorizedKeys: [...keys, key] } });
+}
+
+export function mountNewPage(router: PageRouter, deps: PageDeps): void {
+  router.get('/new', (ctx) => showForm(ctx, deps));
+  router.post('/new', (ctx) => submit(ctx, deps));
+}

@@ -1,0 +1,72 @@
+// Small wordings shared by the templates: ages, phases and why a workspace is not running.
+import { html, type Html } from '../html.js';
+
+/** "5 minutes ago", "3 hours ago", "2 days ago" between two instants; "just now" under a minute. */
+export function ago(then: string | undefined, now: number): string {
+  if (!then) return 'never';
+  const ms = now - Date.parse(then);
+  if (Number.isNaN(ms)) return 'unknown';
+  const units: [number, string][] = [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+  ];
+  for (const [size, unit] of units) {
+    const n = Math.floor(ms / size);
+    if (n >= 1) return `${n} ${unit}${n === 1 ? '' : 's'} ago`;
+  }
+  return 'just now';
+}
+
+export interface Condition {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+export interface WorkspaceView {
+  metadata?: { name?: string; namespace?: string; creationTimestamp?: string; annotations?: Record<string, string> };
+  spec?: {
+    imageRef?: { name?: string };
+    running?: boolean;
+    storage?: string;
+    resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+    sshAuthorizedKeys?: string[];
+  };
+  status?: { phase?: string; endpoint?: string; podName?: string; lastActivityTime?: string; conditions?: Condition[] };
+}
+
+export const PHASES = ['Pending', 'Starting', 'Running', 'Suspended', 'Failed'] as const;
+
+export function phaseOf(ws: WorkspaceView): string {
+  const phase = ws.status?.phase;
+  return phase && (PHASES as readonly string[]).includes(phase) ? phase : 'Unknown';
+}
+
+export function phaseBadge(ws: WorkspaceView): Html {
+  const phase = phaseOf(ws);
+  return html`<span class="badge ${phase}" data-phase="${phase}">${phase}</span>`;
+}
+
+/** Why the workspace is not simply running, in the controller's words: `Reason: message`; empty when running. */
+export function reasonOf(ws: WorkspaceView): string {
+  const phase = phaseOf(ws);
+  if (phase === 'Running') return '';
+  const conditions = ws.status?.conditions ?? [];
+  const ready = conditions.find((c) => c.type === 'Ready' && c.status !== 'True');
+  const degraded = conditions.find((c) => c.type === 'Degraded' && c.status === 'True');
+  const why = degraded ?? ready;
+  if (!why) return phase === 'Unknown' ? 'The controller has not reported on this workspace yet.' : '';
+  return [why.reason, why.message].filter(Boolean).join(': ');
+}
+
+/** Start makes sense for a stopped workspace, stop for one asked to run. */
+export function canStart(ws: WorkspaceView): boolean {
+  return ws.spec?.running === false;
+}
+
+export function canStop(ws: WorkspaceView): boolean {
+  return ws.spec?.running !== false;
+}

@@ -1,0 +1,88 @@
+// The create form: every field with its label, hint and (after a refusal) the reason beside
+// it; what was typed is written back; the quota still available is shown above the sizes.
+import { html, type Html } from '../html.js';
+import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
+
+export const NEW_FIELDS = ['name', 'image', 'cpu', 'memory', 'gpu', 'storage', 'ssh_public_key'] as const;
+export type NewField = (typeof NEW_FIELDS)[number];
+
+export interface NewValues {
+  name: string;
+  image: string;
+  cpu: string;
+  memory: string;
+  gpu: string;
+  storage: string;
+  ssh_public_key: string;
+  save_key: boolean;
+}
+
+export interface QuotaLine {
+  what: string;
+  used: string;
+  limit: string;
+}
+
+export interface NewView {
+  values: NewValues;
+  images: { name: string; displayName: string }[];
+  quota: QuotaLine[];
+  errors: Partial<Record<NewField, string>>;
+  /** A refusal that names no single field. */
+  formError?: string;
+  /** Whether my UserSpace already holds keys (the key field was prefilled from them). */
+  hasSavedKeys: boolean;
+}
+
+function field(id: NewField, label: string, control: Html, error: string | undefined, hint?: string): Html {
+  return html`<div class="field${error ? ' invalid' : ''}">
+  <label for="${id}">${label}</label>
+  ${control}
+  ${hint && html`<p class="hint" id="${id}-hint">${hint}</p>`}
+  ${error && html`<p class="error" id="${id}-error" role="alert">${error}</p>`}
+</div>`;
+}
+
+function described(id: NewField, error: string | undefined, hint: boolean): Html {
+  const ids = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return html`${ids && html` aria-describedby="${ids}"`}${error ? html` aria-invalid="true"` : ''}`;
+}
+
+function text(id: NewField, v: NewView, extra: Html | string = ''): Html {
+  return html`<input type="text" id="${id}" name="${id}" value="${v.values[id]}"${described(id, v.errors[id], true)}${extra}>`;
+}
+
+export function newPage(assets: AssetUrls, viewer: Viewer, v: NewView): string {
+  const { values, errors } = v;
+  const imageOptions = v.images.map((i) => html`<option value="${i.name}"${i.name === values.image ? html` selected` : ''}>${i.displayName} (${i.name})</option>`);
+  const body = html`<h1>New workspace</h1>
+${v.formError && html`<div class="notice error" role="alert" id="form-error">${v.formError}</div>`}
+<form method="post" action="/new" class="card" novalidate>
+  ${csrfField(viewer.csrf)}
+  ${field('name', 'Name', text('name', v, html` required autocapitalize="none" spellcheck="false"`), errors.name, 'Lower-case letters, digits and "-"; also your SSH user name.')}
+  ${field(
+    'image',
+    'Image',
+    html`<select id="image" name="image"${described('image', errors.image, false)}><option value="">Choose a catalog entry</option>${imageOptions}</select>`,
+    errors.image,
+  )}
+  <h2>Size</h2>
+  ${v.quota.length > 0 && html`<p class="muted" id="quota-left">Your quota: ${v.quota.map((q, i) => html`${i > 0 ? ', ' : ''}${q.what} ${q.used} of ${q.limit} used`)}.</p>`}
+  <div class="grid2">
+    ${field('cpu', 'CPU', text('cpu', v), errors.cpu, 'Cores, e.g. 2 or 500m. Empty: the namespace default.')}
+    ${field('memory', 'Memory', text('memory', v), errors.memory, 'e.g. 4Gi. Empty: the namespace default.')}
+    ${field('gpu', 'GPUs', text('gpu', v), errors.gpu, 'Whole GPUs; empty for none.')}
+    ${field('storage', 'Home volume', text('storage', v, html` required`), errors.storage, 'Size of your home folder, e.g. 10Gi. It cannot change later.')}
+  </div>
+  ${field(
+    'ssh_public_key',
+    'SSH public key',
+    html`<textarea id="ssh_public_key" name="ssh_public_key" rows="3" spellcheck="false"${described('ssh_public_key', errors.ssh_public_key, true)}>${values.ssh_public_key}</textarea>`,
+    errors.ssh_public_key,
+    v.hasSavedKeys ? 'Prefilled from the keys saved in your profile.' : 'One line, as in ~/.ssh/id_ed25519.pub.',
+  )}
+  <label class="check"><input type="checkbox" name="save_key" value="1"${values.save_key ? html` checked` : ''}> Save this key to my profile for my next workspaces</label>
+  <p><button type="submit">Create workspace</button> <a href="/">Cancel</a></p>
+</form>`;
+  return page({ title: 'New workspace', assets, viewer, active: 'new', body });
+}

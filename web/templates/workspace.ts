@@ -1,0 +1,90 @@
+// The workspace page: a status card (re-fetched every 3 s as this same fragment), and tabs
+// for logs, events, the terminal and the Workspace's YAML; start, stop and delete.
+import { html, type Html } from '../html.js';
+import { connectBlock, runForm } from './dashboard.js';
+import { ago, canStart, canStop, phaseBadge, reasonOf, type WorkspaceView } from './format.js';
+import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
+
+export interface EventView {
+  type?: string;
+  reason?: string;
+  message?: string;
+  count?: number;
+  lastTimestamp?: string;
+  eventTime?: string;
+  firstTimestamp?: string;
+  involvedObject?: { kind?: string; name?: string };
+}
+
+export function eventTime(e: EventView): string {
+  return e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? '';
+}
+
+/** The status card: phase, why, conditions and the start's pod events as progress. */
+export function statusCard(ws: WorkspaceView, podEvents: EventView[], now: number): Html {
+  const reason = reasonOf(ws);
+  const conditions = ws.status?.conditions ?? [];
+  return html`<div class="row"><h2>Status</h2>${phaseBadge(ws)}</div>
+${reason && html`<p class="reason">${reason}</p>`}
+<dl class="facts">
+  <dt>Image</dt><dd>${ws.spec?.imageRef?.name ?? ''}</dd>
+  <dt>Pod</dt><dd>${ws.status?.podName ?? '—'}</dd>
+  <dt>Last activity</dt><dd>${ago(ws.status?.lastActivityTime, now)}</dd>
+</dl>
+${conditions.length > 0 && html`<h3>Conditions</h3><table><thead><tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Message</th></tr></thead><tbody>${conditions.map(
+  (c) => html`<tr><td>${c.type}</td><td>${c.status}</td><td>${c.reason}</td><td>${c.message}</td></tr>`,
+)}</tbody></table>`}
+${podEvents.length > 0 && html`<h3>Progress</h3><ol class="progress" aria-label="Pod events">${podEvents.map(
+  (e) => html`<li class="${e.type === 'Warning' ? 'Warning' : 'Normal'}"><strong>${e.reason}</strong>: ${e.message}</li>`,
+)}</ol>`}`;
+}
+
+export interface WorkspacePageView {
+  ws: WorkspaceView;
+  podEvents: EventView[];
+  events: EventView[];
+  yaml: string;
+  homePath: string;
+  now: number;
+}
+
+function eventsTable(events: EventView[], now: number): Html {
+  if (events.length === 0) return html`<p class="muted">No events about this workspace or its pod.</p>`;
+  return html`<table><thead><tr><th scope="col">When</th><th scope="col">Type</th><th scope="col">Object</th><th scope="col">Reason</th><th scope="col">Message</th></tr></thead><tbody>${events.map(
+    (e) => html`<tr><td>${ago(eventTime(e), now)}</td><td>${e.type}</td><td>${e.involvedObject?.kind}/${e.involvedObject?.name}</td><td>${e.reason}</td><td>${e.message}</td></tr>`,
+  )}</tbody></table>`;
+}
+
+export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePageView): string {
+  const name = v.ws.metadata?.name ?? '';
+  const claim = `home-${name}-0`;
+  const tab = (id: string, label: string, selected = false) =>
+    html`<button type="button" role="tab" id="tab-${id}" aria-controls="panel-${id}" aria-selected="${selected ? 'true' : 'false'}" tabindex="${selected ? '0' : '-1'}">${label}</button>`;
+  const body = html`<div class="row"><h1>${name}</h1></div>
+<section class="card" id="status-card" aria-live="polite" data-status-url="/w/${name}/status">${statusCard(v.ws, v.podEvents, v.now)}</section>
+<section class="card"><h2>Connect</h2>${connectBlock(v.ws, v.homePath)}
+  <div class="row">${runForm(name, 'start', canStart(v.ws), viewer.csrf, `/w/${name}`)}${runForm(name, 'stop', canStop(v.ws), viewer.csrf, `/w/${name}`)}</div>
+</section>
+<div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
+<section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs">
+  <div class="row"><label for="tail">Lines</label><select id="tail" name="tail"><option value="100">100</option><option value="200" selected>200</option><option value="500">500</option><option value="1000">1000</option></select></div>
+  <p class="muted" id="logs-state">Loading the log…</p>
+  <pre id="logs" tabindex="0" aria-label="Pod log"></pre>
+</section>
+<section role="tabpanel" id="panel-events" aria-labelledby="tab-events" hidden>${eventsTable(v.events, v.now)}</section>
+<section role="tabpanel" id="panel-terminal" aria-labelledby="tab-terminal" hidden>
+  <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws"></div>
+</section>
+<section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden><pre id="yaml" tabindex="0" aria-label="Workspace YAML">${v.yaml}</pre></section>
+<section class="card" aria-labelledby="delete-title">
+  <h2 id="delete-title">Delete</h2>
+  <details><summary>Delete this workspace…</summary>
+  <form method="post" action="/w/${name}/delete" id="delete-form">
+    ${csrfField(viewer.csrf)}
+    <p>This deletes the workspace <strong>${name}</strong> and its pod. Its home folder lives on the volume <code>${claim}</code>.</p>
+    <label class="check"><input type="checkbox" name="delete_volume" value="1" checked> Also delete the volume ${claim} (everything in the home folder is lost)</label>
+    <p><button type="submit" class="danger">Delete ${name}</button></p>
+  </form></details>
+</section>`;
+  return page({ title: name, assets, viewer, body, scripts: ['workspace.js'] });
+}
