@@ -1,12 +1,12 @@
 // The REST request shapes of SPEC 2.6 that the resource endpoints accept, and their query strings.
 import RE2 from 're2';
 import { exact, fields } from '../http/validate.js';
-import { WORKSPACE_NAME_MAX } from '../../infra/children/workspace/props.js';
+import { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
 import { label, quantity, subdomain } from './fields.js';
 
 const { string, boolean, integer, strings } = fields;
 
-export { WORKSPACE_NAME_MAX } from '../../infra/children/workspace/props.js';
+export { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
 
 /** `svc-<name>` must itself be a namespace name (63 characters). */
 export const USERSPACE_NAME_MAX = 63 - 'svc-'.length;

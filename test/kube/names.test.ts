@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { ANNOTATIONS, LABELS } from '../../kube/group.js';
 import { dns1035LabelProblems, dns1123LabelProblems, labelValueProblems, metadataProblems, qualifiedNameProblems } from '../../kube/names.js';
 import { POD_SECURITY_LABELS } from '../../infra/children/userspace/namespace.js';
-import { workspaceNameProblems } from '../../infra/children/workspace/props.js';
 import { commonLabels, componentLabels, selectorLabels } from '../../infra/install/names.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 import { renderInstall } from '../../infra/install/synth.js';
@@ -49,14 +48,5 @@ describe('Kubernetes names and labels, as kube-apiserver checks them', () => {
     for (const obj of renderInstall(DEFAULT_SETTINGS) as { kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> } }[]) {
       expect(metadataProblems(obj.metadata), `${obj.kind} ${obj.metadata.name}`).to.deep.equal([]);
     }
-  });
-
-  it('lets a Workspace name only what can name its Service and label its pods', () => {
-    expect(workspaceNameProblems('dev')).to.deep.equal([]);
-    expect(workspaceNameProblems('w'.repeat(52))).to.deep.equal([]);
-    expect(workspaceNameProblems('w'.repeat(53))).to.deep.equal(['must be no more than 52 characters (the pods of its StatefulSet carry a label of the name and 11 more characters)']);
-    expect(workspaceNameProblems('1dev')[0]).to.match(/^a DNS-1035 label .*: it names the workspace's Service$/);
-    // The pod label den.dev/workspace=<name> and controller-revision-hash=<name>-<10> both fit.
-    expect(labelValueProblems(`${'w'.repeat(52)}-abcdefghij`)).to.deep.equal([]);
   });
 });

@@ -10,25 +10,6 @@ import type {
 } from '@kubernetes/client-node';
 import type { ObjectMeta } from 'cdk8s-plus-28/lib/imports/k8s.js';
 import { FIELD_MANAGERS, LABELS } from '../../../kube/group.js';
-import { dns1035LabelProblems } from '../../../kube/names.js';
-
-/**
- * The longest Workspace name its children can carry: the StatefulSet's pods are labelled
- * `controller-revision-hash: <name>-<10 characters>`, a label value of at most 63 characters.
- */
-export const WORKSPACE_NAME_MAX = 52;
-
-/**
- * Why a Workspace name cannot name its children, as kube-apiserver would refuse them: the
- * Service of the same name must be a DNS-1035 label (a letter first), and the name must fit
- * WORKSPACE_NAME_MAX. Empty when the name is fine.
- */
-export function workspaceNameProblems(name: string): string[] {
-  const problems = dns1035LabelProblems(name).filter((p) => !p.startsWith('must be no more than'));
-  if (name.length > WORKSPACE_NAME_MAX) problems.unshift(`must be no more than ${WORKSPACE_NAME_MAX} characters (the pods of its StatefulSet carry a label of the name and 11 more characters)`);
-  return problems.map((p) => (p.startsWith('a DNS-1035') ? `${p}: it names the workspace's Service` : p));
-}
-
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 
 /** A resource.Quantity as JSON carries it: `10Gi`, `500m` or a bare integer. */
