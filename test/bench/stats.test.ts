@@ -25,7 +25,12 @@ describe('bench figures over several runs', () => {
 
   it('merges figures inside text and takes a line whose words changed from the first run', () => {
     const merged = mergeRuns(['| a | 108 (8.6× faster) |\nfirst note', '| a | 120 (7.9× faster) |\nsecond note', '| a | 99 (9.1× faster) |\nthird note']);
-    expect(merged).to.equal('| a | 99 / 108 / 120 (7.9 / 8.6 / 9.1× faster) |\nfirst note');
+    expect(merged).to.equal('| a | [99 / 108 / 120] ([7.9 / 8.6 / 9.1]× faster) |\nfirst note');
+  });
+
+  it('brackets each varied figure of a cell that holds several, and leaves other cells plain', () => {
+    const merged = mergeRuns(['| RSS before / after | 218 / 190 MiB | 0.61 |', '| RSS before / after | 220 / 206 MiB | 0.97 |', '| RSS before / after | 219 / 201 MiB | 0.99 |']);
+    expect(merged).to.equal('| RSS before / after | [218 / 219 / 220] / [190 / 201 / 206] MiB | 0.61 / 0.97 / 0.99 |');
   });
 
   it('returns a single run as it was', () => {

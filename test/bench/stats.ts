@@ -41,18 +41,29 @@ export function spreadOf(tokens: string[]): string {
   return [values[0]!, median(values), values[values.length - 1]!].map(show).join(' / ');
 }
 
-/** One line of every run merged: numbers that differ become `min / median / max`, the rest stays. */
+/**
+ * One line of every run merged: numbers that differ become `min / median / max`, the rest stays.
+ * A table cell (or a line outside a table) with more than one such number brackets each, so
+ * `before / after` figures of a bench stay apart: `[218 / 219 / 220] / [190 / 201 / 206] MiB`.
+ */
 function mergeLine(lines: string[]): string {
   const first = lines[0]!;
   const skeleton = (line: string) => line.replace(NUMBER, '#');
   if (lines.some((l) => skeleton(l) !== skeleton(first))) return first;
-  const numbers = lines.map((l) => l.match(NUMBER) ?? []);
-  let i = 0;
-  return first.replace(NUMBER, (token) => {
-    const column = numbers.map((n) => n[i]!);
-    i++;
-    return column.every((t) => t === token) ? token : spreadOf(column);
-  });
+  const cells = lines.map((l) => l.split('|'));
+  return cells[0]!
+    .map((cell, c) => {
+      const numbers = cells.map((run) => run[c]!.match(NUMBER) ?? []);
+      const varied = numbers[0]!.filter((token, i) => numbers.some((n) => n[i] !== token)).length;
+      let i = 0;
+      return cell.replace(NUMBER, (token) => {
+        const column = numbers.map((n) => n[i]!);
+        i++;
+        if (column.every((t) => t === token)) return token;
+        return varied > 1 ? `[${spreadOf(column)}]` : spreadOf(column);
+      });
+    })
+    .join('|');
 }
 
 /**
