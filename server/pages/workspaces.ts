@@ -8,11 +8,12 @@ import { dashboardPage } from '../../web/templates/dashboard.js';
 import type { WorkspaceView } from '../../web/templates/format.js';
 import { stringify } from 'yaml';
 import { defaultPodName, homeClaimName } from '../../kube/group.js';
-import { eventTime, statusCard, workspacePage, type EventView } from '../../web/templates/workspace.js';
+import { byEventTime, statusCard, workspacePage, type EventView } from '../../web/templates/workspace.js';
 import { phaseOf, reasonOf } from '../../web/templates/format.js';
 import { DEFAULT_LOG_TAIL, deleteWorkspaceOf, listWorkspacesOf, readWorkspaceLogs, setWorkspaceRunning } from '../api/workspaces.js';
 import { describeError } from '../http/errors.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
+import { takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 /** Home path of every catalog entry the person can read, by name (for VS Code links). */
@@ -50,7 +51,7 @@ export async function eventsOf(kube: KubeClient, ws: WorkspaceView, namespace: s
   const pod = ws.status?.podName || defaultPodName(name);
   const about = new Set([name, pod, homeClaimName(name)]);
   const { items } = await kube.list<EventView>(RESOURCES.event, { namespace });
-  const all = items.filter((e) => about.has(e.involvedObject?.name ?? '')).sort((a, b) => eventTime(a).localeCompare(eventTime(b)));
+  const all = items.filter((e) => about.has(e.involvedObject?.name ?? '')).sort(byEventTime);
   return { all, pod: all.filter((e) => e.involvedObject?.kind === 'Pod' && e.involvedObject.name === pod) };
 }
 
@@ -60,6 +61,7 @@ async function readWorkspace(ctx: PageContext): Promise<WorkspaceView> {
 
 async function workspacePageOf(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { kube, caller, assets } = ctx.state;
+  const notice = takeNotice(ctx, deps.secureCookies);
   const ws = await readWorkspace(ctx);
   const [events, homePaths] = await Promise.all([eventsOf(kube, ws, caller.namespace), homePathsOf(kube)]);
   const shown = { ...ws, metadata: { ...ws.metadata, managedFields: undefined } };
@@ -72,6 +74,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps): Promise<void> 
       yaml: stringify(shown),
       homePath: homePaths.get(ws.spec?.imageRef?.name ?? '') ?? WORKSPACE_IMAGE_DEFAULTS.homePath,
       now: deps.now(),
+      notice,
     }),
   );
 }

@@ -14,10 +14,23 @@ export interface EventView {
   eventTime?: string;
   firstTimestamp?: string;
   involvedObject?: { kind?: string; name?: string };
+  metadata?: { resourceVersion?: string };
 }
 
 export function eventTime(e: EventView): string {
   return e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? '';
+}
+
+/**
+ * Oldest first. Timestamps have whole seconds, and a pod's start records several events in one
+ * second; among those the order the API server stored them in (resourceVersion) is the order they happened.
+ */
+export function byEventTime(a: EventView, b: EventView): number {
+  const byTime = eventTime(a).localeCompare(eventTime(b));
+  if (byTime !== 0) return byTime;
+  const versionA = Number(a.metadata?.resourceVersion);
+  const versionB = Number(b.metadata?.resourceVersion);
+  return Number.isSafeInteger(versionA) && Number.isSafeInteger(versionB) ? versionA - versionB : 0;
 }
 
 /** The status card: phase, why, conditions and the start's pod events as progress. */
@@ -46,6 +59,8 @@ export interface WorkspacePageView {
   yaml: string;
   homePath: string;
   now: number;
+  /** Something the last action on this page left to say (a key that could not be saved). */
+  notice?: string;
 }
 
 function eventsTable(events: EventView[], now: number): Html {
@@ -61,6 +76,7 @@ export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePag
   const tab = (id: string, label: string, selected = false) =>
     html`<button type="button" role="tab" id="tab-${id}" aria-controls="panel-${id}" aria-selected="${selected ? 'true' : 'false'}" tabindex="${selected ? '0' : '-1'}">${label}</button>`;
   const body = html`<div class="row"><h1>${name}</h1></div>
+${v.notice && html`<div class="notice warning" role="status" id="notice">${v.notice}</div>`}
 <section class="card" id="status-card" aria-live="polite" data-status-url="/w/${name}/status">${statusCard(v.ws, v.podEvents, v.now)}</section>
 <section class="card"><h2>Connect</h2>${connectBlock(v.ws, v.homePath)}
   <div class="row">${runForm(name, 'start', canStart(v.ws), viewer.csrf, `/w/${name}`)}${runForm(name, 'stop', canStop(v.ws), viewer.csrf, `/w/${name}`)}</div>
@@ -86,5 +102,5 @@ export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePag
     <p><button type="submit" class="danger">Delete ${name}</button></p>
   </form></details>
 </section>`;
-  return page({ title: name, assets, viewer, body, scripts: ['workspace.js'] });
+  return page({ title: name, assets, viewer, body, scripts: ['workspace.js', 'terminal.js'], styles: ['terminal.css'] });
 }
