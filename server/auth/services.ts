@@ -6,7 +6,7 @@ import { LoginChallengeStore } from './providers/challenges.js';
 import { TokenMinter } from './minting.js';
 import { DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sessions.js';
 import { ServiceState } from './state.js';
-import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type ThrottlePolicy } from './throttle.js';
+import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './throttle.js';
 import { ApiTokenStore } from './tokens.js';
 
 export interface AuthServiceOptions {
@@ -17,7 +17,7 @@ export interface AuthServiceOptions {
   /** False mints a token on every request (benchmark only). */
   cacheMintedTokens?: boolean;
   sessionPolicy?: SessionPolicy;
-  throttlePolicy?: ThrottlePolicy;
+  throttlePolicy?: LoginThrottlePolicy;
   relistIntervalMs?: number;
   onError?: (err: unknown) => void;
 }
