@@ -11,6 +11,7 @@ import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { sleep, untilAborted } from '../process/timers.js';
+import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { createApp } from './app.js';
 import { AssetStore } from './pages/assets.js';
 import { createAuthServices } from './auth/services.js';
@@ -33,6 +34,7 @@ export const serverSettings = {
   kubeconfig: kubeconfigSetting,
   namespace: namespaceSetting('sessions, tokens, local users'),
   listen: setting({ flag: 'listen', env: 'DEN_LISTEN', describe: 'HTTP listen address', parse: parsers.address, default: parsers.address(':8080') }),
+  healthListen: healthListenSetting,
   baseUrl: setting({ flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public base URL; https makes cookies Secure', parse: parsers.url }),
   localAuth: setting({ flag: 'local-auth', env: 'DEN_LOCAL_AUTH', describe: 'allow local username/password sign-in and local user management', parse: parsers.boolean, default: true, boolean: true }),
   gpuResource: setting({ flag: 'gpu-resource', env: 'DEN_GPU_RESOURCE', describe: 'extended resource a workspace\'s `gpu` is requested as', parse: parsers.nonEmpty, default: DEFAULT_GPU_RESOURCE }),
@@ -77,6 +79,8 @@ export const serverRole: Role<typeof serverSettings> = {
       ready: () => synced && listening,
       assets,
     });
+    // /metrics stays off the listener people reach; the probes may use either.
+    const health = await startHealthServer(settings.healthListen, () => synced && listening);
     const server = http.createServer(app.callback());
     server.on('clientError', (err, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
@@ -107,6 +111,7 @@ export const serverRole: Role<typeof serverSettings> = {
     graceOver.abort();
     server.closeAllConnections();
     await closed;
+    await health.close();
     await caches;
     say('stopped');
   },

@@ -388,7 +388,7 @@ export class LocalPlatform implements PlatformEnvironment {
     this.kubeletRun = this.kubelet.run(this.stopKubelet.signal);
     await this.kubelet.synced;
 
-    const [managerHealth, webhook, serverPort, sshPort, gatewayHealth] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [managerHealth, webhook, serverPort, serverHealth, sshPort, gatewayHealth] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
     this.baseUrl = `http://127.0.0.1:${serverPort}`;
     this.ssh = { host: '127.0.0.1', port: sshPort };
 
@@ -408,7 +408,7 @@ export class LocalPlatform implements PlatformEnvironment {
     this.processes.manager = manager;
     const server = new DenProcess(
       'server',
-      ['--kubeconfig', await this.identity('den-server'), '--listen', `127.0.0.1:${serverPort}`, '--base-url', this.baseUrl],
+      ['--kubeconfig', await this.identity('den-server'), '--listen', `127.0.0.1:${serverPort}`, '--health-listen', `127.0.0.1:${serverHealth}`, '--base-url', this.baseUrl],
       this.baseUrl,
     );
     this.processes.server = server;
