@@ -60,6 +60,11 @@ export async function main(argv: string[]): Promise<number> {
     await role.run(settings, stop.signal);
     return 0;
   } catch (err) {
+    // Configuration a role can only check once it runs (files it reads): exit 2, one line per mistake.
+    if (err instanceof SettingsError) {
+      for (const line of err.message.split('\n')) process.stderr.write(`den ${name}: ${line}\n`);
+      return 2;
+    }
     process.stderr.write(`den ${name}: ${messageOf(err)}\n`);
     return 1;
   }

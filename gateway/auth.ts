@@ -9,8 +9,8 @@ import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.j
 import { SessionRefused, type SessionTarget } from './target.js';
 import type { Workspace } from './workspaces.js';
 
-/** sshd's default MaxAuthTries: a client offering more wrong keys than this is disconnected. */
-export const MAX_AUTH_FAILURES = 6;
+/** sshd's default MaxAuthTries: the failed attempts after which a client is disconnected. */
+export const DEFAULT_MAX_AUTH_TRIES = 6;
 const WORKSPACE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export interface AuthDeps {
@@ -18,6 +18,8 @@ export interface AuthDeps {
   resolve: (ws: Workspace, offered: OfferedKey) => Promise<SessionTarget>;
   banner: Pick<BannerSender, 'send'>;
   log: Log;
+  /** Failed attempts after which `onTooManyFailures` ends the connection (sshd's MaxAuthTries). */
+  maxAuthTries: number;
 }
 
 /** `SHA256:…` as ssh-keygen -l prints it: logged so an operator can tell keys apart; never the key itself. */
@@ -48,8 +50,13 @@ interface Match {
   key: AuthorizedKey;
 }
 
-/** Authentication state of one SSH connection. */
+/**
+ * Authentication state of one SSH connection. Failed attempts are counted as sshd counts
+ * them: every refused request but the client's first `none` (how it asks for the methods)
+ * and a key query answered "this key would do".
+ */
 export class ConnectionAuth {
+  private attempts = 0;
   private failures = 0;
   /** Set once authentication succeeded: where this connection's channels go. */
   target: SessionTarget | undefined;
@@ -57,16 +64,16 @@ export class ConnectionAuth {
   constructor(
     private readonly deps: AuthDeps,
     private readonly remote: string,
-    private readonly onTooManyFailures: () => void,
+    /** Told, instead of refusing the last attempt, to disconnect the client. */
+    private readonly onTooManyFailures: (ctx: AuthRequest) => void,
   ) {}
 
   handle(ctx: AuthRequest): void {
-    if (ctx.method !== 'publickey' || !ctx.key) {
-      // `none` is how a client asks which methods exist; anything else is refused outright.
-      if (ctx.method !== 'none') this.fail(ctx, `${ctx.method} authentication refused`);
-      else ctx.reject(['publickey']);
-      return;
-    }
+    // Requests the client sent before it read the disconnect get no answer.
+    if (this.failures >= this.deps.maxAuthTries) return;
+    this.attempts += 1;
+    if (ctx.method === 'none' && this.attempts === 1) return ctx.reject(['publickey']);
+    if (ctx.method !== 'publickey' || !ctx.key) return this.fail(ctx, `${ctx.method} authentication refused`);
     this.publicKey(ctx, { algo: ctx.key.algo, data: ctx.key.data }).catch((err: unknown) => {
       this.deps.log('authentication error', { remote: this.remote, user: printable(ctx.username), error: (err as Error).message });
       this.fail(ctx, 'internal error');
@@ -74,10 +81,12 @@ export class ConnectionAuth {
   }
 
   private fail(ctx: AuthRequest, reason: string, fields: Record<string, unknown> = {}): void {
+    if (this.failures >= this.deps.maxAuthTries) return; // already disconnecting
     this.failures += 1;
     this.deps.log('authentication refused', { remote: this.remote, user: printable(ctx.username), method: ctx.method, reason, ...fields });
-    ctx.reject(['publickey']);
-    if (this.failures >= MAX_AUTH_FAILURES) this.onTooManyFailures();
+    if (this.failures < this.deps.maxAuthTries) return ctx.reject(['publickey']);
+    this.deps.log('too many authentication failures; disconnecting', { remote: this.remote, user: printable(ctx.username), failures: this.failures });
+    this.onTooManyFailures(ctx);
   }
 
   private matches(username: string, offered: OfferedKey): Match[] {

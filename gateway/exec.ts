@@ -26,8 +26,21 @@ export interface ExecTarget {
 export interface ExecRequest {
   command: string[];
   tty: boolean;
-  /** Initial terminal size, sent right after the upgrade when `tty`. */
+  /** Initial terminal size when `tty`: set by the command's wrapper before it runs, and sent on channel 4. */
   size?: { cols: number; rows: number };
+}
+
+/**
+ * Sets the pty's size, then runs the command in its place. The container runtime starts the
+ * command at once on a 0x0 pty and applies channel-4 resizes asynchronously, so without this
+ * a command that reads its size at start (`stty size`, `tput cols`, htop) may see 0 0.
+ */
+const SIZED = 'stty rows "$1" cols "$2" 2>/dev/null; shift 2; exec "$@"';
+
+/** The argv pods/exec runs for `req`: the command itself, or wrapped so a terminal starts at its size. */
+export function execArgv(req: ExecRequest): string[] {
+  if (!req.tty || !req.size) return req.command;
+  return ['/bin/sh', '-c', SIZED, 'den-pty', String(req.size.rows), String(req.size.cols), ...req.command];
 }
 
 export interface ExecStreams {
@@ -59,7 +72,7 @@ export function execPath(target: ExecTarget): string {
 
 export function execQuery(target: ExecTarget, req: ExecRequest, withStdin: boolean): URLSearchParams {
   const q = new URLSearchParams();
-  for (const arg of req.command) q.append('command', arg);
+  for (const arg of execArgv(req)) q.append('command', arg);
   if (target.container) q.set('container', target.container);
   q.set('stdin', String(withStdin));
   q.set('stdout', 'true');

@@ -13,10 +13,10 @@ import { RESOURCES } from '../kube/resources.js';
 import { GATEWAY_HOST_KEY_DIR, GATEWAY_HOST_KEY_FILE } from '../infra/install/names.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { loadHostKey } from './host-key.js';
-import { Gateway } from './server.js';
+import { DEFAULT_GATEWAY_LIMITS, Gateway } from './server.js';
 import { WorkspaceDirectory, type Workspace, type WorkspaceImage } from './workspaces.js';
 
-function keepaliveInterval(raw: string): number {
+function atLeastOneSecond(raw: string): number {
   const ms = parsers.duration(raw);
   if (ms < 1000) throw new Error(`expected at least 1s, got '${raw}'`);
   return ms;
@@ -44,9 +44,38 @@ const settings = {
     flag: 'keepalive-interval',
     env: 'DEN_KEEPALIVE_INTERVAL',
     describe: 'interval of SSH keepalive probes (at least 1s); a client missing three in a row is dropped',
-    parse: keepaliveInterval,
+    parse: atLeastOneSecond,
     default: 30_000,
     show: '30s',
+  } satisfies Setting<number>,
+  loginGraceTime: {
+    flag: 'login-grace-time',
+    env: 'DEN_LOGIN_GRACE_TIME',
+    describe: "time a connection has to authenticate (at least 1s) before it is closed, as sshd's LoginGraceTime",
+    parse: atLeastOneSecond,
+    default: DEFAULT_GATEWAY_LIMITS.loginGraceMs,
+    show: `${DEFAULT_GATEWAY_LIMITS.loginGraceMs / 1000}s`,
+  } satisfies Setting<number>,
+  maxStartups: {
+    flag: 'max-startups',
+    env: 'DEN_MAX_STARTUPS',
+    describe: "connections not yet authenticated, from all sources; more are closed at once (sshd's MaxStartups)",
+    parse: parsers.integer(1, 1_000_000),
+    default: DEFAULT_GATEWAY_LIMITS.maxStartups,
+  } satisfies Setting<number>,
+  maxStartupsPerSource: {
+    flag: 'max-startups-per-source',
+    env: 'DEN_MAX_STARTUPS_PER_SOURCE',
+    describe: "connections not yet authenticated from one source address; more are closed at once (sshd's PerSourceMaxStartups)",
+    parse: parsers.integer(1, 1_000_000),
+    default: DEFAULT_GATEWAY_LIMITS.maxStartupsPerSource,
+  } satisfies Setting<number>,
+  maxAuthTries: {
+    flag: 'max-auth-tries',
+    env: 'DEN_MAX_AUTH_TRIES',
+    describe: "failed authentication attempts after which a connection is closed with \"Too many authentication failures\" (sshd's MaxAuthTries)",
+    parse: parsers.integer(1, 100),
+    default: DEFAULT_GATEWAY_LIMITS.maxAuthTries,
   } satisfies Setting<number>,
 };
 
@@ -79,6 +108,7 @@ export const gatewayRole: Role<typeof settings> = {
       named: (name) => directory.named(name),
       image: (name) => images.get(name),
       keepaliveIntervalMs: s.keepaliveInterval,
+      limits: { loginGraceMs: s.loginGraceTime, maxStartups: s.maxStartups, maxStartupsPerSource: s.maxStartupsPerSource, maxAuthTries: s.maxAuthTries },
       log: logLine,
     });
     // SSH listens only once both caches are synced, so accepting connections means ready.

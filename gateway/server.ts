@@ -2,16 +2,17 @@
 // Workspace cache, then serves session channels (shell, exec, sftp) through pods/exec and
 // direct-tcpip channels to the pod's loopback through pods/portforward. It keeps no state
 // beyond its open connections; everything it knows comes from the cluster API.
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import ssh2, { type Connection, type ServerChannel, type TcpipRequestInfo } from 'ssh2';
 import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { sleep } from '../process/timers.js';
 import { recordActivity } from './activity.js';
-import { ConnectionAuth, printable } from './auth.js';
-import { BannerSender } from './banner.js';
+import { ConnectionAuth, DEFAULT_MAX_AUTH_TRIES, printable } from './auth.js';
+import { BannerSender, DISCONNECT_PROTOCOL_ERROR, DisconnectSender } from './banner.js';
 import type { OfferedKey } from './keys.js';
 import { isLocalDestination, openPortForward } from './portforward.js';
+import { DEFAULT_PRE_AUTH_LIMITS, PreAuthGate, type PreAuthLimits } from './pre-auth.js';
 import { serveSession } from './session.js';
 import { resolveTarget, type SessionTarget } from './target.js';
 import type { Workspace, WorkspaceImage } from './workspaces.js';
@@ -25,9 +26,17 @@ export interface GatewayOptions {
   image: (name: string) => WorkspaceImage | undefined;
   /** Milliseconds between keepalive probes; a client missing three in a row is dropped. */
   keepaliveIntervalMs: number;
+  /** Limits before authentication (sshd's LoginGraceTime, MaxStartups, MaxAuthTries); defaults as documented. */
+  limits?: Partial<GatewayLimits>;
   log: Log;
   now?: () => Date;
 }
+
+export interface GatewayLimits extends PreAuthLimits {
+  maxAuthTries: number;
+}
+
+export const DEFAULT_GATEWAY_LIMITS: GatewayLimits = { ...DEFAULT_PRE_AUTH_LIMITS, maxAuthTries: DEFAULT_MAX_AUTH_TRIES };
 
 /** How long, at most, open sessions may take to finish once shutdown begins. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
@@ -44,7 +53,12 @@ function destroyConnection(conn: Connection): void {
 }
 
 export class Gateway {
+  /** Accepts TCP connections and hands those within the pre-authentication limits to ssh2. */
+  private readonly tcp: net.Server;
   private readonly server: ssh2.Server;
+  private readonly gate: PreAuthGate;
+  private readonly limits: GatewayLimits;
+  private readonly disconnect = new DisconnectSender();
   private readonly connections = new Set<Connection>();
   private readonly running = new Set<ServerChannel>();
   private readonly pendingActivity = new Set<Promise<void>>();
@@ -53,6 +67,8 @@ export class Gateway {
   private closing = false;
 
   constructor(private readonly opts: GatewayOptions) {
+    this.limits = { ...DEFAULT_GATEWAY_LIMITS, ...opts.limits };
+    this.gate = new PreAuthGate(this.limits, opts.log);
     this.server = new ssh2.Server(
       {
         hostKeys: [opts.hostKey],
@@ -62,7 +78,11 @@ export class Gateway {
       },
       (conn, info) => this.accept(conn, `${info.ip}:${info.port}`),
     );
-    this.server.on('error', (err: Error) => opts.log('ssh server error', { error: err.message }));
+    this.tcp = net.createServer((socket) => {
+      if (this.closing) return socket.destroy();
+      if (this.gate.admit(socket)) this.server.injectSocket(socket);
+    });
+    this.tcp.on('error', (err: Error) => opts.log('ssh listener error', { error: err.message }));
   }
 
   get ready(): boolean {
@@ -73,14 +93,19 @@ export class Gateway {
     return this.connections.size;
   }
 
+  /** TCP connections that have not authenticated yet (silent ones included). */
+  get unauthenticatedConnections(): number {
+    return this.gate.pending;
+  }
+
   listen(host: string, port: number): Promise<AddressInfo> {
     return new Promise((resolve, reject) => {
       const onError = (err: Error) => reject(err);
-      this.server.once('error', onError);
-      this.server.listen(port, host, () => {
-        this.server.off('error', onError);
+      this.tcp.once('error', onError);
+      this.tcp.listen(port, host, () => {
+        this.tcp.off('error', onError);
         this.listening = true;
-        resolve(this.server.address() as AddressInfo);
+        resolve(this.tcp.address() as AddressInfo);
       });
     });
   }
@@ -92,7 +117,8 @@ export class Gateway {
   async shutdown(graceMs = DEFAULT_SHUTDOWN_GRACE_MS): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const stopped = new Promise<void>((resolve) => this.tcp.close(() => resolve()));
+    this.gate.closeAll();
     const deadline = Date.now() + graceMs;
     while (this.connections.size > 0 && Date.now() < deadline) await sleep(Math.min(100, Math.max(1, deadline - Date.now())));
     if (this.connections.size > 0) {
@@ -131,9 +157,10 @@ export class Gateway {
         resolve: (ws: Workspace, offered: OfferedKey) => resolveTarget({ client: this.opts.client, image: this.opts.image }, ws, offered),
         banner: this.banner,
         log,
+        maxAuthTries: this.limits.maxAuthTries,
       },
       remote,
-      () => conn.end(),
+      (ctx) => this.tooManyFailures(conn, remote, ctx),
     );
     conn.on('error', (err: Error & { level?: string }) => {
       log('ssh connection error', { remote, error: err.message });
@@ -144,6 +171,7 @@ export class Gateway {
     conn.on('ready', () => {
       const target = auth.target;
       if (!target) return conn.end();
+      this.gate.authenticated(remote);
       this.activity(target, 'open');
       conn.on('session', (acceptSession) => {
         const session = acceptSession();
@@ -153,6 +181,14 @@ export class Gateway {
       conn.once('close', () => this.activity(target, 'close'));
     });
     conn.once('close', () => this.connections.delete(conn));
+  }
+
+  /** As sshd: SSH_MSG_DISCONNECT "Too many authentication failures", then the socket is closed. */
+  private tooManyFailures(conn: Connection, remote: string, ctx: object): void {
+    const socket = this.gate.socket(remote);
+    if (!socket || !this.disconnect.send(ctx, DISCONNECT_PROTOCOL_ERROR, 'Too many authentication failures')) return void conn.end();
+    // A client that does not close its end is cut off by the grace timer.
+    socket.end();
   }
 
   private forward(target: SessionTarget, acceptChannel: () => ServerChannel | undefined, reject: () => void, info: TcpipRequestInfo): void {

@@ -3,19 +3,10 @@
 // instead of a LIST per connection (SPEC 1.5 step 2).
 import type { KubeObject } from '../kube/client.js';
 import type { CacheEvent } from '../kube/informer.js';
+import type { Workspace } from '../infra/crds/workspace.js';
 
-export interface Workspace extends KubeObject {
-  spec?: {
-    imageRef?: { name?: string };
-    sshAuthorizedKeys?: unknown[];
-    running?: boolean;
-  };
-  status?: {
-    phase?: string;
-    podName?: string;
-    lastActivityTime?: string;
-  };
-}
+// One Workspace type for every reader, beside its CRD.
+export type { Workspace } from '../infra/crds/workspace.js';
 
 export interface WorkspaceImage extends KubeObject {
   spec?: {

@@ -1,4 +1,4 @@
-// Writes the CRDs to infra/crds/den.dev.yaml, the input of `cdk8s import` (npm run import).
+// Writes the CRDs to infra/crds/den.dev.yaml (npm run crds), for `kubectl apply` by hand and review.
 import { writeFileSync } from 'node:fs';
 import { CRDS_YAML_PATH, crdsYaml } from './crds/yaml.js';
 

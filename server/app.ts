@@ -9,6 +9,7 @@ import type { KubeClient } from '../kube/client.js';
 import { mountPublicRoutes, mountResourceRoutes, type ResourceDeps } from './api/routes.js';
 import { authenticate, type CoreState } from './auth/authenticate.js';
 import { requireCsrfToken } from './auth/csrf.js';
+import { IdentityProviders } from './auth/providers/registry.js';
 import type { AuthServices } from './auth/services.js';
 import { DEFAULT_BODY_LIMIT, readJsonBody, refuseOversizedBodies } from './http/body.js';
 import type { AuthenticatedState } from './http/context.js';
@@ -20,7 +21,6 @@ import { mountLogin, mountSessionRoutes } from './routes/session.js';
 import { mountTokenRoutes } from './routes/tokens.js';
 import { AssetStore } from './pages/assets.js';
 import { webUi } from './pages/index.js';
-import type { IdentityProviderLink } from '../web/templates/login.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -38,12 +38,12 @@ export interface AppDeps {
   serverClient: KubeClient;
   auth: AuthServices;
   resources: ResourceDeps;
+  /** Identity providers people may sign in with: buttons on /login, /login/<name>, /callback/<name>. None by default. */
+  providers?: IdentityProviders;
   log: Log;
   /** `/readyz` answers 200 only when this is true (caches synced, listening). */
   ready: () => boolean;
   now?: () => number;
-  /** Identity providers offered on the sign-in page as buttons to /login/<name>; none by default. */
-  identityProviders?: readonly IdentityProviderLink[];
   /** The web UI's scripts and styles; built on first use unless given (`den server` builds them before it listens). */
   assets?: AssetStore;
 }
@@ -95,7 +95,8 @@ export function createApp(deps: AppDeps): Koa {
     resources: deps.resources,
     localAuth: config.localAuth,
     secureCookies: https,
-    identityProviders: deps.identityProviders ?? [],
+    baseUrl: config.baseUrl,
+    providers: deps.providers ?? new IdentityProviders([]),
     assets: deps.assets ?? new AssetStore(),
     bodyLimitBytes: limit,
     log: (msg, fields) => deps.log(msg, fields),

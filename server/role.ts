@@ -6,13 +6,15 @@ import type { AddressInfo } from 'node:net';
 import { roleLog, type Role } from '../process/role.js';
 import { SERVER_SUMMARY } from './summary.js';
 import { kubeconfigSetting, namespaceSetting } from '../kube/settings.js';
-import { parsers, type Setting } from '../process/settings.js';
+import { parsers, SettingsError, type Setting } from '../process/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { sleep, untilAborted } from '../process/timers.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { createApp } from './app.js';
+import { loadProviders, ProviderConfigError, type ProviderConfig } from './auth/providers/config.js';
+import { IdentityProviders } from './auth/providers/registry.js';
 import { AssetStore } from './pages/assets.js';
 import { createAuthServices } from './auth/services.js';
 
@@ -38,6 +40,13 @@ export const serverSettings = {
   baseUrl: setting({ flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public base URL; https makes cookies Secure', parse: parsers.url }),
   localAuth: setting({ flag: 'local-auth', env: 'DEN_LOCAL_AUTH', describe: 'allow local username/password sign-in and local user management', parse: parsers.boolean, default: true, boolean: true }),
   gpuResource: setting({ flag: 'gpu-resource', env: 'DEN_GPU_RESOURCE', describe: 'extended resource a workspace\'s `gpu` is requested as', parse: parsers.nonEmpty, default: DEFAULT_GPU_RESOURCE }),
+  identityProvidersFile: setting({
+    flag: 'identity-providers-file',
+    env: 'DEN_IDENTITY_PROVIDERS_FILE',
+    describe: 'YAML file listing the identity providers people sign in with (README "Signing in with an identity provider"); DEN_OIDC_<NAME>_* and DEN_GITHUB_<NAME>_* variables add more',
+    parse: parsers.nonEmpty,
+    default: '',
+  }),
   tokenTtl: setting({ flag: 'token-ttl', env: 'DEN_TOKEN_TTL', describe: 'lifetime of the ServiceAccount tokens minted per person', parse: tokenTtl, default: MIN_TOKEN_TTL_MS, show: '10m' }),
 };
 
@@ -48,11 +57,22 @@ function closeServer(server: http.Server): Promise<void> {
   });
 }
 
+/** The identity providers of the file and the variables; every mistake is one line of a SettingsError (exit 2). */
+export function readIdentityProviders(file: string, env: Record<string, string | undefined>): ProviderConfig[] {
+  try {
+    return loadProviders(file, env);
+  } catch (err) {
+    if (err instanceof ProviderConfigError) throw new SettingsError(err.problems.join('\n'));
+    throw err;
+  }
+}
+
 export const serverRole: Role<typeof serverSettings> = {
   summary: SERVER_SUMMARY,
   settings: serverSettings,
   async run(settings, signal) {
     const say = roleLog('server');
+    const providerConfigs = readIdentityProviders(settings.identityProvidersFile, process.env);
     const client = new KubeClient(loadConnection(settings.kubeconfig || undefined));
     const auth = createAuthServices(client, {
       namespace: settings.namespace,
@@ -75,6 +95,7 @@ export const serverRole: Role<typeof serverSettings> = {
       serverClient: client,
       auth,
       resources: { gpuResource: settings.gpuResource, log: say },
+      providers: new IdentityProviders(providerConfigs),
       log: say,
       ready: () => synced && listening,
       assets,
@@ -91,12 +112,22 @@ export const serverRole: Role<typeof serverSettings> = {
     server.on('error', (err) => say('server error', { error: err.message }));
     listening = true;
     const address = server.address() as AddressInfo;
-    say('listening', { address: address.address, port: address.port, localAuth: settings.localAuth, baseUrl: settings.baseUrl });
+    say('listening', {
+      address: address.address,
+      port: address.port,
+      localAuth: settings.localAuth,
+      baseUrl: settings.baseUrl,
+      identityProviders: providerConfigs.map((p) => p.name),
+    });
 
     const sweeper = setInterval(() => {
       auth.sessions.sweep(Date.now()).then(
         (removed) => removed && say('expired sessions removed', { removed }),
         (err: Error) => say('session sweep failed', { error: err.message }),
+      );
+      auth.challenges.sweep(Date.now()).then(
+        (removed) => removed && say('abandoned login challenges removed', { removed }),
+        (err: Error) => say('login challenge sweep failed', { error: err.message }),
       );
     }, SESSION_SWEEP_INTERVAL_MS);
     sweeper.unref();

@@ -45,7 +45,12 @@ export interface ControllerSpec<Config, Related> {
   hook: SyncHook<Config, Related>;
   config: Config;
   relatedSources?: readonly RelatedSource[];
-  related(parent: KubeObject, caches: RelatedCaches): Related;
+  /**
+   * What the hook gets as `related`: read from the caches, or from an outside source (the
+   * loop owns I/O; `signal` aborts when the reconcile is abandoned). A rejection fails the
+   * reconcile, which is retried with backoff.
+   */
+  related(parent: KubeObject, caches: RelatedCaches, ctx: { signal: AbortSignal }): Related | Promise<Related>;
   finalizer?: Finalizer;
   /** Status fields other writers own; always taken from the latest parent. */
   foreignStatusFields?: readonly string[];
@@ -100,6 +105,9 @@ export class Controller<Config = unknown, Related = unknown> {
   /** Parents whose finalizer this controller removed, until the cache sees them go. */
   private readonly finalized = new Set<string>();
   private readonly readyResolvers: (() => void)[] = [];
+  /** Per parent key: the run its hook asked for with `resyncAfterMs`. */
+  private readonly resyncTimers = new Map<string, NodeJS.Timeout>();
+  private stopping = false;
 
   constructor(private readonly client: KubeClient, readonly spec: ControllerSpec<Config, Related>, private readonly opts: ControllerOptions = {}) {
     this.log = opts.log ?? (() => undefined);
@@ -184,7 +192,10 @@ export class Controller<Config = unknown, Related = unknown> {
       resync = setInterval(() => this.enqueueAll(), this.opts.relistIntervalMs ?? 5 * 60_000);
     }
     await aborted;
+    this.stopping = true;
     clearInterval(resync);
+    for (const timer of this.resyncTimers.values()) clearTimeout(timer);
+    this.resyncTimers.clear();
     stopCaches.abort();
     const drained = await this.queue.shutdown(this.opts.shutdownGraceMs ?? 10_000);
     if (!drained) this.log('shutdown: reconciles still running were abandoned', { controller: this.spec.name });
@@ -196,6 +207,7 @@ export class Controller<Config = unknown, Related = unknown> {
    * shutdown grace ran out, or the Lease is gone) it writes nothing more.
    */
   private async reconcile(key: string, stop: AbortSignal): Promise<void> {
+    this.cancelResync(key);
     const ref = refOf(this.spec.parent, key);
     const cached = this.parents.get(ref.name, ref.namespace);
     if (!cached) return;
@@ -207,7 +219,7 @@ export class Controller<Config = unknown, Related = unknown> {
     const input = {
       parent,
       children: childrenMap(observed, this.spec.children),
-      related: this.spec.related(parent, this.related),
+      related: await this.spec.related(parent, this.related, { signal: stop }),
       now: (this.opts.clock ?? (() => new Date()))(),
       config: this.spec.config,
     };
@@ -238,6 +250,20 @@ export class Controller<Config = unknown, Related = unknown> {
     stopIfAborted(stop);
     await this.writeStatus(parent, output.status);
     if (errors.length) throw new ChildrenFailedError(errors);
+    if (output.resyncAfterMs !== undefined && output.resyncAfterMs > 0 && !this.stopping) this.scheduleResync(key, output.resyncAfterMs);
+  }
+
+  private scheduleResync(key: string, afterMs: number): void {
+    this.cancelResync(key);
+    this.resyncTimers.set(key, setTimeout(() => {
+      this.resyncTimers.delete(key);
+      this.request(key);
+    }, afterMs));
+  }
+
+  private cancelResync(key: string): void {
+    clearTimeout(this.resyncTimers.get(key));
+    this.resyncTimers.delete(key);
   }
 
   private async applyChild(child: KubeObject): Promise<void> {

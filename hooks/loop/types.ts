@@ -26,6 +26,12 @@ export interface HookInput<Config, Related> {
 export interface HookOutput {
   status: Record<string, unknown>;
   children: KubeObject[];
+  /**
+   * Run this parent again after this many milliseconds even if nothing in the cluster changes:
+   * for a parent that mirrors an outside source the loop polls (docs/manager.md). Each run's
+   * answer replaces the last; any run, for whatever reason, restarts the count.
+   */
+  resyncAfterMs?: number;
 }
 
 export type SyncHook<Config, Related> = (input: HookInput<Config, Related>) => HookOutput;

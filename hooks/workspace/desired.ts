@@ -2,6 +2,7 @@
 // values the child constructs draw, or the reason there is nothing to draw.
 import { QUANTITY_PATTERN } from '../../infra/crds/schema.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from '../../infra/crds/workspace-image.js';
+import { homePathOf, imageRootViolations, isRunning, volumeViolations, type WorkspaceViolation } from '../../infra/crds/workspace-rules.js';
 import {
   HOME_VOLUME,
   type PullPolicy,
@@ -22,10 +23,6 @@ export type Decision = { props: WorkspaceChildrenProps } | { problem: SpecProble
 
 const quantity = new RegExp(QUANTITY_PATTERN);
 const PULL_POLICIES: readonly string[] = ['Always', 'IfNotPresent', 'Never'];
-
-export function isRunning(workspace: Workspace): boolean {
-  return workspace.spec?.running !== false;
-}
 
 /** Reads one observability flag: anything but an explicit false is true (SPEC 2.5 default). */
 function flag(value: unknown): boolean {
@@ -49,8 +46,29 @@ function quantitiesAsStrings(resources: ResourceRequirementsJson): ResourceRequi
   };
 }
 
-function trimSlash(path: string): string {
-  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+/** A rule of infra/crds/workspace-rules.ts the Workspace breaks, worded for its status. */
+function ruleProblem(violation: WorkspaceViolation, workspace: Workspace, entry: string, homePath: string): SpecProblem {
+  const i = violation.index ?? 0;
+  const mount = workspace.spec?.volumeMounts?.[i];
+  const invalid = (message: string): SpecProblem => ({ reason: 'InvalidSpec', message, image: false });
+  switch (violation.check) {
+    case 'image-runs-as-root':
+      return {
+        reason: 'RootNotAllowed',
+        message: `WorkspaceImage "${entry}" runs as uid 0 but does not set spec.allowRoot, so the pod would be refused. Ask an administrator to set a non-zero spec.runAsUser or allow root for this entry.`,
+        image: true,
+      };
+    case 'volume-named-home':
+      return invalid(`spec.volumes[${i}] is named "${HOME_VOLUME}", the name of the home volume. Recreate the workspace with another volume name.`);
+    case 'mount-hides-home':
+      return invalid(
+        `spec.volumeMounts[${i}] mounts "${mount?.name}" at ${mount?.mountPath}, which is the home path of WorkspaceImage "${entry}" (${homePath}) or a directory above it, so the home volume would be hidden. Recreate the workspace with another mount path.`,
+      );
+    case 'mount-unresolved':
+      return invalid(`spec.volumeMounts[${i}] mounts "${mount?.name}", which is not one of spec.volumes. Recreate the workspace with the volume or without the mount.`);
+    default:
+      return invalid(`${violation.field}: ${violation.message}. Recreate the workspace with spec.volumes and spec.volumeMounts corrected.`);
+  }
 }
 
 /**
@@ -58,7 +76,7 @@ function trimSlash(path: string): string {
  * rendering. Nothing here reads anything but its arguments.
  */
 export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
-  const name = workspace.metadata.name ?? '';
+  const name = workspace.metadata?.name ?? '';
   const spec = workspace.spec ?? {};
   const entry = image.metadata.name ?? '';
   const img = image.spec ?? {};
@@ -90,13 +108,8 @@ export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
     );
   }
   const allowRoot = img.allowRoot === true;
-  if (runAsUser === 0 && !allowRoot) {
-    return problem(
-      'RootNotAllowed',
-      `WorkspaceImage "${entry}" runs as uid 0 but does not set spec.allowRoot, so the pod would be refused. Ask an administrator to set a non-zero spec.runAsUser or allow root for this entry.`,
-      true,
-    );
-  }
+  const [rootViolation] = imageRootViolations(entry, { runAsUser, allowRoot });
+  if (rootViolation) return { problem: ruleProblem(rootViolation, workspace, entry, homePathOf(img)) };
 
   if (spec.storage === undefined || spec.storage === null || spec.storage === '') {
     return problem(
@@ -112,36 +125,16 @@ export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
     );
   }
 
-  const homePath = img.homePath || WORKSPACE_IMAGE_DEFAULTS.homePath;
+  const homePath = homePathOf(img);
   const volumes = spec.volumes ?? [];
-  const volumeNames = new Set(volumes.map((v) => v.name));
-  const shadowing = volumes.findIndex((v) => v.name === HOME_VOLUME);
-  if (shadowing >= 0) {
-    return problem(
-      'InvalidSpec',
-      `spec.volumes[${shadowing}] is named "${HOME_VOLUME}", the name of the home volume. Recreate the workspace with another volume name.`,
-    );
-  }
   const mounts = spec.volumeMounts ?? [];
-  for (const [i, mount] of mounts.entries()) {
-    if (typeof mount.mountPath === 'string' && trimSlash(mount.mountPath) === trimSlash(homePath)) {
-      return problem(
-        'InvalidSpec',
-        `spec.volumeMounts[${i}] mounts "${mount.name}" at ${mount.mountPath}, which is the home path of WorkspaceImage "${entry}". Recreate the workspace with another mount path.`,
-      );
-    }
-    if (!volumeNames.has(mount.name)) {
-      return problem(
-        'InvalidSpec',
-        `spec.volumeMounts[${i}] mounts "${mount.name}", which is not one of spec.volumes. Recreate the workspace with the volume or without the mount.`,
-      );
-    }
-  }
+  const [volumeViolation] = volumeViolations(spec.volumes, spec.volumeMounts, homePath);
+  if (volumeViolation) return { problem: ruleProblem(volumeViolation, workspace, entry, homePath) };
 
   return {
     props: {
       workspace: name,
-      namespace: workspace.metadata.namespace ?? '',
+      namespace: workspace.metadata?.namespace ?? '',
       replicas: isRunning(workspace) ? 1 : 0,
       image: img.image,
       imagePullPolicy: pullPolicy,

@@ -6,7 +6,8 @@ import { childKey, RESOURCES } from '../../kube/resources.js';
 import { defaultPodName } from '../../kube/group.js';
 import { renderWorkspaceChildren } from '../../infra/children/workspace/chart.js';
 import { withTransitionTimes } from '../loop/conditions.js';
-import { decide, isRunning } from './desired.js';
+import { isRunning } from '../../infra/crds/workspace-rules.js';
+import { decide } from './desired.js';
 import { workspacePod } from './pod.js';
 import {
   childrenRejected,

@@ -1,41 +1,15 @@
 // The Workspace hook's input and output (DESIGN.md hook contract) and the shapes of the objects
 // it reads. Objects arrive as the API server sent them, so only the fields the hook reads are
 // typed, and every read is checked before it is trusted.
-import type {
-  V1Affinity,
-  V1EnvFromSource,
-  V1EnvVar,
-  V1Toleration,
-  V1Volume,
-  V1VolumeMount,
-} from '@kubernetes/client-node';
+import type { V1Toleration } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/client.js';
-import type { PullPolicy, QuantityJson, ResourceRequirementsJson } from '../../infra/children/workspace/props.js';
+import type { PullPolicy } from '../../infra/children/workspace/props.js';
+import type { WorkspacePhase } from '../../infra/crds/workspace.js';
 import type { Condition as LoopCondition, ConditionInput as LoopConditionInput } from '../loop/conditions.js';
 import type { ChildError, HookInput, HookOutput } from '../loop/types.js';
 
-export interface WorkspaceSpec {
-  imageRef?: { name?: string };
-  resources?: ResourceRequirementsJson;
-  nodeSelector?: Record<string, string>;
-  tolerations?: V1Toleration[];
-  affinity?: V1Affinity;
-  env?: V1EnvVar[];
-  envFrom?: V1EnvFromSource[];
-  volumes?: V1Volume[];
-  volumeMounts?: V1VolumeMount[];
-  storage?: QuantityJson;
-  sshAuthorizedKeys?: string[];
-  running?: boolean;
-  idleTimeout?: string;
-  observability?: { logsEnabled?: boolean; metricsEnabled?: boolean };
-}
-
-export interface Workspace extends KubeObject {
-  metadata: NonNullable<KubeObject['metadata']>;
-  spec?: WorkspaceSpec;
-  status?: Partial<WorkspaceStatus>;
-}
+// One Workspace type for every reader, beside its CRD.
+export type { Workspace, WorkspacePhase, WorkspaceSpec } from '../../infra/crds/workspace.js';
 
 export interface WorkspaceImageSpec {
   displayName?: string;
@@ -91,7 +65,6 @@ export interface ObservedPod extends KubeObject {
   };
 }
 
-export type WorkspacePhase = 'Pending' | 'Starting' | 'Running' | 'Suspended' | 'Failed';
 
 export type ConditionType = 'Ready' | 'Degraded' | 'ImageResolved';
 

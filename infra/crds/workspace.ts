@@ -1,4 +1,9 @@
-// Workspace (SPEC 2.5): one developer session, a pod with a retained home volume.
+// Workspace (SPEC 2.5): one developer session, a pod with a retained home volume. The CRD,
+// and the one TypeScript shape of a Workspace as the API server answers it (every reader of a
+// Workspace uses it; test/infra/workspace-type.test.ts holds it to the schema below).
+import type { V1Affinity, V1EnvFromSource, V1EnvVar, V1Toleration, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { KubeObject } from '../../kube/client.js';
+import type { QuantityJson, ResourceRequirementsJson } from '../children/workspace/props.js';
 import { KINDS, PLURALS } from '../../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
 import {
@@ -149,4 +154,40 @@ export function workspaceCrd(): CustomResourceDefinition {
       { name: 'Endpoint', type: 'string', jsonPath: '.status.endpoint', description: 'SSH address.' },
     ],
   });
+}
+
+export type WorkspacePhase = (typeof WORKSPACE_PHASES)[number];
+
+/** `spec` of a Workspace; every field optional, since a reader may see an object the schema never checked. */
+export interface WorkspaceSpec {
+  imageRef?: { name?: string };
+  resources?: ResourceRequirementsJson;
+  nodeSelector?: Record<string, string>;
+  tolerations?: V1Toleration[];
+  affinity?: V1Affinity;
+  env?: V1EnvVar[];
+  envFrom?: V1EnvFromSource[];
+  volumes?: V1Volume[];
+  volumeMounts?: V1VolumeMount[];
+  storage?: QuantityJson;
+  sshAuthorizedKeys?: string[];
+  running?: boolean;
+  idleTimeout?: string;
+  observability?: { logsEnabled?: boolean; metricsEnabled?: boolean };
+}
+
+/** `status` of a Workspace as written by the manager (and `lastActivityTime` by the gateway). */
+export interface WorkspaceStatusFields {
+  /** One of WORKSPACE_PHASES when the manager wrote it; a reader still checks. */
+  phase?: string;
+  endpoint?: string;
+  podName?: string;
+  lastActivityTime?: string;
+  observedGeneration?: number;
+  conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string; observedGeneration?: number }[];
+}
+
+export interface Workspace extends KubeObject {
+  spec?: WorkspaceSpec;
+  status?: WorkspaceStatusFields;
 }

@@ -9,30 +9,8 @@ export interface ResourceRequirements {
   limits?: ResourceList;
 }
 
-export interface Volume {
-  name?: string;
-  [source: string]: unknown;
-}
-
-export interface VolumeMount {
-  name?: string;
-  mountPath?: string;
-  subPath?: string;
-  readOnly?: boolean;
-}
-
-export interface Workspace extends KubeObject {
-  spec?: {
-    imageRef?: { name?: string };
-    resources?: ResourceRequirements;
-    volumes?: Volume[];
-    volumeMounts?: VolumeMount[];
-    storage?: string | number;
-    sshAuthorizedKeys?: string[];
-    running?: boolean;
-    [field: string]: unknown;
-  };
-}
+// One Workspace type for every reader, beside its CRD.
+export type { Workspace } from '../../infra/crds/workspace.js';
 
 export interface WorkspaceImage extends KubeObject {
   spec?: {
@@ -66,9 +44,4 @@ export interface UserSpace extends KubeObject {
 export interface PersistentVolumeClaim extends KubeObject {
   spec?: { resources?: { requests?: ResourceList } };
   status?: { capacity?: ResourceList };
-}
-
-/** SPEC 2.5: `spec.running` defaults to true. */
-export function isRunning(ws: Workspace): boolean {
-  return ws.spec?.running !== false;
 }

@@ -5,14 +5,13 @@
 // the workspace grows), so that a workspace admitted under yesterday's catalog or quota can
 // still be stopped, and its finalizer removed, today.
 import { isDeepStrictEqual } from 'node:util';
-import { WORKSPACE_IMAGE_DEFAULTS } from '../../infra/crds/workspace-image.js';
+import { homePathOf, imageRootViolations, isRunning, volumeViolations } from '../../infra/crds/workspace-rules.js';
 import { compareQuantities, formatQuantity, tryParseQuantity } from '../../kube/quantity.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
-import { isRunning, type PersistentVolumeClaim, type UserSpace, type Workspace, type WorkspaceImage } from './objects.js';
+import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from './objects.js';
 import { checkRequestsAndLimits, parseResources } from './workspace-resources.js';
 import { authorizedKeysViolations } from './ssh-keys.js';
 import { checkQuota } from './workspace-quota.js';
-import { checkVolumes } from './workspace-volumes.js';
 import type { Violation } from './violations.js';
 
 export interface WorkspaceValidationInput {
@@ -52,9 +51,8 @@ export function validateWorkspace(input: WorkspaceValidationInput): Violation[] 
   const imageChanged = changed((ws) => ws.spec?.imageRef?.name);
   if (imageChanged) violations.push(...checkImage(imageName, image, input.now));
 
-  const homePath = image?.spec?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath;
   if (imageChanged || changed((ws) => [ws.spec?.volumes, ws.spec?.volumeMounts])) {
-    violations.push(...checkVolumes(spec.volumes, spec.volumeMounts, homePath));
+    violations.push(...volumeViolations(spec.volumes, spec.volumeMounts, homePathOf(image?.spec)));
   }
 
   const memo = input.memo ?? DIRECT;
@@ -97,14 +95,7 @@ function checkImage(imageName: string | undefined, image: WorkspaceImage | undef
       violations.push({ rule: 'image-on-offer', field, message: `WorkspaceImage "${imageName}" was withdrawn at ${image.spec.deprecateAt} (spec.deprecateAt) and is no longer offered for new workspaces` });
     }
   }
-  // SPEC 2.2: the Workspace has no uid of its own; it runs as the image's runAsUser.
-  if ((image.spec?.runAsUser ?? WORKSPACE_IMAGE_DEFAULTS.runAsUser) === 0 && image.spec?.allowRoot !== true) {
-    violations.push({
-      rule: 'image-root',
-      field,
-      message: `WorkspaceImage "${imageName}" runs as uid 0 (spec.runAsUser: 0) but does not set spec.allowRoot; only an entry an administrator marked allowRoot may run as root`,
-    });
-  }
+  violations.push(...imageRootViolations(imageName, image.spec ?? {}));
   return violations;
 }
 

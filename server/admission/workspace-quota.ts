@@ -3,7 +3,8 @@
 // storage is held by every PVC whether its workspace runs or not; the count by every Workspace.
 import { homeClaimName } from '../../kube/group.js';
 import { addQuantities, compareQuantities, countQuantity, formatQuantity, tryParseQuantity, ZERO, type Quantity } from '../../kube/quantity.js';
-import { isRunning, type PersistentVolumeClaim, type UserSpace, type Workspace } from './objects.js';
+import { isRunning } from '../../infra/crds/workspace-rules.js';
+import type { PersistentVolumeClaim, UserSpace, Workspace } from './objects.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
 import { effectiveRequest, type ParsedResources } from './workspace-resources.js';
 import type { Violation } from './violations.js';

@@ -5,6 +5,7 @@ import type { JsonSchema } from '../../infra/crds/schema.js';
 import { KINDS, VERSION } from '../../kube/group.js';
 import { MEMBERSHIP_ROLES, REGISTRY_PROVIDERS, TAG_MODES, USERSPACE_NAME_MAX, WORKSPACE_NAME_MAX } from './schemas.js';
 import { DEFAULT_LOG_TAIL } from './workspaces.js';
+import { QUANTITY, RFC1123_LABEL } from './fields.js';
 
 type Schema = Record<string, unknown>;
 type Operation = Record<string, unknown>;
@@ -23,8 +24,9 @@ function listOf(item: string): Schema {
   return { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref(item) } } };
 }
 
-const NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
-const QUANTITY_PATTERN = '^(\\d+(\\.\\d*)?|\\.\\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\\d+)?$';
+// The patterns the request schemas check (fields.ts), as the document states them.
+const NAME_PATTERN = RFC1123_LABEL.source;
+const QUANTITY_PATTERN = QUANTITY.source;
 const quantity = (description: string): Schema => str(description, { pattern: QUANTITY_PATTERN });
 
 /** A cluster object as the cluster returns it; its own fields stay camelCase (SPEC 2.7). */
@@ -52,8 +54,8 @@ function schemas(): Record<string, Schema> {
   return {
     Error: closed({ error: str('What went wrong. For a cluster denial, the cluster\'s own message.') }, ['error']),
     SessionResponse: closed(
-      { email: str('E-mail or cluster username.'), userspace: str('UserSpace name.'), namespace: str('The caller\'s namespace.'), role: str('user or admin.'), csrf_token: str('Value for the X-CSRF-Token header.') },
-      ['email', 'userspace', 'namespace', 'role', 'csrf_token'],
+      { email: str('E-mail or cluster username.'), userspace: str('UserSpace name.'), namespace: str('The caller\'s namespace.'), role: str('user or admin.'), csrf_token: str('Value for the X-CSRF-Token header.'), auth: str('How the session was established: local (username and password), provider:<name> (an identity provider), or token (a bearer API token).') },
+      ['email', 'userspace', 'namespace', 'role', 'csrf_token', 'auth'],
     ),
     Workspace: clusterObject(KINDS.workspace),
     WorkspaceImage: clusterObject(KINDS.workspaceImage),

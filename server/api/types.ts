@@ -10,7 +10,7 @@ export type ApiContext = Router.RouterContext<AuthenticatedState>;
 export interface ResourceDeps {
   /** Extended resource counted as GPUs (`--gpu-resource`, default `nvidia.com/gpu`). */
   gpuResource: string;
-  /** JSON logger of the process (`cli/role.ts`); never given secrets. */
+  /** JSON logger of the process (`process/role.ts`); never given secrets. */
   log: Log;
   /** Access reviews in flight at once when the catalog is filtered (default 16). */
   catalogConcurrency?: number;

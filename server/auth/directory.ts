@@ -37,8 +37,10 @@ export function membershipOf(userspace: UserSpaceObject): Membership {
  * deleted no longer counts; two UserSpaces naming the same owner are refused rather
  * than guessed between.
  */
-export function resolveMembership(userspaces: readonly UserSpaceObject[], owner: string): Membership {
-  const matches = userspaces.filter((u) => u.spec?.owner === owner && !u.metadata?.deletionTimestamp);
+export function resolveMembership(userspaces: readonly UserSpaceObject[], owner: string, opts: { ignoreCase?: boolean } = {}): Membership {
+  const wanted = opts.ignoreCase ? owner.toLowerCase() : owner;
+  const sameOwner = (u: UserSpaceObject) => (opts.ignoreCase ? u.spec?.owner?.toLowerCase() : u.spec?.owner) === wanted;
+  const matches = userspaces.filter((u) => sameOwner(u) && !u.metadata?.deletionTimestamp);
   if (matches.length === 0) throw new HttpError(403, `no UserSpace belongs to ${owner}; ask an administrator to create one`);
   if (matches.length > 1) {
     const names = matches.map((u) => u.metadata?.name).sort().join(', ');
@@ -67,5 +69,13 @@ export class UserSpaceDirectory {
   /** The enabled membership of `owner`; throws 403 when there is none or it is disabled. */
   resolve(owner: string): Membership {
     return resolveMembership(this.informer.list(), owner);
+  }
+
+  /**
+   * The enabled membership of the person an identity provider vouched for: e-mail addresses
+   * compare without regard to case. `owner` of the answer is spelled as the UserSpace spells it.
+   */
+  resolveEmail(email: string): Membership {
+    return resolveMembership(this.informer.list(), email, { ignoreCase: true });
   }
 }

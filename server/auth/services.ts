@@ -2,6 +2,7 @@
 import type { KubeClient } from '../../kube/client.js';
 import { UserSpaceDirectory } from './directory.js';
 import { LocalUserStore } from './local-users.js';
+import { LoginChallengeStore } from './providers/challenges.js';
 import { TokenMinter } from './minting.js';
 import { DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sessions.js';
 import { ServiceState } from './state.js';
@@ -27,6 +28,7 @@ export interface AuthServices {
   sessions: SessionStore;
   tokens: ApiTokenStore;
   localUsers: LocalUserStore;
+  challenges: LoginChallengeStore;
   minter: TokenMinter;
   throttle: LoginThrottle;
   /** Runs the caches until `signal` aborts. */
@@ -45,6 +47,7 @@ export function createAuthServices(serverClient: KubeClient, opts: AuthServiceOp
     sessions: new SessionStore(state, opts.sessionPolicy ?? DEFAULT_SESSION_POLICY),
     tokens: new ApiTokenStore(state),
     localUsers: new LocalUserStore(state),
+    challenges: new LoginChallengeStore(state),
     minter: new TokenMinter(serverClient, { ttlSeconds: opts.tokenTtlSeconds, cache: opts.cacheMintedTokens }),
     throttle: new LoginThrottle(opts.throttlePolicy ?? DEFAULT_LOGIN_THROTTLE),
     async run(signal) {

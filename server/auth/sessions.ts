@@ -19,7 +19,8 @@ export const DEFAULT_SESSION_POLICY: SessionPolicy = {
   touchEveryMs: 5 * 60_000,
 };
 
-export type SignInMethod = 'local';
+/** `local`: a username and password; `provider`: an identity provider (SPEC 5), named in `provider`. */
+export type SignInMethod = 'local' | 'provider';
 
 export interface Session {
   /** Name of the Secret holding it. */
@@ -28,6 +29,8 @@ export interface Session {
   method: SignInMethod;
   /** Local username, when signed in with a password. */
   username?: string;
+  /** Name of the identity provider, when signed in through one. */
+  provider?: string;
   csrfToken: string;
   createdAt: number;
   lastSeen: number;
@@ -38,11 +41,15 @@ export function sessionSecretName(id: string): string {
 }
 
 export function sessionOf(record: StateRecord): Session | undefined {
-  const { owner, method, username, csrf_token, created_at, last_seen } = record.data;
+  const { owner, method, username, provider, csrf_token, created_at, last_seen } = record.data;
   const createdAt = Date.parse(created_at ?? '');
   const lastSeen = Date.parse(last_seen ?? '');
-  if (!owner || method !== 'local' || !csrf_token || Number.isNaN(createdAt) || Number.isNaN(lastSeen)) return undefined;
-  return { secretName: record.name, owner, method, username: username || undefined, csrfToken: csrf_token, createdAt, lastSeen };
+  if (!owner || !csrf_token || Number.isNaN(createdAt) || Number.isNaN(lastSeen)) return undefined;
+  const base = { secretName: record.name, owner, csrfToken: csrf_token, createdAt, lastSeen };
+  if (method === 'local') return { ...base, method, username: username || undefined };
+  // A provider session never carries a local username, whatever the Secret says.
+  if (method === 'provider' && provider) return { ...base, method, provider };
+  return undefined;
 }
 
 export function isExpired(session: Pick<Session, 'createdAt' | 'lastSeen'>, now: number, policy: SessionPolicy): boolean {
@@ -56,13 +63,14 @@ export class SessionStore {
   ) {}
 
   /** Starts a session; the returned id goes into the cookie and is not kept anywhere. */
-  async create(input: { owner: string; method: SignInMethod; username?: string }, now: number): Promise<{ id: string; session: Session }> {
+  async create(input: { owner: string; method: SignInMethod; username?: string; provider?: string }, now: number): Promise<{ id: string; session: Session }> {
     const id = randomSecret(32);
     const stamp = new Date(now).toISOString();
     const record = await this.state.create('session', sessionSecretName(id), {
       owner: input.owner,
       method: input.method,
-      username: input.username ?? '',
+      username: input.method === 'local' ? (input.username ?? '') : '',
+      provider: input.method === 'provider' ? (input.provider ?? '') : '',
       csrf_token: randomSecret(32),
       created_at: stamp,
       last_seen: stamp,

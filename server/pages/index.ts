@@ -8,6 +8,7 @@ import { HttpError } from '../http/errors.js';
 import { serveAssets } from './assets.js';
 import type { PageDeps, PageRouter } from './types.js';
 import { authenticatePage, compose, pageErrors, pageHeaders, readFormBody, requireFormCsrf, withAssets, type PageState } from './middleware.js';
+import { mountProviderLogin } from './provider-login.js';
 import { mountLoginPages, mountLogoutPage } from './session.js';
 import { mountWorkspacePages } from './workspaces.js';
 import { mountCatalogPages } from './catalog.js';
@@ -32,7 +33,8 @@ export function webUi(deps: PageDeps): Middleware {
   const sessionDeps = { ...deps.auth, localAuth: deps.localAuth, secureCookies: deps.secureCookies, now: deps.now };
 
   const publicPages: PageRouter = new Router();
-  mountLoginPages(publicPages, { ...sessionDeps, identityProviders: deps.identityProviders });
+  mountLoginPages(publicPages, { ...sessionDeps, identityProviders: deps.providers.choices() });
+  mountProviderLogin(publicPages, { ...deps.auth, baseUrl: deps.baseUrl, secureCookies: deps.secureCookies, providers: deps.providers, log: (msg, fields) => deps.log(msg, fields ?? {}), now: deps.now });
 
   const pages: PageRouter = new Router();
   checkNameParam(pages);

@@ -2,8 +2,8 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { KubeClient } from '../../kube/client.js';
-import type { IdentityProviderLink } from '../../web/templates/login.js';
 import type { ResourceDeps } from '../api/types.js';
+import type { IdentityProviders } from '../auth/providers/registry.js';
 import type { AuthServices } from '../auth/services.js';
 import type { ErrorLogger } from '../http/errors.js';
 import type { AssetStore } from './assets.js';
@@ -18,7 +18,9 @@ export interface PageDeps {
   resources: ResourceDeps;
   localAuth: boolean;
   secureCookies: boolean;
-  identityProviders: readonly IdentityProviderLink[];
+  /** `--base-url`: identity providers send the browser back to `<baseUrl>/callback/<provider>`. */
+  baseUrl: string;
+  providers: IdentityProviders;
   assets: AssetStore;
   bodyLimitBytes: number;
   log: ErrorLogger;

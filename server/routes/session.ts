@@ -74,6 +74,12 @@ async function login(ctx: Context, deps: SessionRouteDeps): Promise<void> {
   ctx.status = 204;
 }
 
+/** How the session was established: `local` (password), `provider:<name>`, or `token` (bearer). */
+export function establishedBy(credential: Credential): string {
+  if (credential.kind === 'bearer') return 'token';
+  return credential.session.method === 'provider' ? `provider:${credential.session.provider}` : 'local';
+}
+
 function describeSession(ctx: Router.RouterContext<CoreState>): void {
   validateQuery(ctx, noQuery);
   const { caller, credential } = ctx.state;
@@ -84,6 +90,7 @@ function describeSession(ctx: Router.RouterContext<CoreState>): void {
     role: caller.role,
     // A bearer request needs no CSRF token, so it has none.
     csrf_token: credential.kind === 'cookie' ? credential.session.csrfToken : '',
+    auth: establishedBy(credential),
   };
 }
 

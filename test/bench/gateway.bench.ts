@@ -1,8 +1,12 @@
 // SSH gateway figures, measured side by side in one run: throughput of a command's output
 // through `den gateway` (a separate process, ssh2 client in this one) against the same
-// pods/exec stream read directly from the same fake API server; session set-up time; and
-// the gateway process's resident memory per idle session with 100 open.
+// pods/exec stream read directly from the same fake API server; session set-up time; the
+// gateway process's resident memory per idle session with 100 open; and, with 1,000 stalled
+// unauthenticated connections held (half silent, half stalled after their version line),
+// the gateway's memory before, during and after (the grace time closes them) and an
+// authenticated session's set-up time against the idle gateway's.
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -23,6 +27,10 @@ const PAYLOAD = 48 * 1024 * 1024;
 const ROUNDS = 3;
 const SETUPS = 15;
 const IDLE_SESSIONS = 100;
+const STALLED = 1000;
+/** The gateway's --login-grace-time in this bench: long enough to measure under the load, short enough to wait out. */
+const STALL_GRACE_S = 10;
+const STALL_WAVES = 2;
 const DEN = fileURLToPath(new URL('../../bin/den.js', import.meta.url));
 
 function healthy(port: number): Promise<boolean> {
@@ -87,6 +95,81 @@ async function direct(api: FakeApiServer): Promise<number> {
   return bytes / ((performance.now() - started) / 1000);
 }
 
+/** Milliseconds from TCP connect to authenticated, and to the first exec's exit, `n` times in turn. */
+async function setUpTimes(port: number, privateKey: string, n: number): Promise<{ authMs: number[]; firstExecMs: number[] }> {
+  const authMs: number[] = [];
+  const firstExecMs: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const conn = await connect(port, privateKey);
+    conn.on('error', () => conn.end());
+    const t1 = performance.now();
+    const stream = await exec(conn, 'true');
+    await new Promise<void>((resolve) => {
+      stream.resume();
+      stream.on('close', () => resolve());
+    });
+    firstExecMs.push(performance.now() - t0);
+    authMs.push(t1 - t0);
+    conn.end();
+  }
+  return { authMs, firstExecMs };
+}
+
+interface Stalled {
+  socket: net.Socket;
+  closed: boolean;
+}
+
+/** Opens `count` connections that never authenticate: even ones silent, odd ones after sending their version line. */
+async function openStalled(port: number, count: number): Promise<Stalled[]> {
+  const out: Stalled[] = [];
+  for (let i = 0; i < count; i += 100) {
+    const batch = Array.from({ length: Math.min(100, count - i) }, (_, j) =>
+      new Promise<Stalled>((resolve, reject) => {
+        const socket = net.connect({ host: '127.0.0.1', port });
+        const s: Stalled = { socket, closed: false };
+        socket.on('data', () => undefined);
+        socket.on('error', () => undefined);
+        socket.once('close', () => (s.closed = true));
+        socket.once('connect', () => {
+          if ((i + j) % 2 === 1) socket.write('SSH-2.0-stalled_client\r\n');
+          resolve(s);
+        });
+        socket.once('error', reject);
+      }),
+    );
+    out.push(...(await Promise.all(batch)));
+  }
+  return out;
+}
+
+interface StalledWave {
+  rssBefore: number;
+  rssDuring: number;
+  rssAfter: number;
+  heldDuring: number;
+  closedByGateway: number;
+  authMs: number[];
+  firstExecMs: number[];
+}
+
+/** One wave of STALLED stalled connections: memory with them held, set-up time under them, and their end at the grace time. */
+async function stalledWave(port: number, pid: number, privateKey: string): Promise<StalledWave> {
+  const rssBefore = await rssKiB(pid);
+  const stalled = await openStalled(port, STALLED);
+  await new Promise((r) => setTimeout(r, 1000));
+  const rssDuring = await rssKiB(pid);
+  const heldDuring = stalled.filter((s) => !s.closed).length;
+  const { authMs, firstExecMs } = await setUpTimes(port, privateKey, SETUPS);
+  const deadline = Date.now() + (STALL_GRACE_S + 10) * 1000;
+  while (stalled.some((s) => !s.closed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const closedByGateway = stalled.filter((s) => s.closed).length;
+  for (const s of stalled) s.socket.destroy();
+  await new Promise((r) => setTimeout(r, 1000));
+  return { rssBefore, rssDuring, rssAfter: await rssKiB(pid), heldDuring, closedByGateway, authMs, firstExecMs };
+}
+
 export async function run(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'den-gw-bench-'));
   const api = new FakeApiServer();
@@ -103,7 +186,9 @@ export async function run(): Promise<string> {
   let gateway: ChildProcess | undefined;
   const clients: ssh2.Client[] = [];
   try {
-    gateway = spawn(process.execPath, [DEN, 'gateway', '--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${sshPort}`, '--health-listen', `127.0.0.1:${healthPort}`, '--host-key-file', join(dir, 'host_key'), '--keepalive-interval', '30s'], {
+    gateway = spawn(process.execPath, [DEN, 'gateway', '--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${sshPort}`, '--health-listen', `127.0.0.1:${healthPort}`, '--host-key-file', join(dir, 'host_key'), '--keepalive-interval', '30s',
+      // Every stalled connection is held (from one source address) until the grace time closes it.
+      '--login-grace-time', `${STALL_GRACE_S}s`, '--max-startups', String(STALLED + 100), '--max-startups-per-source', String(STALLED + 100)], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const logs: string[] = [];
@@ -133,22 +218,11 @@ export async function run(): Promise<string> {
     for (const c of clients.splice(0)) c.end();
 
     // Set-up: TCP connect to authenticated, and to the first exec's exit.
-    const authMs: number[] = [];
-    const firstExecMs: number[] = [];
-    for (let i = 0; i < SETUPS; i++) {
-      const t0 = performance.now();
-      const conn = await connect(sshPort, user.privateKey);
-      conn.on('error', () => conn.end());
-      const t1 = performance.now();
-      const stream = await exec(conn, 'true');
-      await new Promise<void>((resolve) => {
-        stream.resume();
-        stream.on('close', () => resolve());
-      });
-      firstExecMs.push(performance.now() - t0);
-      authMs.push(t1 - t0);
-      conn.end();
-    }
+    const { authMs, firstExecMs } = await setUpTimes(sshPort, user.privateKey, SETUPS);
+
+    // Stalled unauthenticated connections, twice: memory must come back down after each wave.
+    const waves: StalledWave[] = [];
+    for (let i = 0; i < STALL_WAVES; i++) waves.push(await stalledWave(sshPort, gateway.pid!, user.privateKey));
 
     // Throughput, alternating so both see the same machine state.
     const viaGateway: number[] = [];
@@ -172,6 +246,14 @@ export async function run(): Promise<string> {
       `| connect to first exec's exit status (median of ${SETUPS}) | ${median(firstExecMs).toFixed(1)} ms |`,
       `| gateway RSS growth per idle session (${IDLE_SESSIONS} open, each an exec waiting on stdin) | ${((after - before) / IDLE_SESSIONS).toFixed(0)} KiB |`,
       `| gateway RSS with ${IDLE_SESSIONS + 1} idle sessions | ${(after / 1024).toFixed(0)} MiB |`,
+      ...waves.flatMap((w, i) => {
+        const wave = `stalled wave ${i + 1} of ${STALL_WAVES}`;
+        return [
+          `| ${wave}: gateway RSS before / with ${w.heldDuring} of ${STALLED} stalled connections held / after the ${STALL_GRACE_S} s grace time closed ${w.closedByGateway} | ${(w.rssBefore / 1024).toFixed(0)} / ${(w.rssDuring / 1024).toFixed(0)} / ${(w.rssAfter / 1024).toFixed(0)} MiB (${((w.rssDuring - w.rssBefore) / STALLED).toFixed(1)} KiB per stalled connection) |`,
+          `| ${wave}: connect + key exchange + authentication under the load, median of ${SETUPS} (ratio to idle) | ${median(w.authMs).toFixed(1)} ms (${(median(w.authMs) / median(authMs)).toFixed(2)}) |`,
+          `| ${wave}: connect to first exec's exit under the load, median of ${SETUPS} (ratio to idle) | ${median(w.firstExecMs).toFixed(1)} ms (${(median(w.firstExecMs) / median(firstExecMs)).toFixed(2)}) |`,
+        ];
+      }),
     ].join('\n');
   } finally {
     for (const c of clients) c.end();

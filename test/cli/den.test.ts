@@ -24,6 +24,10 @@ const CASES = {
   badFlag: { args: ['server', '--listen', 'nowhere', '--base-url', 'https://den.example.com'] },
   badVariable: { args: ['gateway'], env: { DEN_HEALTH_LISTEN: 'localhost' } },
   missing: { args: ['server'] },
+  badProviders: {
+    args: ['server', '--base-url', 'https://den.example.com', '--listen', '127.0.0.1:0'],
+    env: { DEN_OIDC_CORP_CLIENT_ID: 'den', DEN_OIDC_CORP_CLIENT_SECRET: 'hunter2', DEN_GITHUB_GH_CLIENT_SECRET_FILE: '/nonexistent/secret' },
+  },
   failedStart: { args: ['manager', '--kubeconfig', '/nonexistent/kubeconfig', '--health-listen', '127.0.0.1:0', '--webhook-listen', '127.0.0.1:0'] },
 } satisfies Record<string, { args: string[]; env?: Record<string, string> }>;
 
@@ -109,6 +113,19 @@ describe('den', function () {
   it('a malformed DEN_* variable stops the role the same way', () => {
     expect(results.badVariable.code).to.equal(2);
     expectOneLine(results.badVariable, "den gateway: --health-listen (DEN_HEALTH_LISTEN): expected host:port, got 'localhost'");
+  });
+
+  it('identity provider mistakes stop den server before it starts, one line each without secrets, exit 2', () => {
+    expect(results.badProviders.code).to.equal(2);
+    expect(results.badProviders.stdout).to.equal('');
+    expect(results.badProviders.stderr).to.equal(
+      [
+        'den server: identity provider gh (DEN_GITHUB_GH_*): clientId is required',
+        'den server: identity provider gh (DEN_GITHUB_GH_*): clientSecretFile /nonexistent/secret cannot be read (ENOENT)',
+        'den server: identity provider corp (DEN_OIDC_CORP_*): issuer is required for preset generic (Keycloak: https://host/realms/<realm>)',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('a missing required setting names it and says what it is for, exit 2', () => {

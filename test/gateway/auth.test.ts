@@ -2,7 +2,7 @@
 // that records what ssh2 would have been told.
 import { expect } from 'chai';
 import ssh2 from 'ssh2';
-import { ConnectionAuth, MAX_AUTH_FAILURES, type AuthRequest } from '../../gateway/auth.js';
+import { ConnectionAuth, DEFAULT_MAX_AUTH_TRIES, type AuthRequest } from '../../gateway/auth.js';
 import { generateHostKey } from '../../gateway/host-key.js';
 import { findAuthorizedKey, parseAuthorizedKey } from '../../gateway/keys.js';
 import { SessionRefused, type SessionTarget } from '../../gateway/target.js';
@@ -91,6 +91,7 @@ describe('gateway authentication', () => {
         },
         banner: { send: (_ctx, message) => (banners.push(message), true) },
         log: () => undefined,
+        maxAuthTries: DEFAULT_MAX_AUTH_TRIES,
       },
       '127.0.0.1:50000',
       () => (dropped += 1),
@@ -186,13 +187,55 @@ describe('gateway authentication', () => {
     }
   });
 
-  it(`drops the connection after ${MAX_AUTH_FAILURES} refused attempts`, async () => {
+  it(`disconnects, instead of answering, at the ${DEFAULT_MAX_AUTH_TRIES}th refused key and ignores what follows`, async () => {
     feed(ws('demo', 'svc-a', [alice.publicLine]));
     const a = auth();
-    for (let i = 0; i < MAX_AUTH_FAILURES; i++) {
+    const outcomes: Outcome[] = [];
+    for (let i = 0; i < DEFAULT_MAX_AUTH_TRIES + 2; i++) {
+      const { ctx, outcome } = pkContext('demo', mallory, { sign: i % 2 === 1 });
+      a.handle(ctx);
+      await settle();
+      outcomes.push(outcome);
+      expect(dropped, `after attempt ${i + 1}`).to.equal(i + 1 < DEFAULT_MAX_AUTH_TRIES ? 0 : 1);
+    }
+    expect(outcomes.map((o) => o.rejected)).to.deep.equal([true, true, true, true, true, false, false, false]);
+  });
+
+  it('counts every none request but the first, and unsupported methods, as failures (as sshd does)', () => {
+    const a = auth();
+    a.handle(otherContext('none').ctx);
+    for (let i = 0; i < DEFAULT_MAX_AUTH_TRIES - 1; i++) a.handle(otherContext(i % 2 ? 'password' : 'none').ctx);
+    expect(dropped).to.equal(0);
+    a.handle(otherContext('none').ctx);
+    expect(dropped).to.equal(1);
+  });
+
+  it('does not count a key query answered "this key would do", nor the first none', async () => {
+    feed(ws('demo', 'svc-a', [alice.publicLine]));
+    const a = auth();
+    a.handle(otherContext('none').ctx);
+    for (let i = 0; i < 20; i++) {
+      const { ctx, outcome } = pkContext('demo', alice);
+      a.handle(ctx);
+      await settle();
+      expect(outcome.accepted).to.equal(true);
+    }
+    for (let i = 0; i < DEFAULT_MAX_AUTH_TRIES - 1; i++) {
       a.handle(pkContext('demo', mallory).ctx);
       await settle();
     }
+    expect(dropped).to.equal(0);
+    const { ctx, outcome } = pkContext('demo', alice, { sign: true });
+    a.handle(ctx);
+    await settle();
+    expect(outcome.accepted).to.equal(true);
+  });
+
+  it('uses the configured maximum', async () => {
+    const a = new ConnectionAuth({ named: () => [], resolve: () => Promise.reject(new Error('unused')), banner: { send: () => true }, log: () => undefined, maxAuthTries: 2 }, '127.0.0.1:1', () => (dropped += 1));
+    a.handle(otherContext('password').ctx);
+    expect(dropped).to.equal(0);
+    a.handle(otherContext('password').ctx);
     expect(dropped).to.equal(1);
   });
 });

@@ -117,7 +117,7 @@ describe('gateway exec client', () => {
     const exec = await startExec(client, target, { command: ['sh', '-c', 'stty size; read line; stty size'], tty: true, size: { cols: 100, rows: 40 } }, s.io);
     await waitFor(() => s.out().includes('40 100'));
     exec.resize(120, 50);
-    await waitFor(() => fake.execs[0]!.resizesApplied === 1);
+    await waitFor(() => fake.execs[0]!.resizesApplied === 2); // the first size, then this one
     s.stdin.write('\n');
     expect(await exec.done).to.deep.equal({ exitCode: 0 });
     expect(s.out()).to.match(/40 100\r\n[\s\S]*50 120\r\n/);

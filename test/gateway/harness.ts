@@ -12,7 +12,7 @@ import { Informer } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { gatewayClusterRules } from '../../infra/install/rbac-rules.js';
 import { generateHostKey } from '../../gateway/host-key.js';
-import { Gateway } from '../../gateway/server.js';
+import { Gateway, type GatewayLimits } from '../../gateway/server.js';
 import { WorkspaceDirectory, type Workspace, type WorkspaceImage } from '../../gateway/workspaces.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { FakeExec } from '../support/fake-exec.js';
@@ -93,7 +93,7 @@ export class GatewayHarness {
   workspaces!: Informer<Workspace>;
   private readonly stop = new AbortController();
 
-  async start(opts: { protocols?: string[]; keepaliveIntervalMs?: number } = {}): Promise<this> {
+  async start(opts: { protocols?: string[]; keepaliveIntervalMs?: number; limits?: Partial<GatewayLimits> } = {}): Promise<this> {
     this.home = await mkdtemp(join(tmpdir(), 'den-gw-home-'));
     this.keys = await mkdtemp(join(tmpdir(), 'den-gw-keys-'));
     await this.api.start();
@@ -114,6 +114,7 @@ export class GatewayHarness {
       named: (name) => directory.named(name),
       image: (name) => images.get(name),
       keepaliveIntervalMs: opts.keepaliveIntervalMs ?? 30_000,
+      limits: opts.limits,
       log: (msg, fields) => this.logs.push({ msg, fields }),
     });
     this.port = (await this.gateway.listen('127.0.0.1', 0)).port;

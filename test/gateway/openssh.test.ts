@@ -85,6 +85,20 @@ describe('gateway with the OpenSSH client', function () {
       expect(exec).to.include({ tty: true, stderr: false });
       expect(exec.command.slice(-2)).to.deep.equal(['/bin/bash', '-l']);
     });
+
+    it('has the terminal size in place before the command runs, ten times in ten (ssh -t ws stty size)', async () => {
+      const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+      const ssh = ['ssh', ...h.sshOptions(alice), '-o', 'LogLevel=ERROR', '-p', String(h.port), '-t', 'demo@127.0.0.1', 'stty size'];
+      for (let i = 0; i < 10; i++) {
+        // ssh -t needs a terminal of its own: `script` gives it one, 33 rows by 111 columns.
+        const r = await h.command('script', ['-qefc', `stty rows 33 cols 111; exec ${ssh.map(quote).join(' ')}`, '/dev/null']);
+        expect(r.code, `try ${i + 1}: ${r.stdout}`).to.equal(0);
+        // `script` turns the end of its stdin into a NUL keystroke, which the pod's terminal echoes as ^@.
+        const printed = r.stdout.replaceAll('^@', '').replace(/\r/g, '').trim();
+        expect(printed, `try ${i + 1}`).to.equal('33 111');
+      }
+      expect(h.fake.execs.map((e) => e.resizes[0])).to.deep.equal(Array(10).fill({ Width: 111, Height: 33 }));
+    });
   });
 
   describe('file transfer', () => {

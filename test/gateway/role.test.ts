@@ -57,12 +57,25 @@ describe('den gateway role', function () {
   it('is registered as `den gateway`', async () => {
     const role = await ROLES.gateway!();
     expect(role.summary).to.equal(gatewayRole.summary);
-    expect(Object.keys(role.settings)).to.deep.equal(['kubeconfig', 'namespace', 'listen', 'healthListen', 'hostKeyFile', 'keepaliveInterval']);
+    expect(Object.keys(role.settings)).to.deep.equal(['kubeconfig', 'namespace', 'listen', 'healthListen', 'hostKeyFile', 'keepaliveInterval', 'loginGraceTime', 'maxStartups', 'maxStartupsPerSource', 'maxAuthTries']);
   });
 
   it('refuses a keepalive interval under a second, naming the setting', () => {
     expect(() => readSettings(gatewayRole.settings, ['--keepalive-interval', '0'], {})).to.throw("--keepalive-interval (DEN_KEEPALIVE_INTERVAL): expected at least 1s, got '0'");
     expect(readSettings(gatewayRole.settings, [], { DEN_KEEPALIVE_INTERVAL: '15s' }).keepaliveInterval).to.equal(15_000);
+  });
+
+  it('reads the limits before authentication, refusing values out of range by name', () => {
+    const limits = (argv: string[], env: Record<string, string>) => {
+      const s = readSettings(gatewayRole.settings, argv, env);
+      return { grace: s.loginGraceTime, startups: s.maxStartups, perSource: s.maxStartupsPerSource, tries: s.maxAuthTries };
+    };
+    expect(limits([], {})).to.deep.equal({ grace: 30_000, startups: 100, perSource: 10, tries: 6 });
+    expect(limits(['--login-grace-time', '10s', '--max-startups', '50'], { DEN_MAX_STARTUPS_PER_SOURCE: '3', DEN_MAX_AUTH_TRIES: '4' })).to.deep.equal({ grace: 10_000, startups: 50, perSource: 3, tries: 4 });
+    expect(() => limits(['--login-grace-time', '500ms'], {})).to.throw("--login-grace-time (DEN_LOGIN_GRACE_TIME): expected at least 1s, got '500ms'");
+    expect(() => limits([], { DEN_MAX_STARTUPS: '0' })).to.throw("--max-startups (DEN_MAX_STARTUPS): expected a whole number from 1 to 1000000, got '0'");
+    expect(() => limits(['--max-startups-per-source', 'ten'], {})).to.throw("--max-startups-per-source (DEN_MAX_STARTUPS_PER_SOURCE): expected a whole number from 1 to 1000000, got 'ten'");
+    expect(() => limits(['--max-auth-tries', '101'], {})).to.throw("--max-auth-tries (DEN_MAX_AUTH_TRIES): expected a whole number from 1 to 100, got '101'");
   });
 
   it('serves SSH with a generated, kept host key, reports readiness, and stops on the signal', async () => {
@@ -72,7 +85,7 @@ describe('den gateway role', function () {
     const hostKeyFile = join(dir, 'keys', 'ssh_host_ed25519_key');
     const settings = readSettings(
       gatewayRole.settings,
-      ['--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${sshPort}`, '--health-listen', `127.0.0.1:${healthPort}`, '--host-key-file', hostKeyFile, '--keepalive-interval', '5s'],
+      ['--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${sshPort}`, '--health-listen', `127.0.0.1:${healthPort}`, '--host-key-file', hostKeyFile, '--keepalive-interval', '5s', '--max-auth-tries', '2'],
       {},
     );
     const alice = await makeKey(dir, 'alice');
@@ -94,6 +107,11 @@ describe('den gateway role', function () {
     const r = await ssh.command('ssh', args);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.equal(`hello from ${dir}\n`);
+
+    const strangers = [await makeKey(dir, 'stranger1'), await makeKey(dir, 'stranger2')];
+    const tooMany = await ssh.command('ssh', [...args.slice(0, args.indexOf('-i')), '-i', strangers[0]!.file, '-i', strangers[1]!.file, ...args.slice(args.indexOf('-i') + 2)]);
+    expect(tooMany.code).to.equal(255);
+    expect(tooMany.stderr).to.contain('Too many authentication failures');
 
     stop.abort();
     await running;

@@ -70,7 +70,7 @@ describe('gateway with the ssh2 client', function () {
     const r = collect(stream);
     await waitFor(() => r.out().includes('30 90'));
     stream.setWindow(45, 132, 0, 0);
-    await waitFor(() => h.fake.execs[0]!.resizesApplied === 1);
+    await waitFor(() => h.fake.execs[0]!.resizesApplied === 2); // the first size, then this one
     stream.write('\n');
     expect(await r.exit).to.equal(0);
     expect(r.out()).to.match(/30 90\r\n[\s\S]*45 132\r\n/);

@@ -8,6 +8,11 @@
 // The "pod" is this machine: an exec runs the requested command as a real local process
 // (a terminal session runs under util-linux `script`, which gives it a real pty), and a
 // port forward connects to a real local TCP port.
+//
+// Terminal sizes behave as with a real kubelet and container runtime: the command starts at
+// once on a pty of size 0x0, and resize frames are applied to the pty asynchronously, after
+// the process started and `resizeLatencyMs` later, so a command that reads its size at once
+// sees 0 0 unless the client set the size itself first.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFile, readdir, readlink } from 'node:fs/promises';
 import http from 'node:http';
@@ -30,7 +35,7 @@ export interface ExecRecord {
   protocol: string;
   /** Terminal sizes received on channel 4, in order. */
   resizes: { Width: number; Height: number }[];
-  /** How many resizes have reached the pty of a running terminal session. */
+  /** How many resizes have reached the pty of the terminal session. */
   resizesApplied: number;
   /** True once a v5 close frame for stdin arrived. */
   stdinClosedByFrame: boolean;
@@ -57,6 +62,8 @@ export interface FakeExecOptions {
   localPort?: (port: number) => number;
   /** Environment of the commands. */
   env?: NodeJS.ProcessEnv;
+  /** How long after it arrives (and after the process started) a resize reaches the pty; default 50 ms. */
+  resizeLatencyMs?: number;
 }
 
 const EXEC_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/exec$/;
@@ -124,13 +131,21 @@ async function ptyOfChild(pid: number): Promise<string | undefined> {
   return undefined;
 }
 
-/** Later resizes reach the program through its pty (the kernel sends it SIGWINCH), as in a pod. */
-async function resizePty(scriptPid: number, cols: number, rows: number): Promise<void> {
-  const device = await ptyOfChild(scriptPid);
-  if (!device) return;
-  await new Promise<void>((resolve) => {
-    execFile('stty', ['-F', device, 'cols', String(cols), 'rows', String(rows)], () => resolve());
-  });
+/**
+ * Resizes the pty of the session `script` runs (the kernel sends the program SIGWINCH), as a
+ * runtime does; waits for `script` to have started its child. False when the process ended first.
+ */
+async function resizePty(script: ChildProcess, cols: number, rows: number): Promise<boolean> {
+  for (;;) {
+    if (script.exitCode !== null || script.signalCode !== null || !script.pid) return false;
+    const device = await ptyOfChild(script.pid);
+    if (device) {
+      return new Promise<boolean>((resolve) => {
+        execFile('stty', ['-F', device, 'cols', String(cols), 'rows', String(rows)], (err) => resolve(!err));
+      });
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 export class FakeExec {
@@ -244,31 +259,40 @@ export class FakeExec {
       stdinClosedByFrame: false,
     };
     this.execs.push(record);
-    let child: ChildProcess | undefined;
-    let firstResize: (() => void) | undefined;
-    const pendingStdin: Buffer[] = [];
-    let stdinEnded = false;
+    // Like a container runtime: the command starts at once, on a pty of size 0x0 when tty.
+    const env = { ...process.env, ...this.opts.env };
+    const child = record.tty
+      ? spawn('script', ['-qefc', `exec ${record.command.map(shellQuote).join(' ')}`, '/dev/null'], { cwd: this.opts.cwd, env: { ...env, SHELL: '/bin/sh' } })
+      : spawn(record.command[0] ?? 'true', record.command.slice(1), { cwd: this.opts.cwd, env });
+    this.run(ws, record, child);
+    if (!record.stdin) child.stdin?.end();
+    const latency = this.opts.resizeLatencyMs ?? 50;
+    // Resizes reach the pty one after another, in the order they arrived, each `latency` late.
+    let resizing = Promise.resolve();
 
     ws.on('message', (data) => {
       const buf = toBuffer(data);
       const payload = buf.subarray(1);
       switch (buf[0]) {
         case 0:
-          if (child?.stdin) child.stdin.write(payload);
-          else pendingStdin.push(payload);
+          child.stdin?.write(payload);
           break;
         case 4: {
           const size = JSON.parse(payload.toString('utf8')) as { Width: number; Height: number };
           record.resizes.push(size);
-          if (firstResize) firstResize();
-          else if (child?.pid) void resizePty(child.pid, size.Width, size.Height).then(() => (record.resizesApplied += 1));
+          if (!record.tty) break;
+          resizing = resizing
+            .then(() => new Promise((r) => setTimeout(r, latency)))
+            .then(() => resizePty(child, size.Width, size.Height))
+            .then((applied) => {
+              if (applied) record.resizesApplied += 1;
+            });
           break;
         }
         case 255:
           if (ws.protocol === V5 && payload[0] === 0) {
             record.stdinClosedByFrame = true;
-            stdinEnded = true;
-            child?.stdin?.end();
+            child.stdin?.end();
           }
           break;
         default:
@@ -278,32 +302,6 @@ export class FakeExec {
 
     // Like the kubelet: an empty frame on the lowest output channel says the stream is up.
     ws.send(frame(1, Buffer.alloc(0)));
-
-    const start = () => {
-      firstResize = undefined;
-      const size = record.resizes.at(-1);
-      if (record.tty) {
-        const inner = record.command.map(shellQuote).join(' ');
-        const sized = size ? `stty cols ${size.Width} rows ${size.Height} 2>/dev/null; exec ${inner}` : `exec ${inner}`;
-        child = spawn('script', ['-qefc', sized, '/dev/null'], { cwd: this.opts.cwd, env: { ...process.env, ...this.opts.env, SHELL: '/bin/sh' } });
-      } else {
-        child = spawn(record.command[0] ?? 'true', record.command.slice(1), { cwd: this.opts.cwd, env: { ...process.env, ...this.opts.env } });
-      }
-      this.run(ws, record, child);
-      for (const chunk of pendingStdin.splice(0)) child.stdin?.write(chunk);
-      if (stdinEnded) child.stdin?.end();
-      if (!record.stdin) child.stdin?.end();
-    };
-    if (record.tty) {
-      // The kubelet sizes the pty from the first resize; wait briefly for it.
-      const timer = setTimeout(start, 300);
-      firstResize = () => {
-        clearTimeout(timer);
-        start();
-      };
-    } else {
-      start();
-    }
   }
 
   private run(ws: WebSocket, record: ExecRecord, child: ChildProcess): void {

@@ -242,6 +242,60 @@ describe('reconcile controller', () => {
     });
   });
 
+  describe('a parent fed by a polled outside source', () => {
+    // The outside source: read by `related` (the loop's I/O), never by the hook.
+    let outside: { tags: number; polls: number };
+    const pollingHook = (resyncAfterMs?: number): SyncHook<{ prefix: string }, { markers: number }> => ({ parent, related }) => ({
+      status: { phase: 'Ready', markers: related.markers, request: parent.metadata?.annotations?.['den.dev/sync-requested'] ?? null },
+      children: [],
+      ...(parent.metadata?.name === 'polled' ? { resyncAfterMs } : {}),
+    });
+    const polledRelated = async () => {
+      outside.polls++;
+      await new Promise((r) => setTimeout(r, 5));
+      return { markers: outside.tags };
+    };
+
+    beforeEach(() => {
+      outside = { tags: 1, polls: 0 };
+    });
+
+    it('runs the parent again after the resyncAfterMs its hook asked for, with no event, and only that parent', async () => {
+      api.seed(parentObject('polled'), parentObject('other'));
+      await start({ hook: pollingHook(150), related: polledRelated });
+      await eventually(() => parentOf('polled')?.status?.markers === 1 && parentOf('other')?.status?.markers === 1, 'both statuses from the first poll');
+      // Each status write comes back as a watch event and one more run; let those pass first.
+      await new Promise((r) => setTimeout(r, 200));
+      outside.tags = 2;
+      await eventually(() => parentOf('polled')?.status?.markers === 2, 'the polled parent follows the outside source', 2000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(parentOf('other')?.status?.markers, 'a parent whose hook asked for no resync is not run again').to.equal(1);
+    });
+
+    it('stops polling when the controller stops', async () => {
+      api.seed(parentObject('polled'));
+      await start({ hook: pollingHook(50), related: polledRelated });
+      await eventually(() => outside.polls >= 3, 'a few polls');
+      stop.abort();
+      await running;
+      const polls = outside.polls;
+      await new Promise((r) => setTimeout(r, 200));
+      expect(outside.polls).to.equal(polls);
+    });
+
+    it('runs the hook again when only an annotation of the parent changes, its generation unchanged', async () => {
+      api.seed(parentObject('polled'));
+      await start({ hook: pollingHook(), related: polledRelated });
+      const ready = await eventually(() => parentOf('polled')?.status?.phase === 'Ready' && parentOf('polled'), 'status Ready');
+      expect(ready.status?.request).to.equal(null);
+      const polls = outside.polls;
+      await api.client().patch(RESOURCES.workspace, 'polled', { metadata: { annotations: { 'den.dev/sync-requested': '2026-06-01T12:00:00Z' } } }, { namespace: NS, type: 'merge' });
+      const forced = await eventually(() => parentOf('polled')?.status?.request === '2026-06-01T12:00:00Z' && parentOf('polled'), 'the hook saw the annotation');
+      expect(forced.metadata?.generation).to.equal(ready.metadata?.generation);
+      expect(outside.polls).to.be.greaterThan(polls);
+    });
+  });
+
   it('marks the applied hash so an unchanged child is not applied again', async () => {
     api.seed(parentObject('a', 'one'));
     await start();

@@ -36,6 +36,7 @@ describe('den server (the role)', () => {
       localAuth: true,
       tokenTtl: 600_000,
       gpuResource: 'nvidia.com/gpu',
+      identityProvidersFile: '',
     });
     expect(readSettings(serverSettings, [], { DEN_BASE_URL: 'http://x', DEN_LOCAL_AUTH: 'false', DEN_TOKEN_TTL: '1h' })).to.include({ localAuth: false, tokenTtl: 3_600_000 });
   });

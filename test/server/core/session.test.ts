@@ -49,7 +49,7 @@ describe('sessions (POST /login, GET /session, POST /logout)', () => {
     const signed = await login(den, 'alice', 'alice-password');
     const res = await call(den, 'GET', '/session', { as: signed });
     expect(res.status).to.equal(200);
-    expect(res.body).to.deep.equal({ email: 'alice@example.com', userspace: 'alice', namespace: 'svc-alice', role: 'user', csrf_token: signed.csrf });
+    expect(res.body).to.deep.equal({ email: 'alice@example.com', userspace: 'alice', namespace: 'svc-alice', role: 'user', csrf_token: signed.csrf, auth: 'local' });
   });
 
   it('answers 401 with the same message for a wrong password and an unknown username', async () => {

@@ -1,0 +1,128 @@
+// The rules a Workspace must satisfy beyond what its CRD schema can say (SPEC 1.4, 2.2, 2.5),
+// as pure functions returning violations. The admission webhook turns them into a denial
+// (server/admission/validate-workspace.ts); the Workspace hook turns the first into the
+// SpecProblem that stops rendering (hooks/workspace/desired.ts), for objects admitted before
+// a rule existed or while the webhook was away.
+import { posix } from 'node:path';
+import { HOME_VOLUME } from '../children/workspace/props.js';
+import type { Workspace } from './workspace.js';
+import { WORKSPACE_IMAGE_DEFAULTS } from './workspace-image.js';
+
+export type WorkspaceRuleId = 'home-volume' | 'volume-mount' | 'image-root';
+
+/** Which check of a rule refused, so each reader can word the refusal for its own audience. */
+export type WorkspaceCheck =
+  | 'volumes-not-a-list'
+  | 'mounts-not-a-list'
+  | 'volume-unnamed'
+  | 'volume-named-home'
+  | 'volume-name-twice'
+  | 'mount-unresolved'
+  | 'mount-not-absolute'
+  | 'mount-hides-home'
+  | 'mount-twice'
+  | 'image-runs-as-root';
+
+export interface WorkspaceViolation {
+  rule: WorkspaceRuleId;
+  check: WorkspaceCheck;
+  /** Path of the offending field (`spec.volumeMounts[0].mountPath`). */
+  field: string;
+  /** What is wrong, with the values involved; read by a person after the field name. */
+  message: string;
+  /** Position in spec.volumes or spec.volumeMounts, for a check of one entry. */
+  index?: number;
+}
+
+/** The fields of a WorkspaceImage these rules read. */
+export interface ImageFacts {
+  homePath?: string;
+  runAsUser?: number;
+  allowRoot?: boolean;
+}
+
+/** SPEC 2.5: `spec.running` defaults to true. */
+export function isRunning(workspace: Pick<Workspace, 'spec'>): boolean {
+  return workspace.spec?.running !== false;
+}
+
+/** Where the home volume is mounted: the image's homePath, else the CRD default. */
+export function homePathOf(image: ImageFacts | undefined): string {
+  return image?.homePath || WORKSPACE_IMAGE_DEFAULTS.homePath;
+}
+
+function normalizePath(p: string): string {
+  const n = posix.normalize(p);
+  return n.length > 1 ? n.replace(/\/+$/, '') : n;
+}
+
+/**
+ * A mount at the home path, or at any directory above it (`/home`, `/`), would hide the home
+ * volume: the container would start with an empty or foreign home directory.
+ */
+function shadowsHome(mountPath: string, homePath: string): boolean {
+  const mount = normalizePath(mountPath);
+  const home = normalizePath(homePath);
+  return mount === home || mount === '/' || home.startsWith(`${mount}/`);
+}
+
+/** SPEC 1.4: extra volumes must not shadow the home volume, and every mount must resolve. */
+export function volumeViolations(volumes: unknown, mounts: unknown, homePath: string): WorkspaceViolation[] {
+  const violations: WorkspaceViolation[] = [];
+  const names = new Set<string>();
+  const volumeList = Array.isArray(volumes) ? (volumes as { name?: unknown }[]) : [];
+  const mountList = Array.isArray(mounts) ? (mounts as { name?: unknown; mountPath?: unknown }[]) : [];
+  if (volumes !== undefined && volumes !== null && !Array.isArray(volumes)) {
+    violations.push({ rule: 'volume-mount', check: 'volumes-not-a-list', field: 'spec.volumes', message: 'must be a list of volumes' });
+  }
+  if (mounts !== undefined && mounts !== null && !Array.isArray(mounts)) {
+    violations.push({ rule: 'volume-mount', check: 'mounts-not-a-list', field: 'spec.volumeMounts', message: 'must be a list of volume mounts' });
+  }
+  volumeList.forEach((volume, index) => {
+    const name = volume?.name;
+    const field = `spec.volumes[${index}].name`;
+    if (typeof name !== 'string' || name === '') {
+      violations.push({ rule: 'volume-mount', check: 'volume-unnamed', field, index, message: 'a volume needs a name' });
+    } else if (name === HOME_VOLUME) {
+      violations.push({ rule: 'home-volume', check: 'volume-named-home', field, index, message: `"${HOME_VOLUME}" is the name of the home volume Den mounts at ${homePath}; choose another name` });
+    } else if (names.has(name)) {
+      violations.push({ rule: 'volume-mount', check: 'volume-name-twice', field, index, message: `volume name "${name}" is used twice` });
+    } else {
+      names.add(name);
+    }
+  });
+  const paths = new Set<string>();
+  mountList.forEach((mount, index) => {
+    const field = `spec.volumeMounts[${index}]`;
+    const name = mount?.name;
+    if (typeof name !== 'string' || !names.has(name)) {
+      const known = names.size ? `volumes: ${[...names].join(', ')}` : 'spec.volumes is empty';
+      violations.push({ rule: 'volume-mount', check: 'mount-unresolved', field: `${field}.name`, index, message: `mount does not resolve: no volume named "${String(name ?? '')}" in spec.volumes (${known})` });
+    }
+    const mountPath = mount?.mountPath;
+    if (typeof mountPath !== 'string' || !mountPath.startsWith('/')) {
+      violations.push({ rule: 'volume-mount', check: 'mount-not-absolute', field: `${field}.mountPath`, index, message: `must be an absolute path (got "${String(mountPath ?? '')}")` });
+      return;
+    }
+    if (shadowsHome(mountPath, homePath)) {
+      violations.push({ rule: 'home-volume', check: 'mount-hides-home', field: `${field}.mountPath`, index, message: `"${mountPath}" would hide the home volume mounted at ${homePath}; mount somewhere else (inside ${homePath} is fine)` });
+    }
+    const normalized = normalizePath(mountPath);
+    if (paths.has(normalized)) {
+      violations.push({ rule: 'volume-mount', check: 'mount-twice', field: `${field}.mountPath`, index, message: `"${mountPath}" is mounted twice` });
+    }
+    paths.add(normalized);
+  });
+  return violations;
+}
+
+/** SPEC 2.2: the Workspace has no uid of its own; it runs as the image's runAsUser, uid 0 only where an administrator allowed it. */
+export function imageRootViolations(imageName: string, image: ImageFacts): WorkspaceViolation[] {
+  if ((image.runAsUser ?? WORKSPACE_IMAGE_DEFAULTS.runAsUser) !== 0 || image.allowRoot === true) return [];
+  return [{
+    rule: 'image-root',
+    check: 'image-runs-as-root',
+    field: 'spec.imageRef.name',
+    message: `WorkspaceImage "${imageName}" runs as uid 0 (spec.runAsUser: 0) but does not set spec.allowRoot; only an entry an administrator marked allowRoot may run as root`,
+  }];
+}
