@@ -8,6 +8,8 @@ import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { sleep } from '../process/timers.js';
 import { recordActivity } from './activity.js';
+import { GatewayMetrics } from './metrics.js';
+import { Metrics } from '../process/metrics.js';
 import { ConnectionAuth, DEFAULT_MAX_AUTH_TRIES, printable } from './auth.js';
 import { BannerSender, DISCONNECT_PROTOCOL_ERROR, DisconnectSender } from './banner.js';
 import type { OfferedKey } from './keys.js';
@@ -30,6 +32,8 @@ export interface GatewayOptions {
   limits?: Partial<GatewayLimits>;
   log: Log;
   now?: () => Date;
+  /** The process's figures; a gateway of its own (tests) counts into a registry nobody scrapes. */
+  metrics?: Metrics;
 }
 
 export interface GatewayLimits extends PreAuthLimits {
@@ -63,12 +67,14 @@ export class Gateway {
   private readonly running = new Set<ServerChannel>();
   private readonly pendingActivity = new Set<Promise<void>>();
   private readonly banner = new BannerSender();
+  private readonly metrics: GatewayMetrics;
   private listening = false;
   private closing = false;
 
   constructor(private readonly opts: GatewayOptions) {
     this.limits = { ...DEFAULT_GATEWAY_LIMITS, ...opts.limits };
     this.gate = new PreAuthGate(this.limits, opts.log);
+    this.metrics = new GatewayMetrics((opts.metrics ?? new Metrics({ processFigures: false })).registry, () => this.connections.size);
     this.server = new ssh2.Server(
       {
         hostKeys: [opts.hostKey],
@@ -80,7 +86,9 @@ export class Gateway {
     );
     this.tcp = net.createServer((socket) => {
       if (this.closing) return socket.destroy();
-      if (this.gate.admit(socket)) this.server.injectSocket(socket);
+      if (!this.gate.admit(socket)) return;
+      this.metrics.watchSocket(socket);
+      this.server.injectSocket(socket);
     });
     this.tcp.on('error', (err: Error) => opts.log('ssh listener error', { error: err.message }));
   }
@@ -149,6 +157,8 @@ export class Gateway {
       return;
     }
     this.connections.add(conn);
+    const setup = this.metrics.setupDuration.startTimer();
+    let authenticated = false;
     // Interactive traffic: keystrokes and small protocol replies must not wait for Nagle.
     (conn as Connection & { setNoDelay(noDelay: boolean): unknown }).setNoDelay(true);
     const auth = new ConnectionAuth(
@@ -158,6 +168,7 @@ export class Gateway {
         banner: this.banner,
         log,
         maxAuthTries: this.limits.maxAuthTries,
+        refused: (reason) => this.metrics.authFailures.inc({ reason }),
       },
       remote,
       (ctx) => this.tooManyFailures(conn, remote, ctx),
@@ -172,6 +183,10 @@ export class Gateway {
       const target = auth.target;
       if (!target) return conn.end();
       this.gate.authenticated(remote);
+      authenticated = true;
+      setup();
+      this.metrics.setups.inc({ result: 'ok' });
+      this.metrics.sessionsOpen.inc();
       this.activity(target, 'open');
       conn.on('session', (acceptSession) => {
         const session = acceptSession();
@@ -180,7 +195,11 @@ export class Gateway {
       conn.on('tcpip', (acceptChannel, reject, info) => this.forward(target, acceptChannel, reject, info));
       conn.once('close', () => this.activity(target, 'close'));
     });
-    conn.once('close', () => this.connections.delete(conn));
+    conn.once('close', () => {
+      this.connections.delete(conn);
+      if (authenticated) this.metrics.sessionsOpen.dec();
+      else this.metrics.setups.inc({ result: 'failed' });
+    });
   }
 
   /** As sshd: SSH_MSG_DISCONNECT "Too many authentication failures", then the socket is closed. */

@@ -10,9 +10,13 @@ import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { WEBHOOK_SERVICE } from '../infra/install/names.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
+import { Metrics } from '../process/metrics.js';
+import { AdmissionMetrics } from '../server/admission/metrics.js';
+import { LoopMetrics } from './loop/metrics.js';
 import { ensureHostKeySecret } from '../gateway/host-key.js';
 import { startAdmission } from '../server/admission/index.js';
 import { Manager } from './manager.js';
+import { Gauge } from 'prom-client';
 
 const settings = {
   kubeconfig: kubeconfigSetting,
@@ -86,13 +90,23 @@ export const managerRole: Role<typeof settings> = {
     } catch (err) {
       throw startupError('--kubeconfig (DEN_KUBECONFIG)', err);
     }
+    const metrics = new Metrics();
     const manager = new Manager(client, {
       config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval },
       leaderElect: s.leaderElect,
       log: logLine,
+      controller: { metrics: new LoopMetrics(metrics.registry) },
+    });
+    new Gauge({
+      name: 'den_manager_leader',
+      help: '1 while this replica holds the den-manager Lease and reconciles.',
+      registers: [metrics.registry],
+      collect() {
+        this.set(manager.leading ? 1 : 0);
+      },
     });
     let admissionReady: () => boolean = () => false;
-    const health = await startHealthServer(s.healthListen, () => admissionReady() && manager.ready).catch((err: unknown) => {
+    const health = await startHealthServer(s.healthListen, () => admissionReady() && manager.ready, metrics).catch((err: unknown) => {
       throw startupError(`--health-listen ${s.healthListen.host}:${s.healthListen.port}`, err);
     });
     logLine('health endpoints listening', { address: `${s.healthListen.host}:${health.address.port}` });
@@ -109,6 +123,7 @@ export const managerRole: Role<typeof settings> = {
         gpuResource: s.gpuResource,
         signal,
         log: logLine,
+        metrics: new AdmissionMetrics(metrics.registry),
       }).catch((err: unknown) => {
         throw startupError('admission webhooks', err);
       });

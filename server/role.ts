@@ -12,6 +12,8 @@ import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { sleep, untilAborted } from '../process/timers.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
+import { Metrics } from '../process/metrics.js';
+import { HttpMetrics, MintingMetrics } from './metrics.js';
 import { createApp } from './app.js';
 import { loadProviders, ProviderConfigError, type ProviderConfig } from './auth/providers/config.js';
 import { IdentityProviders } from './auth/providers/registry.js';
@@ -74,7 +76,9 @@ export const serverRole: Role<typeof serverSettings> = {
     const say = roleLog('server');
     const providerConfigs = readIdentityProviders(settings.identityProvidersFile, process.env);
     const client = new KubeClient(loadConnection(settings.kubeconfig || undefined));
+    const metrics = new Metrics();
     const auth = createAuthServices(client, {
+      mintingMetrics: new MintingMetrics(metrics.registry),
       namespace: settings.namespace,
       tokenTtlSeconds: settings.tokenTtl / 1000,
       onError: (err) => say('cache error, retrying', { error: String((err as Error)?.message ?? err) }),
@@ -99,9 +103,10 @@ export const serverRole: Role<typeof serverSettings> = {
       log: say,
       ready: () => synced && listening,
       assets,
+      httpMetrics: new HttpMetrics(metrics.registry),
     });
     // /metrics stays off the listener people reach; the probes may use either.
-    const health = await startHealthServer(settings.healthListen, () => synced && listening);
+    const health = await startHealthServer(settings.healthListen, () => synced && listening, metrics);
     const server = http.createServer(app.callback());
     server.on('clientError', (err, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');

@@ -10,7 +10,9 @@ import { FIELD_MANAGERS } from '../../kube/group.js';
 import { Informer, objectKey, type CacheEvent } from '../../kube/informer.js';
 import { untilAborted } from '../../process/timers.js';
 import { resourceOf, type ResourceType } from '../../kube/resources.js';
+import { Registry } from 'prom-client';
 import { childName, parentKeysOf, refOf } from './keys.js';
+import { LoopMetrics } from './metrics.js';
 import { ChildIndex, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
 import { WorkQueue, type BackoffOptions, type RateLimit, type RunOutcome } from './queue.js';
 import type { ChildError, SyncHook } from './types.js';
@@ -67,6 +69,8 @@ export interface ControllerOptions {
   /** Re-reads after a status write conflict before the reconcile is retried from the queue. */
   statusConflictRetries?: number;
   clock?: () => Date;
+  /** The process's loop figures; a controller of its own (tests) counts into a registry nobody scrapes. */
+  metrics?: LoopMetrics;
 }
 
 export interface ControllerStats {
@@ -128,15 +132,30 @@ export class Controller<Config = unknown, Related = unknown> {
       });
       this.related[source.name] = informer;
     }
-    this.queue = new WorkQueue((key, signal) => this.reconcile(key, signal), {
+    const metrics = opts.metrics ?? new LoopMetrics(new Registry());
+    const controller = spec.name;
+    this.queue = new WorkQueue(async (key, signal) => {
+      const end = metrics.duration.startTimer({ controller });
+      try {
+        await this.reconcile(key, signal);
+        metrics.reconciles.inc({ controller, result: 'ok' });
+      } catch (err) {
+        metrics.reconciles.inc({ controller, result: 'error' });
+        throw err;
+      } finally {
+        end();
+      }
+    }, {
       concurrency: opts.concurrency,
       backoff: opts.backoff,
       retryRate: opts.retryRate,
       onFailure: (key, error, attempt, retryInMs) => {
         this.stats.failures++;
+        metrics.retries.inc({ controller });
         this.log('reconcile failed; retrying', { controller: spec.name, key, attempt, retryInMs, error: messageOf(error) });
       },
     });
+    metrics.watchQueue(controller, () => this.queue.size);
   }
 
   /** True once every cache has loaded its first list. */
