@@ -7,7 +7,8 @@ import ssh2, { type Connection, type ServerChannel, type TcpipRequestInfo } from
 import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { sleep } from '../process/timers.js';
-import { recordActivity } from './activity.js';
+import { ActivityRecorder } from '../kube/activity.js';
+import { FIELD_MANAGERS } from '../kube/group.js';
 import { GatewayMetrics } from './metrics.js';
 import { Metrics } from '../process/metrics.js';
 import { ConnectionAuth, DEFAULT_MAX_AUTH_TRIES, printable } from './auth.js';
@@ -32,6 +33,8 @@ export interface GatewayOptions {
   limits?: Partial<GatewayLimits>;
   log: Log;
   now?: () => Date;
+  /** How often an open session refreshes status.lastActivityTime (ACTIVITY_REFRESH_MS unless a test says). */
+  activityRefreshMs?: number;
   /** The process's figures; a gateway of its own (tests) counts into a registry nobody scrapes. */
   metrics?: Metrics;
 }
@@ -65,7 +68,7 @@ export class Gateway {
   private readonly disconnect = new DisconnectSender();
   private readonly connections = new Set<Connection>();
   private readonly running = new Set<ServerChannel>();
-  private readonly pendingActivity = new Set<Promise<void>>();
+  private readonly activity: ActivityRecorder;
   private readonly banner = new BannerSender();
   private readonly metrics: GatewayMetrics;
   private listening = false;
@@ -74,6 +77,13 @@ export class Gateway {
   constructor(private readonly opts: GatewayOptions) {
     this.limits = { ...DEFAULT_GATEWAY_LIMITS, ...opts.limits };
     this.gate = new PreAuthGate(this.limits, opts.log);
+    this.activity = new ActivityRecorder({
+      client: opts.client,
+      fieldManager: FIELD_MANAGERS.gateway,
+      now: opts.now,
+      refreshMs: opts.activityRefreshMs,
+      onError: (err, where) => opts.log('cannot record activity', { ...where, error: err.message }),
+    });
     this.metrics = new GatewayMetrics((opts.metrics ?? new Metrics({ processFigures: false })).registry, () => this.connections.size);
     this.server = new ssh2.Server(
       {
@@ -138,15 +148,7 @@ export class Gateway {
       for (const conn of this.connections) destroyConnection(conn);
     }
     await stopped;
-    await Promise.allSettled([...this.pendingActivity]);
-  }
-
-  private activity(target: SessionTarget, event: 'open' | 'close'): void {
-    const now = (this.opts.now ?? (() => new Date()))();
-    const write = recordActivity(this.opts.client, target.namespace, target.workspace, now)
-      .catch((err: Error) => this.opts.log('cannot record activity', { namespace: target.namespace, workspace: target.workspace, event, error: err.message }))
-      .finally(() => this.pendingActivity.delete(write));
-    this.pendingActivity.add(write);
+    await this.activity.settled();
   }
 
   private accept(conn: Connection, remote: string): void {
@@ -187,13 +189,13 @@ export class Gateway {
       setup();
       this.metrics.setups.inc({ result: 'ok' });
       this.metrics.sessionsOpen.inc();
-      this.activity(target, 'open');
+      const closed = this.activity.open(target.namespace, target.workspace);
       conn.on('session', (acceptSession) => {
         const session = acceptSession();
         if (session) serveSession(session, { client: this.opts.client, target, log, running: this.running });
       });
       conn.on('tcpip', (acceptChannel, reject, info) => this.forward(target, acceptChannel, reject, info));
-      conn.once('close', () => this.activity(target, 'close'));
+      conn.once('close', closed);
     });
     conn.once('close', () => {
       this.connections.delete(conn);

@@ -10,6 +10,8 @@ export interface ManagerConfig {
   gatewayHost: string;
   gpuResource: string;
   relistIntervalMs: number;
+  /** Idle auto-stop of Workspaces (off unless the administrator turns it on). */
+  idleStop: boolean;
 }
 
 // `any`: each kind has its own hook config and related shape; the loop only passes them through.

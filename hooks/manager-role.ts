@@ -65,6 +65,14 @@ const settings = {
     default: true,
     boolean: true,
   } satisfies Setting<boolean>,
+  idleStop: {
+    flag: 'idle-stop',
+    env: 'DEN_IDLE_STOP',
+    describe: 'stop running Workspaces with no SSH session or browser terminal open for longer than their spec.idleTimeout',
+    parse: parsers.boolean,
+    default: false,
+    boolean: true,
+  } satisfies Setting<boolean>,
   relistInterval: {
     flag: 'relist-interval',
     env: 'DEN_RELIST_INTERVAL',
@@ -92,7 +100,7 @@ export const managerRole: Role<typeof settings> = {
     }
     const metrics = new Metrics();
     const manager = new Manager(client, {
-      config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval },
+      config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval, idleStop: s.idleStop },
       leaderElect: s.leaderElect,
       log: logLine,
       controller: { metrics: new LoopMetrics(metrics.registry) },

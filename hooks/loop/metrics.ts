@@ -6,6 +6,8 @@ export class LoopMetrics {
   readonly reconciles: Counter<'controller' | 'result'>;
   readonly duration: Histogram<'controller'>;
   readonly retries: Counter<'controller'>;
+  /** Events emitted about parents: `reason="IdleStopped"` counts idle stops. */
+  readonly events: Counter<'controller' | 'reason'>;
   private readonly depth = new Map<string, () => number>();
 
   constructor(registry: Registry) {
@@ -19,6 +21,7 @@ export class LoopMetrics {
       registers,
     });
     this.retries = new Counter({ name: 'den_reconcile_retries_total', help: 'Retries scheduled after a failed reconcile.', labelNames: ['controller'], registers });
+    this.events = new Counter({ name: 'den_events_total', help: 'Kubernetes Events the manager emitted about parents, by reason (IdleStopped: idle stops).', labelNames: ['controller', 'reason'], registers });
     const depth = this.depth;
     new Gauge({
       name: 'den_workqueue_depth',

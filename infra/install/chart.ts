@@ -85,6 +85,7 @@ export class DenInstallChart extends Chart {
         DEN_GATEWAY_HOST: settings.gatewayHost,
         DEN_GPU_RESOURCE: settings.gpuResource,
         DEN_LEADER_ELECT: 'true',
+        DEN_IDLE_STOP: String(settings.idleStop.enabled),
       },
       envFromSecrets: settings.manager.registryCredentialsSecret ? [settings.manager.registryCredentialsSecret] : [],
       ports: [{ name: 'https', containerPort: PORTS.webhook, servicePort: 443 }, healthPort],

@@ -114,6 +114,7 @@ describe('install chart', () => {
         DEN_GATEWAY_HOST: 'den.example.com',
         DEN_GPU_RESOURCE: 'nvidia.com/gpu',
         DEN_LEADER_ELECT: 'true',
+        DEN_IDLE_STOP: 'false',
       });
       expect(envOf(container(objects, 'den-server'))).to.deep.equal({
         DEN_NAMESPACE: 'svc-system',

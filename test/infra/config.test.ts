@@ -59,6 +59,7 @@ describe('install configuration file', () => {
       ['gatewayHost: ssh.corp.example', [`${D}den-manager`]],
       ['gpuResource: amd.com/gpu', [`${D}den-manager`, `${D}den-server`]],
       ['localLogin: false', [`${D}den-server`]],
+      ['idleStop: { enabled: true }', [`${D}den-manager`]],
       ['metrics: { scrapeAnnotations: false }', [`${D}den-gateway`, `${D}den-manager`, `${D}den-server`]],
       ['metrics: { scrapeAnnotations: false, serviceMonitor: { enabled: true } }', [`${D}den-gateway`, `${D}den-manager`, `${D}den-server`, 'Service svc-system/den-metrics', 'ServiceMonitor svc-system/den']],
       ['networkPolicy: { enabled: false }', ['NetworkPolicy svc-system/den-default-deny', 'NetworkPolicy svc-system/den-gateway', 'NetworkPolicy svc-system/den-manager', 'NetworkPolicy svc-system/den-server']],
@@ -100,6 +101,7 @@ describe('install configuration file', () => {
       }
       const env = (name: string) => Object.fromEntries((find(defaults, 'Deployment', name).spec.template.spec.containers[0].env as Obj[]).map((e) => [e.name, e.value]));
       expect(env('den-manager').DEN_LEADER_ELECT).to.equal('true');
+      expect(env('den-manager').DEN_IDLE_STOP, 'idle stop is opt-in').to.equal('false');
     });
 
     it('gives each process a termination grace longer than its own drain bound', () => {

@@ -43,6 +43,8 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: CACHE, group: 'den.dev', resource: 'workspaces', scope: 'cluster', why: 'hooks/loop/controller.ts parent cache; server/admission/caches.ts' },
     { verbs: ['get'], group: 'den.dev', resource: 'workspaces', scope: 'any namespace', why: 'hooks/loop/controller.ts status-conflict re-read' },
     { verbs: ['update'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'hooks/loop/controller.ts writeStatus' },
+    { verbs: ['patch'], group: 'den.dev', resource: 'workspaces', scope: 'any namespace', why: 'hooks/loop/controller.ts changeParent (idle stop)' },
+    { verbs: ['create'], group: '', resource: 'events', scope: 'any namespace', why: 'hooks/loop/controller.ts changeParent events (IdleStopped)' },
     { verbs: ['update'], group: 'den.dev', resource: 'workspaces/finalizers', scope: 'any namespace', why: 'hooks/loop/keys.ts ownerReference' },
     { verbs: CACHE, group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'hooks/manager.ts related images; server/admission/caches.ts' },
     { verbs: [...CHILD, 'get'], group: '', resource: 'namespaces', scope: 'cluster', why: 'UserSpace child; hooks/manager.ts finalizer getIfExists' },
