@@ -13,6 +13,8 @@ export const IDLE_STOPPED_REASON = 'IdleStopped';
 /** A session refreshes its activity this often, so a shorter timeout could stop a workspace in use. */
 export const MIN_IDLE_TIMEOUT_MS = 2 * ACTIVITY_REFRESH_MS;
 
+const MAX_WAIT_MS = 6 * 3_600_000;
+
 const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** A Go duration as the CRD admits it (`4h`, `1h30m`, `90s`, `0.5h`) in milliseconds; undefined when it is not one. */
@@ -47,8 +49,9 @@ export function idleVerdict(workspace: Workspace, now: Date, enabled: boolean): 
   const effective = Math.max(timeoutMs, MIN_IDLE_TIMEOUT_MS);
   const idleForMs = now.getTime() - since;
   if (idleForMs >= effective) return { action: 'stop', idleForMs, timeoutMs: effective };
-  // A second past the deadline, so the next look is never a moment early.
-  return { action: 'wait', afterMs: effective - idleForMs + 1000 };
+  // A second past the deadline, so the next look is never a moment early; capped so a long
+  // timeout stays within what a timer can hold (24.8 days) and a moved clock is noticed.
+  return { action: 'wait', afterMs: Math.min(effective - idleForMs + 1000, MAX_WAIT_MS) };
 }
 
 /** True when the manager stopped this Workspace for being idle and it is still stopped. */

@@ -31,6 +31,7 @@ describe('idle auto-stop', () => {
       ['session ended 1h ago: wait 3h and a second', ready({ readyAgo: 9 * HOUR, activeAgo: HOUR }), true, { action: 'wait', afterMs: 3 * HOUR + 1000 }],
       ['started 30m ago after an old session: wait from the start', ready({ readyAgo: HOUR / 2, activeAgo: 30 * HOUR }), true, { action: 'wait', afterMs: 3.5 * HOUR + 1000 }],
       ['1h30m timeout, 2h idle: stop', ready({ readyAgo: 2 * HOUR, spec: { idleTimeout: '1h30m' } }), true, { action: 'stop', idleForMs: 2 * HOUR, timeoutMs: 1.5 * HOUR }],
+      ['a 1000h timeout looks again within 6h, never past what a timer holds', ready({ readyAgo: HOUR, spec: { idleTimeout: '1000h' } }), true, { action: 'wait', afterMs: 6 * HOUR }],
       ['1m timeout counts as the activity refresh floor', ready({ readyAgo: 5 * 60_000, spec: { idleTimeout: '1m' } }), true, { action: 'wait', afterMs: MIN_IDLE_TIMEOUT_MS - 5 * 60_000 + 1000 }],
     ];
     for (const [name, ws, enabled, verdict] of table) {
