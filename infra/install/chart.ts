@@ -38,9 +38,10 @@ import { Workload } from './workload.js';
 const SECRET_FILE_MODE = 0o400;
 
 /**
- * Seconds from SIGTERM to SIGKILL per process, each above the role's own drain bound: the
- * manager's reconciles get the Lease's remaining 5 s (10 s without election) and the webhooks
- * close, the server's requests get 10 s, the gateway's SSH sessions 25 s.
+ * Seconds from the pod's termination to SIGKILL per process: the 5 s preStop pause (workload.ts)
+ * plus each role's own drain bound, with room to spare: the manager's reconciles get the
+ * Lease's remaining 5 s (10 s without election) and its webhooks 5 s, the server's requests
+ * 10 s, the gateway's SSH sessions 25 s and 2 s to close the rest.
  */
 const TERMINATION_GRACE_SECONDS = { manager: 30, server: 30, gateway: 40 } as const;
 

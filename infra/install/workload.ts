@@ -21,6 +21,9 @@ import {
 import { COMPONENT_NAMES, componentLabels, NAMESPACE, selectorLabels, type Component } from './names.js';
 import { imageVersion, type ProcessSettings, type PullPolicy, type ServiceType } from './settings.js';
 
+/** Seconds between a pod's removal from Service endpoints starting and SIGTERM (`sleep` is in the image's Debian base). */
+export const PRE_STOP_SECONDS = 5;
+
 /** The uid of the image's non-root user (see Dockerfile). */
 export const RUN_AS_USER = 65532;
 
@@ -85,6 +88,9 @@ export class Workload extends Construct {
         ? { envFrom: props.envFromSecrets.map((name): EnvFromSource => ({ secretRef: { name, optional: false } })) }
         : {}),
       ports: props.ports.map((p) => ({ name: p.name, containerPort: p.containerPort, protocol: 'TCP' })),
+      // Endpoints and load balancers take a few seconds to drop a terminating pod; until they
+      // have, new connections still arrive, so the process is told to stop only after that.
+      lifecycle: { preStop: { exec: { command: ['sleep', String(PRE_STOP_SECONDS)] } } },
       livenessProbe: probe('/healthz', props.healthPort, 10),
       readinessProbe: probe('/readyz', props.healthPort, 5),
       resources: {

@@ -104,10 +104,16 @@ describe('install configuration file', () => {
       expect(env('den-manager').DEN_IDLE_STOP, 'idle stop is opt-in').to.equal('false');
     });
 
-    it('gives each process a termination grace longer than its own drain bound', () => {
-      const grace = (name: string) => find(defaults, 'Deployment', name).spec.template.spec.terminationGracePeriodSeconds;
-      // manager: Lease duration minus renew deadline (5 s); server: 10 s of requests; gateway: 25 s of SSH sessions.
-      expect([grace('den-manager'), grace('den-server'), grace('den-gateway')]).to.deep.equal([30, 30, 40]);
+    it('gives each process a termination grace longer than the preStop pause and its own drain bound', () => {
+      const pod = (name: string) => find(defaults, 'Deployment', name).spec.template.spec;
+      // Drain bounds: manager 10 s (reconciles 5 s, then webhooks 5 s); server 10 s of requests; gateway 25 s of SSH sessions and 2 s to close.
+      const drain: Record<string, number> = { 'den-manager': 10, 'den-server': 10, 'den-gateway': 27 };
+      for (const name of Object.keys(drain)) {
+        const preStop = pod(name).containers[0].lifecycle.preStop.exec.command;
+        expect(preStop).to.deep.equal(['sleep', '5']);
+        expect(pod(name).terminationGracePeriodSeconds, name).to.be.above(5 + drain[name]!);
+      }
+      expect(['den-manager', 'den-server', 'den-gateway'].map((n) => pod(n).terminationGracePeriodSeconds)).to.deep.equal([30, 30, 40]);
     });
 
     it('puts scrape annotations for the health port on every pod', () => {
