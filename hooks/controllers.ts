@@ -1,6 +1,7 @@
 // The controllers `den manager` runs, one per kind, each built from the manager's settings.
 // A new kind writes its controller.ts beside its hook and adds one line to CONTROLLERS.
 import type { ControllerSpec } from './loop/controller.js';
+import { imageRegistrySpec, type RegistrySyncConfig } from './registry/controller.js';
 import { userSpaceSpec } from './userspace/controller.js';
 import { workspaceSpec } from './workspace/controller.js';
 
@@ -12,9 +13,11 @@ export interface ManagerConfig {
   relistIntervalMs: number;
   /** Idle auto-stop of Workspaces (off unless the administrator turns it on). */
   idleStop: boolean;
+  /** Registry sync tuning; the defaults suit production (hooks/registry/controller.ts). */
+  registrySync?: RegistrySyncConfig;
 }
 
 // `any`: each kind has its own hook config and related shape; the loop only passes them through.
 export type ControllerFactory = (config: ManagerConfig) => ControllerSpec<any, any>;
 
-export const CONTROLLERS: readonly ControllerFactory[] = [userSpaceSpec, workspaceSpec];
+export const CONTROLLERS: readonly ControllerFactory[] = [userSpaceSpec, workspaceSpec, imageRegistrySpec];

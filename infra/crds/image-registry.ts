@@ -1,6 +1,7 @@
 // ImageRegistry (SPEC 2.3): one external registry polled and synced into the catalog.
 import { KINDS, PLURALS } from '../../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
+import { IMAGE_REGISTRY_LIMITS as LIMITS, TAG_MODES } from './image-registry-rules.js';
 import {
   arrayOf,
   boolean,
@@ -32,11 +33,9 @@ export function imageRegistryCrd(): CustomResourceDefinition {
         cloud: object(
           'Settings of a cloud-registry provider. Required when provider is cloud-registry.',
           {
-            region: string('Region of the registry.', { maxLength: 32 }),
-            registryId: string('Account id of the registry. Empty resolves to the account of the credentials.', {
-              maxLength: 12,
-            }),
-            roleArn: string('Role assumed before listing, for a registry in another account.', { maxLength: 2048 }),
+            region: string('Region of the registry.', { maxLength: LIMITS.regionMaxLength }),
+            registryId: string('Account id of the registry. Empty resolves to the account of the credentials.', { maxLength: LIMITS.registryIdMaxLength }),
+            roleArn: string('Role assumed before listing, for a registry in another account.', { maxLength: LIMITS.roleArnMaxLength }),
           },
           { required: ['region'] },
         ),
@@ -44,7 +43,7 @@ export function imageRegistryCrd(): CustomResourceDefinition {
         sync: object(
           'How and what to sync.',
           {
-            intervalSeconds: integer('Seconds between two listings.', { format: 'int32', minimum: 60, default: 900 }),
+            intervalSeconds: integer('Seconds between two listings.', { format: 'int32', minimum: LIMITS.intervalSecondsMin, default: LIMITS.intervalSecondsDefault }),
             include: arrayOf('RE2 repository-name patterns. Empty means every repository is a candidate.', {
               type: 'string',
             }),
@@ -53,11 +52,11 @@ export function imageRegistryCrd(): CustomResourceDefinition {
               'Which tags of a repository become catalog entries.',
               {
                 mode: string('latest: the newest tag by push time; pattern: every tag matching patterns.', {
-                  enum: ['latest', 'pattern'],
+                  enum: [...TAG_MODES],
                   default: 'latest',
                 }),
                 patterns: arrayOf('RE2 tag patterns. Used only when mode is pattern.', { type: 'string' }),
-                limit: integer('Newest N matching tags per repository.', { format: 'int32', minimum: 1, default: 1 }),
+                limit: integer('Newest N matching tags per repository.', { format: 'int32', minimum: LIMITS.tagLimitMin, default: LIMITS.tagLimitDefault }),
               },
               { default: {} },
             ),

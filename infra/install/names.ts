@@ -37,6 +37,7 @@ export const WEBHOOKS = {
   mutateWorkspace: { name: 'mworkspace.den.dev', path: '/mutate-workspace' },
   validateWorkspace: { name: 'vworkspace.den.dev', path: '/validate-workspace' },
   validateUserSpace: { name: 'vuserspace.den.dev', path: '/validate-userspace' },
+  validateImageRegistry: { name: 'vimageregistry.den.dev', path: '/validate-imageregistry' },
 } as const;
 
 export function commonLabels(): Record<string, string> {

@@ -41,10 +41,13 @@ export function managerClusterRules(): PolicyRule[] {
     // UserSpace (server/admission/admins.ts), change metadata.finalizers, and the manager does.
     { apiGroups: [GROUP], resources: ['userspaces'], verbs: ['get', ...CACHE, 'update', 'patch'] },
     { apiGroups: [GROUP], resources: ['workspaces'], verbs: CRUD },
-    { apiGroups: [GROUP], resources: ['workspaceimages'], verbs: [...READ, 'use'] },
-    { apiGroups: [GROUP], resources: ['userspaces/status', 'workspaces/status'], verbs: ['update'] },
+    // Registry sync (SPEC 1.6): ImageRegistries are parents, read and never written but for
+    // their status; the WorkspaceImages they own are its children (get: the Workspace hook's image).
+    { apiGroups: [GROUP], resources: ['imageregistries'], verbs: ['get', ...CACHE] },
+    { apiGroups: [GROUP], resources: ['workspaceimages'], verbs: [...READ, 'use', 'create', 'patch', 'delete'] },
+    { apiGroups: [GROUP], resources: ['userspaces/status', 'workspaces/status', 'imageregistries/status'], verbs: ['update'] },
     // Owner references with blockOwnerDeletion need update on the owner's finalizers.
-    { apiGroups: [GROUP], resources: ['userspaces/finalizers', 'workspaces/finalizers'], verbs: ['update'] },
+    { apiGroups: [GROUP], resources: ['userspaces/finalizers', 'workspaces/finalizers', 'imageregistries/finalizers'], verbs: ['update'] },
     { apiGroups: [CORE], resources: ['namespaces'], verbs: ['get', ...CHILD] },
     // secrets: pull Secrets mirrored into every user namespace (the webhook certificate and the
     // gateway host key are read and replaced through the Role in svc-system).

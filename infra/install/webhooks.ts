@@ -65,6 +65,11 @@ export class WebhookConfigurations extends Construct {
           ...common(WEBHOOKS.validateUserSpace.path),
           rules: [rule('userspaces', ['UPDATE'], 'Cluster')],
         },
+        {
+          name: WEBHOOKS.validateImageRegistry.name,
+          ...common(WEBHOOKS.validateImageRegistry.path),
+          rules: [rule('imageregistries', ['CREATE', 'UPDATE'], 'Cluster')],
+        },
       ],
     });
   }

@@ -8,7 +8,7 @@ import { WEBHOOKS } from '../../infra/install/names.js';
 import type { DecisionMemo } from './memo.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { answer, deny, parseReview, ReviewShapeError, type AdmissionRequest, type AdmissionResponse } from './review.js';
-import { reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidation, type AdminCheck, type ClusterView } from './webhooks.js';
+import { reviewImageRegistry, reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidation, type AdminCheck, type ClusterView } from './webhooks.js';
 
 /**
  * An AdmissionReview carries the object and the old object; each is at most about 1.5 MiB
@@ -33,6 +33,7 @@ export const REVIEWS: Record<string, { webhook: string; review: Review }> = {
   [WEBHOOKS.mutateWorkspace.path]: { webhook: WEBHOOKS.mutateWorkspace.name, review: (r, d) => reviewWorkspaceMutation(r, d.view) },
   [WEBHOOKS.validateWorkspace.path]: { webhook: WEBHOOKS.validateWorkspace.name, review: (r, d) => reviewWorkspaceValidation(r, d.view, { gpuResource: d.gpuResource, memo: d.memo }, d.now()) },
   [WEBHOOKS.validateUserSpace.path]: { webhook: WEBHOOKS.validateUserSpace.name, review: (r, d) => reviewUserSpaceUpdate(r, d.isAdmin, d.memo) },
+  [WEBHOOKS.validateImageRegistry.path]: { webhook: WEBHOOKS.validateImageRegistry.name, review: (r) => reviewImageRegistry(r) },
 };
 
 interface ReviewState {

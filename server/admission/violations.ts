@@ -18,7 +18,8 @@ export type RuleId =
   | 'storage-immutable'
   | 'owner-immutable'
   | 'admin-only'
-  | 'read-only';
+  | 'read-only'
+  | 'registry-spec';
 
 export interface Violation {
   rule: RuleId;

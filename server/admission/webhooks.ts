@@ -1,5 +1,6 @@
 // The three webhooks as functions of one AdmissionRequest and a read-only view of the caches.
 // No I/O here except the administrator question, which is passed in.
+import { imageRegistryViolations } from '../../infra/crds/image-registry-rules.js';
 import { GROUP, KINDS, userSpaceOfNamespace, WEBHOOK_EXCLUDED_NAMESPACES } from '../../kube/group.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
 import { mutateWorkspace } from './mutate-workspace.js';
@@ -100,6 +101,18 @@ export async function reviewUserSpaceUpdate(request: AdmissionRequest, isAdmin: 
   const changes = userSpaceChanges(object, oldObject, (key) => memo.checkKey(key));
   const admin = needsAdminCheck(changes) ? await isAdmin(request.userInfo) : false;
   const violations = decideUserSpaceUpdate(changes, { username: request.userInfo.username, isAdmin: admin }, oldObject, object);
+  const denial = denialStatus(violations);
+  return denial ? deny(request.uid, denial) : allow(request.uid);
+}
+
+/** ImageRegistry CREATE and UPDATE: the rules of SPEC 2.3 and 8 the CRD schema cannot say (RE2 patterns) and those it does. */
+export function reviewImageRegistry(request: AdmissionRequest): AdmissionResponse {
+  if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow(request.uid);
+  const wrong = wrongKind(request, KINDS.imageRegistry);
+  if (wrong) return wrong;
+  const object = request.object;
+  if (!object) return missingObject(request);
+  const violations = imageRegistryViolations(object.spec).map((v) => ({ rule: 'registry-spec' as const, ...v }));
   const denial = denialStatus(violations);
   return denial ? deny(request.uid, denial) : allow(request.uid);
 }

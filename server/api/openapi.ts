@@ -1,6 +1,7 @@
 // The OpenAPI 3 description of the whole REST API (SPEC 4.1-4.6), served at /api/v1/openapi.json.
 // The four cluster kinds are described by their CRD schemas, the single source of truth.
 import { denCrds } from '../../infra/crds/index.js';
+import { IMAGE_REGISTRY_LIMITS as LIMITS } from '../../infra/crds/image-registry-rules.js';
 import type { JsonSchema } from '../../infra/crds/schema.js';
 import { KINDS, VERSION } from '../../kube/group.js';
 import { MEMBERSHIP_ROLES, REGISTRY_PROVIDERS, TAG_MODES, USERSPACE_NAME_MAX, WORKSPACE_NAME_MAX } from './schemas.js';
@@ -112,15 +113,15 @@ function schemas(): Record<string, Schema> {
       {
         name: str('Registry name (RFC 1123 label). Create-only.', { pattern: NAME_PATTERN, maxLength: 63 }),
         provider: str('Create-only; cloud-registry when omitted.', { enum: [...REGISTRY_PROVIDERS] }),
-        region: str('Region. Required on create.', { minLength: 1, maxLength: 32 }),
-        registry_id: str('Account id; empty resolves to the credentials\' own account.', { maxLength: 12 }),
-        role_arn: str('Role assumed before listing. On PATCH an empty string removes it.', { maxLength: 2048 }),
-        interval_seconds: int('Seconds between listings.', { minimum: 60 }),
+        region: str('Region. Required on create.', { minLength: 1, maxLength: LIMITS.regionMaxLength }),
+        registry_id: str('Account id; empty resolves to the credentials\' own account.', { maxLength: LIMITS.registryIdMaxLength }),
+        role_arn: str('Role assumed before listing. On PATCH an empty string removes it.', { maxLength: LIMITS.roleArnMaxLength }),
+        interval_seconds: int('Seconds between listings.', { minimum: LIMITS.intervalSecondsMin }),
         include: strings('RE2 patterns against the repository name.'),
         exclude: strings('RE2 patterns; wins over include.'),
         tag_mode: str('latest or pattern.', { enum: [...TAG_MODES] }),
         tag_patterns: strings('RE2 tag patterns for mode pattern.'),
-        tag_limit: int('Newest matching tags per repository.', { minimum: 1 }),
+        tag_limit: int('Newest matching tags per repository.', { minimum: LIMITS.tagLimitMin }),
         prune: bool('Delete a synced entry once its remote image is gone.'),
         image_pull_secret: str('Secret replicated into every user namespace. On PATCH an empty string removes it.'),
       },

@@ -1,6 +1,7 @@
 // The REST request shapes of SPEC 2.6 that the resource endpoints accept, and their query strings.
-import RE2 from 're2';
 import { exact, fields } from '../http/validate.js';
+import { IMAGE_REGISTRY_LIMITS as LIMITS, re2Problem, TAG_MODES } from '../../infra/crds/image-registry-rules.js';
+import { REGISTRY_PROVIDERS } from '../../infra/crds/image-registry.js';
 import { label, quantity, subdomain } from './fields.js';
 
 const { string, boolean, integer, strings } = fields;
@@ -19,11 +20,8 @@ const SSH_KEY = /^(ssh-|ecdsa-sha2-|sk-)\S+ \S+( [^\r\n]*)?$/;
 function re2Patterns() {
   return strings().test('re2', '${path} is not a valid RE2 pattern', function check(list) {
     for (const [i, pattern] of (list ?? []).entries()) {
-      try {
-        new RE2(pattern ?? '');
-      } catch (err) {
-        return this.createError({ path: `${this.path}[${i}]`, message: `${this.path}[${i}] is not a valid RE2 pattern: ${(err as Error).message}` });
-      }
+      const problem = re2Problem(pattern ?? '');
+      if (problem) return this.createError({ path: `${this.path}[${i}]`, message: `${this.path}[${i}] is not a valid RE2 pattern: ${problem}` });
     }
     return true;
   });
@@ -65,19 +63,18 @@ export const patchWorkspaceImageRequest = exact({
 });
 export type PatchWorkspaceImageRequest = typeof patchWorkspaceImageRequest.__outputType;
 
-export const REGISTRY_PROVIDERS = ['cloud-registry'] as const;
-export const TAG_MODES = ['latest', 'pattern'] as const;
+export { REGISTRY_PROVIDERS, TAG_MODES };
 
 const registryFields = {
-  region: string().min(1, 'region must not be empty').max(32, 'region must be at most 32 characters'),
-  registry_id: string().max(12, 'registry_id must be at most 12 characters').matches(/^\d*$/, 'registry_id must be an account id (digits)'),
-  role_arn: string().max(2048, 'role_arn must be at most 2048 characters'),
-  interval_seconds: integer().min(60, 'interval_seconds must be at least 60'),
+  region: string().min(1, 'region must not be empty').max(LIMITS.regionMaxLength, `region must be at most ${LIMITS.regionMaxLength} characters`),
+  registry_id: string().max(LIMITS.registryIdMaxLength, `registry_id must be at most ${LIMITS.registryIdMaxLength} characters`).matches(/^\d*$/, 'registry_id must be an account id (digits)'),
+  role_arn: string().max(LIMITS.roleArnMaxLength, `role_arn must be at most ${LIMITS.roleArnMaxLength} characters`),
+  interval_seconds: integer().min(LIMITS.intervalSecondsMin, `interval_seconds must be at least ${LIMITS.intervalSecondsMin}`),
   include: re2Patterns(),
   exclude: re2Patterns(),
   tag_mode: string().oneOf([...TAG_MODES], `tag_mode must be one of ${TAG_MODES.join(', ')}`),
   tag_patterns: re2Patterns(),
-  tag_limit: integer().min(1, 'tag_limit must be at least 1'),
+  tag_limit: integer().min(LIMITS.tagLimitMin, `tag_limit must be at least ${LIMITS.tagLimitMin}`),
   prune: boolean(),
   image_pull_secret: string().test('secret-name', 'image_pull_secret must be a Secret name (RFC 1123 subdomain) or empty to remove it', (v) => v === undefined || v === '' || subdomain().isValidSync(v)),
 };

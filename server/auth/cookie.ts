@@ -36,3 +36,12 @@ export function sessionIdFromCookieHeader(header: string | undefined): string | 
   }
   return undefined;
 }
+
+/** The value of cookie `name` in a `Cookie` header, as sent (undefined when absent). */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const pair of (header ?? '').split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0 && pair.slice(0, eq).trim() === name) return pair.slice(eq + 1).trim();
+  }
+  return undefined;
+}

@@ -14,6 +14,7 @@ import type { Caller } from '../http/context.js';
 import { describeError } from '../http/errors.js';
 import { catalogEntry } from './catalog.js';
 import { viewerOf } from './middleware.js';
+import { leaveNotice } from './notice.js';
 import { sendPage } from './workspaces.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
@@ -87,9 +88,6 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
   try {
     const req = createWorkspaceRequest.validateSync(request, { strict: true, abortEarly: false });
     await createWorkspaceOf(caller, kube, req, deps.resources);
-    if (values.save_key) await saveKey(kube, caller, values.ssh_public_key);
-    ctx.redirect(`/w/${encodeURIComponent(values.name)}`);
-    return;
   } catch (err) {
     if (err instanceof ValidationError) {
       for (const e of err.inner.length > 0 ? err.inner : [err]) {
@@ -103,7 +101,22 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
     } else {
       throw err;
     }
+    return showRefusal(ctx, deps, values, errors, formError);
   }
+  const path = `/w/${encodeURIComponent(values.name)}`;
+  // The workspace exists now: a key that could not be saved is news on its page, not a refused create.
+  if (values.save_key) {
+    await saveKey(kube, caller, values.ssh_public_key).catch((err: unknown) => {
+      const { status, message } = describeError(err);
+      if (status >= 500) deps.log('saving an SSH key to a UserSpace failed', { userspace: caller.userspace, status, error: String((err as Error)?.message ?? err) });
+      leaveNotice(ctx, path, `The workspace was created, but your SSH key was not saved to your profile: ${message}`, deps.secureCookies);
+    });
+  }
+  ctx.redirect(path);
+}
+
+async function showRefusal(ctx: PageContext, deps: PageDeps, values: NewValues, errors: NewView['errors'], formError: string | undefined): Promise<void> {
+  const { kube, caller, assets } = ctx.state;
   const { images, userSpace, quota } = await context(kube, caller, deps, deps.now()).catch((err: unknown) => {
     // The form is still worth showing with the refusal when the extras cannot be read.
     formError ??= describeError(err).message;

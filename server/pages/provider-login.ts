@@ -8,7 +8,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { randomPKCECodeVerifier, randomNonce } from 'openid-client';
 import type { Log } from '../../process/role.js';
-import { sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';
+import { cookieValue, sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
 import { TooManyChallengesError, type LoginChallengeStore } from '../auth/providers/challenges.js';
 import { LoginRefused } from '../auth/providers/refusals.js';
@@ -41,14 +41,6 @@ function loginStateCookie(value: string, provider: string, deps: Pick<ProviderLo
   const parts = [`${LOGIN_STATE_COOKIE}=${value}`, `Path=${basePath(deps.baseUrl)}/callback/${provider}`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
   if (deps.secureCookies) parts.push('Secure');
   return parts.join('; ');
-}
-
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const pair of (header ?? '').split(';')) {
-    const eq = pair.indexOf('=');
-    if (eq > 0 && pair.slice(0, eq).trim() === name) return pair.slice(eq + 1).trim();
-  }
-  return undefined;
 }
 
 /** One query parameter given at most once; anything else in the query is refused. */

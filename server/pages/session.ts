@@ -5,6 +5,8 @@ import { loginPage, type IdentityProviderLink } from '../../web/templates/login.
 import { HttpError } from '../http/errors.js';
 import { sessionIdFromCookieHeader } from '../auth/cookie.js';
 import { signIn, signOut, sessionCookieOf, type SessionRouteDeps } from '../routes/session.js';
+import { CSRF_FIELD } from '../../web/templates/layout.js';
+import { clearedLoginCsrfCookie, LOGIN_CSRF_REFUSED, loginCsrfHolds, loginCsrfToken } from './login-csrf.js';
 import { sameOriginPath, type PageState } from './middleware.js';
 
 export interface LoginPageDeps extends SessionRouteDeps {
@@ -14,14 +16,21 @@ export interface LoginPageDeps extends SessionRouteDeps {
 type PageContext = Router.RouterContext<PageState>;
 
 function showLogin(ctx: Context, deps: LoginPageDeps, view: { next: string; error?: string; username?: string }, status = 200): void {
+  const csrf = deps.localAuth ? loginCsrfToken(ctx, deps.secureCookies) : '';
   ctx.status = status;
   ctx.type = 'html';
-  ctx.body = loginPage((ctx.state as PageState).assets, { localAuth: deps.localAuth, providers: deps.identityProviders, ...view });
+  ctx.body = loginPage((ctx.state as PageState).assets, { localAuth: deps.localAuth, providers: deps.identityProviders, csrf, ...view });
 }
 
 async function postLogin(ctx: Context, deps: LoginPageDeps): Promise<void> {
   const form = ctx.request.form ?? {};
   const next = sameOriginPath(form.next);
+  if (!deps.localAuth) throw new HttpError(404, 'local login is disabled');
+  // Checked before the password, and what another site typed is not written back.
+  if (!loginCsrfHolds(ctx, form[CSRF_FIELD])) {
+    showLogin(ctx, deps, { next, error: LOGIN_CSRF_REFUSED }, 403);
+    return;
+  }
   const username = form.username ?? '';
   if (!username.trim() || !form.password) {
     showLogin(ctx, deps, { next, username, error: 'Enter your username and password.' }, 400);
@@ -29,7 +38,7 @@ async function postLogin(ctx: Context, deps: LoginPageDeps): Promise<void> {
   }
   try {
     const { id } = await signIn(deps, { username, password: form.password, previousCookie: ctx.get('Cookie') });
-    ctx.set('Set-Cookie', sessionCookieOf(deps, id));
+    ctx.set('Set-Cookie', [sessionCookieOf(deps, id), clearedLoginCsrfCookie(deps.secureCookies)]);
     ctx.redirect(next);
   } catch (err) {
     // Wrong password, unknown user, throttled: the message never says whether the user exists.

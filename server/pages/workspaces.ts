@@ -13,6 +13,7 @@ import { phaseOf, reasonOf } from '../../web/templates/format.js';
 import { DEFAULT_LOG_TAIL, deleteWorkspaceOf, listWorkspacesOf, readWorkspaceLogs, setWorkspaceRunning } from '../api/workspaces.js';
 import { describeError } from '../http/errors.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
+import { takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 /** Home path of every catalog entry the person can read, by name (for VS Code links). */
@@ -60,6 +61,7 @@ async function readWorkspace(ctx: PageContext): Promise<WorkspaceView> {
 
 async function workspacePageOf(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { kube, caller, assets } = ctx.state;
+  const notice = takeNotice(ctx, deps.secureCookies);
   const ws = await readWorkspace(ctx);
   const [events, homePaths] = await Promise.all([eventsOf(kube, ws, caller.namespace), homePathsOf(kube)]);
   const shown = { ...ws, metadata: { ...ws.metadata, managedFields: undefined } };
@@ -72,6 +74,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps): Promise<void> 
       yaml: stringify(shown),
       homePath: homePaths.get(ws.spec?.imageRef?.name ?? '') ?? WORKSPACE_IMAGE_DEFAULTS.homePath,
       now: deps.now(),
+      notice,
     }),
   );
 }

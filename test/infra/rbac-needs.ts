@@ -46,7 +46,11 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: ['patch'], group: 'den.dev', resource: 'workspaces', scope: 'any namespace', why: 'hooks/loop/controller.ts changeParent (idle stop)' },
     { verbs: ['create'], group: '', resource: 'events', scope: 'any namespace', why: 'hooks/loop/controller.ts changeParent events (IdleStopped)' },
     { verbs: ['update'], group: 'den.dev', resource: 'workspaces/finalizers', scope: 'any namespace', why: 'hooks/loop/keys.ts ownerReference' },
-    { verbs: CACHE, group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'hooks/manager.ts related images; server/admission/caches.ts' },
+    { verbs: CACHE, group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'hooks/workspace/controller.ts related images; hooks/loop/controller.ts child cache of ImageRegistry; server/admission/caches.ts' },
+    { verbs: ['create', 'patch', 'delete'], group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'hooks/loop/controller.ts applyChild, deleteChild (ImageRegistry entries)' },
+    { verbs: [...CACHE, 'get'], group: 'den.dev', resource: 'imageregistries', scope: 'cluster', why: 'hooks/loop/controller.ts parent cache, status-conflict re-read' },
+    { verbs: ['update'], group: 'den.dev', resource: 'imageregistries/status', scope: 'cluster', why: 'hooks/loop/controller.ts writeStatus' },
+    { verbs: ['update'], group: 'den.dev', resource: 'imageregistries/finalizers', scope: 'cluster', why: 'hooks/loop/keys.ts ownerReference' },
     { verbs: [...CHILD, 'get'], group: '', resource: 'namespaces', scope: 'cluster', why: 'UserSpace child; hooks/manager.ts finalizer getIfExists' },
     ...['resourcequotas', 'limitranges', 'serviceaccounts', 'secrets', 'services'].map(
       (resource): Need => ({ verbs: CACHE, group: '', resource, scope: 'cluster', why: 'hooks/loop/controller.ts child cache' }),

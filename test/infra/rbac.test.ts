@@ -329,18 +329,27 @@ describe('install RBAC', () => {
       expect(allows(rulesOf('den-manager', 'svc-alice'), { group, resource: 'leases', verb: 'create' })).to.equal(false);
     });
 
-    it('writes the status of UserSpaces and Workspaces and cannot touch the catalog, registries or the webhook certificate elsewhere', () => {
-      for (const plural of ['workspaces', 'userspaces']) {
+    it('writes the status of UserSpaces, Workspaces and ImageRegistries, and cannot touch the webhook certificate elsewhere', () => {
+      for (const plural of ['workspaces', 'userspaces', 'imageregistries']) {
         expect(allows(cluster, { group: 'den.dev', resource: `${plural}/status`, verb: 'update' }), plural).to.equal(true);
       }
-      // Registry sync is not part of this build: nothing writes WorkspaceImages or reads ImageRegistries yet.
-      for (const verb of ['create', 'update', 'patch', 'delete']) {
-        expect(allows(cluster, { group: 'den.dev', resource: 'workspaceimages', verb }), verb).to.equal(false);
-      }
-      expect(allows(cluster, { group: 'den.dev', resource: 'imageregistries', verb: 'list' })).to.equal(false);
       expect(allows(system, { group: '', resource: 'secrets', verb: 'update', name: 'den-webhook-tls' })).to.equal(true);
       expect(allows(system, { group: '', resource: 'secrets', verb: 'update', name: 'den-server-session-x' })).to.equal(false);
       expect(allows(cluster, { group: '', resource: 'secrets', verb: 'get', name: 'den-webhook-tls' })).to.equal(false);
+    });
+
+    it('syncs registries: reads ImageRegistries, writes only their status, and creates, patches and deletes WorkspaceImages', () => {
+      for (const verb of ['get', 'list', 'watch']) expect(allows(cluster, { group: 'den.dev', resource: 'imageregistries', verb }), verb).to.equal(true);
+      for (const verb of ['create', 'update', 'patch', 'delete', 'deletecollection']) {
+        expect(allows(cluster, { group: 'den.dev', resource: 'imageregistries', verb }), verb).to.equal(false);
+      }
+      expect(allows(cluster, { group: 'den.dev', resource: 'imageregistries/status', verb: 'update' })).to.equal(true);
+      expect(allows(cluster, { group: 'den.dev', resource: 'imageregistries/status', verb: 'patch' })).to.equal(false);
+      for (const verb of ['create', 'patch', 'delete']) expect(allows(cluster, { group: 'den.dev', resource: 'workspaceimages', verb }), verb).to.equal(true);
+      for (const verb of ['update', 'deletecollection']) expect(allows(cluster, { group: 'den.dev', resource: 'workspaceimages', verb }), verb).to.equal(false);
+      expect(allows(cluster, { group: 'den.dev', resource: 'workspaceimages/status', verb: 'update' })).to.equal(false);
+      // Credentials are never in the cluster: the manager's secret rights stay what they were.
+      expect(allows(system, { group: '', resource: 'secrets', verb: 'get', name: 'ecr-credentials' })).to.equal(false);
     });
   });
 

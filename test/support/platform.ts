@@ -4,6 +4,7 @@
 // a StatefulSet controller and kubelet that create the workspace pod and its home PVC, and
 // pods/exec served by running commands on this machine (fake-exec).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -212,7 +213,10 @@ export class HarnessKubelet {
     let pod = this.api.object<any>(RESOURCES.pod, podName, namespace);
     if (replicas >= 1) {
       for (const template of sts.spec?.volumeClaimTemplates ?? []) this.ensureClaim(sts, template);
-      if (!pod) pod = this.api.seed(this.renderPod(sts, podName))[0];
+      if (!pod) {
+        pod = this.api.seed(this.renderPod(sts, podName))[0];
+        this.api.seed(...this.startEvents(pod));
+      }
     } else if (pod) {
       this.api.remove(RESOURCES.pod, podName, namespace);
       pod = undefined;
@@ -244,6 +248,57 @@ export class HarnessKubelet {
       spec: { storageClassName: 'standard', volumeMode: 'Filesystem', ...template.spec, volumeName: `pvc-${claim}` },
       status: { phase: 'Bound', accessModes: template.spec?.accessModes ?? ['ReadWriteOnce'], capacity: { storage: template.spec?.resources?.requests?.storage ?? '1Gi' } },
     } as KubeObject);
+  }
+
+  /**
+   * The events of a pod's start as the scheduler and the kubelet record them: Scheduled, then
+   * Pulled, Created and Started per container, or Pulling and Failed for an unpullable image.
+   */
+  private startEvents(pod: any): KubeObject[] {
+    const { name, namespace, uid } = pod.metadata;
+    const now = timestamp();
+    const event = (reason: string, message: string, over: Record<string, unknown> = {}): KubeObject =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `${name}.${randomBytes(8).toString('hex')}`, namespace },
+        involvedObject: { apiVersion: 'v1', kind: 'Pod', name, namespace, uid },
+        reason,
+        message,
+        source: { component: 'kubelet', host: this.node },
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+        type: 'Normal',
+        eventTime: null,
+        reportingComponent: 'kubelet',
+        reportingInstance: this.node,
+        ...over,
+      }) as KubeObject;
+    const events = [
+      event('Scheduled', `Successfully assigned ${namespace}/${name} to ${this.node}`, {
+        source: {},
+        firstTimestamp: null,
+        lastTimestamp: null,
+        count: undefined,
+        eventTime: new Date().toISOString().replace('Z', '000Z'),
+        action: 'Binding',
+        reportingComponent: 'default-scheduler',
+        reportingInstance: `default-scheduler-${this.node}`,
+      }),
+    ];
+    for (const c of pod.spec?.containers ?? []) {
+      const about = { involvedObject: { apiVersion: 'v1', kind: 'Pod', name, namespace, uid, fieldPath: `spec.containers{${c.name}}` } };
+      if (String(c.image).startsWith(`${UNPULLABLE_REGISTRY}/`)) {
+        events.push(event('Pulling', `Pulling image "${c.image}"`, about));
+        events.push(event('Failed', `Failed to pull image "${c.image}": ${pod.status?.containerStatuses?.find((s: any) => s.name === c.name)?.state?.waiting?.message ?? 'pull failed'}`, { ...about, type: 'Warning' }));
+        continue;
+      }
+      events.push(event('Pulled', `Container image "${c.image}" already present on machine`, about));
+      events.push(event('Created', `Created container ${c.name}`, about));
+      events.push(event('Started', `Started container ${c.name}`, about));
+    }
+    return events;
   }
 
   private renderPod(sts: any, podName: string): KubeObject {

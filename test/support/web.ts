@@ -41,3 +41,18 @@ export async function fetchPage(url: string, opts: { cookie?: string; form?: Rec
   const res = await fetch(url, { method: opts.form ? 'POST' : 'GET', headers, body, redirect: 'manual' });
   return { status: res.status, text: await res.text(), headers: res.headers, location: res.headers.get('location') };
 }
+
+/** What a browser holds after GET /login: the pre-session CSRF cookie and the token its sign-in form carries. */
+export async function openLoginForm(base: string): Promise<{ cookie: string; csrf: string }> {
+  const page = await fetchPage(`${base}/login`);
+  const cookie = page.headers.getSetCookie().find((c) => c.startsWith('svc_login_csrf='))?.split(';')[0];
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1];
+  if (!cookie || !csrf) throw new Error(`GET /login gave no sign-in CSRF cookie and token (${page.status})`);
+  return { cookie, csrf };
+}
+
+/** The sign-in form posted as the browser posts it: from the page of `openLoginForm`, with its cookie and token. */
+export async function postLoginForm(base: string, fields: { username: string; password: string; next?: string }): Promise<PageAnswer> {
+  const { cookie, csrf } = await openLoginForm(base);
+  return fetchPage(`${base}/login`, { cookie, form: { _csrf: csrf, next: '/', ...fields }, headers: { 'Sec-Fetch-Site': 'same-origin' } });
+}

@@ -1,6 +1,6 @@
 // The sign-in page: the local form when local sign-in is on, and one button per identity provider.
 import { html } from '../html.js';
-import { page, type AssetUrls } from './layout.js';
+import { csrfField, page, type AssetUrls } from './layout.js';
 
 /** An identity provider offered on the sign-in page; its button leads to /login/<name>. */
 export interface IdentityProviderLink {
@@ -16,6 +16,8 @@ export interface LoginView {
   /** What went wrong with the last attempt. */
   error?: string;
   username?: string;
+  /** The pre-session CSRF token the form carries (server/pages/login-csrf.ts). */
+  csrf: string;
 }
 
 export function loginPage(assets: AssetUrls, view: LoginView): string {
@@ -25,6 +27,7 @@ export function loginPage(assets: AssetUrls, view: LoginView): string {
   const local =
     view.localAuth &&
     html`<form method="post" action="/login" class="card narrow" novalidate>
+  ${csrfField(view.csrf)}
   <input type="hidden" name="next" value="${view.next}">
   <div class="field"><label for="username">Username</label>
     <input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${view.username ?? ''}"></div>

@@ -46,6 +46,8 @@ export interface WorkspacePageView {
   yaml: string;
   homePath: string;
   now: number;
+  /** Something the last action on this page left to say (a key that could not be saved). */
+  notice?: string;
 }
 
 function eventsTable(events: EventView[], now: number): Html {
@@ -61,6 +63,7 @@ export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePag
   const tab = (id: string, label: string, selected = false) =>
     html`<button type="button" role="tab" id="tab-${id}" aria-controls="panel-${id}" aria-selected="${selected ? 'true' : 'false'}" tabindex="${selected ? '0' : '-1'}">${label}</button>`;
   const body = html`<div class="row"><h1>${name}</h1></div>
+${v.notice && html`<div class="notice warning" role="status" id="notice">${v.notice}</div>`}
 <section class="card" id="status-card" aria-live="polite" data-status-url="/w/${name}/status">${statusCard(v.ws, v.podEvents, v.now)}</section>
 <section class="card"><h2>Connect</h2>${connectBlock(v.ws, v.homePath)}
   <div class="row">${runForm(name, 'start', canStart(v.ws), viewer.csrf, `/w/${name}`)}${runForm(name, 'stop', canStop(v.ws), viewer.csrf, `/w/${name}`)}</div>

@@ -90,6 +90,7 @@ describe('admission webhooks over HTTPS, registered in the fake API server', fun
     expect(config('validatingWebhookConfiguration').webhooks.map((w) => [w.name, w.clientConfig])).to.deep.equal([
       ['vworkspace.den.dev', { url: `${url}/validate-workspace`, caBundle }],
       ['vuserspace.den.dev', { url: `${url}/validate-userspace`, caBundle }],
+      ['vimageregistry.den.dev', { url: `${url}/validate-imageregistry`, caBundle }],
     ]);
     const served = new X509Certificate(Buffer.from(data['tls.crt']!, 'base64'));
     expect(served.checkIP('127.0.0.1')).to.equal('127.0.0.1');
@@ -148,6 +149,17 @@ describe('admission webhooks over HTTPS, registered in the fake API server', fun
     expect(stored.spec.sshAuthorizedKeys).to.deep.equal([keys.rsa]);
     const reviews = api.requests.filter((r) => r.path === '/apis/authorization.k8s.io/v1/subjectaccessreviews');
     expect(reviews.map((r) => r.user)).to.deep.equal([MANAGER_USER, MANAGER_USER]);
+  });
+
+  it('refuses an ImageRegistry whose pattern RE2 refuses, naming the field, and stores nothing', async () => {
+    const registry = (include: string[]) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'ImageRegistry', metadata: { name: 'ecr' }, spec: { provider: 'cloud-registry', cloud: { region: 'eu-west-1' }, sync: { include } } }) as KubeObject;
+    const err = await refusal(api.client(BOB_TOKEN).create(RESOURCES.imageRegistry, registry(['^team/', '(?=lookahead)'])));
+    expect(err.status).to.equal(422);
+    expect(err.message).to.match(/^admission webhook "vimageregistry\.den\.dev" denied the request: spec\.sync\.include\[1\]: is not a valid RE2 pattern: /);
+    expect(api.object(RESOURCES.imageRegistry, 'ecr')).to.equal(undefined);
+    await api.client(BOB_TOKEN).create(RESOURCES.imageRegistry, registry(['^team/']));
+    const update = await refusal(api.client(BOB_TOKEN).patch(RESOURCES.imageRegistry, 'ecr', { spec: { sync: { tags: { mode: 'pattern', patterns: ['(a)\\1'] } } } }));
+    expect(update.message).to.contain('spec.sync.tags.patterns[0]: is not a valid RE2 pattern');
   });
 
   it('answers reviews from its caches: no LIST reaches the API server after start-up', async () => {

@@ -85,6 +85,8 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   ready?: () => boolean;
   /** Identity providers offered on the sign-in page and at /login/{provider}; none by default. */
   providers?: IdentityProviders;
+  /** The loopback port to listen on (when the base URL must be known first); any free one by default. */
+  port?: number;
 }
 
 export interface Den {
@@ -114,7 +116,7 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     assets: SHARED_ASSETS,
   });
   const server = http.createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,

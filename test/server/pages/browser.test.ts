@@ -3,16 +3,62 @@
 // server and the harness kubelet that makes workspace pods Running. With DEN_SCREENSHOTS=1
 // it also writes docs/screenshots/*.png of the main pages for the README.
 import { mkdir } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { RESOURCES } from '../../../kube/resources.js';
 import { eventually, gone, LocalPlatform, REPO_ROOT, runDen } from '../../support/platform.js';
-import { launchChromium } from '../../support/web.js';
+import { launchChromium, openLoginForm } from '../../support/web.js';
 
 const PASSWORD = 'correct horse battery staple';
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@laptop';
 const SHOTS = process.env.DEN_SCREENSHOTS === '1' ? join(REPO_ROOT, 'docs/screenshots') : undefined;
+
+/** A page of another site (`localhost` is not the site of `127.0.0.1`) with a form posting `fields` to `action`. */
+async function hostileSite(action: string, fields: Record<string, string>): Promise<{ url: string; close(): Promise<void> }> {
+  const inputs = Object.entries(fields)
+    .map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`)
+    .join('');
+  const server = http.createServer((_req, res) => {
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.end(`<!doctype html><title>Win a prize</title><form method="post" action="${action}">${inputs}<button>Claim your prize</button></form>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://localhost:${(server.address() as AddressInfo).port}/`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+// What the functions given to page.evaluate use of the page (they run in Chromium; the tests' own types have no DOM).
+interface InPage {
+  id: string;
+  tagName: string;
+  type?: string;
+  textContent: string | null;
+  outerHTML: string;
+  labels?: { length: number };
+  getAttribute(name: string): string | null;
+  getClientRects(): { length: number };
+  closest(selector: string): InPage | null;
+}
+declare const document: { documentElement: { scrollWidth: number }; activeElement: InPage | null; querySelectorAll(selector: string): Iterable<InPage> };
+declare const window: { innerWidth: number };
+
+/** Form controls (visible ones) without an accessible name from a label, aria-label or aria-labelledby. */
+function unlabelledControls(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('input, select, textarea')]
+      .filter((c) => c.type !== 'hidden' && c.getClientRects().length > 0)
+      .filter((c) => (c.labels?.length ?? 0) === 0 && !c.getAttribute('aria-label') && !c.getAttribute('aria-labelledby'))
+      .map((c) => c.outerHTML),
+  );
+}
 
 describe('web UI in Chromium', function () {
   this.timeout(120_000);
@@ -68,6 +114,41 @@ describe('web UI in Chromium', function () {
     await page.waitForURL(`${platform.baseUrl}/`);
     expect(await page.locator('#empty-state').textContent()).to.contain('You have no workspace yet');
     await shot('dashboard-empty');
+  });
+
+  it('refuses a sign-in form posted from another site (login CSRF), showing why, and nobody is signed in', async () => {
+    // The attacker's own pair, from their own visit: useless without the cookie only Den's page gets.
+    const attacker = await openLoginForm(platform.baseUrl);
+    const site = await hostileSite(`${platform.baseUrl}/login`, { _csrf: attacker.csrf, next: '/', username: 'alice', password: PASSWORD });
+    const victim = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    try {
+      const tab = await victim.newPage();
+      await tab.goto(`${platform.baseUrl}/login`);
+      const own = (await victim.cookies()).find((c) => c.name === 'svc_login_csrf');
+      expect(own, 'the sign-in page sets its CSRF cookie').to.deep.include({ httpOnly: true, sameSite: 'Lax', path: '/' });
+      await tab.goto(site.url);
+      await tab.getByRole('button', { name: 'Claim your prize' }).click();
+      await tab.waitForURL(`${platform.baseUrl}/login`);
+      expect(await tab.locator('#login-error').textContent()).to.contain('This sign-in form did not come from this Den sign-in page, or it has expired; nobody was signed in.');
+      expect((await victim.cookies()).map((c) => c.name)).not.to.include('svc_session');
+      await tab.goto(`${platform.baseUrl}/`);
+      expect(new URL(tab.url()).pathname, 'still signed out').to.equal('/login');
+    } finally {
+      await victim.close();
+      await site.close();
+    }
+  });
+
+  it('labels every control of the sign-in form', async () => {
+    const fresh = await browser.newContext();
+    try {
+      const tab = await fresh.newPage();
+      await tab.goto(`${platform.baseUrl}/login`);
+      for (const label of ['Username', 'Password']) expect(await tab.getByLabel(label, { exact: true }).count(), label).to.equal(1);
+      expect(await unlabelledControls(tab)).to.deep.equal([]);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('sends pages with the strict CSP and runs no inline script', async () => {
@@ -139,6 +220,89 @@ describe('web UI in Chromium', function () {
     await page.goto(`${platform.baseUrl}/`);
     expect(await page.locator('[data-workspace="dev"] code').textContent()).to.equal('ssh dev@127.0.0.1');
     await shot('dashboard');
+  });
+
+  it("shows the pod's log in the Logs tab with the chosen number of lines, and the start's events in the Events tab", async () => {
+    platform.api.setPodLog('svc-alice', 'dev-0', Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+    await page.goto(`${platform.baseUrl}/w/dev`);
+    const logLines = async () => ((await page.locator('#logs').textContent()) ?? '').trimEnd().split('\n');
+    await eventually(async () => (await logLines()).at(-1) === 'line 300', 'the log shown', 10_000);
+    expect(await logLines(), 'the default tail of 200 lines').to.have.length(200);
+    expect(await page.locator('#logs-state').textContent()).to.equal('Last 200 lines, refreshed every 5 seconds.');
+    await page.getByLabel('Lines').selectOption('100');
+    await eventually(async () => (await logLines())[0] === 'line 201', 'the last 100 lines', 10_000);
+    expect(await logLines()).to.have.length(100);
+    await shot('workspace-logs');
+
+    await page.getByRole('tab', { name: 'Events' }).click();
+    expect(await page.locator('#panel-logs').isHidden()).to.equal(true);
+    const rows = page.locator('#panel-events tbody tr');
+    const reasons = await Promise.all((await rows.all()).map((r) => r.locator('td').nth(3).textContent()));
+    expect(reasons.slice(0, 2)).to.deep.equal(['Scheduled', 'Pulled']);
+    expect(reasons).to.include.members(['Created', 'Started']);
+    expect(await page.locator('#panel-events').textContent()).to.contain('Successfully assigned svc-alice/dev-0 to harness-node');
+    expect(await page.locator('#status-card ol.progress').textContent(), 'the start as progress on the status card').to.match(/Started: Started container \S+/);
+    await shot('workspace-events');
+
+    // The tabs by keyboard: arrows move between them and open the panel.
+    await page.getByRole('tab', { name: 'Events' }).focus();
+    await page.keyboard.press('ArrowLeft');
+    expect(await page.getByRole('tab', { name: 'Logs' }).getAttribute('aria-selected')).to.equal('true');
+    expect(await page.locator('#panel-logs').isVisible()).to.equal(true);
+  });
+
+  it('fits a 375 px wide phone screen without sideways scrolling', async () => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    try {
+      for (const path of ['/', '/catalog', '/new', '/w/dev']) {
+        await page.goto(`${platform.baseUrl}${path}`);
+        const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+        expect(scrollWidth, `${path}: page width ${scrollWidth} in a ${innerWidth} px window`).to.be.at.most(innerWidth);
+      }
+      await page.goto(`${platform.baseUrl}/w/dev`);
+      for (const tab of ['Events', 'YAML']) {
+        await page.getByRole('tab', { name: tab }).click();
+        const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+        expect(scrollWidth, `/w/dev ${tab} tab`).to.be.at.most(375);
+      }
+      await shot('phone-workspace');
+    } finally {
+      await page.setViewportSize({ width: 1200, height: 900 });
+    }
+  });
+
+  it('can be used with the keyboard alone: the skip link first, then the header and its navigation, and labelled controls', async () => {
+    await page.goto(`${platform.baseUrl}/`);
+    const focused = async () => page.evaluate(() => {
+      const el = document.activeElement;
+      return { text: el?.textContent?.trim() ?? '', inNav: Boolean(el?.closest('nav')), tag: el?.tagName ?? '' };
+    });
+    await page.keyboard.press('Tab');
+    expect(await focused()).to.deep.include({ text: 'Skip to content', tag: 'A' });
+    expect(await page.locator('a.skip').isVisible(), 'the skip link shows when focused').to.equal(true);
+    const order: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      await page.keyboard.press('Tab');
+      const f = await focused();
+      order.push(f.inNav ? `nav:${f.text}` : f.text);
+    }
+    expect(order).to.deep.equal(['Den', 'nav:Dashboard', 'nav:Catalog', 'nav:New', 'nav:Profile']);
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id), 'the skip link moves focus to the content').to.equal('main');
+
+    await page.goto(`${platform.baseUrl}/new`);
+    for (const label of ['Name', 'Image', 'CPU', 'Memory', 'GPUs', 'Home volume', 'SSH public key', 'Save this key to my profile for my next workspaces']) {
+      expect(await page.getByLabel(label, { exact: true }).count(), label).to.equal(1);
+    }
+    for (const path of ['/new', '/catalog', '/w/dev', '/']) {
+      await page.goto(`${platform.baseUrl}${path}`);
+      expect(await unlabelledControls(page), path).to.deep.equal([]);
+    }
   });
 
   it('deletes a workspace keeping its volume when unchecked, and with it by default', async () => {

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { KubeObject } from '../../../kube/client.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { fetchPage } from '../../support/web.js';
+import { fetchPage, openLoginForm, postLoginForm } from '../../support/web.js';
 import { startWith, stopAll, type Den } from '../core/cluster.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -25,9 +25,9 @@ function workspace(name: string, running = true): KubeObject {
 }
 
 async function signIn(den: Den, username: string, password: string): Promise<{ cookie: string; csrf: string }> {
-  const answer = await fetchPage(`${den.url}/login`, { form: { username, password, next: '/' } });
+  const answer = await postLoginForm(den.url, { username, password });
   expect(answer.status, answer.text).to.equal(302);
-  const cookie = answer.headers.getSetCookie()[0]!.split(';')[0]!;
+  const cookie = answer.headers.getSetCookie().find((c) => c.startsWith('svc_session='))!.split(';')[0]!;
   const dashboard = await fetchPage(`${den.url}/`, { cookie });
   const csrf = /name="_csrf" value="([^"]+)"/.exec(dashboard.text)![1]!;
   return { cookie, csrf };
@@ -62,21 +62,57 @@ describe('web UI pages (server side)', function () {
 
   it('goes back only to a path on this site after signing in', async () => {
     for (const next of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) {
-      const answer = await fetchPage(`${den.url}/login`, { form: { username: 'alice', password: 'alice-password', next } });
+      const answer = await postLoginForm(den.url, { username: 'alice', password: 'alice-password', next });
       expect(answer.location, next).to.equal('/');
     }
-    const ok = await fetchPage(`${den.url}/login`, { form: { username: 'alice', password: 'alice-password', next: '/catalog?q=x' } });
+    const ok = await postLoginForm(den.url, { username: 'alice', password: 'alice-password', next: '/catalog?q=x' });
     expect(ok.location).to.equal('/catalog?q=x');
   });
 
-  it('answers a wrong password and an unknown user with the same words, and sets no cookie', async () => {
-    const wrong = await fetchPage(`${den.url}/login`, { form: { username: 'alice', password: 'nope', next: '/' } });
-    const unknown = await fetchPage(`${den.url}/login`, { form: { username: 'nobody', password: 'nope', next: '/' } });
+  it('answers a wrong password and an unknown user with the same words, and sets no session cookie', async () => {
+    const wrong = await postLoginForm(den.url, { username: 'alice', password: 'nope' });
+    const unknown = await postLoginForm(den.url, { username: 'nobody', password: 'nope' });
     for (const answer of [wrong, unknown]) {
       expect(answer.status).to.equal(401);
       expect(answer.text).to.contain('Invalid username or password.');
-      expect(answer.headers.getSetCookie()).to.deep.equal([]);
+      expect(answer.headers.getSetCookie().filter((c) => c.startsWith('svc_session='))).to.deep.equal([]);
     }
+  });
+
+  it('gives the sign-in form a token paired with an HttpOnly, SameSite cookie, and keeps it for a second tab', async () => {
+    const first = await fetchPage(`${den.url}/login`);
+    const set = first.headers.getSetCookie().find((c) => c.startsWith('svc_login_csrf='))!;
+    expect(set).to.match(/^svc_login_csrf=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=43200$/);
+    const token = set.split(';')[0]!.slice('svc_login_csrf='.length);
+    expect(first.text).to.contain(`<input type="hidden" name="_csrf" value="${token}">`);
+    const second = await fetchPage(`${den.url}/login`, { cookie: `svc_login_csrf=${token}` });
+    expect(second.text).to.contain(`value="${token}"`);
+  });
+
+  it('refuses a sign-in form posted from another site (login CSRF): a 403 page saying so, and nobody signed in', async () => {
+    const sessions = () => api.objects(RESOURCES.secret, 'svc-system').filter((s: any) => s.metadata.labels?.['den.dev/kind'] === 'session').length;
+    const before = sessions();
+    // The attacker's own pair from their own visit to /login: the victim's browser sends neither its cookie nor theirs.
+    const attacker = await openLoginForm(den.url);
+    const forged: { what: string; cookie?: string; form: Record<string, string>; headers?: Record<string, string> }[] = [
+      { what: 'no token, no cookie', form: { username: 'alice', password: 'alice-password' } },
+      { what: "the attacker's token, no cookie", form: { _csrf: attacker.csrf, username: 'alice', password: 'alice-password' }, headers: { 'Sec-Fetch-Site': 'cross-site' } },
+      { what: "a victim's cookie with the attacker's token", cookie: (await openLoginForm(den.url)).cookie, form: { _csrf: attacker.csrf, username: 'alice', password: 'alice-password' } },
+      { what: 'a matching pair sent cross-site', cookie: attacker.cookie, form: { _csrf: attacker.csrf, username: 'alice', password: 'alice-password' }, headers: { 'Sec-Fetch-Site': 'cross-site' } },
+      { what: 'a matching pair sent from a sibling site', cookie: attacker.cookie, form: { _csrf: attacker.csrf, username: 'alice', password: 'alice-password' }, headers: { 'Sec-Fetch-Site': 'same-site' } },
+    ];
+    for (const f of forged) {
+      const answer = await fetchPage(`${den.url}/login`, { cookie: f.cookie, form: { next: '/', ...f.form }, headers: f.headers });
+      expect(answer.status, f.what).to.equal(403);
+      expect(answer.text, f.what).to.contain('This sign-in form did not come from this Den sign-in page, or it has expired; nobody was signed in.');
+      expect(answer.text, f.what).to.contain('id="login-error"');
+      expect(answer.text, 'what the other site typed is not written back').not.to.contain('value="alice"');
+      expect(answer.headers.getSetCookie().filter((c) => c.startsWith('svc_session=')), f.what).to.deep.equal([]);
+    }
+    expect(sessions(), 'no session created').to.equal(before);
+    const real = await fetchPage(`${den.url}/login`, { cookie: attacker.cookie, form: { _csrf: attacker.csrf, next: '/', username: 'alice', password: 'alice-password' }, headers: { 'Sec-Fetch-Site': 'same-origin' } });
+    expect(real.status, 'the same pair from the page itself').to.equal(302);
+    expect(real.headers.getSetCookie()).to.include('svc_login_csrf=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0');
   });
 
   it('refuses a form POST without the session\'s CSRF token, or with a wrong one, and changes nothing', async () => {
@@ -151,6 +187,75 @@ describe('web UI pages (server side)', function () {
       expect(answer.text).not.to.match(/\bat .*\.ts:\d+/);
     } finally {
       api.seed(binding);
+    }
+  });
+
+  it('creates the workspace and says on its page, once, why the key was not saved when saving it to the UserSpace fails', async () => {
+    const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@laptop';
+    const role = api.object<any>(RESOURCES.clusterRole, 'svc-userspace-alice')!;
+    // The person may read their UserSpace but no longer patch it.
+    api.seed({ ...role, rules: role.rules.map((r: any) => ({ ...r, verbs: r.verbs.filter((v: string) => v !== 'patch') })) });
+    try {
+      const created = await fetchPage(`${den.url}/new`, { cookie: alice.cookie, form: { _csrf: alice.csrf, name: 'keyless', image: 'ubuntu', storage: '1Gi', ssh_public_key: key, save_key: '1' } });
+      expect(created.status, created.text).to.equal(302);
+      expect(created.location).to.equal('/w/keyless');
+      expect(api.object(RESOURCES.workspace, 'keyless', 'svc-alice'), 'the workspace exists').to.not.equal(undefined);
+      expect((api.object<any>(RESOURCES.userSpace, 'alice')!.spec.sshAuthorizedKeys ?? []) as string[]).not.to.include(key);
+      const notice = created.headers.getSetCookie().find((c) => c.startsWith('svc_notice='))!;
+      expect(notice).to.match(/; Path=\/w\/keyless; HttpOnly; SameSite=Lax; Max-Age=60$/);
+      const cookie = `${alice.cookie}; ${notice.split(';')[0]}`;
+      const page = await fetchPage(`${den.url}/w/keyless`, { cookie });
+      expect(page.status).to.equal(200);
+      const shown = /<div class="notice warning" role="status" id="notice">([^<]*)<\/div>/.exec(page.text)?.[1];
+      expect(shown).to.match(/^The workspace was created, but your SSH key was not saved to your profile: userspaces\.den\.dev &quot;alice&quot; is forbidden: User &quot;system:serviceaccount:svc-alice:session&quot; cannot patch resource &quot;userspaces&quot;/);
+      expect(page.headers.getSetCookie()).to.include('svc_notice=; Path=/w/keyless; HttpOnly; SameSite=Lax; Max-Age=0');
+      const again = await fetchPage(`${den.url}/w/keyless`, { cookie: alice.cookie });
+      expect(again.text, 'shown once').not.to.contain('id="notice"');
+    } finally {
+      api.seed(role);
+      await api.client().delete(RESOURCES.workspace, 'keyless', 'svc-alice');
+    }
+  });
+
+  it("answers the status poll as JSON when asked (phase, reason, conditions, the pod's events) and the log as REST's JSON", async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'dev-0', namespace: 'svc-alice', labels: { 'den.dev/workspace': 'dev' } }, spec: { containers: [{ name: 'workspace', image: 'ubuntu' }] }, status: { phase: 'Running' } };
+    const event = (name: string, kind: string, object: string, reason: string, message: string, at: string) => ({
+      apiVersion: 'v1', kind: 'Event', metadata: { name, namespace: 'svc-alice' }, involvedObject: { kind, name: object, namespace: 'svc-alice' }, reason, message, type: 'Normal', count: 1, firstTimestamp: at, lastTimestamp: at,
+    });
+    api.seed(
+      pod as KubeObject,
+      event('dev-0.2', 'Pod', 'dev-0', 'Started', 'Started container workspace', '2030-01-01T00:00:02Z') as KubeObject,
+      event('dev-0.1', 'Pod', 'dev-0', 'Pulled', 'Container image "ubuntu" already present on machine', '2030-01-01T00:00:01Z') as KubeObject,
+      event('home-dev-0.1', 'PersistentVolumeClaim', 'home-dev-0', 'ProvisioningSucceeded', 'Successfully provisioned volume', '2030-01-01T00:00:00Z') as KubeObject,
+      event('other-0.1', 'Pod', 'other-0', 'Started', 'not about dev', '2030-01-01T00:00:03Z') as KubeObject,
+    );
+    api.setPodLog('svc-alice', 'dev-0', 'one\ntwo\nthree\n');
+    try {
+      const res = await fetch(`${den.url}/w/dev/status`, { headers: { Cookie: alice.cookie, Accept: 'application/json' } });
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^application\/json/);
+      const body = (await res.json()) as any;
+      expect(body).to.deep.include({ phase: 'Running', reason: '', conditions: [] });
+      expect(body.events.map((e: any) => [e.reason, e.message])).to.deep.equal([
+        ['Pulled', 'Container image "ubuntu" already present on machine'],
+        ['Started', 'Started container workspace'],
+      ]);
+      const html = await fetchPage(`${den.url}/w/dev/status`, { cookie: alice.cookie, headers: { Accept: 'text/html' } });
+      expect(html.text).to.match(/<ol class="progress" aria-label="Pod events"><li class="Normal"><strong>Pulled<\/strong>/);
+
+      const logs = await fetch(`${den.url}/w/dev/logs?tail=2`, { headers: { Cookie: alice.cookie } });
+      expect(await logs.json()).to.deep.equal({ namespace: 'svc-alice', pod: 'dev-0', lines: 'two\nthree\n' });
+      const none = await fetch(`${den.url}/w/stopped/logs`, { headers: { Cookie: alice.cookie } });
+      expect(none.status).to.equal(409);
+      expect(await none.json()).to.deep.equal({ error: 'workspace stopped has no running pod, start it first' });
+
+      const page = await fetchPage(`${den.url}/w/dev`, { cookie: alice.cookie });
+      const events = /<section role="tabpanel" id="panel-events"[^>]*>(.*?)<\/section>/s.exec(page.text)![1]!;
+      expect([...events.matchAll(/<td>([A-Za-z]+)<\/td><td>([^<]*)<\/td><\/tr>/g)].map((m) => m[1])).to.deep.equal(['ProvisioningSucceeded', 'Pulled', 'Started']);
+      expect(events).to.contain('PersistentVolumeClaim/home-dev-0').and.not.to.contain('not about dev');
+    } finally {
+      for (const name of ['dev-0.1', 'dev-0.2', 'home-dev-0.1', 'other-0.1']) api.remove(RESOURCES.event, name, 'svc-alice');
+      api.remove(RESOURCES.pod, 'dev-0', 'svc-alice');
     }
   });
 
