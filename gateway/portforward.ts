@@ -5,8 +5,8 @@
 // lives until either side closes it.
 import type { Duplex } from 'node:stream';
 import type { KubeClient } from '../kube/client.js';
-import { FrameSender, opened, OutputGate } from './channel-ws.js';
-import type { ExecTarget } from './exec.js';
+import { FrameSender, opened, OutputGate } from '../kube/channel-ws.js';
+import type { ExecTarget } from '../kube/exec.js';
 
 export const PORTFORWARD_PROTOCOLS = ['v4.channel.k8s.io'] as const;
 export const FORWARD_CHANNEL = { data: 0, error: 1 } as const;

@@ -7,7 +7,7 @@ import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { KubeApiError } from '../kube/errors.js';
 import { envRefusal, execCommand, sanitizeTerm, sftpCommand, shellCommand } from './command.js';
-import { EXEC_FAILURE_CODE, startExec, type ExecExit, type ExecSession } from './exec.js';
+import { EXEC_FAILURE_CODE, startExec, type ExecExit, type ExecSession } from '../kube/exec.js';
 import type { SessionTarget } from './target.js';
 
 export interface SessionDeps {

@@ -19,6 +19,7 @@ import { loadProviders, ProviderConfigError, type ProviderConfig } from './auth/
 import { IdentityProviders } from './auth/providers/registry.js';
 import { AssetStore } from './pages/assets.js';
 import { createAuthServices } from './auth/services.js';
+import { TerminalServer } from './terminal/upgrade.js';
 
 /** The API server refuses TokenRequests shorter than ten minutes. */
 const MIN_TOKEN_TTL_MS = 10 * 60_000;
@@ -108,6 +109,16 @@ export const serverRole: Role<typeof serverSettings> = {
     // /metrics stays off the listener people reach; the probes may use either.
     const health = await startHealthServer(settings.healthListen, () => synced && listening, metrics);
     const server = http.createServer(app.callback());
+    const terminals = new TerminalServer({
+      baseUrl: settings.baseUrl,
+      sessions: auth.sessions,
+      directory: auth.directory,
+      minter: auth.minter,
+      serverClient: client,
+      log: say,
+      ready: () => synced && listening,
+    });
+    terminals.attach(server);
     server.on('clientError', (err, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
       else socket.destroy(err);
@@ -143,7 +154,8 @@ export const serverRole: Role<typeof serverSettings> = {
     clearInterval(sweeper);
     const closed = closeServer(server);
     const graceOver = new AbortController();
-    await Promise.race([closed, sleep(SHUTDOWN_GRACE_MS, graceOver.signal)]);
+    // Upgraded sockets are no longer the HTTP server's: the terminals are told themselves.
+    await Promise.race([Promise.all([closed, terminals.close()]), sleep(SHUTDOWN_GRACE_MS, graceOver.signal)]);
     graceOver.abort();
     server.closeAllConnections();
     await closed;

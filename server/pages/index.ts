@@ -13,6 +13,8 @@ import { mountLoginPages, mountLogoutPage } from './session.js';
 import { mountWorkspacePages } from './workspaces.js';
 import { mountCatalogPages } from './catalog.js';
 import { mountNewPage } from './new.js';
+import { mountProfilePages } from './profile.js';
+import { mountAdminPages } from './admin.js';
 
 export type { PageContext, PageDeps, PageRouter } from './types.js';
 
@@ -42,6 +44,8 @@ export function webUi(deps: PageDeps): Middleware {
   mountWorkspacePages(pages, deps);
   mountCatalogPages(pages, deps);
   mountNewPage(pages, deps);
+  mountProfilePages(pages, deps);
+  mountAdminPages(pages, deps);
 
   const chain = compose([
     pageHeaders(),

@@ -8,7 +8,7 @@ import { dashboardPage } from '../../web/templates/dashboard.js';
 import type { WorkspaceView } from '../../web/templates/format.js';
 import { stringify } from 'yaml';
 import { defaultPodName, homeClaimName } from '../../kube/group.js';
-import { eventTime, statusCard, workspacePage, type EventView } from '../../web/templates/workspace.js';
+import { byEventTime, statusCard, workspacePage, type EventView } from '../../web/templates/workspace.js';
 import { phaseOf, reasonOf } from '../../web/templates/format.js';
 import { DEFAULT_LOG_TAIL, deleteWorkspaceOf, listWorkspacesOf, readWorkspaceLogs, setWorkspaceRunning } from '../api/workspaces.js';
 import { describeError } from '../http/errors.js';
@@ -51,7 +51,7 @@ export async function eventsOf(kube: KubeClient, ws: WorkspaceView, namespace: s
   const pod = ws.status?.podName || defaultPodName(name);
   const about = new Set([name, pod, homeClaimName(name)]);
   const { items } = await kube.list<EventView>(RESOURCES.event, { namespace });
-  const all = items.filter((e) => about.has(e.involvedObject?.name ?? '')).sort((a, b) => eventTime(a).localeCompare(eventTime(b)));
+  const all = items.filter((e) => about.has(e.involvedObject?.name ?? '')).sort(byEventTime);
   return { all, pod: all.filter((e) => e.involvedObject?.kind === 'Pod' && e.involvedObject.name === pod) };
 }
 

@@ -37,24 +37,32 @@ function listLocalUsers(ctx: AdminContext, deps: LocalUserRouteDeps): void {
   ctx.body = { items: deps.localUsers.list().map(describeLocalUser) };
 }
 
-async function createLocalUser(ctx: AdminContext, deps: LocalUserRouteDeps): Promise<void> {
-  validateQuery(ctx, noQuery);
-  const req = validateBody(ctx, localUserRequest);
+/** Creates a local user of a checked request; REST and the admin page both call it (after the administrator check). */
+export async function createLocalUserOf(deps: Pick<LocalUserRouteDeps, 'localUsers' | 'now'>, req: { username: string; password: string; owner: string }): Promise<LocalUser> {
   try {
-    const user = await deps.localUsers.create(req, deps.now());
-    ctx.status = 201;
-    ctx.body = describeLocalUser(user);
+    return await deps.localUsers.create(req, deps.now());
   } catch (err) {
     if (err instanceof LocalUserExistsError) throw new HttpError(409, err.message);
     throw err;
   }
 }
 
-async function deleteLocalUser(ctx: AdminContext, deps: LocalUserRouteDeps): Promise<void> {
-  validateQuery(ctx, noQuery);
-  const name = ctx.params.name!;
+/** Removes a local user and ends their sessions. */
+export async function deleteLocalUserOf(deps: Pick<LocalUserRouteDeps, 'localUsers' | 'sessions'>, name: string): Promise<void> {
   if (!(await deps.localUsers.remove(name))) throw new HttpError(404, `no local user named ${name}`);
   await deps.sessions.destroyForUsername(name);
+}
+
+async function createLocalUser(ctx: AdminContext, deps: LocalUserRouteDeps): Promise<void> {
+  validateQuery(ctx, noQuery);
+  const req = validateBody(ctx, localUserRequest);
+  ctx.body = describeLocalUser(await createLocalUserOf(deps, req));
+  ctx.status = 201;
+}
+
+async function deleteLocalUser(ctx: AdminContext, deps: LocalUserRouteDeps): Promise<void> {
+  validateQuery(ctx, noQuery);
+  await deleteLocalUserOf(deps, ctx.params.name!);
   ctx.status = 204;
 }
 

@@ -4,7 +4,8 @@
 import type Router from '@koa/router';
 import { HttpError } from '../http/errors.js';
 import { noQuery, validateBody, validateQuery } from '../http/validate.js';
-import type { CoreState } from '../auth/authenticate.js';
+import type { CoreState, Credential } from '../auth/authenticate.js';
+import type { Caller } from '../http/context.js';
 import type { LocalUserStore } from '../auth/local-users.js';
 import { verifyPassword } from '../auth/passwords.js';
 import type { SessionStore } from '../auth/sessions.js';
@@ -19,10 +20,8 @@ export interface ProfileRouteDeps {
   now: () => number;
 }
 
-async function changePassword(ctx: Router.RouterContext<CoreState>, deps: ProfileRouteDeps): Promise<void> {
-  validateQuery(ctx, noQuery);
-  const req = validateBody(ctx, passwordRequest);
-  const { caller, credential } = ctx.state;
+/** The password change of SPEC 4.5 for `caller`; REST and the profile page both call it. */
+export async function changePasswordOf(deps: ProfileRouteDeps, caller: Caller, credential: Credential, req: { current_password: string; new_password: string }): Promise<void> {
   if (credential.kind !== 'cookie' || !caller.localLogin || !caller.username) {
     throw new HttpError(409, 'this session did not sign in with a local username and password, so it has no password to change');
   }
@@ -34,6 +33,12 @@ async function changePassword(ctx: Router.RouterContext<CoreState>, deps: Profil
   await deps.localUsers.setPassword(user.username, req.new_password);
   // Whoever else knew the old password is signed out; this session stays.
   await deps.sessions.destroyForUsername(user.username, credential.session.secretName);
+}
+
+async function changePassword(ctx: Router.RouterContext<CoreState>, deps: ProfileRouteDeps): Promise<void> {
+  validateQuery(ctx, noQuery);
+  const req = validateBody(ctx, passwordRequest);
+  await changePasswordOf(deps, ctx.state.caller, ctx.state.credential, req);
   ctx.status = 204;
 }
 

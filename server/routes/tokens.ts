@@ -4,6 +4,7 @@ import type Router from '@koa/router';
 import { HttpError } from '../http/errors.js';
 import { noQuery, validateQuery } from '../http/validate.js';
 import type { CoreState } from '../auth/authenticate.js';
+import type { Caller } from '../http/context.js';
 import { TokenNameTakenError, type ApiToken, type ApiTokenStore } from '../auth/tokens.js';
 import { issueTokenQuery } from './schemas.js';
 
@@ -14,7 +15,7 @@ export interface TokenRouteDeps {
 
 type TokenContext = Router.RouterContext<CoreState>;
 
-function describeToken(token: ApiToken) {
+export function describeToken(token: ApiToken) {
   return { name: token.name, namespace: token.namespace, created_at: token.createdAt };
 }
 
@@ -28,28 +29,35 @@ function listTokens(ctx: TokenContext, deps: TokenRouteDeps): void {
   ctx.body = { items: deps.tokens.list(ctx.state.caller.email).map(describeToken) };
 }
 
-async function issueToken(ctx: TokenContext, deps: TokenRouteDeps): Promise<void> {
-  refuseReadScope(ctx, 'issue tokens');
-  const query = validateQuery(ctx, issueTokenQuery);
-  const { caller } = ctx.state;
+/** A new API token of `caller`'s, with its plaintext (shown once); REST and the profile page both call it. */
+export async function issueTokenFor(deps: TokenRouteDeps, caller: Caller, req: { name?: string; scope?: string }): Promise<{ token: string; record: ApiToken }> {
   try {
-    const { token, record } = await deps.tokens.issue(
-      { name: query.name, owner: caller.email, userspace: caller.userspace, namespace: caller.namespace, scope: query.scope === 'read' ? 'read' : 'full' },
+    return await deps.tokens.issue(
+      { name: req.name, owner: caller.email, userspace: caller.userspace, namespace: caller.namespace, scope: req.scope === 'read' ? 'read' : 'full' },
       deps.now(),
     );
-    ctx.status = 201;
-    ctx.body = { ...describeToken(record), token };
   } catch (err) {
     if (err instanceof TokenNameTakenError) throw new HttpError(409, err.message);
     throw err;
   }
 }
 
+export async function revokeTokenOf(deps: TokenRouteDeps, caller: Caller, name: string): Promise<void> {
+  if (!(await deps.tokens.revoke(caller.email, name))) throw new HttpError(404, `you have no API token named ${name}`);
+}
+
+async function issueToken(ctx: TokenContext, deps: TokenRouteDeps): Promise<void> {
+  refuseReadScope(ctx, 'issue tokens');
+  const query = validateQuery(ctx, issueTokenQuery);
+  const { token, record } = await issueTokenFor(deps, ctx.state.caller, query);
+  ctx.status = 201;
+  ctx.body = { ...describeToken(record), token };
+}
+
 async function revokeToken(ctx: TokenContext, deps: TokenRouteDeps): Promise<void> {
   refuseReadScope(ctx, 'revoke tokens');
   validateQuery(ctx, noQuery);
-  const name = ctx.params.name!;
-  if (!(await deps.tokens.revoke(ctx.state.caller.email, name))) throw new HttpError(404, `you have no API token named ${name}`);
+  await revokeTokenOf(deps, ctx.state.caller, ctx.params.name!);
   ctx.status = 204;
 }
 

@@ -15,7 +15,7 @@ import { Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import ssh2, { type ClientChannel } from 'ssh2';
-import { startExec } from '../../gateway/exec.js';
+import { startExec } from '../../kube/exec.js';
 import { generateHostKey } from '../../gateway/host-key.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { FakeExec } from '../support/fake-exec.js';

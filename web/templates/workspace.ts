@@ -14,10 +14,23 @@ export interface EventView {
   eventTime?: string;
   firstTimestamp?: string;
   involvedObject?: { kind?: string; name?: string };
+  metadata?: { resourceVersion?: string };
 }
 
 export function eventTime(e: EventView): string {
   return e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? '';
+}
+
+/**
+ * Oldest first. Timestamps have whole seconds, and a pod's start records several events in one
+ * second; among those the order the API server stored them in (resourceVersion) is the order they happened.
+ */
+export function byEventTime(a: EventView, b: EventView): number {
+  const byTime = eventTime(a).localeCompare(eventTime(b));
+  if (byTime !== 0) return byTime;
+  const versionA = Number(a.metadata?.resourceVersion);
+  const versionB = Number(b.metadata?.resourceVersion);
+  return Number.isSafeInteger(versionA) && Number.isSafeInteger(versionB) ? versionA - versionB : 0;
 }
 
 /** The status card: phase, why, conditions and the start's pod events as progress. */
@@ -89,5 +102,5 @@ ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.not
     <p><button type="submit" class="danger">Delete ${name}</button></p>
   </form></details>
 </section>`;
-  return page({ title: name, assets, viewer, body, scripts: ['workspace.js'] });
+  return page({ title: name, assets, viewer, body, scripts: ['workspace.js', 'terminal.js'], styles: ['terminal.css'] });
 }

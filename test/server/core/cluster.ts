@@ -19,6 +19,7 @@ import { FakeApiServer } from '../../support/fake-apiserver.js';
 import { expectDocumented } from '../api/openapi-check.js';
 import { fixture } from '../../support/fixtures.js';
 import { SHARED_ASSETS } from '../../support/web.js';
+import { TerminalServer } from '../../../server/terminal/upgrade.js';
 
 export const SERVER_TOKEN = 'den-server-token';
 export const SERVER_USER = `system:serviceaccount:${SYSTEM_NAMESPACE}:den-server`;
@@ -93,6 +94,8 @@ export interface Den {
   url: string;
   api: string;
   auth: AuthServices;
+  /** The browser terminal's websocket upgrades (GET /w/{name}/terminal/ws). */
+  terminals: TerminalServer;
   close(): Promise<void>;
 }
 
@@ -116,13 +119,25 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     assets: SHARED_ASSETS,
   });
   const server = http.createServer(app.callback());
+  const terminals = new TerminalServer({
+    baseUrl: opts.baseUrl ?? 'http://den.test',
+    sessions: auth.sessions,
+    directory: auth.directory,
+    minter: auth.minter,
+    serverClient,
+    log: opts.log ?? (() => undefined),
+    ready: opts.ready ?? (() => true),
+  });
+  terminals.attach(server);
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
     api: `${url}/api/v1`,
     auth,
+    terminals,
     async close() {
+      await terminals.close();
       stop.abort();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

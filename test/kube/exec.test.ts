@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { KubeClient } from '../../kube/client.js';
 import { staticConnection } from '../../kube/connection.js';
 import { KubeApiError } from '../../kube/errors.js';
-import { exitFromStatus, parseStatusFrame, resizeFrame, startExec, type ExecStreams } from '../../gateway/exec.js';
+import { exitFromStatus, parseStatusFrame, resizeFrame, startExec, type ExecStreams } from '../../kube/exec.js';
 import { FakeExec, V4, V5 } from '../support/fake-exec.js';
 import { fixtureLines } from '../support/fixtures.js';
 

@@ -5,8 +5,8 @@
 // its own and stays open until the command ends.
 import type { Readable, Writable } from 'node:stream';
 import type { WebSocket } from 'ws';
-import type { KubeClient } from '../kube/client.js';
-import type { KubeStatus } from '../kube/errors.js';
+import type { KubeClient } from './client.js';
+import type { KubeStatus } from './errors.js';
 import { FrameSender, opened, OutputGate, type MessageHandler } from './channel-ws.js';
 
 export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'] as const;
@@ -62,7 +62,7 @@ export interface ExecSession {
   resize(cols: number, rows: number): void;
   /** Settles when the exec ends. */
   done: Promise<ExecExit>;
-  /** Ends the exec from our side (the SSH channel went away). */
+  /** Ends the exec from our side (the SSH channel or the browser went away). */
   close(): void;
 }
 

@@ -1,14 +1,14 @@
 // The channel websocket framing shared by pods/exec and pods/portforward: every binary
 // message starts with one byte naming its channel. Also the flow control between a
 // websocket and Node streams: output stops being read from the API server while a slow
-// SSH client has not drained, and input stops being read from the SSH client while the
+// client (an SSH channel, a browser) has not drained, and input stops being read from it while the
 // websocket has too much unsent, so one slow party never grows memory without bound.
 import type { Readable, Writable } from 'node:stream';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
-import { KubeApiError, statusFromText, type KubeStatus } from '../kube/errors.js';
+import { KubeApiError, statusFromText, type KubeStatus } from './errors.js';
 
-/** Unsent bytes on the websocket above which reading from the SSH side pauses. */
+/** Unsent bytes on the websocket above which reading from the client side pauses. */
 export const SEND_HIGH_WATER = 1 << 20;
 export const SEND_LOW_WATER = 256 << 10;
 

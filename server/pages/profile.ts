@@ -1,0 +1,134 @@
+// GET /profile and its forms: quota usage, my SSH keys (my own UserSpace, patched with my
+// token: SPEC 1.2 rule 6), my API tokens and my password, through the same functions as
+// REST (server/routes/tokens.ts, server/routes/profile.ts). A refusal is shown beside the
+// form it is about; the page is rendered again, never a stack trace.
+import { ValidationError } from 'yup';
+import { RESOURCES } from '../../kube/resources.js';
+import { profilePage, type ProfileView } from '../../web/templates/profile.js';
+import { checkAuthorizedKey } from '../admission/ssh-keys.js';
+import { describeError, HttpError } from '../http/errors.js';
+import { changePasswordOf } from '../routes/profile.js';
+import { issueTokenQuery, passwordRequest } from '../routes/schemas.js';
+import { describeToken, issueTokenFor, revokeTokenOf } from '../routes/tokens.js';
+import { viewerOf } from './middleware.js';
+import { quotaLines } from './new.js';
+import { sendPage } from './workspaces.js';
+import type { PageContext, PageDeps, PageRouter } from './types.js';
+
+interface OwnUserSpace {
+  spec?: { quota?: Record<string, unknown>; sshAuthorizedKeys?: string[] };
+}
+
+type Extra = Pick<ProfileView, 'issued' | 'error' | 'done'>;
+
+async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, status = 200): Promise<void> {
+  const { kube, caller, assets } = ctx.state;
+  const [userSpace, workspaces] = await Promise.all([
+    kube.get<OwnUserSpace>(RESOURCES.userSpace, caller.userspace),
+    kube.list(RESOURCES.workspace, { namespace: caller.namespace }),
+  ]);
+  const view: ProfileView = {
+    quota: quotaLines(userSpace, workspaces.items, deps.resources.gpuResource),
+    keys: userSpace.spec?.sshAuthorizedKeys ?? [],
+    tokens: deps.auth.tokens.list(caller.email).map(describeToken).map((t) => ({ name: t.name, createdAt: t.created_at })),
+    localLogin: caller.localLogin,
+    username: caller.username,
+    ...extra,
+  };
+  sendPage(ctx, profilePage(assets, viewerOf(ctx)!, view), status);
+}
+
+/** What a refusal says to the person: the schema's or the cluster's words; anything else is re-thrown. */
+function refusal(err: unknown): { message: string; status: number } {
+  if (err instanceof ValidationError) return { message: err.errors.join('; '), status: 400 };
+  const described = describeError(err);
+  if (described.status >= 500) throw err;
+  return { message: described.message, status: described.status };
+}
+
+async function ownKeys(ctx: PageContext): Promise<string[]> {
+  const us = await ctx.state.kube.get<OwnUserSpace>(RESOURCES.userSpace, ctx.state.caller.userspace);
+  return us.spec?.sshAuthorizedKeys ?? [];
+}
+
+async function addKey(ctx: PageContext, deps: PageDeps): Promise<void> {
+  const key = (ctx.request.form?.key ?? '').trim().replace(/\s+/g, ' ');
+  try {
+    const check = checkAuthorizedKey(key);
+    if (!check.ok) throw new HttpError(400, `the key ${check.reason}`);
+    const keys = await ownKeys(ctx);
+    if (!keys.includes(key)) await ctx.state.kube.patch(RESOURCES.userSpace, ctx.state.caller.userspace, { spec: { sshAuthorizedKeys: [...keys, key] } });
+    ctx.redirect('/profile?done=key-added');
+  } catch (err) {
+    const { message, status } = refusal(err);
+    await render(ctx, deps, { error: { form: 'keys', message, value: key } }, status);
+  }
+}
+
+async function removeKey(ctx: PageContext, deps: PageDeps): Promise<void> {
+  const key = ctx.request.form?.key ?? '';
+  try {
+    const keys = await ownKeys(ctx);
+    if (!keys.includes(key)) throw new HttpError(404, 'that key is not among your saved keys (it may have been removed already)');
+    await ctx.state.kube.patch(RESOURCES.userSpace, ctx.state.caller.userspace, { spec: { sshAuthorizedKeys: keys.filter((k) => k !== key) } });
+    ctx.redirect('/profile?done=key-removed');
+  } catch (err) {
+    const { message, status } = refusal(err);
+    await render(ctx, deps, { error: { form: 'keys', message } }, status);
+  }
+}
+
+async function issueToken(ctx: PageContext, deps: PageDeps): Promise<void> {
+  const form = ctx.request.form ?? {};
+  const request = Object.fromEntries(Object.entries({ name: form.name?.trim(), scope: form.scope }).filter(([, v]) => v));
+  try {
+    const req = issueTokenQuery.validateSync(request, { strict: true });
+    const { token, record } = await issueTokenFor({ tokens: deps.auth.tokens, now: deps.now }, ctx.state.caller, req);
+    // The plaintext is in this answer only: no redirect, so it never sits in a URL or history entry.
+    await render(ctx, deps, { issued: { name: record.name, token, scope: record.scope } }, 201);
+  } catch (err) {
+    const { message, status } = refusal(err);
+    await render(ctx, deps, { error: { form: 'tokens', message } }, status);
+  }
+}
+
+async function revokeToken(ctx: PageContext, deps: PageDeps): Promise<void> {
+  try {
+    await revokeTokenOf({ tokens: deps.auth.tokens, now: deps.now }, ctx.state.caller, ctx.params.name!);
+    ctx.redirect('/profile?done=token-revoked');
+  } catch (err) {
+    const { message, status } = refusal(err);
+    await render(ctx, deps, { error: { form: 'tokens', message } }, status);
+  }
+}
+
+async function changePassword(ctx: PageContext, deps: PageDeps): Promise<void> {
+  const form = ctx.request.form ?? {};
+  try {
+    const req = passwordRequest.validateSync({ current_password: form.current_password ?? '', new_password: form.new_password ?? '' }, { strict: true });
+    await changePasswordOf({ ...deps.auth, now: deps.now }, ctx.state.caller, ctx.state.credential, req);
+    ctx.redirect('/profile?done=password-changed');
+  } catch (err) {
+    const { message, status } = refusal(err);
+    await render(ctx, deps, { error: { form: 'password', message } }, status);
+  }
+}
+
+const DONE: Record<string, string> = {
+  'key-added': 'The key was saved.',
+  'key-removed': 'The key was removed.',
+  'token-revoked': 'The token was revoked.',
+  'password-changed': 'Your password was changed; your other sessions were signed out.',
+};
+
+export function mountProfilePages(router: PageRouter, deps: PageDeps): void {
+  router.get('/profile', (ctx) => {
+    const key = String(ctx.query.done ?? '');
+    return render(ctx, deps, Object.hasOwn(DONE, key) ? { done: DONE[key] } : {});
+  });
+  router.post('/profile/keys', (ctx) => addKey(ctx, deps));
+  router.post('/profile/keys/remove', (ctx) => removeKey(ctx, deps));
+  router.post('/profile/tokens', (ctx) => issueToken(ctx, deps));
+  router.post('/profile/tokens/:name/revoke', (ctx) => revokeToken(ctx, deps));
+  router.post('/profile/password', (ctx) => changePassword(ctx, deps));
+}

@@ -1,0 +1,75 @@
+// Where a browser terminal goes: the person's own Workspace, read with their minted token
+// (so RBAC decides), must be Running; its pod comes from status.podName (else <name>-0) and
+// must carry den.dev/workspace=<name>; the shell and home come from its WorkspaceImage. The
+// same rules as the SSH gateway's (SPEC 1.5 steps 4 and 5), read through the person's
+// identity instead of the gateway's caches.
+import type { KubeClient, KubeObject } from '../../kube/client.js';
+import { isNotFound, KubeApiError, KubeUnavailableError } from '../../kube/errors.js';
+import { RESOURCES } from '../../kube/resources.js';
+import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, shellAndHome, type SessionTarget } from '../../gateway/target.js';
+import type { Workspace, WorkspaceImage } from '../../gateway/workspaces.js';
+import { CLOSE } from './protocol.js';
+
+/** The terminal cannot open; `message` is shown in the browser, `code` closes the websocket. */
+export class TerminalRefused extends Error {
+  override readonly name = 'TerminalRefused';
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A cluster failure as the person should read it: RBAC's own 403 message, else what went wrong. */
+export function refusalOf(err: unknown, what: string): TerminalRefused {
+  if (err instanceof TerminalRefused) return err;
+  if (err instanceof KubeApiError) {
+    if (err.status === 403) return new TerminalRefused(CLOSE.forbidden, err.message);
+    if (err.status === 404) return new TerminalRefused(CLOSE.notFound, err.message);
+    if (err.status === 401) return new TerminalRefused(CLOSE.forbidden, 'the cluster did not accept your session; sign in again');
+    return new TerminalRefused(CLOSE.clusterFailed, `the cluster API failed while ${what} (HTTP ${err.status}): ${err.message}`);
+  }
+  if (err instanceof KubeUnavailableError) return new TerminalRefused(CLOSE.clusterFailed, `the cluster API is unreachable while ${what}; try again shortly`);
+  return new TerminalRefused(CLOSE.clusterFailed, `cannot connect to the workspace while ${what}: ${(err as Error)?.message ?? String(err)}`);
+}
+
+interface Pod extends KubeObject {
+  spec?: { containers?: { name?: string }[] };
+}
+
+/** Reads the Workspace, its pod and its image as the person; throws TerminalRefused with what they can act on. */
+export async function resolveTerminalTarget(client: KubeClient, namespace: string, name: string): Promise<SessionTarget> {
+  let ws: Workspace;
+  try {
+    ws = await client.get<Workspace>(RESOURCES.workspace, name, namespace);
+  } catch (err) {
+    if (isNotFound(err)) throw new TerminalRefused(CLOSE.notFound, `you have no workspace named ${name}`);
+    throw refusalOf(err, `reading workspace ${name}`);
+  }
+  const notRunning = notRunningMessage(ws);
+  if (notRunning) throw new TerminalRefused(CLOSE.notRunning, notRunning);
+
+  const podName = podNameOf(ws);
+  let pod: Pod;
+  try {
+    pod = await client.get<Pod>(RESOURCES.pod, podName, namespace);
+  } catch (err) {
+    if (isNotFound(err)) throw new TerminalRefused(CLOSE.notRunning, `workspace ${name} has no pod ${podName} yet; try again shortly`);
+    throw refusalOf(err, `reading pod ${podName}`);
+  }
+  const mismatch = podMismatchMessage(pod, name);
+  if (mismatch) throw new TerminalRefused(CLOSE.forbidden, mismatch);
+
+  const imageName = ws.spec?.imageRef?.name ?? '';
+  let image: WorkspaceImage | undefined;
+  if (imageName) {
+    try {
+      image = await client.get<WorkspaceImage>(RESOURCES.workspaceImage, imageName);
+    } catch (err) {
+      // A withdrawn catalog entry leaves running workspaces alone; its defaults still apply.
+      if (!isNotFound(err)) throw refusalOf(err, `reading workspace image ${imageName}`);
+    }
+  }
+  return { namespace, workspace: name, pod: podName, container: containerOf(pod), ...shellAndHome(image) };
+}

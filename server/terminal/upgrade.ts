@@ -1,0 +1,182 @@
+// `GET /w/{name}/terminal/ws`: the upgrade of den server's HTTP server to the browser
+// terminal. Before anything is upgraded the request must come from a page of the base URL
+// (Origin: no cross-site websocket hijacking), carry a live session cookie and offer the
+// session's CSRF token as a subprotocol; otherwise it is answered with a plain HTTP error.
+// After the upgrade, the workspace is resolved with the person's minted token and one
+// pods/exec runs the image's shell as a login shell in its home.
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Log } from '../../process/role.js';
+import type { KubeClient } from '../../kube/client.js';
+import { shellCommand } from '../../gateway/command.js';
+import { callerOf, serviceAccountOf } from '../auth/authenticate.js';
+import { sessionIdFromCookieHeader } from '../auth/cookie.js';
+import type { UserSpaceDirectory } from '../auth/directory.js';
+import { ForwardingClient } from '../auth/forwarding.js';
+import type { TokenMinter } from '../auth/minting.js';
+import { constantTimeEqual } from '../auth/secrets.js';
+import type { SessionStore } from '../auth/sessions.js';
+import type { Caller } from '../http/context.js';
+import { HttpError } from '../http/errors.js';
+import { CLOSE, CSRF_PROTOCOL_PREFIX, dimension, TERMINAL_PROTOCOL } from './protocol.js';
+import { refuse, relayTerminal, type Relay } from './relay.js';
+import { refusalOf, resolveTerminalTarget } from './target.js';
+
+export const TERMINAL_PATH = /^\/w\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\/terminal\/ws$/;
+/** Terminals one person may have open at once; each is an exec in a pod. */
+export const MAX_TERMINALS_PER_PERSON = 10;
+/** Largest message a browser may send (a paste is split by the page script). */
+const MAX_MESSAGE_BYTES = 256 << 10;
+const DEFAULT_SIZE = { cols: 80, rows: 24 };
+
+export interface TerminalDeps {
+  /** `--base-url`: the only Origin a terminal may be opened from. */
+  baseUrl: string;
+  sessions: SessionStore;
+  directory: UserSpaceDirectory;
+  minter: TokenMinter;
+  serverClient: KubeClient;
+  log: Log;
+  ready: () => boolean;
+  now?: () => number;
+}
+
+interface Opened {
+  caller: Caller;
+  client: KubeClient;
+  workspace: string;
+  size: { cols: number; rows: number };
+}
+
+/** Offered subprotocols of an upgrade request, in order. */
+function offeredProtocols(req: http.IncomingMessage): string[] {
+  const header = req.headers['sec-websocket-protocol'];
+  return (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+}
+
+function answerHttp(socket: Duplex, status: number, message: string): void {
+  const body = JSON.stringify({ error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export class TerminalServer {
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: MAX_MESSAGE_BYTES,
+    handleProtocols: (offered: Set<string>) => (offered.has(TERMINAL_PROTOCOL) ? TERMINAL_PROTOCOL : false),
+  });
+  private readonly origin: string;
+  private readonly now: () => number;
+  /** Terminals relaying to an exec now. */
+  readonly relays = new Set<Relay>();
+  /** Browser sockets open per person (relaying or still being resolved). */
+  private readonly openByOwner = new Map<string, number>();
+
+  constructor(private readonly deps: TerminalDeps) {
+    this.origin = new URL(deps.baseUrl).origin;
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Serves terminal upgrades on `server`; other upgrade paths are answered 404. */
+  attach(server: http.Server): void {
+    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
+  }
+
+  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', (err) => this.deps.log('terminal socket error', { error: err.message }));
+    this.admit(req).then(
+      (opened) => {
+        if (socket.destroyed) return;
+        this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, opened));
+      },
+      (err: unknown) => {
+        if (err instanceof HttpError) return answerHttp(socket, err.status, err.message);
+        this.deps.log('terminal upgrade failed', { error: String((err as Error)?.message ?? err) });
+        answerHttp(socket, 500, 'internal error');
+      },
+    );
+  }
+
+  /** Tells every open terminal that the server is going away, and waits for them to end. */
+  async close(): Promise<void> {
+    const all = [...this.relays];
+    for (const relay of all) relay.close(CLOSE.goingAway, 'den server is restarting; reconnect in a moment');
+    await Promise.all(all.map((r) => r.done));
+  }
+
+  /** The checks made before upgrading; throws HttpError with what the person should know. */
+  private async admit(req: http.IncomingMessage): Promise<Opened> {
+    const url = new URL(req.url ?? '/', 'http://den.invalid');
+    const match = TERMINAL_PATH.exec(url.pathname);
+    if (!match || req.method !== 'GET') throw new HttpError(404, `no websocket is served at ${url.pathname.slice(0, 200)}`);
+    if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly');
+    if (req.headers.origin !== this.origin) throw new HttpError(403, `a terminal may only be opened from a page of ${this.origin}`);
+
+    const id = sessionIdFromCookieHeader(req.headers.cookie);
+    if (!id) throw new HttpError(401, 'sign in first: the terminal needs your session');
+    const session = await this.deps.sessions.lookup(id, this.now());
+    if (!session) throw new HttpError(401, 'your session has ended; sign in again');
+
+    const offered = offeredProtocols(req);
+    const csrf = offered.find((p) => p.startsWith(CSRF_PROTOCOL_PREFIX))?.slice(CSRF_PROTOCOL_PREFIX.length);
+    if (!csrf) throw new HttpError(403, `missing CSRF token: offer the subprotocol ${CSRF_PROTOCOL_PREFIX}<token> beside ${TERMINAL_PROTOCOL}`);
+    if (!constantTimeEqual(csrf, session.csrfToken)) throw new HttpError(403, 'wrong CSRF token: reload the page');
+    if (!offered.includes(TERMINAL_PROTOCOL)) throw new HttpError(400, `offer the subprotocol ${TERMINAL_PROTOCOL}`);
+
+    const caller = callerOf({ kind: 'cookie', session }, this.deps);
+    const serviceAccount = serviceAccountOf(caller);
+    const client = new ForwardingClient(this.deps.serverClient, () => this.deps.minter.token(caller.namespace, serviceAccount));
+    const cols = url.searchParams.has('cols') ? dimension(Number(url.searchParams.get('cols'))) : DEFAULT_SIZE.cols;
+    const rows = url.searchParams.has('rows') ? dimension(Number(url.searchParams.get('rows'))) : DEFAULT_SIZE.rows;
+    if (!cols || !rows) throw new HttpError(400, 'cols and rows must be whole numbers from 1 to 1000');
+    return { caller, client, workspace: match[1]!, size: { cols, rows } };
+  }
+
+  private serve(ws: WebSocket, opened: Opened): void {
+    const { caller, workspace } = opened;
+    const fields = { namespace: caller.namespace, workspace, owner: caller.email };
+    ws.on('error', (err) => this.deps.log('terminal websocket error', { ...fields, error: err.message }));
+    // Keystrokes and resizes typed while the workspace is being resolved wait in the socket, not in a lost event.
+    ws.pause();
+    // Counted from the upgrade until the browser's socket closes, so opening many at once cannot slip past the limit.
+    const open = this.openByOwner.get(caller.email) ?? 0;
+    if (open >= MAX_TERMINALS_PER_PERSON) {
+      ws.resume();
+      return refuse(ws, CLOSE.badRequest, `you already have ${MAX_TERMINALS_PER_PERSON} terminals open; close one first`);
+    }
+    this.openByOwner.set(caller.email, open + 1);
+    ws.once('close', () => {
+      const left = (this.openByOwner.get(caller.email) ?? 1) - 1;
+      if (left > 0) this.openByOwner.set(caller.email, left);
+      else this.openByOwner.delete(caller.email);
+    });
+    resolveTerminalTarget(opened.client, caller.namespace, workspace).then(
+      (target) => {
+        if (ws.readyState !== ws.OPEN) return;
+        const relay = relayTerminal(ws, {
+          client: opened.client,
+          target,
+          command: shellCommand(target, { term: 'xterm-256color', vars: new Map() }),
+          size: opened.size,
+          onEnd: ({ exit, refused, by }) => {
+            this.deps.log('terminal closed', { ...fields, by, exitCode: exit?.exitCode, error: refused?.message ?? exit?.message });
+          },
+        });
+        this.relays.add(relay);
+        void relay.done.then(() => this.relays.delete(relay));
+        this.deps.log('terminal opened', { ...fields, pod: target.pod });
+      },
+      (err: unknown) => {
+        const refused = refusalOf(err, `opening workspace ${workspace}`);
+        this.deps.log('terminal refused', { ...fields, error: refused.message });
+        ws.resume();
+        refuse(ws, refused.code, refused.message);
+      },
+    );
+  }
+}

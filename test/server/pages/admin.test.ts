@@ -1,0 +1,188 @@
+// The administration pages in Chromium, as an administrator (everything written with their
+// minted token reaches the cluster) and as a person without the rights (the page names the
+// missing right in the cluster's words). The admin workspace list's filter and sort are also
+// checked as a pure function.
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import type { KubeObject } from '../../../kube/client.js';
+import { RESOURCES } from '../../../kube/resources.js';
+import { workspaceLines } from '../../../server/pages/admin.js';
+import { startBrowserDen, type BrowserDen } from '../../support/browser-den.js';
+import { login } from '../core/cluster.js';
+
+function workspace(name: string, namespace: string, phase: string, minutesAgo: number): KubeObject {
+  return {
+    apiVersion: 'den.dev/v1alpha1',
+    kind: 'Workspace',
+    metadata: { name, namespace, creationTimestamp: new Date(Date.now() - minutesAgo * 60_000).toISOString() },
+    spec: { imageRef: { name: 'ubuntu' }, storage: '1Gi', running: phase !== 'Suspended' },
+    status: { phase },
+  };
+}
+
+describe('the administration pages in Chromium', function () {
+  this.timeout(90_000);
+  let world: BrowserDen;
+  let root: Page;
+
+  before(async () => {
+    world = await startBrowserDen({ root: { admin: true }, alice: {}, bob: {} }, (api) => {
+      api.seed(
+        workspace('web', 'svc-alice', 'Running', 30),
+        workspace('batch', 'svc-bob', 'Suspended', 10),
+        workspace('api', 'svc-bob', 'Running', 60),
+        { apiVersion: 'den.dev/v1alpha1', kind: 'WorkspaceImage', metadata: { name: 'ubuntu' }, spec: { displayName: 'Ubuntu', image: 'ubuntu:24.04' } },
+      );
+    });
+    root = await world.signedIn('root', '/admin/overview');
+  });
+  after(() => world?.close());
+
+  it('shows the overview to an administrator', async () => {
+    expect(await root.locator('[data-count="people"]').textContent()).to.equal('3');
+    expect(await root.locator('[data-count="workspaces"]').textContent()).to.equal('3');
+    expect(await root.locator('#overview').textContent()).to.contain('2 Running, 1 Suspended');
+  });
+
+  it('creates a person, changes their role and disables them, and creates a local user who can sign in', async () => {
+    await root.goto(`${world.den.url}/admin/users`);
+    await root.fill('#person-name', 'carol');
+    await root.fill('#person-owner', 'carol@example.com');
+    await root.selectOption('#person-role', 'admin');
+    await root.click('form[action="/admin/users"] button[type="submit"]');
+    expect(await root.locator('#done').textContent()).to.equal('The person was created.');
+    const carol = world.api.object(RESOURCES.userSpace, 'carol')!;
+    expect(carol.spec).to.deep.include({ owner: 'carol@example.com' });
+    expect(carol.metadata?.labels?.['den.dev/role']).to.equal('admin');
+    const create = world.api.requests.find((r) => r.method === 'POST' && r.path.endsWith('/userspaces'));
+    expect(create?.user).to.equal('system:serviceaccount:svc-root:session');
+
+    const row = root.locator('tr[data-person="carol"]');
+    await row.locator('select').selectOption('user');
+    await row.locator('input[type="checkbox"]').check();
+    await row.locator('button').click();
+    expect(await root.locator('#done').textContent()).to.equal('The membership was saved.');
+    expect(world.api.object(RESOURCES.userSpace, 'carol')?.metadata?.labels).to.include({ 'den.dev/role': 'user', 'den.dev/disabled': 'true' });
+
+    await root.fill('#local-username', 'alice2');
+    await root.fill('#local-password', 'alice2-password');
+    await root.fill('#local-owner', 'alice@example.com');
+    await root.click('form[action="/admin/users/local"] button[type="submit"]');
+    expect(await root.locator('#done').textContent()).to.equal('The local user was created.');
+    expect(await root.locator('tr[data-local-user="alice2"]').count()).to.equal(1);
+    await login(world.den, 'alice2', 'alice2-password');
+  });
+
+  it('refuses a bad person beside the form with what was typed, creating nothing', async () => {
+    await root.goto(`${world.den.url}/admin/users`);
+    await root.fill('#person-name', 'Not_A_Name');
+    await root.fill('#person-owner', 'x@example.com');
+    await root.click('form[action="/admin/users"] button[type="submit"]');
+    expect(await root.locator('#error-person').textContent()).to.match(/^name /);
+    expect(await root.inputValue('#person-name')).to.equal('Not_A_Name');
+    expect(world.api.objects(RESOURCES.userSpace).map((u) => u.metadata?.name)).to.not.include('Not_A_Name');
+  });
+
+  it('edits a quota, and refuses a quantity that is not one', async () => {
+    await root.goto(`${world.den.url}/admin/quota`);
+    const row = root.locator('tr[data-quota="alice"]');
+    expect(await row.locator('td').first().textContent()).to.match(/\/ 3$/);
+    await row.locator('summary').click();
+    await row.locator('input[name="cpu"]').fill('lots');
+    await row.locator('button[type="submit"]').click();
+    expect(await root.locator('#error-quota-alice').textContent()).to.contain('cpu');
+    expect((world.api.object(RESOURCES.userSpace, 'alice')?.spec as any).quota.cpu).to.equal('4');
+
+    const again = root.locator('tr[data-quota="alice"]');
+    await again.locator('input[name="cpu"]').fill('8');
+    await again.locator('input[name="workspaces"]').fill('5');
+    await again.locator('button[type="submit"]').click();
+    expect(await root.locator('#done').textContent()).to.equal('The quota was saved.');
+    expect((world.api.object(RESOURCES.userSpace, 'alice')?.spec as any).quota).to.include({ cpu: '8', workspaces: 5 });
+  });
+
+  it('creates, edits and deprecates a catalog entry, and creates and force-syncs a registry', async () => {
+    await root.goto(`${world.den.url}/admin/catalog`);
+    await root.click('summary:has-text("Add an entry")');
+    await root.fill('#image-name', 'python');
+    await root.fill('#image-image', 'python:3.12');
+    await root.fill('#image-tags', 'python, data');
+    await root.click('form[action="/admin/catalog/images"] button[type="submit"]');
+    expect(await root.locator('#done').textContent()).to.equal('The entry was created.');
+    expect(world.api.object(RESOURCES.workspaceImage, 'python')?.spec).to.deep.include({ image: 'python:3.12', displayName: 'python', tags: ['python', 'data'] });
+
+    const row = root.locator('tr[data-image="python"]');
+    await row.locator('summary').click();
+    await row.locator('input[name="display_name"]').fill('Python 3.12');
+    await row.locator('form[action="/admin/catalog/images/python"] button[type="submit"]').click();
+    expect((world.api.object(RESOURCES.workspaceImage, 'python')?.spec as any).displayName).to.equal('Python 3.12');
+
+    await root.locator('tr[data-image="python"] button:has-text("Deprecate")').click();
+    expect((world.api.object(RESOURCES.workspaceImage, 'python')?.spec as any).deprecated).to.equal(true);
+    expect(await root.locator('tr[data-image="python"]').textContent()).to.contain('deprecated');
+
+    await root.click('summary:has-text("Add a registry")');
+    await root.fill('#registry-name', 'ecr-main');
+    await root.fill('#registry-region', 'eu-west-1');
+    await root.fill('#registry-interval_seconds', '600');
+    await root.fill('#registry-include', '^team/.*');
+    await root.click('form[action="/admin/catalog/registries"] button[type="submit"]');
+    expect(await root.locator('#done').textContent()).to.equal('The registry was created.');
+    expect(world.api.object(RESOURCES.imageRegistry, 'ecr-main')?.spec).to.deep.include({ provider: 'cloud-registry', cloud: { region: 'eu-west-1' } });
+    expect((world.api.object(RESOURCES.imageRegistry, 'ecr-main')?.spec as any).sync).to.deep.include({ intervalSeconds: 600, include: ['^team/.*'] });
+
+    await root.locator('tr[data-registry="ecr-main"] button:has-text("Sync now")').click();
+    expect(await root.locator('#done').textContent()).to.contain('A sync was requested');
+    expect(world.api.object(RESOURCES.imageRegistry, 'ecr-main')?.metadata?.annotations?.['den.dev/force-sync']).to.be.a('string');
+  });
+
+  it('lists every workspace in the cluster with its owner, running only and sorted on the server', async () => {
+    await root.goto(`${world.den.url}/admin/workspaces`);
+    const names = () => root.locator('#workspaces tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-workspace')));
+    expect(await names()).to.deep.equal(['svc-bob/api', 'svc-bob/batch', 'svc-alice/web']);
+    expect(await root.locator('tr[data-workspace="svc-alice/web"] td').nth(2).textContent()).to.equal('alice@example.com');
+    await root.check('input[name="running"]');
+    await root.selectOption('#sort', 'age');
+    await root.click('#workspace-filter button');
+    expect(new URL(root.url()).search).to.equal('?running=1&sort=age');
+    expect(await names()).to.deep.equal(['svc-alice/web', 'svc-bob/api']);
+  });
+
+  it('shows the settings read-only', async () => {
+    await root.goto(`${world.den.url}/admin/settings`);
+    const text = await root.locator('#settings').textContent();
+    expect(text).to.contain('nvidia.com/gpu');
+    expect(text).to.contain('on (username and password)');
+  });
+
+  it("tells someone without the rights which right is missing, in the cluster's words", async () => {
+    const alice = await world.signedIn('alice', '/');
+    expect(await alice.locator('nav a[href="/admin/overview"]').count()).to.equal(0);
+    const answer = await alice.goto(`${world.den.url}/admin/users`);
+    expect(answer?.status()).to.equal(403);
+    const alert = await alice.locator('[role="alert"]').textContent();
+    expect(alert).to.contain('userspaces.den.dev is forbidden: User "system:serviceaccount:svc-alice:session" cannot list resource "userspaces" in API group "den.dev" at the cluster scope');
+    const settings = await alice.goto(`${world.den.url}/admin/settings`);
+    expect(settings?.status()).to.equal(403);
+    expect(await alice.locator('[role="alert"]').textContent()).to.contain('administrator rights are needed');
+    expect(await alice.content()).to.not.match(/at \S+\.ts:\d+/);
+  });
+});
+
+describe('workspaceLines (the admin workspace list)', () => {
+  const now = Date.parse('2026-11-22T12:00:00Z');
+  const ws = (name: string, namespace: string, phase: string, created: string): KubeObject => ({ metadata: { name, namespace, creationTimestamp: created }, spec: { imageRef: { name: 'x' } }, status: { phase } });
+  const people: KubeObject[] = [
+    { metadata: { name: 'zed' }, spec: { owner: 'zed@example.com' }, status: { namespace: 'svc-zed' } },
+    { metadata: { name: 'amy' }, spec: { owner: 'amy@example.com' } },
+  ];
+  const items = [ws('b', 'svc-zed', 'Failed', '2026-11-22T11:00:00Z'), ws('a', 'svc-amy', 'Running', '2026-11-20T11:00:00Z'), ws('c', 'svc-amy', 'Running', '2026-11-22T11:59:00Z')];
+
+  it('sorts by owner, then namespace and name', () => {
+    expect(workspaceLines(items, people, { runningOnly: false, sort: 'owner', now }).map((l) => `${l.owner}:${l.name}`)).to.deep.equal(['amy@example.com:a', 'amy@example.com:c', 'zed@example.com:b']);
+  });
+
+  it('sorts by age newest first and keeps only running ones when asked', () => {
+    expect(workspaceLines(items, people, { runningOnly: true, sort: 'age', now }).map((l) => l.name)).to.deep.equal(['c', 'a']);
+  });
+});
