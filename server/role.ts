@@ -20,6 +20,8 @@ import { IdentityProviders } from './auth/providers/registry.js';
 import { AssetStore } from './pages/assets.js';
 import { createAuthServices } from './auth/services.js';
 import { TerminalServer } from './terminal/upgrade.js';
+import { ActivityRecorder } from '../kube/activity.js';
+import { FIELD_MANAGERS } from '../kube/group.js';
 
 /** The API server refuses TokenRequests shorter than ten minutes. */
 const MIN_TOKEN_TTL_MS = 10 * 60_000;
@@ -117,6 +119,11 @@ export const serverRole: Role<typeof serverSettings> = {
       serverClient: client,
       log: say,
       ready: () => synced && listening,
+      activity: new ActivityRecorder({
+        client,
+        fieldManager: FIELD_MANAGERS.server,
+        onError: (err, where) => say('cannot record activity', { ...where, error: err.message }),
+      }),
     });
     terminals.attach(server);
     server.on('clientError', (err, socket) => {

@@ -106,6 +106,8 @@ export function serverClusterRules(): PolicyRule[] {
       resourceNames: [SERVICE_ACCOUNTS.session, SERVICE_ACCOUNTS.sessionReadonly],
     },
     { apiGroups: [GROUP], resources: ['userspaces'], verbs: CACHE },
+    // status.lastActivityTime while a browser terminal is open (kube/activity.ts), as the gateway does for SSH.
+    { apiGroups: [GROUP], resources: ['workspaces/status'], verbs: ['patch'] },
   ];
 }
 

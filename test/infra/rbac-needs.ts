@@ -94,6 +94,7 @@ export const NEEDS: Record<Process, Need[]> = {
   'den-server': [
     { verbs: ['create'], group: '', resource: 'serviceaccounts/token', scope: 'any namespace', names: ['session', 'session-readonly'], why: 'server/auth/minting.ts' },
     { verbs: CACHE, group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'server/auth/directory.ts' },
+    { verbs: ['patch'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'kube/activity.ts for server/terminal/upgrade.ts (lastActivityTime)' },
     { verbs: [...CACHE, 'get', 'create', 'patch', 'delete'], group: '', resource: 'secrets', scope: 'svc-system', why: 'server/auth/state.ts' },
   ],
   'den-gateway': [
