@@ -1,5 +1,6 @@
 // The `den` executable: one binary, one role per process (DESIGN.md "Processes").
 // Exit codes: 0 done, 1 the role or command failed, 2 bad usage or configuration.
+import { KubeconfigError } from '../kube/connection.js';
 import { readSettings, settingsHelp, SettingsError } from '../process/settings.js';
 import { COMMANDS, ROLE_SUMMARIES, ROLES } from './roles.js';
 
@@ -66,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     process.stderr.write(`den ${name}: ${messageOf(err)}\n`);
-    return 1;
+    return err instanceof KubeconfigError ? 2 : 1;
   }
 }
 

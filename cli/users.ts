@@ -3,7 +3,7 @@
 // server reads and the UserSpace the manager provisions.
 import type { Readable, Writable } from 'node:stream';
 import { KubeClient } from '../kube/client.js';
-import { loadConnection } from '../kube/connection.js';
+import { KubeconfigError, loadConnection } from '../kube/connection.js';
 import { isNotFound, KubeApiError, KubeUnavailableError } from '../kube/errors.js';
 import { SYSTEM_NAMESPACE, userNamespace } from '../kube/group.js';
 import { RESOURCES } from '../kube/resources.js';
@@ -79,7 +79,7 @@ export async function runUsers(argv: string[], io: CommandIo): Promise<number> {
   if (password.length > PASSWORD_MAX_LENGTH) return usageError(io, `the password must be at most ${PASSWORD_MAX_LENGTH} characters`);
 
   try {
-    const client = new KubeClient(loadConnection(settings.kubeconfig || undefined));
+    const client = new KubeClient(loadConnection(settings.kubeconfig || undefined, io.env));
     if (await exists(client.get(RESOURCES.userSpace, name))) return failure(io, `UserSpace ${name} already exists; nothing was changed`);
     if (await exists(client.get(RESOURCES.secret, localUserSecretName(username), settings.namespace))) {
       return failure(io, `local user ${username} already exists in ${settings.namespace}; nothing was changed`);
@@ -95,6 +95,10 @@ export async function runUsers(argv: string[], io: CommandIo): Promise<number> {
     }
   } catch (err) {
     // The API server's refusal, an unreachable cluster or an unreadable kubeconfig: one line, no stack.
+    if (err instanceof KubeconfigError) {
+      io.stderr.write(`den users: ${err.message}\n`);
+      return 2;
+    }
     if (err instanceof KubeApiError || err instanceof KubeUnavailableError) return failure(io, err.message);
     return failure(io, `cannot reach the cluster: ${(err as Error).message}`);
   }

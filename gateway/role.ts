@@ -1,12 +1,15 @@
 // `den gateway`: the SSH gateway process. Reads its settings once, loads the host key,
 // starts the Workspace and WorkspaceImage caches, serves SSH and the health endpoints, and
 // on SIGTERM stops accepting and lets open sessions finish (up to a bound) before exiting.
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { roleLog, type Role } from '../process/role.js';
 import { GATEWAY_SUMMARY } from './summary.js';
 import { kubeconfigSetting, namespaceSetting } from '../kube/settings.js';
 import { parsers, type Address, type Setting } from '../process/settings.js';
 import { KubeClient } from '../kube/client.js';
-import { loadConnection } from '../kube/connection.js';
+import { apiServerReachable } from '../kube/availability.js';
+import { inCluster, loadConnection } from '../kube/connection.js';
 import { Informer } from '../kube/informer.js';
 import { untilAborted } from '../process/timers.js';
 import { RESOURCES } from '../kube/resources.js';
@@ -37,9 +40,9 @@ const settings = {
   hostKeyFile: {
     flag: 'host-key-file',
     env: 'DEN_HOST_KEY_FILE',
-    describe: 'SSH host private key (OpenSSH format); generated once when missing outside the cluster',
-    parse: parsers.nonEmpty,
-    default: `${GATEWAY_HOST_KEY_DIR}/${GATEWAY_HOST_KEY_FILE}`,
+    describe: `SSH host private key (OpenSSH format); generated once when missing outside the cluster; empty: ${GATEWAY_HOST_KEY_DIR}/${GATEWAY_HOST_KEY_FILE} in a pod, else $XDG_CONFIG_HOME/den/${GATEWAY_HOST_KEY_FILE} (~/.config/den/ when unset)`,
+    parse: parsers.string,
+    default: '',
   } satisfies Setting<string>,
   keepaliveInterval: {
     flag: 'keepalive-interval',
@@ -80,8 +83,14 @@ const settings = {
   } satisfies Setting<number>,
 };
 
-function inCluster(kubeconfig: string): boolean {
-  return !kubeconfig && Boolean(process.env.KUBERNETES_SERVICE_HOST);
+/**
+ * The host key file when none is named: in a pod the path the chart mounts the Secret at;
+ * elsewhere the user's own config folder, never a system path a person would need root for.
+ */
+export function defaultHostKeyFile(env: NodeJS.ProcessEnv): string {
+  if (env.KUBERNETES_SERVICE_HOST) return join(GATEWAY_HOST_KEY_DIR, GATEWAY_HOST_KEY_FILE);
+  const config = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), '.config');
+  return join(config, 'den', GATEWAY_HOST_KEY_FILE);
 }
 
 export const gatewayRole: Role<typeof settings> = {
@@ -89,19 +98,22 @@ export const gatewayRole: Role<typeof settings> = {
   settings,
   async run(s, signal) {
     const logLine = roleLog('gateway');
+    const connection = loadConnection(s.kubeconfig || undefined);
+    const hostKeyFile = s.hostKeyFile || defaultHostKeyFile(process.env);
     let hostKey: string;
     try {
-      hostKey = await loadHostKey(s.hostKeyFile, { generateIfMissing: !inCluster(s.kubeconfig) });
+      // In a pod without --kubeconfig the key is the Secret the kubelet mounts: never made up here.
+      hostKey = await loadHostKey(hostKeyFile, { generateIfMissing: Boolean(s.kubeconfig) || !inCluster() });
     } catch (err) {
       throw new Error(`--host-key-file (DEN_HOST_KEY_FILE): ${(err as Error).message}`, { cause: err });
     }
-    const client = new KubeClient(loadConnection(s.kubeconfig || undefined));
+    const client = new KubeClient(connection);
     const onError = (what: string) => (err: unknown) => logLine(`${what} cache error`, { error: (err as Error).message });
     const workspaces = new Informer<Workspace>(client, RESOURCES.workspace, { onError: onError('workspace') });
     const images = new Informer<WorkspaceImage>(client, RESOURCES.workspaceImage, { onError: onError('workspaceimage') });
     const directory = new WorkspaceDirectory(workspaces);
     const caches = new AbortController();
-    const running = [workspaces.run(caches.signal), images.run(caches.signal)];
+    const running: Promise<void>[] = [];
 
     const metrics = new Metrics();
     const gateway = new Gateway({
@@ -119,6 +131,8 @@ export const gatewayRole: Role<typeof settings> = {
     logLine('health endpoints listening', { address: `${s.healthListen.host}:${health.address.port}` });
 
     try {
+      if (!(await apiServerReachable(client, { log: logLine, signal }))) return;
+      running.push(workspaces.run(caches.signal), images.run(caches.signal));
       await Promise.race([Promise.all([workspaces.synced, images.synced]), untilAborted(signal)]);
       if (signal.aborted) return;
       const address = await gateway.listen(s.listen.host, s.listen.port);

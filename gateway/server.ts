@@ -17,7 +17,8 @@ import type { OfferedKey } from './keys.js';
 import { isLocalDestination, openPortForward } from './portforward.js';
 import { DEFAULT_PRE_AUTH_LIMITS, PreAuthGate, type PreAuthLimits } from './pre-auth.js';
 import { serveSession } from './session.js';
-import { resolveTarget, type SessionTarget } from './target.js';
+import type { SessionTarget } from '../infra/crds/workspace-target.js';
+import { resolveTarget } from './target.js';
 import type { Workspace, WorkspaceImage } from './workspaces.js';
 
 export interface GatewayOptions {

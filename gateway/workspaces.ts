@@ -1,19 +1,13 @@
 // The Workspace and WorkspaceImage shapes the gateway reads, and an index of the
 // watch-backed Workspace cache (kube/informer.ts) by name, so matching an SSH username costs a map lookup
 // instead of a LIST per connection (SPEC 1.5 step 2).
-import type { KubeObject } from '../kube/client.js';
 import type { CacheEvent } from '../kube/informer.js';
 import type { Workspace } from '../infra/crds/workspace.js';
 
 // One Workspace type for every reader, beside its CRD.
 export type { Workspace } from '../infra/crds/workspace.js';
 
-export interface WorkspaceImage extends KubeObject {
-  spec?: {
-    shell?: string;
-    homePath?: string;
-  };
-}
+export type { WorkspaceImage } from '../infra/crds/workspace-target.js';
 
 /** name -> namespace -> Workspace */
 export type WorkspaceNameIndex = Map<string, Map<string, Workspace>>;

@@ -6,7 +6,9 @@ import { MANAGER_SUMMARY } from './summary.js';
 import { kubeconfigSetting, namespaceSetting } from '../kube/settings.js';
 import { parsers, type Address, type Setting } from '../process/settings.js';
 import { KubeClient } from '../kube/client.js';
+import { apiServerReachable, whenAvailable } from '../kube/availability.js';
 import { loadConnection } from '../kube/connection.js';
+import { re2 } from '../infra/crds/re2.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { WEBHOOK_SERVICE } from '../infra/install/names.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
@@ -92,12 +94,8 @@ export const managerRole: Role<typeof settings> = {
   settings,
   async run(s, signal) {
     const logLine = roleLog('manager');
-    let client: KubeClient;
-    try {
-      client = new KubeClient(loadConnection(s.kubeconfig || undefined));
-    } catch (err) {
-      throw startupError('--kubeconfig (DEN_KUBECONFIG)', err);
-    }
+    re2(); // the ImageRegistry webhook compiles patterns: fail here, in one line, not on a request
+    const client = new KubeClient(loadConnection(s.kubeconfig || undefined));
     const metrics = new Metrics();
     const manager = new Manager(client, {
       config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval, idleStop: s.idleStop },
@@ -119,10 +117,15 @@ export const managerRole: Role<typeof settings> = {
     });
     logLine('health endpoints listening', { address: `${s.healthListen.host}:${health.address.port}` });
     try {
-      await ensureHostKeySecret(client, s.namespace).catch((err: unknown) => {
+      const wait = { log: logLine, signal };
+      if (!(await apiServerReachable(client, wait))) return;
+      const hostKey = await whenAvailable('gateway host key Secret', () => ensureHostKeySecret(client, s.namespace).then(() => true), wait).catch((err: unknown) => {
         throw startupError('gateway host key Secret', err);
       });
-      const admission = await startAdmission({
+      if (hostKey === undefined) return;
+      // Registered once: a retried start-up must not register the same figures twice.
+      const admissionMetrics = new AdmissionMetrics(metrics.registry);
+      const admission = await whenAvailable('admission webhooks', () => startAdmission({
         client,
         namespace: s.namespace,
         listen: s.webhookListen,
@@ -131,10 +134,11 @@ export const managerRole: Role<typeof settings> = {
         gpuResource: s.gpuResource,
         signal,
         log: logLine,
-        metrics: new AdmissionMetrics(metrics.registry),
-      }).catch((err: unknown) => {
+        metrics: admissionMetrics,
+      }), wait).catch((err: unknown) => {
         throw startupError('admission webhooks', err);
       });
+      if (!admission) return;
       admissionReady = admission.ready;
       logLine(s.leaderElect ? 'started; campaigning for the Lease' : 'started; reconciling without leader election', { identity: manager.identity });
       await manager.run(signal);

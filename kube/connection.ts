@@ -1,5 +1,23 @@
 // How a process reaches the API server: in-cluster service account, or KUBECONFIG.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+
+/** Where a pod's ServiceAccount token is mounted. */
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/** What to do when no cluster is named: one line, the same for every command. */
+export const NO_CLUSTER =
+  'no cluster configured: name a kubeconfig with --kubeconfig (DEN_KUBECONFIG) or KUBECONFIG, create ~/.kube/config, or run in a pod with a ServiceAccount';
+
+/**
+ * The process cannot know which cluster to use or how: nothing named or found, or a
+ * kubeconfig that cannot be used. Bad configuration (exit 2), not an outage to wait out.
+ */
+export class KubeconfigError extends Error {
+  override readonly name = 'KubeconfigError';
+}
 
 export interface TlsOptions {
   ca?: string | Buffer;
@@ -21,22 +39,45 @@ export function staticConnection(server: string, token?: string, tls: TlsOptions
   return { server: server.replace(/\/$/, ''), credentials: async () => ({ tls, authorization }) };
 }
 
+/** True when the process runs in a pod with a mounted ServiceAccount token. */
+export function inCluster(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) && existsSync(SERVICE_ACCOUNT_TOKEN);
+}
+
 /**
- * The process's own connection: the in-cluster service account when running in a pod,
- * else the file named by `kubeconfig` (or KUBECONFIG, or ~/.kube/config).
+ * Loads what client-node's loadFromDefault would (KUBECONFIG, else ~/.kube/config, else the
+ * in-cluster ServiceAccount), but refuses instead of falling back to http://localhost:8080
+ * when there is none of them.
  */
-export function loadConnection(kubeconfig?: string): KubeConnection {
+function loadDefault(kc: KubeConfig, env: NodeJS.ProcessEnv): void {
+  if (env.KUBECONFIG) return kc.loadFromDefault();
+  const home = env.HOME || homedir();
+  if (existsSync(join(home, '.kube', 'config'))) return kc.loadFromDefault();
+  if (inCluster(env)) return kc.loadFromCluster();
+  throw new KubeconfigError(NO_CLUSTER);
+}
+
+/**
+ * The process's own connection: the file named by `kubeconfig`, else KUBECONFIG, else
+ * ~/.kube/config, else the in-cluster service account when running in a pod. Throws a
+ * KubeconfigError when none is there or it cannot be used.
+ */
+export function loadConnection(kubeconfig?: string, env: NodeJS.ProcessEnv = process.env): KubeConnection {
   const kc = new KubeConfig();
   try {
     if (kubeconfig) kc.loadFromFile(kubeconfig);
-    else kc.loadFromDefault();
+    else loadDefault(kc, env);
   } catch (err) {
+    if (err instanceof KubeconfigError) throw err;
     const e = err as NodeJS.ErrnoException;
     const reason = e.code === 'ENOENT' ? 'no such file' : e.code === 'EACCES' ? 'permission denied' : e.message;
-    throw new Error(`kubeconfig ${kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config'}: ${reason}`);
+    throw new KubeconfigError(`kubeconfig ${kubeconfig ?? env.KUBECONFIG ?? '~/.kube/config'}: ${reason}`);
   }
   const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('kubeconfig: no current cluster (set KUBECONFIG or --kubeconfig)');
+  if (!cluster) throw new KubeconfigError('kubeconfig: no current cluster (set KUBECONFIG or --kubeconfig)');
+  if (cluster.server.startsWith('http:') && !cluster.skipTLSVerify) {
+    throw new KubeconfigError(`kubeconfig: cluster ${cluster.name} is plain HTTP (${cluster.server}); use https, or set insecure-skip-tls-verify: true for it`);
+  }
   return {
     server: cluster.server.replace(/\/$/, ''),
     async credentials() {

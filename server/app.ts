@@ -1,7 +1,7 @@
 // The Koa application of `den server`, separate from the listening server so tests drive
-// it over a loopback port. Middleware order: body-size limit, the web UI (every path outside
-// /api and the health checks: server/pages/index.ts), then for REST: error mapper, security
-// headers, JSON body, public routes, authentication, CSRF, authenticated routes.
+// it over a loopback port. Middleware order: body-size limit, client address, the web UI
+// (every path outside /api and the health checks: server/pages/index.ts), then for REST: error
+// mapper, security headers, JSON body, public routes, authentication, CSRF, authenticated routes.
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Log } from '../process/role.js';
@@ -13,6 +13,7 @@ import { IdentityProviders } from './auth/providers/registry.js';
 import type { AuthServices } from './auth/services.js';
 import { DEFAULT_BODY_LIMIT, readJsonBody, refuseOversizedBodies } from './http/body.js';
 import type { AuthenticatedState } from './http/context.js';
+import { identifyClient, TrustedProxies } from './http/client-address.js';
 import { errorMapper, HttpError } from './http/errors.js';
 import { securityHeaders } from './http/security-headers.js';
 import { mountLocalUserRoutes } from './routes/local-users.js';
@@ -31,6 +32,8 @@ export interface AppConfig {
   baseUrl: string;
   /** `--local-auth`: local users may sign in, and administrators may manage them. */
   localAuth: boolean;
+  /** `--trusted-proxies`: only from these does X-Forwarded-For name the client (none by default). */
+  trustedProxies?: readonly string[];
   bodyLimitBytes?: number;
 }
 
@@ -111,6 +114,7 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.use((deps.httpMetrics ?? new HttpMetrics(new Registry())).middleware());
   app.use(refuseOversizedBodies(limit));
+  app.use(identifyClient(new TrustedProxies(config.trustedProxies ?? [])));
   app.use(securityHeaders({ https }));
   // Every path outside /api/v1 and the health checks is a page, with its own error pages.
   app.use(pages);

@@ -8,13 +8,16 @@ import { SERVER_SUMMARY } from './summary.js';
 import { kubeconfigSetting, namespaceSetting } from '../kube/settings.js';
 import { parsers, SettingsError, type Setting } from '../process/settings.js';
 import { KubeClient } from '../kube/client.js';
+import { apiServerReachable } from '../kube/availability.js';
 import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { sleep, untilAborted } from '../process/timers.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { Metrics } from '../process/metrics.js';
 import { HttpMetrics, MintingMetrics } from './metrics.js';
+import { re2 } from '../infra/crds/re2.js';
 import { createApp } from './app.js';
+import { parseTrustedProxies } from './http/client-address.js';
 import { loadProviders, ProviderConfigError, type ProviderConfig } from './auth/providers/config.js';
 import { IdentityProviders } from './auth/providers/registry.js';
 import { AssetStore } from './pages/assets.js';
@@ -35,6 +38,20 @@ function tokenTtl(raw: string): number {
   return ms;
 }
 
+/**
+ * `--base-url`: where browsers reach den server, an origin only. Pages, cookies, redirects and
+ * the terminal's Origin check all live at the root of it; a path (`https://host/den`) would
+ * send people to addresses that do not exist, so it is refused rather than half-honoured.
+ */
+export function baseUrl(raw: string): string {
+  const url = parsers.url(raw);
+  const { pathname, search, hash, username, password } = new URL(url);
+  if (pathname !== '/' || search || hash || username || password) {
+    throw new Error(`must be an origin such as https://den.example.com, without a path, query or credentials (den server serves at the root), got '${raw}'`);
+  }
+  return url;
+}
+
 const setting = <T>(s: Setting<T>) => s;
 
 export const serverSettings = {
@@ -42,9 +59,10 @@ export const serverSettings = {
   namespace: namespaceSetting('sessions, tokens, local users'),
   listen: setting({ flag: 'listen', env: 'DEN_LISTEN', describe: 'HTTP listen address', parse: parsers.address, default: parsers.address(':8080') }),
   healthListen: healthListenSetting,
-  baseUrl: setting({ flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public base URL; https makes cookies Secure', parse: parsers.url }),
+  baseUrl: setting({ flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public base URL; https makes cookies Secure', parse: baseUrl }),
   localAuth: setting({ flag: 'local-auth', env: 'DEN_LOCAL_AUTH', describe: 'allow local username/password sign-in and local user management', parse: parsers.boolean, default: true, boolean: true }),
   gpuResource: setting({ flag: 'gpu-resource', env: 'DEN_GPU_RESOURCE', describe: 'extended resource a workspace\'s `gpu` is requested as', parse: parsers.nonEmpty, default: DEFAULT_GPU_RESOURCE }),
+  trustedProxies: setting({ flag: 'trusted-proxies', env: 'DEN_TRUSTED_PROXIES', describe: 'comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client (login throttling); empty: none, the TCP peer is the client', parse: parseTrustedProxies, default: [] as string[], show: '' }),
   identityProvidersFile: setting({
     flag: 'identity-providers-file',
     env: 'DEN_IDENTITY_PROVIDERS_FILE',
@@ -77,6 +95,7 @@ export const serverRole: Role<typeof serverSettings> = {
   settings: serverSettings,
   async run(settings, signal) {
     const say = roleLog('server');
+    re2(); // fails here, in one line, rather than on the first request that needs it
     const providerConfigs = readIdentityProviders(settings.identityProvidersFile, process.env);
     const client = new KubeClient(loadConnection(settings.kubeconfig || undefined));
     const metrics = new Metrics();
@@ -88,7 +107,6 @@ export const serverRole: Role<typeof serverSettings> = {
     });
     let synced = false;
     let listening = false;
-    const caches = auth.run(signal);
     void auth.synced.then(() => {
       synced = true;
       say('caches synced');
@@ -98,7 +116,7 @@ export const serverRole: Role<typeof serverSettings> = {
     const assets = new AssetStore();
     await assets.load();
     const app = createApp({
-      config: { baseUrl: settings.baseUrl, localAuth: settings.localAuth },
+      config: { baseUrl: settings.baseUrl, localAuth: settings.localAuth, trustedProxies: settings.trustedProxies },
       serverClient: client,
       auth,
       resources: { gpuResource: settings.gpuResource, log: say },
@@ -155,6 +173,9 @@ export const serverRole: Role<typeof serverSettings> = {
     }, SESSION_SWEEP_INTERVAL_MS);
     sweeper.unref();
 
+    // Listening (so /healthz answers) but not ready until the API server answers and the caches load.
+    const reachable = await apiServerReachable(client, { log: say, signal });
+    const caches = reachable ? auth.run(signal) : Promise.resolve();
     await untilAborted(signal);
     say('shutting down');
     listening = false;

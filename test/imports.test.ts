@@ -1,5 +1,8 @@
 // The project read as a house: files are rooms, imports are arrows. No arrow may go round in a
-// circle, and the ground floor (the process kit and kube/) never points up into a role's folder.
+// circle, the ground floor (the process kit and kube/) never points up into a role's folder, and
+// the three processes' folders (server/, gateway/, hooks/) do not reach into each other: a rule
+// two of them follow lives below them (infra/, kube/, process/). Only a process's entry point
+// (`role.ts`, `manager-role.ts`) may start another's part, as the manager starts the webhooks.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +59,17 @@ export function importCircles(graph: Map<string, string[]>): string[][] {
 }
 
 const folderOf = (file: string) => file.split('/')[0]!;
+const PROCESS_FOLDERS = ['server', 'gateway', 'hooks'];
+const isEntryPoint = (file: string) => /(^|\/|-)role\.ts$/.test(file);
+
+/** Arrows from one process's folder into another's, except from an entry point. */
+export function crossProcessArrows(graph: Map<string, string[]>): string[] {
+  return [...graph].flatMap(([file, targets]) => {
+    const from = folderOf(file);
+    if (!PROCESS_FOLDERS.includes(from) || isEntryPoint(file)) return [];
+    return targets.filter((t) => PROCESS_FOLDERS.includes(folderOf(t)) && folderOf(t) !== from).map((t) => `${file} -> ${t}`);
+  });
+}
 
 describe('the import graph of the project', () => {
   const files = projectFiles();
@@ -77,11 +91,28 @@ describe('the import graph of the project', () => {
     expect(upward).to.deep.equal([]);
   });
 
+  it("has no arrow from one process's folder into another's (server, gateway, hooks) but from an entry point", () => {
+    expect(crossProcessArrows(graph)).to.deep.equal([]);
+  });
+
   it('keeps the process kit free of anything else of Den', () => {
     const outward = [...graph].flatMap(([file, targets]) =>
       folderOf(file) === 'process' ? targets.filter((t) => folderOf(t) !== 'process').map((t) => `${file} -> ${t}`) : [],
     );
     expect(outward).to.deep.equal([]);
+  });
+});
+
+describe('crossProcessArrows', () => {
+  it("names a module of one process importing another's, and lets entry points and shared floors be", () => {
+    const graph = new Map([
+      ['server/terminal/target.ts', ['gateway/target.ts', 'infra/crds/workspace-target.ts']],
+      ['hooks/registry/cloud-registry.ts', ['server/api/concurrency.ts', 'process/concurrency.ts']],
+      ['hooks/manager-role.ts', ['server/admission/index.ts', 'gateway/host-key.ts']],
+      ['server/role.ts', ['server/app.ts']],
+      ['cli/users.ts', ['server/auth/passwords.ts']],
+    ]);
+    expect(crossProcessArrows(graph)).to.deep.equal(['server/terminal/target.ts -> gateway/target.ts', 'hooks/registry/cloud-registry.ts -> server/api/concurrency.ts']);
   });
 });
 

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests drive for real (the OpenSSH client and sftp-server,
-# Chromium for the web UI) when missing.
+# Installs, only when missing, exactly the Debian packages the tests drive for real, without
+# recommended packages (README "Tests"): openssh-client (ssh, scp, sftp, ssh-keygen),
+# openssh-sftp-server (the fake workspace pod's sftp and scp), golang-go (certificates checked
+# with Go's crypto/x509, as kube-apiserver parses them) and chromium (the web UI's browser
+# tests). No sshd: the gateway is the SSH server under test. unshare and nsenter (the workspace
+# stop test) are util-linux, which every Debian system has.
 set -euo pipefail
 missing=()
-command -v ssh >/dev/null 2>&1 && command -v sftp >/dev/null 2>&1 && command -v scp >/dev/null 2>&1 || missing+=(openssh-client)
-command -v ssh-keygen >/dev/null 2>&1 || missing+=(openssh-client)
-# The gateway tests' fake workspace pod runs OpenSSH's sftp-server for sftp and scp.
+{ command -v ssh && command -v scp && command -v sftp && command -v ssh-keygen; } >/dev/null 2>&1 || missing+=(openssh-client)
 [ -x /usr/lib/openssh/sftp-server ] || missing+=(openssh-sftp-server)
-# The web UI's browser tests drive Debian's Chromium through playwright-core.
-[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v go >/dev/null 2>&1 || missing+=(golang-go)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
-    echo "test/system-deps.sh: missing ${missing[*]}; install them (apt-get install ${missing[*]}) or run as root" >&2
+    echo "test/system-deps.sh: missing ${missing[*]}; install them (apt-get install --no-install-recommends ${missing[*]}) or run as root" >&2
     exit 1
   fi
+  echo "test/system-deps.sh: installing ${missing[*]}" >&2
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

@@ -122,9 +122,10 @@ export function isUpToDate(desired: KubeObject, observed: KubeObject | undefined
 
 export interface ChildPlan {
   /**
-   * Waves applied one after the other, each in parallel: Namespaces (the other children may
-   * live in them), then Services (a StatefulSet names its governing Service, SPEC 1.3 step 4),
-   * then the rest.
+   * Waves applied one after the other, each in parallel, in the order the API server needs:
+   * Namespaces (the other children live in them); then ServiceAccounts, Roles, ClusterRoles
+   * and Services (a binding's roleRef must exist when the binder lacks `bind`, and a
+   * StatefulSet names its governing Service, SPEC 1.3 step 4); then bindings and the rest.
    */
   apply: KubeObject[][];
   /** Observed children controlled by the parent that the hook no longer returns. */
@@ -149,9 +150,12 @@ export function planChildren(desired: KubeObject[], observed: KubeObject[], held
   return { apply: waves.filter((wave) => wave.length > 0), prune, unchanged };
 }
 
+/** Kinds a later child refers to by name, applied in the wave after Namespaces. */
+const REFERENCED_KINDS = new Set(['/ServiceAccount', '/Service', 'rbac.authorization.k8s.io/Role', 'rbac.authorization.k8s.io/ClusterRole']);
+
 function waveOf(child: KubeObject): number {
-  if (groupOf(child.apiVersion ?? '') !== '') return 2;
-  return child.kind === 'Namespace' ? 0 : child.kind === 'Service' ? 1 : 2;
+  if (child.kind === 'Namespace' && child.apiVersion === 'v1') return 0;
+  return REFERENCED_KINDS.has(`${groupOf(child.apiVersion ?? '')}/${child.kind ?? ''}`) ? 1 : 2;
 }
 
 /**

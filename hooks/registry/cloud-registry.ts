@@ -4,7 +4,7 @@
 // standard environment applies (AWS_REGION, AWS_ENDPOINT_URL_ECR, AWS_ENDPOINT_URL_STS, AWS_*).
 import { ECRClient, paginateDescribeImages, paginateDescribeRepositories, type Repository } from '@aws-sdk/client-ecr';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
-import { mapBounded } from '../../server/api/concurrency.js';
+import { mapBounded } from '../../process/concurrency.js';
 import { RegistryError, type ListRequest, type RegistryProvider } from './provider.js';
 import type { RemoteImage, RemoteRepository } from './types.js';
 

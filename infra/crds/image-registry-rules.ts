@@ -1,7 +1,8 @@
 // The rules an ImageRegistry spec must satisfy (SPEC 2.3, 8), in one place: the CRD schema
 // takes its bounds from here, the admission webhook and REST refuse with these checks, and
 // the sync reads patterns through `compilePattern` so what admission let through compiles.
-import RE2 from 're2';
+import type RE2 from 're2';
+import { re2 } from './re2.js';
 
 export const IMAGE_REGISTRY_LIMITS = {
   regionMaxLength: 32,
@@ -24,8 +25,9 @@ export interface RuleViolation {
 
 /** Why RE2 refuses `pattern`, or undefined when it compiles. RE2 has no backreferences or lookaround, so no pattern runs away. */
 export function re2Problem(pattern: string): string | undefined {
+  const Compiled = re2();
   try {
-    new RE2(pattern);
+    new Compiled(pattern);
     return undefined;
   } catch (err) {
     return (err as Error).message;
@@ -34,7 +36,7 @@ export function re2Problem(pattern: string): string | undefined {
 
 /** `pattern` compiled; throws with RE2's reason when it refuses it. */
 export function compilePattern(pattern: string): RE2 {
-  return new RE2(pattern);
+  return new (re2())(pattern);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -4,7 +4,7 @@ import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { GROUP, PLURALS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { noQuery, validateQuery } from '../http/validate.js';
-import { mapBounded } from './concurrency.js';
+import { mapBounded } from '../../process/concurrency.js';
 import { workspaceImageObject, workspaceImagePatch } from './mapping.js';
 import { createObject, deleteObject, getObject, patchObject } from './object-handlers.js';
 import { createWorkspaceImageRequest, patchWorkspaceImageRequest } from './schemas.js';

@@ -5,7 +5,7 @@ import { isNotFound } from '../../kube/errors.js';
 import { LABELS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { noQuery, validateQuery } from '../http/validate.js';
-import { mapBounded } from './concurrency.js';
+import { mapBounded } from '../../process/concurrency.js';
 import { forceSyncPatch, imageRegistryObject, imageRegistryPatch } from './mapping.js';
 import { createObject, getObject, listObjects, patchObject } from './object-handlers.js';
 import { createImageRegistryRequest, patchImageRegistryRequest } from './schemas.js';

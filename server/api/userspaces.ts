@@ -5,7 +5,7 @@ import { isNotFound } from '../../kube/errors.js';
 import { userNamespace } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { noQuery, validateQuery } from '../http/validate.js';
-import { mapBounded } from './concurrency.js';
+import { mapBounded } from '../../process/concurrency.js';
 import { membershipOf, membershipPatch, quotaOf, quotaPatch, usageOf, userSpaceObject, type Quota } from './mapping.js';
 import { createObject, deleteObject, listObjects, patchObject } from './object-handlers.js';
 import { membershipRequest, quotaRequest, userSpaceRequest } from './schemas.js';

@@ -90,7 +90,7 @@ function setRunning(running: boolean) {
 }
 
 interface PodView {
-  metadata?: { labels?: Record<string, string> };
+  metadata?: { labels?: Record<string, string>; deletionTimestamp?: string };
   status?: { phase?: string };
 }
 
@@ -102,9 +102,11 @@ export interface WorkspaceLogs {
 
 /** The last `tail` lines of the workspace pod's log; 409 when it has no running pod. */
 export async function readWorkspaceLogs(kube: KubeClient, name: string, namespace: string, tail: number): Promise<WorkspaceLogs> {
-  const workspace = await kube.get<{ status?: { podName?: string } }>(RESOURCES.workspace, name, namespace);
+  const workspace = await kube.get<{ spec?: { running?: boolean }; status?: { podName?: string } }>(RESOURCES.workspace, name, namespace);
   const pod = workspace.status?.podName || defaultPodName(name);
   const noPod = new HttpError(409, `workspace ${name} has no running pod, start it first`);
+  // A stopped workspace's pod may still be terminating (phase Running): it has no logs to offer.
+  if (workspace.spec?.running === false) throw noPod;
   let observed: PodView;
   try {
     observed = await kube.get<PodView>(RESOURCES.pod, pod, namespace);
@@ -113,7 +115,7 @@ export async function readWorkspaceLogs(kube: KubeClient, name: string, namespac
     throw err;
   }
   // The pod name comes from the workspace's status; the label proves the pod belongs to it.
-  if (observed.metadata?.labels?.[LABELS.workspace] !== name || observed.status?.phase !== 'Running') throw noPod;
+  if (observed.metadata?.labels?.[LABELS.workspace] !== name || observed.status?.phase !== 'Running' || observed.metadata?.deletionTimestamp) throw noPod;
   let lines: string | undefined;
   try {
     lines = await kube.request<string | undefined>({ path: resourcePath(RESOURCES.pod, { namespace, name: pod, subresource: 'log' }), query: { tailLines: tail } });

@@ -2,6 +2,7 @@
 // UserSpace and to a client that forwards a token minted for their ServiceAccount
 // (SPEC 5). Sets `ctx.state.caller`, `ctx.state.kube` and `ctx.state.credential`.
 import type { Context, Next } from 'koa';
+import type { ClientAddressState } from '../http/client-address.js';
 import type { KubeClient } from '../../kube/client.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { SERVICE_ACCOUNTS } from '../../kube/group.js';
@@ -17,7 +18,7 @@ import type { ApiToken, ApiTokenStore } from './tokens.js';
 
 export type Credential = { kind: 'cookie'; session: Session } | { kind: 'bearer'; token: ApiToken };
 
-export interface CoreState extends AuthenticatedState {
+export interface CoreState extends AuthenticatedState, ClientAddressState {
   credential: Credential;
 }
 

@@ -6,7 +6,7 @@ import { LoginChallengeStore } from './providers/challenges.js';
 import { TokenMinter } from './minting.js';
 import { DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sessions.js';
 import { ServiceState } from './state.js';
-import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type ThrottlePolicy } from './throttle.js';
+import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './throttle.js';
 import { ApiTokenStore } from './tokens.js';
 import type { MintingMetrics } from '../metrics.js';
 
@@ -19,7 +19,7 @@ export interface AuthServiceOptions {
   cacheMintedTokens?: boolean;
   mintingMetrics?: MintingMetrics;
   sessionPolicy?: SessionPolicy;
-  throttlePolicy?: ThrottlePolicy;
+  throttlePolicy?: LoginThrottlePolicy;
   relistIntervalMs?: number;
   onError?: (err: unknown) => void;
 }

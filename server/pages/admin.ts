@@ -94,6 +94,11 @@ const REGISTRY_FIELDS: Record<string, FieldKind> = {
   image_pull_secret: 'string',
 };
 
+/** What a refused form shows again: everything typed but a password, which never goes back into a page. */
+export function typedBack(form: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(form).filter(([field]) => !/password/i.test(field)));
+}
+
 type Render = (ctx: PageContext, deps: PageDeps, outcome: AdminOutcome, status?: number) => Promise<void>;
 
 /**
@@ -108,7 +113,7 @@ function action(render: Render, back: string, done: keyof typeof DONE, form: (ct
     } catch (err) {
       const { status, message } = describeError(err);
       if (status >= 500) throw err;
-      await render(ctx, deps, { error: { form: form(ctx), message }, values: ctx.request.form }, status);
+      await render(ctx, deps, { error: { form: form(ctx), message }, values: typedBack(ctx.request.form ?? {}) }, status);
     }
   };
 }

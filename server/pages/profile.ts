@@ -7,6 +7,7 @@ import { RESOURCES } from '../../kube/resources.js';
 import { profilePage, type ProfileView } from '../../web/templates/profile.js';
 import { checkAuthorizedKey } from '../admission/ssh-keys.js';
 import { describeError, HttpError } from '../http/errors.js';
+import type { ClientAddressState } from '../http/client-address.js';
 import { changePasswordOf } from '../routes/profile.js';
 import { issueTokenQuery, passwordRequest } from '../routes/schemas.js';
 import { describeToken, issueTokenFor, revokeTokenOf } from '../routes/tokens.js';
@@ -106,7 +107,7 @@ async function changePassword(ctx: PageContext, deps: PageDeps): Promise<void> {
   const form = ctx.request.form ?? {};
   try {
     const req = passwordRequest.validateSync({ current_password: form.current_password ?? '', new_password: form.new_password ?? '' }, { strict: true });
-    await changePasswordOf({ ...deps.auth, now: deps.now }, ctx.state.caller, ctx.state.credential, req);
+    await changePasswordOf({ ...deps.auth, now: deps.now }, ctx.state.caller, ctx.state.credential, req, (ctx.state as ClientAddressState).clientAddress);
     ctx.redirect('/profile?done=password-changed');
   } catch (err) {
     const { message, status } = refusal(err);

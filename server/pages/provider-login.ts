@@ -15,6 +15,8 @@ import { LoginRefused } from '../auth/providers/refusals.js';
 import type { IdentityProviders } from '../auth/providers/registry.js';
 import { constantTimeEqual, randomSecret } from '../auth/secrets.js';
 import type { SessionStore } from '../auth/sessions.js';
+import { AttemptCounter, type ThrottlePolicy } from '../auth/throttle.js';
+import type { ClientAddressState } from '../http/client-address.js';
 import { HttpError } from '../http/errors.js';
 import { sameOriginPath, type PageState } from './middleware.js';
 
@@ -33,12 +35,21 @@ export interface ProviderLoginDeps {
   now: () => number;
 }
 
-function basePath(baseUrl: string): string {
-  return new URL(baseUrl).pathname.replace(/\/+$/, '');
-}
+/**
+ * Each started sign-in is a Secret until it is finished or expires, so one client address may
+ * start only a few at a time: past them, further starts wait a window that doubles with each.
+ * A finished sign-in gives its start back. The overall cap (MAX_OPEN_CHALLENGES) stays behind it.
+ */
+export const SIGN_IN_STARTS_PER_ADDRESS: ThrottlePolicy = {
+  freeFailures: 20,
+  baseLockMs: 1_000,
+  maxLockMs: 10 * 60_000,
+  forgetAfterMs: 10 * 60_000,
+  maxEntries: 10_000,
+};
 
-function loginStateCookie(value: string, provider: string, deps: Pick<ProviderLoginDeps, 'baseUrl' | 'secureCookies'>, maxAgeSeconds: number): string {
-  const parts = [`${LOGIN_STATE_COOKIE}=${value}`, `Path=${basePath(deps.baseUrl)}/callback/${provider}`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
+function loginStateCookie(value: string, provider: string, deps: Pick<ProviderLoginDeps, 'secureCookies'>, maxAgeSeconds: number): string {
+  const parts = [`${LOGIN_STATE_COOKIE}=${value}`, `Path=/callback/${provider}`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
   if (deps.secureCookies) parts.push('Secure');
   return parts.join('; ');
 }
@@ -65,9 +76,14 @@ function refusal(err: unknown, deps: ProviderLoginDeps, provider: string): unkno
   return err;
 }
 
-async function startLogin(ctx: Context, deps: ProviderLoginDeps, name: string): Promise<void> {
+async function startLogin(ctx: Context, deps: ProviderLoginDeps, starts: AttemptCounter, name: string): Promise<void> {
   const provider = deps.providers.get(name);
   if (!provider) throw new LoginRefused(404, `there is no sign-in option named ${name.slice(0, 40)}`);
+  const address = (ctx.state as Partial<ClientAddressState>).clientAddress ?? ctx.req.socket.remoteAddress ?? '';
+  const waitMs = starts.retryAfterMs(address, deps.now());
+  if (waitMs > 0) {
+    throw new HttpError(429, 'too many sign-ins were started from your address; wait a little and try again', { 'Retry-After': String(Math.ceil(waitMs / 1000)) });
+  }
   // Anywhere but a path on this site is the dashboard, as for the sign-in form: no open redirect.
   const next = sameOriginPath(singleParams(ctx, ['next']).next);
   const state = randomSecret(32);
@@ -77,12 +93,13 @@ async function startLogin(ctx: Context, deps: ProviderLoginDeps, name: string): 
   // The address first: a provider that cannot be reached leaves no challenge behind.
   const url = await provider.authorizationUrl({ redirectUri, state, nonce, codeVerifier });
   await deps.challenges.create({ state, provider: name, nonce, codeVerifier, next }, deps.now());
+  starts.add(address, deps.now());
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Set-Cookie', loginStateCookie(state, name, deps, 600));
   ctx.redirect(url.href);
 }
 
-async function finishLogin(ctx: Context, deps: ProviderLoginDeps, name: string): Promise<void> {
+async function finishLogin(ctx: Context, deps: ProviderLoginDeps, starts: AttemptCounter, name: string): Promise<void> {
   const provider = deps.providers.get(name);
   if (!provider) throw new LoginRefused(404, `there is no sign-in option named ${name.slice(0, 40)}`);
   const { label } = provider.config;
@@ -100,6 +117,8 @@ async function finishLogin(ctx: Context, deps: ProviderLoginDeps, name: string):
     throw new LoginRefused(400, taken.reason === 'expired' ? 'the sign-in took longer than 10 minutes; start again from the sign-in page' : 'this sign-in link was already used or is not valid; start again from the sign-in page');
   }
   const { challenge } = taken;
+  // The challenge is gone, so its start no longer holds anything of this address's.
+  starts.takeBack((ctx.state as Partial<ClientAddressState>).clientAddress ?? ctx.req.socket.remoteAddress ?? '');
   if (params.error) {
     const said = (params.error_description ?? params.error).replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 200);
     throw new LoginRefused(401, `${label} did not sign you in: ${said}`);
@@ -117,20 +136,21 @@ async function finishLogin(ctx: Context, deps: ProviderLoginDeps, name: string):
   deps.log('signed in with a provider', { provider: name, userspace: membership.userspace });
   ctx.append('Set-Cookie', sessionCookie(id, { secure: deps.secureCookies, maxAgeSeconds: deps.sessions.policy.absoluteMs / 1000 }));
   ctx.set('Cache-Control', 'no-store');
-  ctx.redirect(`${basePath(deps.baseUrl)}${challenge.next}`);
+  ctx.redirect(challenge.next);
 }
 
 export function mountProviderLogin(router: Router<PageState>, deps: ProviderLoginDeps): void {
+  const starts = new AttemptCounter(SIGN_IN_STARTS_PER_ADDRESS);
   router.get('/login/:provider', async (ctx) => {
     try {
-      await startLogin(ctx, deps, ctx.params.provider!);
+      await startLogin(ctx, deps, starts, ctx.params.provider!);
     } catch (err) {
       throw refusal(err, deps, ctx.params.provider!);
     }
   });
   router.get('/callback/:provider', async (ctx) => {
     try {
-      await finishLogin(ctx, deps, ctx.params.provider!);
+      await finishLogin(ctx, deps, starts, ctx.params.provider!);
     } catch (err) {
       throw refusal(err, deps, ctx.params.provider!);
     }

@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import { loginPage, type IdentityProviderLink } from '../../web/templates/login.js';
 import { HttpError } from '../http/errors.js';
 import { sessionIdFromCookieHeader } from '../auth/cookie.js';
+import type { ClientAddressState } from '../http/client-address.js';
 import { signIn, signOut, sessionCookieOf, type SessionRouteDeps } from '../routes/session.js';
 import { CSRF_FIELD } from '../../web/templates/layout.js';
 import { clearedLoginCsrfCookie, LOGIN_CSRF_REFUSED, loginCsrfHolds, loginCsrfToken } from './login-csrf.js';
@@ -37,7 +38,8 @@ async function postLogin(ctx: Context, deps: LoginPageDeps): Promise<void> {
     return;
   }
   try {
-    const { id } = await signIn(deps, { username, password: form.password, previousCookie: ctx.get('Cookie') });
+    const { clientAddress } = ctx.state as ClientAddressState;
+    const { id } = await signIn(deps, { username, password: form.password, clientAddress, previousCookie: ctx.get('Cookie') });
     ctx.set('Set-Cookie', [sessionCookieOf(deps, id), clearedLoginCsrfCookie(deps.secureCookies)]);
     ctx.redirect(next);
   } catch (err) {

@@ -21,15 +21,16 @@ export interface ProfileRouteDeps {
 }
 
 /** The password change of SPEC 4.5 for `caller`; REST and the profile page both call it. */
-export async function changePasswordOf(deps: ProfileRouteDeps, caller: Caller, credential: Credential, req: { current_password: string; new_password: string }): Promise<void> {
+export async function changePasswordOf(deps: ProfileRouteDeps, caller: Caller, credential: Credential, req: { current_password: string; new_password: string }, clientAddress: string): Promise<void> {
   if (credential.kind !== 'cookie' || !caller.localLogin || !caller.username) {
     throw new HttpError(409, 'this session did not sign in with a local username and password, so it has no password to change');
   }
   const user = await deps.localUsers.get(caller.username);
   if (!user || user.owner !== caller.email) throw new HttpError(409, `the account ${caller.email} has no local password (local user ${caller.username} no longer exists)`);
-  beginPasswordAttempt(deps.throttle, user.username, deps.now());
+  const attempt = { username: user.username, address: clientAddress };
+  beginPasswordAttempt(deps.throttle, attempt, deps.now());
   if (!(await verifyPassword(req.current_password, user.passwordHash))) throw new HttpError(400, 'current_password is wrong');
-  deps.throttle.recordSuccess(user.username);
+  deps.throttle.recordSuccess(attempt);
   await deps.localUsers.setPassword(user.username, req.new_password);
   // Whoever else knew the old password is signed out; this session stays.
   await deps.sessions.destroyForUsername(user.username, credential.session.secretName);
@@ -38,7 +39,7 @@ export async function changePasswordOf(deps: ProfileRouteDeps, caller: Caller, c
 async function changePassword(ctx: Router.RouterContext<CoreState>, deps: ProfileRouteDeps): Promise<void> {
   validateQuery(ctx, noQuery);
   const req = validateBody(ctx, passwordRequest);
-  await changePasswordOf(deps, ctx.state.caller, ctx.state.credential, req);
+  await changePasswordOf(deps, ctx.state.caller, ctx.state.credential, req, ctx.state.clientAddress);
   ctx.status = 204;
 }
 

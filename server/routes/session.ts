@@ -9,7 +9,8 @@ import { CSRF_HEADER } from '../auth/csrf.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
 import type { LocalUserStore } from '../auth/local-users.js';
 import type { Session, SessionStore } from '../auth/sessions.js';
-import type { LoginThrottle } from '../auth/throttle.js';
+import type { LoginAttempt, LoginThrottle } from '../auth/throttle.js';
+import type { ClientAddressState } from '../http/client-address.js';
 import { loginRequest } from './schemas.js';
 
 export interface SessionRouteDeps {
@@ -26,29 +27,31 @@ export interface SessionRouteDeps {
 const BAD_LOGIN = 'invalid username or password';
 
 /**
- * Refuses a password check for a username that failed too often lately (429, before any
- * password work), else counts this one. The caller calls `recordSuccess` when it succeeds.
+ * Refuses a password check when this address failed too often lately, for this username or
+ * for any (429, before any password work; the same whether the username exists or not), else
+ * counts this one. The caller calls `recordSuccess` when it succeeds.
  */
-export function beginPasswordAttempt(throttle: LoginThrottle, username: string, now: number): void {
-  const waitMs = throttle.retryAfterMs(username, now);
+export function beginPasswordAttempt(throttle: LoginThrottle, attempt: LoginAttempt, now: number): void {
+  const waitMs = throttle.retryAfterMs(attempt, now);
   if (waitMs > 0) {
     const seconds = Math.ceil(waitMs / 1000);
-    throw new HttpError(429, `too many failed attempts for ${username}; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+    throw new HttpError(429, `too many failed sign-in attempts; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
   }
-  throttle.recordAttempt(username, now);
+  throttle.recordAttempt(attempt, now);
 }
 
 /**
  * Checks a local username and password (throttled) and starts a session, ending the one the
  * browser held before; 401 with the same message whether the username exists or not.
  */
-export async function signIn(deps: SessionRouteDeps, input: { username: string; password: string; previousCookie?: string }): Promise<{ id: string; session: Session }> {
+export async function signIn(deps: SessionRouteDeps, input: { username: string; password: string; clientAddress: string; previousCookie?: string }): Promise<{ id: string; session: Session }> {
   if (!deps.localAuth) throw new HttpError(404, 'local login is disabled');
   const username = input.username.trim().toLowerCase();
-  beginPasswordAttempt(deps.throttle, username, deps.now());
+  const attempt = { username, address: input.clientAddress };
+  beginPasswordAttempt(deps.throttle, attempt, deps.now());
   const user = await deps.localUsers.verify(username, input.password);
   if (!user) throw new HttpError(401, BAD_LOGIN);
-  deps.throttle.recordSuccess(username);
+  deps.throttle.recordSuccess(attempt);
   // Only now, with the password proven, may the answer say more than "invalid".
   deps.directory.resolve(user.owner);
   const previous = sessionIdFromCookieHeader(input.previousCookie);
@@ -68,7 +71,8 @@ async function login(ctx: Context, deps: SessionRouteDeps): Promise<void> {
   if (!deps.localAuth) throw new HttpError(404, 'local login is disabled');
   validateQuery(ctx, noQuery);
   const req = validateBody(ctx, loginRequest);
-  const { id, session } = await signIn(deps, { username: req.username, password: req.password, previousCookie: ctx.get('Cookie') });
+  const { clientAddress } = ctx.state as ClientAddressState;
+  const { id, session } = await signIn(deps, { username: req.username, password: req.password, clientAddress, previousCookie: ctx.get('Cookie') });
   ctx.set('Set-Cookie', sessionCookieOf(deps, id));
   ctx.set(CSRF_HEADER, session.csrfToken);
   ctx.status = 204;

@@ -22,6 +22,8 @@ export const CLOSE = {
   protocolError: 1008,
   /** The workspace cannot be connected to as asked (bad size, too many terminals). */
   badRequest: 4400,
+  /** The session the terminal was opened with ended (signed out, expired, password changed). */
+  sessionEnded: 4401,
   /** The cluster's RBAC refused reading the workspace or opening the exec. */
   forbidden: 4403,
   notFound: 4404,

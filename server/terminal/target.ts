@@ -1,13 +1,12 @@
 // Where a browser terminal goes: the person's own Workspace, read with their minted token
-// (so RBAC decides), must be Running; its pod comes from status.podName (else <name>-0) and
-// must carry den.dev/workspace=<name>; the shell and home come from its WorkspaceImage. The
-// same rules as the SSH gateway's (SPEC 1.5 steps 4 and 5), read through the person's
-// identity instead of the gateway's caches.
-import type { KubeClient, KubeObject } from '../../kube/client.js';
+// (so RBAC decides), checked by the rules every shell follows (infra/crds/workspace-target.ts:
+// Running, the pod of status.podName with den.dev/workspace=<name>, the image's shell and
+// home), as the SSH gateway does, through the person's identity instead of its caches.
+import type { KubeClient } from '../../kube/client.js';
 import { isNotFound, KubeApiError, KubeUnavailableError } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, shellAndHome, type SessionTarget } from '../../gateway/target.js';
-import type { Workspace, WorkspaceImage } from '../../gateway/workspaces.js';
+import type { Workspace } from '../../infra/crds/workspace.js';
+import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, shellAndHome, type SessionTarget, type WorkspaceImage, type WorkspacePod } from '../../infra/crds/workspace-target.js';
 import { CLOSE } from './protocol.js';
 
 /** The terminal cannot open; `message` is shown in the browser, `code` closes the websocket. */
@@ -34,10 +33,6 @@ export function refusalOf(err: unknown, what: string): TerminalRefused {
   return new TerminalRefused(CLOSE.clusterFailed, `cannot connect to the workspace while ${what}: ${(err as Error)?.message ?? String(err)}`);
 }
 
-interface Pod extends KubeObject {
-  spec?: { containers?: { name?: string }[] };
-}
-
 /** Reads the Workspace, its pod and its image as the person; throws TerminalRefused with what they can act on. */
 export async function resolveTerminalTarget(client: KubeClient, namespace: string, name: string): Promise<SessionTarget> {
   let ws: Workspace;
@@ -51,9 +46,9 @@ export async function resolveTerminalTarget(client: KubeClient, namespace: strin
   if (notRunning) throw new TerminalRefused(CLOSE.notRunning, notRunning);
 
   const podName = podNameOf(ws);
-  let pod: Pod;
+  let pod: WorkspacePod;
   try {
-    pod = await client.get<Pod>(RESOURCES.pod, podName, namespace);
+    pod = await client.get<WorkspacePod>(RESOURCES.pod, podName, namespace);
   } catch (err) {
     if (isNotFound(err)) throw new TerminalRefused(CLOSE.notRunning, `workspace ${name} has no pod ${podName} yet; try again shortly`);
     throw refusalOf(err, `reading pod ${podName}`);

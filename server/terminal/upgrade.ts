@@ -10,7 +10,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Log } from '../../process/role.js';
 import type { KubeClient } from '../../kube/client.js';
 import type { ActivityRecorder } from '../../kube/activity.js';
-import { shellCommand } from '../../gateway/command.js';
+import { shellCommand } from '../../infra/crds/workspace-commands.js';
 import { callerOf, serviceAccountOf } from '../auth/authenticate.js';
 import { sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
@@ -30,6 +30,9 @@ export const MAX_TERMINALS_PER_PERSON = 10;
 /** Largest message a browser may send (a paste is split by the page script). */
 const MAX_MESSAGE_BYTES = 256 << 10;
 const DEFAULT_SIZE = { cols: 80, rows: 24 };
+/** How often open terminals are checked against their sessions: signing out ends them within this. */
+const SESSION_CHECK_MS = 30_000;
+export const SESSION_ENDED = 'your session has ended (signed out or expired); sign in again to open a terminal';
 
 export interface TerminalDeps {
   /** `--base-url`: the only Origin a terminal may be opened from. */
@@ -41,11 +44,15 @@ export interface TerminalDeps {
   log: Log;
   ready: () => boolean;
   now?: () => number;
+  /** How often open terminals are checked against their sessions (default 30 s). */
+  sessionCheckMs?: number;
   /** An open terminal is activity on its workspace (status.lastActivityTime, for idle stop), as an SSH session is. */
   activity: ActivityRecorder;
 }
 
 interface Opened {
+  /** The cookie's session id, kept in memory only, to notice when the session ends. */
+  sessionId: string;
   caller: Caller;
   client: KubeClient;
   workspace: string;
@@ -79,6 +86,9 @@ export class TerminalServer {
   readonly relays = new Set<Relay>();
   /** Browser sockets open per person (relaying or still being resolved). */
   private readonly openByOwner = new Map<string, number>();
+  /** The session each relay was opened with. */
+  private readonly sessionOf = new Map<Relay, string>();
+  private sessionCheck: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: TerminalDeps) {
     this.origin = new URL(deps.baseUrl).origin;
@@ -88,6 +98,30 @@ export class TerminalServer {
   /** Serves terminal upgrades on `server`; other upgrade paths are answered 404. */
   attach(server: http.Server): void {
     server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
+    this.sessionCheck ??= setInterval(() => void this.closeEnded(), this.deps.sessionCheckMs ?? SESSION_CHECK_MS);
+    this.sessionCheck.unref();
+  }
+
+  /**
+   * Closes every terminal whose session has ended: a shell must not outlive the sign-out (or
+   * expiry, or password change) that ended the session it was opened with. Returns how many.
+   */
+  async closeEnded(): Promise<number> {
+    let closed = 0;
+    for (const [relay, id] of [...this.sessionOf]) {
+      let live: boolean;
+      try {
+        live = (await this.deps.sessions.lookup(id, this.now())) !== undefined;
+      } catch (err) {
+        this.deps.log('terminal session check failed', { error: String((err as Error)?.message ?? err) });
+        continue;
+      }
+      if (live || !this.sessionOf.has(relay)) continue;
+      this.sessionOf.delete(relay);
+      relay.close(CLOSE.sessionEnded, SESSION_ENDED);
+      closed++;
+    }
+    return closed;
   }
 
   handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -107,6 +141,8 @@ export class TerminalServer {
 
   /** Tells every open terminal that the server is going away, and waits for them to end. */
   async close(): Promise<void> {
+    clearInterval(this.sessionCheck);
+    this.sessionCheck = undefined;
     const all = [...this.relays];
     for (const relay of all) relay.close(CLOSE.goingAway, 'den server is restarting; reconnect in a moment');
     await Promise.all(all.map((r) => r.done));
@@ -137,7 +173,7 @@ export class TerminalServer {
     const cols = url.searchParams.has('cols') ? dimension(Number(url.searchParams.get('cols'))) : DEFAULT_SIZE.cols;
     const rows = url.searchParams.has('rows') ? dimension(Number(url.searchParams.get('rows'))) : DEFAULT_SIZE.rows;
     if (!cols || !rows) throw new HttpError(400, 'cols and rows must be whole numbers from 1 to 1000');
-    return { caller, client, workspace: match[1]!, size: { cols, rows } };
+    return { sessionId: id, caller, client, workspace: match[1]!, size: { cols, rows } };
   }
 
   private serve(ws: WebSocket, opened: Opened): void {
@@ -173,7 +209,11 @@ export class TerminalServer {
           },
         });
         this.relays.add(relay);
-        void relay.done.then(() => this.relays.delete(relay));
+        this.sessionOf.set(relay, opened.sessionId);
+        void relay.done.then(() => {
+          this.relays.delete(relay);
+          this.sessionOf.delete(relay);
+        });
         this.deps.log('terminal opened', { ...fields, pod: target.pod });
       },
       (err: unknown) => {

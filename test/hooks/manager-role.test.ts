@@ -6,6 +6,7 @@ import { managerRole } from '../../hooks/manager-role.js';
 import { readSettings } from '../../process/settings.js';
 import { denCrds } from '../../infra/crds/index.js';
 import type { KubeObject } from '../../kube/client.js';
+import { KubeconfigError } from '../../kube/connection.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
@@ -67,6 +68,7 @@ describe('den manager', () => {
   it('stops with one line naming the setting when the kubeconfig cannot be read', async () => {
     const settings = readSettings(managerRole.settings, [`--kubeconfig=${join(dir, 'missing')}`, '--health-listen=127.0.0.1:0'], {});
     const err = await managerRole.run(settings, new AbortController().signal).then(() => undefined, (e: Error) => e);
-    expect(err?.message).to.match(/^manager start-up: --kubeconfig \(DEN_KUBECONFIG\): /);
+    expect(err).to.be.instanceOf(KubeconfigError);
+    expect(err?.message).to.equal(`kubeconfig ${join(dir, 'missing')}: no such file`);
   });
 });

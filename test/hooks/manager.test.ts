@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { Manager, type ManagerOptions } from '../../hooks/manager.js';
 import { NAMESPACE_FINALIZER } from '../../hooks/userspace/controller.js';
 import { denCrds } from '../../infra/crds/index.js';
+import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
+import { renderInstall } from '../../infra/install/synth.js';
 import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES, type ResourceType } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
@@ -43,8 +45,8 @@ describe('den manager controllers', () => {
   let api: FakeApiServer;
   const stops: { stop: AbortController; run: Promise<void> }[] = [];
 
-  function startManager(overrides: Partial<ManagerOptions> = {}): Manager {
-    const manager = new Manager(api.client(), {
+  function startManager(overrides: Partial<ManagerOptions> = {}, client = api.client()): Manager {
+    const manager = new Manager(client, {
       config: { namespace: 'svc-system', gatewayHost: 'den.example.com', gpuResource: 'nvidia.com/gpu', relistIntervalMs: 60_000, idleStop: false },
       leaderElect: false,
       log: () => undefined,
@@ -95,6 +97,22 @@ describe('den manager controllers', () => {
       expect(get(RESOURCES.userSpace, 'alice')?.metadata?.finalizers).to.deep.equal([NAMESPACE_FINALIZER]);
       const owner = get(RESOURCES.roleBinding, 'svc-owner', 'svc-alice');
       expect(owner?.subjects).to.deep.include({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice@example.com' });
+    });
+
+    it("converges under the manager's own ServiceAccount with no failed first reconcile", async () => {
+      // The chart's RBAC, so the API server's escalation check applies: a binding whose Role
+      // does not exist yet is refused, as on a real cluster.
+      const identity = ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
+      for (const obj of renderInstall(DEFAULT_SETTINGS)) if (identity.includes(String(obj.kind))) api.seed(obj);
+      const minted = await api.client().request<{ status: { token: string } }>({ method: 'POST', path: '/api/v1/namespaces/svc-system/serviceaccounts/den-manager/token', body: { spec: {} } });
+      // Role writes served late, as under load: a binding sent alongside its Role would arrive first.
+      api.slowDown('PATCH', /\/(roles|clusterroles)\//, 100);
+      const manager = startManager({}, api.client(minted.status.token));
+      await api.client().create(RESOURCES.userSpace, userSpace('alice'));
+      await api.client().create(RESOURCES.userSpace, userSpace('bob', { networkPolicy: 'ClusterEgress' }));
+      for (const name of ['alice', 'bob']) await eventually(() => get(RESOURCES.userSpace, name)?.status?.phase === 'Ready', `${name} Ready`);
+      expect(get(RESOURCES.roleBinding, 'svc-owner', 'svc-alice')).to.not.equal(undefined);
+      expect(manager.controllers!.find((c) => c.spec.parent.kind === 'UserSpace')!.stats.failures).to.equal(0);
     });
 
     it('restores a child deleted by hand', async () => {

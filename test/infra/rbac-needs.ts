@@ -147,6 +147,13 @@ export function apiRequestOf(record: RequestRecord): ApiRequest | undefined {
   };
 }
 
+/**
+ * Non-resource paths every identity may read through the built-in ClusterRole
+ * system:public-info-viewer, so the chart grants nothing for them: `GET /version` is how each
+ * process waits for the API server at start (kube/availability.ts).
+ */
+const PUBLIC_INFO = new Set(['GET /version']);
+
 /** The requests of `process` (by its ServiceAccount in svc-system) that no need covers, described. */
 export function uncoveredRequests(process: Process, records: readonly RequestRecord[]): string[] {
   const user = `system:serviceaccount:svc-system:${process}`;
@@ -154,6 +161,7 @@ export function uncoveredRequests(process: Process, records: readonly RequestRec
   for (const record of records) {
     if (record.user !== user) continue;
     const req = apiRequestOf(record);
+    if (!req && PUBLIC_INFO.has(`${record.method} ${record.path}`)) continue;
     if (!req) out.add(`${record.method} ${record.path}`);
     else if (!NEEDS[process].some((need) => covers(need, req))) {
       out.add(`${req.verb} ${req.group ? `${req.group}/` : ''}${req.resource}${req.name ? ` ${req.name}` : ''} in ${req.namespace ?? 'the cluster'}`);

@@ -101,4 +101,11 @@ describe('install RBAC in use', function () {
     expect(uncoveredRequests('den-gateway', [record])).to.deep.equal(['list configmaps in svc-system']);
     expect(uncoveredRequests('den-server', [record])).to.deep.equal([]);
   });
+
+  it('lets every process read /version (system:public-info-viewer) and no other non-resource path', () => {
+    const user = 'system:serviceaccount:svc-system:den-gateway';
+    const version = { method: 'GET', path: '/version', query: '', user };
+    const metrics = { method: 'GET', path: '/metrics', query: '', user };
+    expect(uncoveredRequests('den-gateway', [version, metrics])).to.deep.equal(['GET /metrics']);
+  });
 });

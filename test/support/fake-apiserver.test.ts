@@ -28,6 +28,59 @@ describe('the fake API server', () => {
     expect(err.body).to.deep.equal(fixture('forbidden-create-workspace-like.json').body);
   });
 
+  describe('RBAC escalation check on Roles and bindings', () => {
+    const RBAC = 'rbac.authorization.k8s.io';
+    const role = { apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { name: 'svc-workspace-user', namespace: 'svc-demo' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] } as any;
+    const binding = { apiVersion: `${RBAC}/v1`, kind: 'RoleBinding', metadata: { name: 'svc-owner', namespace: 'svc-demo' }, subjects: [{ kind: 'User', name: 'bob@example.com', apiGroup: RBAC }], roleRef: { kind: 'Role', name: 'svc-workspace-user', apiGroup: RBAC } } as any;
+    /** carol may write Roles and bindings in svc-demo and, with `extra`, more. */
+    function carol(...extra: object[]) {
+      api.addUser('carol', { username: 'carol@example.com' });
+      api.seed(
+        { apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name: 'carol' }, rules: [{ apiGroups: [RBAC], resources: ['roles', 'rolebindings', 'clusterrolebindings'], verbs: ['create', 'patch'] }, ...extra] } as any,
+        { apiVersion: `${RBAC}/v1`, kind: 'ClusterRoleBinding', metadata: { name: 'carol' }, subjects: [{ kind: 'User', name: 'carol@example.com' }], roleRef: { kind: 'ClusterRole', name: 'carol' } } as any,
+      );
+      return api.client('carol');
+    }
+
+    it('refuses a RoleBinding whose Role does not exist yet, as kube-apiserver does, and stores nothing', async () => {
+      const err = await carol({ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }).create(RESOURCES.roleBinding, binding, 'svc-demo').catch((e) => e);
+      expect(err.status).to.equal(404);
+      expect(err.message).to.equal('roles.rbac.authorization.k8s.io "svc-workspace-user" not found');
+      expect(api.objects(RESOURCES.roleBinding, 'svc-demo')).to.deep.equal([]);
+    });
+
+    it('accepts the same RoleBinding once the Role exists and its author holds every rule of it', async () => {
+      const client = carol({ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] });
+      await client.create(RESOURCES.role, role, 'svc-demo');
+      await client.create(RESOURCES.roleBinding, binding, 'svc-demo');
+      expect(api.object(RESOURCES.roleBinding, 'svc-owner', 'svc-demo')).to.not.equal(undefined);
+    });
+
+    it('refuses a Role or binding that grants what its author does not hold', async () => {
+      const client = carol();
+      const roleErr = await client.create(RESOURCES.role, role, 'svc-demo').catch((e) => e);
+      expect(roleErr.status).to.equal(403);
+      expect(roleErr.message).to.match(/^roles\.rbac\.authorization\.k8s\.io "svc-workspace-user" is forbidden: user "carol@example\.com" .* is attempting to grant RBAC permissions not currently held/);
+      api.seed(role);
+      const bindErr = await client.create(RESOURCES.roleBinding, binding, 'svc-demo').catch((e) => e);
+      expect(bindErr.status).to.equal(403);
+    });
+
+    it('lets an author with bind on the ClusterRole bind it without holding it, and no other', async () => {
+      const client = carol({ apiGroups: [RBAC], resources: ['clusterroles'], verbs: ['bind'], resourceNames: ['edit'] });
+      const to = (name: string) => ({ ...binding, metadata: { name, namespace: 'svc-demo' }, roleRef: { kind: 'ClusterRole', name, apiGroup: RBAC } });
+      await client.create(RESOURCES.roleBinding, to('edit'), 'svc-demo');
+      const err = await client.create(RESOURCES.roleBinding, to('admin'), 'svc-demo').catch((e) => e);
+      expect(err.message).to.equal('clusterroles.rbac.authorization.k8s.io "admin" not found');
+    });
+
+    it('refuses a namespaced object in a namespace that does not exist', async () => {
+      const err = await api.client().create(RESOURCES.configMap, { metadata: { name: 'x' } }, 'svc-missing').catch((e) => e);
+      expect(err.status).to.equal(404);
+      expect(err.message).to.equal('namespaces "svc-missing" not found');
+    });
+  });
+
   it('answers SelfSubjectAccessReviews in the recorded shape', async () => {
     api.addUser('alice', { username: 'alice@example.com' });
     const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'use', group: 'den.dev', resource: 'workspaceimages', name: 'python' } } };

@@ -1,6 +1,6 @@
 // What a test needs to run a Den role against the loopback fake API server: a free port to
 // name in `--listen`, and a kubeconfig naming the fake and a token.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,9 +34,25 @@ export function kubeconfigYaml(server: string, user: string, token: string): str
   });
 }
 
-/** `kubeconfigYaml` written to a file of its own in a fresh temporary folder, as `--kubeconfig` reads it. */
+/** The one temporary folder of this test process's kubeconfig files, removed when it exits. */
+let kubeconfigDir: string | undefined;
+let kubeconfigCount = 0;
+
+function kubeconfigFolder(): string {
+  if (!kubeconfigDir) {
+    const dir = mkdtempSync(join(tmpdir(), 'den-kubeconfig-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    kubeconfigDir = dir;
+  }
+  return kubeconfigDir;
+}
+
+/**
+ * `kubeconfigYaml` written to a file of its own, as `--kubeconfig` reads it. The files share
+ * one temporary folder per test process, which goes when the process exits, failed tests and all.
+ */
 export function kubeconfigFile(server: string, token: string, user = 'user'): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'den-kubeconfig-')), 'config');
+  const file = join(kubeconfigFolder(), `config-${++kubeconfigCount}`);
   writeFileSync(file, kubeconfigYaml(server, user, token), { mode: 0o600 });
   return file;
 }

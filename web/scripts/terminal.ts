@@ -8,6 +8,7 @@ import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import './terminal.css';
 import { CLOSE, CSRF_PROTOCOL_PREFIX, TERMINAL_PROTOCOL, type ServerNotice } from '../../server/terminal/protocol.js';
+import { cssomDocument, stylesThroughCssom } from './lib/cssom-document.js';
 
 /** Keystrokes and pastes go out in pieces under the server's message limit. */
 const MAX_SEND = 64 << 10;
@@ -56,10 +57,12 @@ class BrowserTerminal {
       fontSize: 14,
       scrollback: 5000,
       theme: dark.matches ? DARK : LIGHT,
+      // Its styles through CSSOM, which the page's strict CSP allows (lib/cssom-document.ts).
+      documentOverride: cssomDocument(document),
     });
     dark.addEventListener('change', () => (this.term.options.theme = dark.matches ? DARK : LIGHT));
     this.term.loadAddon(this.fit);
-    this.term.open(this.screen);
+    stylesThroughCssom(document, () => this.term.open(this.screen));
     this.term.textarea?.setAttribute('aria-label', `Terminal of workspace ${host.dataset.workspace ?? ''}`);
     this.fitNow();
     this.term.onData((data) => this.send(this.encoder.encode(data)));

@@ -15,6 +15,7 @@ import {
   podSelector,
   type WorkspaceChildrenProps,
 } from './props.js';
+import { PRE_STOP, STOP_GRACE_SECONDS } from './stop.js';
 
 /**
  * A KubeStatefulSet whose `verbatim` patches land after the typed rendering. The 1.28 classes
@@ -82,6 +83,8 @@ export class WorkspaceStatefulSet extends Construct {
               // with variables for every Service in it.
               enableServiceLinks: false,
               securityContext: podSecurityContext(props),
+              // A stopped workspace goes in seconds: preStop signals every process (stop.ts).
+              terminationGracePeriodSeconds: STOP_GRACE_SECONDS,
               nodeSelector: props.nodeSelector,
               imagePullSecrets: props.imagePullSecret ? [{ name: props.imagePullSecret }] : undefined,
               containers: [
@@ -92,6 +95,7 @@ export class WorkspaceStatefulSet extends Construct {
                   command: props.command,
                   workingDir: props.homePath,
                   securityContext: { allowPrivilegeEscalation: false },
+                  lifecycle: { preStop: PRE_STOP },
                 },
               ],
             },

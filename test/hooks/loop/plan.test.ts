@@ -82,6 +82,17 @@ describe('loop plan', () => {
       expect(plan.prune).to.deep.equal([]);
     });
 
+    it('applies ServiceAccounts and Roles after the Namespace and before the bindings that name them', () => {
+      const rbac = (kind: string, name: string, extra: Record<string, unknown> = {}) => decorateChild({ apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: { name, namespace: 'svc-alice' }, ...extra } as KubeObject, decoration);
+      const role = rbac('Role', 'svc-workspace-user', { rules: [] });
+      const binding = rbac('RoleBinding', 'svc-owner', { roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'svc-workspace-user' } });
+      const clusterRole = decorateChild({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'svc-userspace-alice' }, rules: [] } as KubeObject, decoration);
+      const clusterBinding = decorateChild({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'svc-userspace-alice' } } as KubeObject, decoration);
+      const account = decorateChild({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'workspace', namespace: 'svc-alice' } }, decoration);
+      const plan = planChildren([binding, clusterBinding, q, role, clusterRole, account, ns], []);
+      expect(plan.apply.map((wave) => wave.map((c) => c.kind))).to.deep.equal([['Namespace'], ['Role', 'ClusterRole', 'ServiceAccount'], ['RoleBinding', 'ClusterRoleBinding', 'ResourceQuota']]);
+    });
+
     it('applies a Service before the StatefulSet it governs', () => {
       const decorate = (child: KubeObject) => decorateChild(child, { parent: workspace, parentResource: RESOURCES.workspace, parentLabel: 'den.dev/workspace' });
       const service = decorate({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'dev' }, spec: { clusterIP: 'None' } });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { homeClaimName } from '../../../kube/group.js';
+import { STOP_SCRIPT } from '../../../infra/children/workspace/stop.js';
 import { syncWorkspace } from '../../../hooks/workspace/sync.js';
 import type { KubeObject } from '../../../kube/client.js';
 import {
@@ -114,6 +115,13 @@ describe('syncWorkspace children (SPEC 1.3)', () => {
       { name: 'HOME', value: '/workspace' },
       { name: 'SHELL', value: '/bin/zsh' },
     ]);
+  });
+
+  it('keeps the command as PID 1 and stops promptly: a preStop step signals every process, a grace period of a few seconds', () => {
+    const { pod, container } = render();
+    expect(container.command).to.deep.equal(['sleep', 'infinity']);
+    expect(container.lifecycle).to.deep.equal({ preStop: { exec: { command: ['/bin/sh', '-c', STOP_SCRIPT] } } });
+    expect(pod.terminationGracePeriodSeconds).to.equal(3);
   });
 
   describe('fills in the SPEC 2.2 defaults when the WorkspaceImage leaves a field out', () => {

@@ -17,7 +17,7 @@ function storedByApiServer(applied: KubeObject, n: number): KubeObject {
   stored.metadata = { ...stored.metadata, uid: `uid-${n}`, resourceVersion: `${1000 + n}`, generation: 1, creationTimestamp: '2026-11-22T10:00:01Z' };
   if (stored.kind === 'StatefulSet') {
     const pod = stored.spec.template.spec;
-    Object.assign(pod, { dnsPolicy: 'ClusterFirst', restartPolicy: 'Always', schedulerName: 'default-scheduler', terminationGracePeriodSeconds: 30 });
+    Object.assign(pod, { dnsPolicy: 'ClusterFirst', restartPolicy: 'Always', schedulerName: 'default-scheduler', terminationGracePeriodSeconds: pod.terminationGracePeriodSeconds ?? 30 });
     Object.assign(pod.containers[0], { terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' });
     // Quantities come back as strings, whatever JSON type they were sent as.
     const resources = pod.containers[0].resources ?? {};

@@ -133,6 +133,7 @@ describe('the OpenAPI description (SPEC 9)', () => {
       expectDescribed('GET', '/workspaces/{name}', await call(den, 'GET', '/workspaces/dev', { as: alice }));
       expectDescribed('POST', '/workspaces/{name}/stop', await call(den, 'POST', '/workspaces/dev/stop', { as: alice }));
       expectDescribed('GET', '/workspaces/{name}/logs', await call(den, 'GET', '/workspaces/dev/logs', { as: alice }));
+      expectDescribed('POST', '/workspaces/{name}/start', await call(den, 'POST', '/workspaces/dev/start', { as: alice }));
       api.seed({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'dev-0', namespace: 'svc-alice', labels: { 'den.dev/workspace': 'dev' } }, spec: { containers: [{ name: 'w', image: 'python:3.12' }] }, status: { phase: 'Running' } });
       api.setPodLog('svc-alice', 'dev-0', 'hello\n');
       const logs = await call(den, 'GET', '/workspaces/dev/logs?tail=5', { as: alice });

@@ -317,6 +317,22 @@ describe('REST workspaces (SPEC 4.2)', () => {
       expect(res.body.error).to.equal('workspace dev has no running pod, start it first');
     });
 
+    it('answers 409 for a stopped workspace whose pod is still terminating, without reading its log', async () => {
+      env.workspace('dev', 'svc-alice', { running: false });
+      env.pod('dev-0', 'svc-alice', 'dev', 'Running', LOG);
+      const res = await env.request('GET', '/workspaces/dev/logs', { token: alice });
+      expect(res.status).to.equal(409);
+      expect(res.body.error).to.equal('workspace dev has no running pod, start it first');
+      expect(env.api.requests.some((r) => r.path.endsWith('/pods/dev-0/log'))).to.equal(false);
+    });
+
+    it('answers 409 for a pod being deleted, even of a running workspace', async () => {
+      env.workspace('dev', 'svc-alice');
+      const pod = env.pod('dev-0', 'svc-alice', 'dev', 'Running', LOG);
+      env.api.seed({ ...pod, metadata: { ...pod.metadata, deletionTimestamp: new Date().toISOString() } });
+      expect((await env.request('GET', '/workspaces/dev/logs', { token: alice })).status).to.equal(409);
+    });
+
     it('answers 409 when the pod is not running yet', async () => {
       env.workspace('dev', 'svc-alice');
       env.pod('dev-0', 'svc-alice', 'dev', 'Pending');

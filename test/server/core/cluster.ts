@@ -79,6 +79,8 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   now?: () => number;
   bodyLimitBytes?: number;
   catalogConcurrency?: number;
+  /** `--trusted-proxies`, parsed; none by default. */
+  trustedProxies?: string[];
   /** The server's own client; by default the den-server identity straight to the fake. */
   serverClient?: KubeClient;
   /** The process log (errors of requests, things left behind); dropped by default. */
@@ -108,7 +110,7 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
   const caches = auth.run(stop.signal);
   await auth.synced;
   const app = createApp({
-    config: { baseUrl: opts.baseUrl ?? 'http://den.test', localAuth: opts.localAuth ?? true, bodyLimitBytes: opts.bodyLimitBytes },
+    config: { baseUrl: opts.baseUrl ?? 'http://den.test', localAuth: opts.localAuth ?? true, bodyLimitBytes: opts.bodyLimitBytes, trustedProxies: opts.trustedProxies },
     serverClient,
     auth,
     resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: opts.log ?? (() => undefined), catalogConcurrency: opts.catalogConcurrency },

@@ -164,6 +164,18 @@ describe('signing in with an OpenID Connect provider (generic issuer)', () => {
     const landed = await signIn(browser, 'sso', 'alice', '//evil.example/x');
     expect(landed.url).to.equal(`${BASE}/`);
   });
+
+  it('lets one client address hold only 20 unfinished sign-ins: the next start is a 429 page that stores nothing', async () => {
+    for (let i = 0; i < 20; i++) {
+      const start = await new Browser({ 'den.test': den.url }).get(`${BASE}/login/sso`);
+      expect(start.chain[1], `start ${i + 1} goes on to the provider`).to.satisfy((hop: string) => hop.startsWith(issuer.url));
+    }
+    const refused = await new Browser({ 'den.test': den.url }).get(`${BASE}/login/sso`);
+    expect(refused.status).to.equal(429);
+    expect(refused.headers.get('retry-after')).to.match(/^[1-9]\d*$/);
+    expect(refused.body).to.contain('too many sign-ins were started from your address');
+    expect(stateSecrets(api, 'login-challenge')).to.have.length(20);
+  });
 });
 
 describe('signing in with an identity provider: time, reachability and local login', () => {

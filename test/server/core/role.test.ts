@@ -36,13 +36,21 @@ describe('den server (the role)', () => {
       localAuth: true,
       tokenTtl: 600_000,
       gpuResource: 'nvidia.com/gpu',
+      trustedProxies: [],
       identityProvidersFile: '',
     });
     expect(readSettings(serverSettings, [], { DEN_BASE_URL: 'http://x', DEN_LOCAL_AUTH: 'false', DEN_TOKEN_TTL: '1h' })).to.include({ localAuth: false, tokenTtl: 3_600_000 });
+    expect(readSettings(serverSettings, ['--trusted-proxies', '10.0.0.0/8, 192.0.2.1'], { DEN_BASE_URL: 'http://x' }).trustedProxies).to.deep.equal(['10.0.0.0/8', '192.0.2.1']);
+    expect(() => readSettings(serverSettings, [], { DEN_BASE_URL: 'http://x', DEN_TRUSTED_PROXIES: 'lb.example.com' })).to.throw("--trusted-proxies (DEN_TRUSTED_PROXIES): 'lb.example.com' is not an IP address or a CIDR range (such as 10.0.0.0/8)");
   });
 
-  it('refuses a missing base URL and a token lifetime the API server would refuse', () => {
+  it('refuses a missing base URL, one with a path, and a token lifetime the API server would refuse', () => {
     expect(refusal(() => readSettings(serverSettings, [], {}))).to.match(/^--base-url \(DEN_BASE_URL\) is required/);
+    for (const url of ['https://example.com/den', 'https://example.com/?x=1', 'https://user:pw@example.com']) {
+      expect(refusal(() => readSettings(serverSettings, ['--base-url', url], {}))).to.equal(
+        `--base-url (DEN_BASE_URL): must be an origin such as https://den.example.com, without a path, query or credentials (den server serves at the root), got '${url}'`,
+      );
+    }
     expect(refusal(() => readSettings(serverSettings, ['--base-url', 'http://x', '--token-ttl', '5m'], {}))).to.equal(
       "--token-ttl (DEN_TOKEN_TTL): must be at least 10m (the API server refuses shorter tokens), got '5m'",
     );

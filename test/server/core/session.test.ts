@@ -1,7 +1,9 @@
 // SPEC 4.1 and 5 over a real loopback HTTP server: login, the session, logout.
+import http from 'node:http';
 import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
 import { sessionSecretName } from '../../../server/auth/sessions.js';
+import { DEFAULT_LOGIN_THROTTLE } from '../../../server/auth/throttle.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { addPerson, call, login, seedLocalUser, startDen, startWith, stopAll, until, type Den } from './cluster.js';
 
@@ -212,10 +214,82 @@ describe('sessions (POST /login, GET /session, POST /logout)', () => {
     for (let i = 0; i < 5; i++) expect((await call(den, 'POST', '/login', { body: { username: 'alice', password: `guess-${i}-x` } })).status).to.equal(401);
     const locked = await call(den, 'POST', '/login', { body: { username: 'Alice', password: 'alice-password' } });
     expect(locked.status).to.equal(429);
-    expect(locked.body.error).to.match(/^too many failed attempts for alice; retry in 1 s$/);
+    expect(locked.body.error).to.equal('too many failed sign-in attempts; retry in 1 s');
     expect(locked.headers.get('retry-after')).to.equal('1');
     await new Promise((r) => setTimeout(r, 1100));
     expect((await call(den, 'POST', '/login', { body: { username: 'alice', password: 'alice-password' } })).status).to.equal(204);
+  });
+
+  describe('throttling by client address', () => {
+    // Lockouts of a minute, so that slow password checks on a busy machine never outlast one;
+    // six attempts per address instead of the default thirty, which only take longer to make.
+    const policy = {
+      perUsernameAndAddress: { ...DEFAULT_LOGIN_THROTTLE.perUsernameAndAddress, baseLockMs: 60_000 },
+      perAddress: { ...DEFAULT_LOGIN_THROTTLE.perAddress, freeFailures: 6, baseLockMs: 60_000 },
+    };
+    let strict: Den;
+    beforeEach(async () => {
+      strict = await startDen(api, { throttlePolicy: policy });
+    });
+    afterEach(() => strict.close());
+
+    /** POST /login from the loopback address `from` (the TCP peer the server sees). */
+    function loginFrom(target: Den, from: string, username: string, password: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+      const url = new URL(`${target.api}/login`);
+      const body = JSON.stringify({ username, password });
+      return new Promise((resolve, reject) => {
+        const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress: from, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers } }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    }
+    const guesses = (target: Den, from: string, username: string, n: number, headers?: (i: number) => Record<string, string>) =>
+      Promise.all(Array.from({ length: n }, (_, i) => loginFrom(target, from, username, `guess-${i}-x`, headers?.(i))));
+
+    it("cannot lock alice out: guesses at her username from elsewhere slow only the guesser", async () => {
+      await guesses(strict, '127.0.0.2', 'alice', 6);
+      expect((await loginFrom(strict, '127.0.0.2', 'alice', 'alice-password')).status).to.equal(429);
+      expect((await loginFrom(strict, '127.0.0.1', 'alice', 'alice-password')).status).to.equal(204);
+    });
+
+    it('answers alike for a username that exists and one that does not, throttled or not', async () => {
+      const known = await guesses(strict, '127.0.0.3', 'alice', 6);
+      const unknown = await guesses(strict, '127.0.0.4', 'nobody-here', 6);
+      const shape = (answers: { status: number; body: string }[]) => answers.map((a) => `${a.status} ${a.body}`).sort();
+      expect(shape(unknown)).to.deep.equal(shape(known));
+      expect(shape(known)).to.deep.equal([...Array(5).fill('401 {"error":"invalid username or password"}'), '429 {"error":"too many failed sign-in attempts; retry in 60 s"}']);
+    });
+
+    it('slows an address that tries many usernames, for every username, and no other address', async () => {
+      await Promise.all(Array.from({ length: 6 }, (_, i) => loginFrom(strict, '127.0.0.5', `user${i}`, 'guess-x')));
+      expect((await loginFrom(strict, '127.0.0.5', 'alice', 'alice-password')).status).to.equal(429);
+      expect((await loginFrom(strict, '127.0.0.1', 'alice', 'alice-password')).status).to.equal(204);
+    });
+
+    it('ignores X-Forwarded-For by default: a guesser cannot escape by naming other addresses', async () => {
+      await guesses(strict, '127.0.0.6', 'alice', 5, (i) => ({ 'X-Forwarded-For': `198.51.100.${i}` }));
+      const next = await loginFrom(strict, '127.0.0.6', 'alice', 'alice-password', { 'X-Forwarded-For': '198.51.100.99' });
+      expect(next.status).to.equal(429);
+    });
+
+    it('behind a trusted proxy takes the right-most address that is not a trusted proxy', async () => {
+      const proxied = await startDen(api, { trustedProxies: ['127.0.0.1', '10.0.0.0/8'], throttlePolicy: policy });
+      try {
+        // The guesser's own left-most entries change every time; the proxies' entries do not.
+        await guesses(proxied, '127.0.0.1', 'alice', 5, (i) => ({ 'X-Forwarded-For': `192.0.2.${i}, 198.51.100.1, 10.1.2.3` }));
+        expect((await loginFrom(proxied, '127.0.0.1', 'alice', 'alice-password', { 'X-Forwarded-For': '192.0.2.77, 198.51.100.1, 10.1.2.3' })).status).to.equal(429);
+        expect((await loginFrom(proxied, '127.0.0.1', 'alice', 'alice-password', { 'X-Forwarded-For': '198.51.100.2, 10.1.2.3' })).status).to.equal(204);
+        // From a peer that is no trusted proxy the header counts for nothing.
+        await guesses(proxied, '127.0.0.7', 'alice', 5, (i) => ({ 'X-Forwarded-For': `198.51.100.${100 + i}` }));
+        expect((await loginFrom(proxied, '127.0.0.7', 'alice', 'alice-password', { 'X-Forwarded-For': '198.51.100.200' })).status).to.equal(429);
+      } finally {
+        await proxied.close();
+      }
+    });
   });
 
   it('counts guesses still being checked, so twenty sent at once get only five password checks', async () => {

@@ -83,6 +83,20 @@ describe('the administration pages in Chromium', function () {
     expect(world.api.objects(RESOURCES.userSpace).map((u) => u.metadata?.name)).to.not.include('Not_A_Name');
   });
 
+  it('refuses a local user with a too short password, keeping the other fields but never writing the password back into the page', async () => {
+    await root.goto(`${world.den.url}/admin/users`);
+    await root.fill('#local-username', 'dave');
+    await root.fill('#local-password', 'short!');
+    await root.fill('#local-owner', 'alice@example.com');
+    const [answer] = await Promise.all([root.waitForResponse((r) => r.url().endsWith('/admin/users/local')), root.click('form[action="/admin/users/local"] button[type="submit"]')]);
+    expect(await root.locator('#error-local').textContent()).to.contain('password');
+    expect(await root.inputValue('#local-username')).to.equal('dave');
+    expect(await root.inputValue('#local-owner')).to.equal('alice@example.com');
+    expect(await root.inputValue('#local-password')).to.equal('');
+    expect(await answer.text()).not.to.contain('short!');
+    expect(await root.locator('tr[data-local-user="dave"]').count()).to.equal(0);
+  });
+
   it('edits a quota, and refuses a quantity that is not one', async () => {
     await root.goto(`${world.den.url}/admin/quota`);
     const row = root.locator('tr[data-quota="alice"]');

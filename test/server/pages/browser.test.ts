@@ -47,8 +47,46 @@ interface InPage {
   getClientRects(): { length: number };
   closest(selector: string): InPage | null;
 }
-declare const document: { documentElement: { scrollWidth: number }; activeElement: InPage | null; querySelectorAll(selector: string): Iterable<InPage> };
-declare const window: { innerWidth: number };
+declare const document: {
+  documentElement: { scrollWidth: number };
+  activeElement: InPage | null;
+  querySelectorAll(selector: string): Iterable<InPage>;
+  addEventListener(type: 'securitypolicyviolation', listener: (e: { violatedDirective: string; blockedURI: string; sample: string; sourceFile: string; lineNumber: number }) => void): void;
+};
+declare const window: { innerWidth: number; denCspViolations?: string[] };
+
+/** Runs in every document before its own scripts: each CSP violation it reports, as a line. */
+function recordCspViolations(): void {
+  window.denCspViolations = [];
+  document.addEventListener('securitypolicyviolation', (e) => {
+    window.denCspViolations!.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber}) ${e.sample}`);
+  });
+}
+
+/**
+ * Watches `page` for what a strict CSP breaks: violations the document reports, and the console
+ * errors Chromium logs for each refused inline style or script. `take()` returns what
+ * the current document reported since the last call.
+ */
+async function watchCsp(page: Page): Promise<{ take(): Promise<string[]> }> {
+  const consoleErrors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && m.text().includes('Content Security Policy')) consoleErrors.push(`console: ${m.text()}`);
+  });
+  await page.addInitScript(recordCspViolations);
+  return {
+    async take() {
+      const reported = await page.evaluate(() => window.denCspViolations?.splice(0) ?? []);
+      return [...reported, ...consoleErrors.splice(0)];
+    },
+  };
+}
+
+/** What xterm.js shows, row by row, without the padding of each row. */
+async function terminalText(page: Page): Promise<string> {
+  const rows = await page.$eval('#terminal .xterm-rows', (el) => [...el.children].map((r) => r.textContent ?? ''));
+  return rows.map((r) => r.replace(/\u00a0/g, ' ').trimEnd()).join('\n');
+}
 
 /** Form controls (visible ones) without an accessible name from a label, aria-label or aria-labelledby. */
 function unlabelledControls(page: Page): Promise<string[]> {
@@ -68,30 +106,35 @@ describe('web UI in Chromium', function () {
   let page: Page;
   const dialogs: string[] = [];
 
-  async function shot(name: string): Promise<void> {
+  async function shot(name: string, of = page): Promise<void> {
     if (!SHOTS) return;
     await mkdir(SHOTS, { recursive: true });
-    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+    await of.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   }
 
-  async function signIn(password: string): Promise<void> {
-    await page.goto(`${platform.baseUrl}/`);
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+  async function signIn(password: string, into = page, username = 'alice'): Promise<void> {
+    await into.goto(`${platform.baseUrl}/`);
+    await into.getByLabel('Username').fill(username);
+    await into.getByLabel('Password').fill(password);
+    await into.getByRole('button', { name: 'Sign in' }).click();
   }
 
   before(async () => {
     await platform.start();
     const added = await runDen(['users', 'add', 'alice', '--owner', 'alice@example.com', '--password-stdin', '--kubeconfig', platform.kubeconfig], { stdin: `${PASSWORD}\n` });
     expect(added.code, added.stderr).to.equal(0);
+    const root = await runDen(['users', 'add', 'root', '--owner', 'root@example.com', '--admin', '--password-stdin', '--kubeconfig', platform.kubeconfig], { stdin: `${PASSWORD}\n` });
+    expect(root.code, root.stderr).to.equal(0);
     const admin = platform.admin;
+    // The terminal's shell runs on this machine (fake exec): the "pod's" filesystem is its home.
     const entry = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'WorkspaceImage', metadata: { name }, spec: { image: platform.workspaceImage, ...spec } });
-    await admin.create(RESOURCES.workspaceImage, entry('ubuntu', { displayName: 'Ubuntu 24.04', description: 'Everyday Linux', tags: ['linux'] }));
+    await admin.create(RESOURCES.workspaceImage, entry('ubuntu', { displayName: 'Ubuntu 24.04', description: 'Everyday Linux', tags: ['linux'], homePath: platform.podRoot }));
     await admin.create(RESOURCES.workspaceImage, entry('python', { displayName: 'Python 3.12', tags: ['python', 'linux'], deprecateAt: '2099-01-31T00:00:00Z' }));
     await admin.create(RESOURCES.workspaceImage, entry('legacy', { displayName: 'Legacy CentOS', deprecated: true }));
     await admin.create(RESOURCES.workspaceImage, entry('hostile', { displayName: '<img src=x onerror=alert(1)>', description: '<script>alert(2)</script>' }));
-    await eventually(async () => ((await admin.get(RESOURCES.userSpace, 'alice')).status as { phase?: string } | undefined)?.phase === 'Ready', 'UserSpace alice Ready', platform.convergeMs);
+    for (const name of ['alice', 'root']) {
+      await eventually(async () => ((await admin.get(RESOURCES.userSpace, name)).status as { phase?: string } | undefined)?.phase === 'Ready', `UserSpace ${name} Ready`, platform.convergeMs);
+    }
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     page = await context.newPage();
@@ -303,6 +346,62 @@ describe('web UI in Chromium', function () {
       await page.goto(`${platform.baseUrl}${path}`);
       expect(await unlabelledControls(page), path).to.deep.equal([]);
     }
+  });
+
+  it('reports no Content-Security-Policy violation on any page, the terminal running a command and the admin pages included', async () => {
+    const found: string[] = [];
+    const contexts: BrowserContext[] = [];
+    const tabOf = async () => {
+      const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 }, colorScheme: 'light' });
+      contexts.push(ctx);
+      const tab = await ctx.newPage();
+      return { tab, csp: await watchCsp(tab) };
+    };
+    const check = async (tab: Page, csp: { take(): Promise<string[]> }, what: string) => {
+      // Late work (polls, the terminal's styles) has a moment to run into the policy.
+      await tab.waitForTimeout(300);
+      found.push(...(await csp.take()).map((v) => `${what}: ${v}`));
+    };
+    try {
+      const person = await tabOf();
+      await person.tab.goto(`${platform.baseUrl}/login`);
+      await check(person.tab, person.csp, '/login');
+      await signIn(PASSWORD, person.tab);
+      await person.tab.waitForURL(`${platform.baseUrl}/`);
+      for (const path of ['/', '/catalog', '/catalog?deprecated=1', '/new', '/profile', '/admin/overview', '/no-such-page']) {
+        await person.tab.goto(`${platform.baseUrl}${path}`);
+        await check(person.tab, person.csp, path);
+      }
+
+      const { tab, csp } = person;
+      await tab.goto(`${platform.baseUrl}/profile`);
+      await shot('profile', tab);
+      await tab.goto(`${platform.baseUrl}/w/dev`);
+      await tab.locator('#status-card .badge[data-phase="Running"]').waitFor();
+      for (const name of ['Events', 'YAML', 'Logs']) await tab.getByRole('tab', { name }).click();
+      await tab.getByRole('tab', { name: 'Terminal' }).click();
+      await tab.locator('#terminal .xterm-rows').waitFor();
+      await eventually(async () => /[$#] *$/m.test(await terminalText(tab)), 'the shell prompt', 15_000);
+      await tab.keyboard.type('echo "den says $((6*7))"\n');
+      await eventually(async () => (await terminalText(tab)).includes('den says 42'), "the command's output in the terminal", 15_000);
+      await check(tab, csp, '/w/dev with the terminal open');
+      await shot('workspace-terminal', tab);
+
+      const admin = await tabOf();
+      await signIn(PASSWORD, admin.tab, 'root');
+      await admin.tab.waitForURL(`${platform.baseUrl}/`);
+      for (const section of ['overview', 'users', 'quota', 'catalog', 'workspaces', 'settings']) {
+        await admin.tab.goto(`${platform.baseUrl}/admin/${section}`);
+        expect(await admin.tab.locator('h1').textContent(), section).not.to.equal('Not allowed');
+        await check(admin.tab, admin.csp, `/admin/${section}`);
+      }
+      await admin.tab.goto(`${platform.baseUrl}/admin/workspaces?sort=owner`);
+      expect(await admin.tab.locator('#workspaces tbody tr').count()).to.be.at.least(1);
+      await shot('admin-workspaces', admin.tab);
+    } finally {
+      for (const ctx of contexts) await ctx.close();
+    }
+    expect(found).to.deep.equal([]);
   });
 
   it('deletes a workspace keeping its volume when unchecked, and with it by default', async () => {

@@ -7,6 +7,7 @@ import { RESOURCES } from '../../../kube/resources.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { fetchPage, openLoginForm, postLoginForm } from '../../support/web.js';
 import { startWith, stopAll, type Den } from '../core/cluster.js';
+import { byEventTime, type EventView } from '../../../web/templates/workspace.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
@@ -265,5 +266,20 @@ describe('web UI pages (server side)', function () {
     expect(page.text).to.contain('there is no page at /no/such/page');
     const api404 = await fetch(`${den.api}/nothing`, { headers: { Cookie: alice.cookie } });
     expect(api404.headers.get('content-type')).to.contain('application/json');
+  });
+});
+
+describe('byEventTime', () => {
+  const at = (time: string, rv: string, reason: string): EventView => ({ reason, lastTimestamp: time, metadata: { resourceVersion: rv } });
+
+  it('orders events by time, and those of one second in the order the API server stored them', () => {
+    const events = [
+      at('2024-05-01T10:00:01Z', '1009', 'Started'),
+      at('2024-05-01T10:00:01Z', '998', 'Pulled'),
+      at('2024-05-01T10:00:00Z', '1200', 'Early'),
+      at('2024-05-01T10:00:01Z', '1001', 'Created'),
+      { reason: 'Scheduled', eventTime: '2024-05-01T10:00:01.900000Z', metadata: { resourceVersion: '990' } },
+    ];
+    expect(events.sort(byEventTime).map((e) => e.reason)).to.deep.equal(['Early', 'Scheduled', 'Pulled', 'Created', 'Started']);
   });
 });

@@ -7,7 +7,7 @@ import { LABELS } from '../../../kube/group.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import { CLOSE, CSRF_PROTOCOL_PREFIX, TERMINAL_PROTOCOL } from '../../../server/terminal/protocol.js';
 import { OUTPUT_HIGH_WATER } from '../../../server/terminal/relay.js';
-import type { TerminalServer } from '../../../server/terminal/upgrade.js';
+import { SESSION_ENDED, type TerminalServer } from '../../../server/terminal/upgrade.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { FakeExec } from '../../support/fake-exec.js';
 import { addPerson, login, startCluster, startDen, until, type Den, type Signed } from '../core/cluster.js';
@@ -197,6 +197,24 @@ describe('browser terminal relay (GET /w/{name}/terminal/ws)', function () {
     await until(() => t.output().includes('25 90'), 'stty to report the new size', 5_000);
     t.ws.close();
     await t.closed;
+  });
+
+  it('ends an open terminal once its session has ended (signed out), and leaves the terminals of live sessions open', async () => {
+    const leaving = await login(world.den, 'alice', 'alice-password');
+    const ended = open(world, 'dev', leaving);
+    const stays = open(world, 'dev', world.alice);
+    await Promise.all([prompted(ended), prompted(stays)]);
+    expect(await world.terminals.closeEnded(), 'both sessions live').to.equal(0);
+    const out = await fetch(`${world.den.api}/logout`, { method: 'POST', headers: { Cookie: leaving.cookie, 'X-CSRF-Token': leaving.csrf } });
+    expect(out.status).to.equal(204);
+    expect(await world.terminals.closeEnded()).to.equal(1);
+    const closed = await ended.closed;
+    expect(closed.code).to.equal(CLOSE.sessionEnded);
+    expect(ended.notices).to.deep.include({ type: 'error', message: SESSION_ENDED });
+    await until(() => world.terminals.relays.size === 1, 'the ended relay to finish', 5_000);
+    expect(stays.ws.readyState).to.equal(WebSocket.OPEN);
+    stays.ws.send(Buffer.from('echo still-$((1+1))\n'), { binary: true });
+    await until(() => stays.output().includes('still-2'), 'the other terminal to keep working', 5_000);
   });
 
   it('closes the exec when the browser goes away', async () => {

@@ -14,7 +14,7 @@ import type { KubeStatus } from '../../../kube/errors.js';
 import { groupOf, RESOURCES, type ResourceType } from '../../../kube/resources.js';
 import { fixture } from '../fixtures.js';
 import { callWebhooks, type AdmissionOutcome } from './admission.js';
-import { authorize, forbiddenMessage, type Attributes, type UserInfo } from './rbac.js';
+import { authorize, clusterRoleRules, escalationMessage, forbiddenMessage, ruleNotHeld, type Attributes, type PolicyRule, type UserInfo } from './rbac.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { clone, jsonPatch, JsonPatchError, mergePatch, serverSideApply } from './patch.js';
 import { CrdSchemas } from './schema.js';
@@ -110,6 +110,7 @@ export class FakeApiServer {
   private watchers = new Set<Watcher>();
   private upgrades: { pattern: RegExp; handler: UpgradeHandler }[] = [];
   private failures: InjectedFailure[] = [];
+  private delays: { method: string; path: RegExp; ms: number }[] = [];
   private podLogs = new Map<string, string>();
   readonly schemas = new CrdSchemas();
   url = '';
@@ -190,6 +191,14 @@ export class FakeApiServer {
   failNext(method: string, path: RegExp, code: number, body?: Partial<KubeStatus>, times = 1): void {
     const reason = body?.reason ?? (code === 409 ? 'Conflict' : code >= 500 ? 'InternalError' : 'BadRequest');
     this.failures.push({ method: method.toUpperCase(), path, status: code, times, body: { ...status(code, reason, body?.message ?? `injected failure ${code}`), ...body } });
+  }
+
+  /**
+   * Requests matching method and path wait `ms` before they are served, from now on: a slow
+   * write, as on a loaded API server, so that requests sent together may be served out of order.
+   */
+  slowDown(method: string, path: RegExp, ms: number): void {
+    this.delays.push({ method: method.toUpperCase(), path, ms });
   }
 
   /** Handles websocket upgrades on matching paths (pods/exec, pods/portforward) after authentication and authorization. */
@@ -357,14 +366,47 @@ export class FakeApiServer {
     return entry.user;
   }
 
-  private authorize(user: UserInfo, a: Attributes): void {
-    const rbac = {
+  private rbacObjects() {
+    return {
       clusterRoles: (name: string) => this.find(RESOURCES.clusterRole, undefined, name) as any,
       roles: (ns: string, name: string) => this.find(RESOURCES.role, ns, name) as any,
       clusterRoleBindings: () => [...(this.data.get(typeKey(RESOURCES.clusterRoleBinding))?.values() ?? [])] as any,
       roleBindings: (ns: string) => [...(this.data.get(typeKey(RESOURCES.roleBinding))?.values() ?? [])].filter((b) => b.metadata?.namespace === ns) as any,
     };
-    if (!authorize(rbac, user, a)) throw new ApiError(403, status(403, 'Forbidden', forbiddenMessage(user, a), { ...(a.name ? { name: a.name } : {}), ...(a.group ? { group: a.group } : {}), kind: a.resource }));
+  }
+
+  private authorize(user: UserInfo, a: Attributes): void {
+    if (!authorize(this.rbacObjects(), user, a)) throw new ApiError(403, status(403, 'Forbidden', forbiddenMessage(user, a), { ...(a.name ? { name: a.name } : {}), ...(a.group ? { group: a.group } : {}), kind: a.resource }));
+  }
+
+  /**
+   * RBAC's escalation check on writes of Roles and bindings (kube-apiserver's policybased
+   * storage): system:masters pass; a Role needs `escalate` on it, a binding `bind` on its
+   * roleRef, or else the author must hold every rule granted. A binding's roleRef must
+   * then exist: `roles.rbac.authorization.k8s.io "x" not found` (404).
+   */
+  private checkGrant(t: ResourceType, obj: KubeObject, user: UserInfo): void {
+    if (user.groups.includes('system:masters') || groupOf(t.apiVersion) !== 'rbac.authorization.k8s.io') return;
+    const objects = this.rbacObjects();
+    const namespace = t.namespaced ? obj.metadata?.namespace : undefined;
+    const name = obj.metadata?.name ?? '';
+    const label = `${t.plural}.rbac.authorization.k8s.io`;
+    let rules: PolicyRule[];
+    if (t.plural === 'roles' || t.plural === 'clusterroles') {
+      if (authorize(objects, user, { verb: 'escalate', group: 'rbac.authorization.k8s.io', resource: t.plural, namespace, name })) return;
+      rules = (obj as { rules?: PolicyRule[] }).rules ?? [];
+    } else if (t.plural === 'rolebindings' || t.plural === 'clusterrolebindings') {
+      const ref = (obj as { roleRef?: { kind?: string; name?: string } }).roleRef ?? {};
+      const refType = ref.kind === 'Role' ? RESOURCES.role : RESOURCES.clusterRole;
+      const refName = ref.name ?? '';
+      if (authorize(objects, user, { verb: 'bind', group: 'rbac.authorization.k8s.io', resource: refType.plural, namespace, name: refName })) return;
+      const role = ref.kind === 'Role' && namespace ? (this.find(RESOURCES.role, namespace, refName) as { rules?: PolicyRule[] } | undefined) : undefined;
+      const found = ref.kind === 'Role' ? role && (role.rules ?? []) : clusterRoleRules(objects, refName);
+      if (!found) throw this.notFound(refType, refName);
+      rules = found;
+    } else return;
+    const missing = ruleNotHeld(objects, user, rules, namespace);
+    if (missing) throw new ApiError(403, status(403, 'Forbidden', escalationMessage(label, name, user, missing), { name, group: 'rbac.authorization.k8s.io', kind: t.plural }));
   }
 
   /** Evaluates an access review without throwing. */
@@ -408,6 +450,8 @@ export class FakeApiServer {
         if (--failure.times <= 0) this.failures.splice(this.failures.indexOf(failure), 1);
         throw new ApiError(failure.status, clone(failure.body));
       }
+      const delay = this.delays.find((d) => d.method === method && d.path.test(url.pathname + url.search));
+      if (delay) await new Promise((resolve) => setTimeout(resolve, delay.ms));
       const route = this.parse(url.pathname);
       if (!route) throw new ApiError(404, status(404, 'NotFound', 'the server could not find the requested resource', {}));
       const body = await readBody(req);
@@ -574,6 +618,7 @@ export class FakeApiServer {
     for (const k of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'managedFields']) delete obj.metadata[k];
     // Like kube-apiserver: admission (webhooks included) runs before storage, which answers AlreadyExists.
     const admitted = await this.admit(t, 'CREATE', obj, undefined, user);
+    this.checkGrant(t, admitted, user);
     if (this.find(t, obj.metadata.namespace, obj.metadata.name!)) throw this.alreadyExists(t, obj.metadata.name!);
     if (dryRun) return admitted;
     const stored = this.stamp(admitted, t);
@@ -610,6 +655,7 @@ export class FakeApiServer {
         else obj.status = clone(existing.status);
       }
       obj = await this.admit(t, 'UPDATE', obj, existing, user);
+      this.checkGrant(t, obj, user);
     }
     if (JSON.stringify(stripVolatile(obj)) === JSON.stringify(stripVolatile(existing))) return existing;
     const stored = this.stamp(obj, t, existing);

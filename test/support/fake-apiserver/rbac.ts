@@ -123,3 +123,58 @@ export function forbiddenMessage(user: UserInfo, a: Attributes): string {
   const scope = a.namespace !== undefined ? `in the namespace "${a.namespace}"` : 'at the cluster scope';
   return `${subject} is forbidden: User "${user.username}" cannot ${a.verb} resource "${resource}" in API group "${a.group}" ${scope}`;
 }
+
+/** The single requests a rule allows: one per verb, group, resource (and name, when it names any). */
+function requestsOf(rule: PolicyRule, namespace: string | undefined): Attributes[] {
+  const requests: Attributes[] = [];
+  for (const verb of rule.verbs) {
+    for (const group of rule.apiGroups ?? []) {
+      for (const full of rule.resources ?? []) {
+        const [resource, subresource] = full.split('/') as [string, string | undefined];
+        const names = rule.resourceNames?.length ? rule.resourceNames : [undefined];
+        for (const name of names) requests.push({ verb, group, resource, subresource, namespace, name });
+      }
+    }
+  }
+  return requests;
+}
+
+/**
+ * The first rule of `rules` that `user` does not hold in `namespace` (cluster-wide when
+ * undefined), as RBAC's escalation check (ConfirmNoEscalation) finds it; undefined when the
+ * user holds them all. Rules for non-resource URLs are never held here: the fake does not
+ * authorize non-resource requests.
+ */
+export function ruleNotHeld(objects: RbacObjects, user: UserInfo, rules: PolicyRule[], namespace: string | undefined): PolicyRule | undefined {
+  const held = rulesHeld(objects, user, namespace);
+  return rules.find((rule) => rule.nonResourceURLs?.length || !requestsOf(rule, namespace).every((a) => held.some((r) => ruleAllows(r, a))));
+}
+
+/** Every rule `user` holds in `namespace` (cluster-wide ones included), as `authorize` finds them. */
+function rulesHeld(objects: RbacObjects, user: UserInfo, namespace: string | undefined): PolicyRule[] {
+  const clusterRules = (name: string): PolicyRule[] => objects.clusterRoles(name)?.rules ?? BUILTIN_CLUSTER_ROLES[name] ?? [];
+  const held: PolicyRule[] = [];
+  if (user.groups.includes('system:authenticated')) held.push(...clusterRules('system:basic-user'));
+  for (const b of objects.clusterRoleBindings()) {
+    if ((b.subjects ?? []).some((s) => subjectMatches(s, user, undefined))) held.push(...clusterRules(b.roleRef.name));
+  }
+  if (namespace === undefined) return held;
+  for (const b of objects.roleBindings(namespace)) {
+    if (!(b.subjects ?? []).some((s) => subjectMatches(s, user, namespace))) continue;
+    held.push(...(b.roleRef.kind === 'ClusterRole' ? clusterRules(b.roleRef.name) : (objects.roles(namespace, b.roleRef.name)?.rules ?? [])));
+  }
+  return held;
+}
+
+/** The rules a built-in or stored ClusterRole grants; undefined when there is no such ClusterRole. */
+export function clusterRoleRules(objects: RbacObjects, name: string): PolicyRule[] | undefined {
+  const stored = objects.clusterRoles(name);
+  if (stored) return stored.rules ?? [];
+  return BUILTIN_CLUSTER_ROLES[name];
+}
+
+/** kube-apiserver's refusal of a Role or binding that would grant what its author does not hold. */
+export function escalationMessage(label: string, name: string, user: UserInfo, rule: PolicyRule): string {
+  const shown = `{APIGroups:${JSON.stringify(rule.apiGroups ?? [])}, Resources:${JSON.stringify(rule.resources ?? [])}${rule.resourceNames?.length ? `, ResourceNames:${JSON.stringify(rule.resourceNames)}` : ''}, Verbs:${JSON.stringify(rule.verbs)}}`;
+  return `${label} "${name}" is forbidden: user "${user.username}" (groups=${JSON.stringify(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${shown}`;
+}

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mapBounded } from '../../../server/api/concurrency.js';
+import { mapBounded } from '../../process/concurrency.js';
 
 const tick = () => new Promise((r) => setTimeout(r, 1));
 
