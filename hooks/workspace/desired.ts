@@ -2,7 +2,7 @@
 // values the child constructs draw, or the reason there is nothing to draw.
 import { QUANTITY_PATTERN } from '../../infra/crds/schema.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from '../../infra/crds/workspace-image.js';
-import { homePathOf, imageRootViolations, isRunning, volumeViolations, type WorkspaceViolation } from '../../infra/crds/workspace-rules.js';
+import { homePathOf, imageRootViolations, isRunning, nameViolations, volumeViolations, type WorkspaceViolation } from '../../infra/crds/workspace-rules.js';
 import {
   HOME_VOLUME,
   type PullPolicy,
@@ -64,6 +64,9 @@ function ruleProblem(violation: WorkspaceViolation, workspace: Workspace, entry:
       return invalid(
         `spec.volumeMounts[${i}] mounts "${mount?.name}" at ${mount?.mountPath}, which is the home path of WorkspaceImage "${entry}" (${homePath}) or a directory above it, so the home volume would be hidden. Recreate the workspace with another mount path.`,
       );
+    case 'name-too-long':
+    case 'name-not-a-service-name':
+      return invalid(`metadata.name "${workspace.metadata?.name ?? ''}" ${violation.message}, so its children cannot be created. Recreate the workspace under another name.`);
     case 'mount-unresolved':
       return invalid(`spec.volumeMounts[${i}] mounts "${mount?.name}", which is not one of spec.volumes. Recreate the workspace with the volume or without the mount.`);
     default:
@@ -83,6 +86,9 @@ export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
   const problem = (reason: string, message: string, fromImage = false): Decision => ({
     problem: { reason, message, image: fromImage },
   });
+
+  const [nameViolation] = nameViolations(name);
+  if (nameViolation) return { problem: ruleProblem(nameViolation, workspace, entry, homePathOf(img)) };
 
   if (typeof img.image !== 'string' || img.image.trim() === '') {
     return problem(

@@ -4,14 +4,17 @@
 // SpecProblem that stops rendering (hooks/workspace/desired.ts), for objects admitted before
 // a rule existed or while the webhook was away.
 import { posix } from 'node:path';
+import { dns1035LabelProblems } from '../../kube/names.js';
 import { HOME_VOLUME } from '../children/workspace/props.js';
 import type { Workspace } from './workspace.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from './workspace-image.js';
 
-export type WorkspaceRuleId = 'home-volume' | 'volume-mount' | 'image-root';
+export type WorkspaceRuleId = 'workspace-name' | 'home-volume' | 'volume-mount' | 'image-root';
 
 /** Which check of a rule refused, so each reader can word the refusal for its own audience. */
 export type WorkspaceCheck =
+  | 'name-too-long'
+  | 'name-not-a-service-name'
   | 'volumes-not-a-list'
   | 'mounts-not-a-list'
   | 'volume-unnamed'
@@ -39,6 +42,28 @@ export interface ImageFacts {
   homePath?: string;
   runAsUser?: number;
   allowRoot?: boolean;
+}
+
+/**
+ * The longest Workspace name its children can carry: the StatefulSet's pods are labelled
+ * `controller-revision-hash: <name>-<10 characters>`, a label value of at most 63 characters.
+ */
+export const WORKSPACE_NAME_MAX = 52;
+
+/**
+ * A name kube-apiserver would refuse for the Workspace's children: the Service of the same name
+ * must be a DNS-1035 label (a letter first, no dots), and the name must fit WORKSPACE_NAME_MAX.
+ */
+export function nameViolations(name: string): WorkspaceViolation[] {
+  const violations: WorkspaceViolation[] = [];
+  const field = 'metadata.name';
+  if (name.length > WORKSPACE_NAME_MAX) {
+    violations.push({ rule: 'workspace-name', check: 'name-too-long', field, message: `must be no more than ${WORKSPACE_NAME_MAX} characters (the pods of its StatefulSet carry a label of the name and 11 more characters)` });
+  }
+  for (const problem of dns1035LabelProblems(name).filter((p) => !p.startsWith('must be no more than'))) {
+    violations.push({ rule: 'workspace-name', check: 'name-not-a-service-name', field, message: `${problem}: it names the workspace's Service` });
+  }
+  return violations;
 }
 
 /** SPEC 2.5: `spec.running` defaults to true. */

@@ -80,7 +80,8 @@ export function managerClusterRules(): PolicyRule[] {
     {
       apiGroups: ['admissionregistration.k8s.io'],
       resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
-      verbs: ['get', 'update'],
+      // list and watch name the object by a metadata.name field selector, which RBAC matches against resourceNames.
+      verbs: ['get', 'list', 'watch', 'update'],
       resourceNames: [WEBHOOK_CONFIGURATION],
     },
   ];

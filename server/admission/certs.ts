@@ -9,6 +9,7 @@
 import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import forge from 'node-forge';
+import { goRefusals } from './go-x509.js';
 
 export const TLS_KEYS = { caCert: 'ca.crt', caKey: 'ca.key', cert: 'tls.crt', key: 'tls.key' } as const;
 
@@ -68,13 +69,31 @@ function validity(cert: forge.pki.Certificate, now: Date, days: number): void {
   cert.validity.notAfter = new Date(now.getTime() + days * DAY_MS);
 }
 
+/**
+ * A Name whose values are UTF8Strings: forge writes PrintableString unless told, and Go's
+ * crypto/x509 (kube-apiserver) refuses a PrintableString holding a character outside its
+ * small alphabet, such as `@`.
+ */
+// @types/node-forge types valueTagClass as a tag class; it holds the universal tag number.
+const UTF8_STRING: number = forge.asn1.Type.UTF8;
+
+function utf8Name(attrs: { name: string; value: string }[]): forge.pki.CertificateField[] {
+  return attrs.map((a) => ({ ...a, valueTagClass: UTF8_STRING }));
+}
+
+/** The issuer a certificate signed by `ca` names: the CA's subject, encoded as the CA encodes it. */
+function issuerOf(ca: forge.pki.Certificate): forge.pki.CertificateField[] {
+  // forge reads values as raw bytes and re-encodes UTF8String values, so decode those first.
+  return ca.subject.attributes.map((a) => ({ ...a, value: Number(a.valueTagClass) === UTF8_STRING ? forge.util.decodeUtf8(String(a.value)) : a.value }));
+}
+
 export function generateCa(now: Date, policy: CertPolicy = DEFAULT_CERT_POLICY): { cert: string; key: string } {
   const key = newRsaKey();
   const cert = forge.pki.createCertificate();
   cert.publicKey = key.forgePublic;
   cert.serialNumber = serialNumber();
   validity(cert, now, policy.caValidityDays);
-  const subject = [{ name: 'commonName', value: `den-webhook-ca@${Math.floor(now.getTime() / 1000)}` }, { name: 'organizationName', value: 'den' }];
+  const subject = utf8Name([{ name: 'commonName', value: `den-webhook-ca@${Math.floor(now.getTime() / 1000)}` }, { name: 'organizationName', value: 'den' }]);
   cert.setSubject(subject);
   cert.setIssuer(subject);
   cert.setExtensions([
@@ -94,8 +113,8 @@ export function issueServingCert(ca: { cert: string; key: string }, hosts: strin
   cert.publicKey = key.forgePublic;
   cert.serialNumber = serialNumber();
   validity(cert, now, policy.servingValidityDays);
-  cert.setSubject([{ name: 'commonName', value: hosts.find((h) => h.endsWith('.svc')) ?? hosts[0]! }]);
-  cert.setIssuer(caCert.subject.attributes);
+  cert.setSubject(utf8Name([{ name: 'commonName', value: hosts.find((h) => h.endsWith('.svc')) ?? hosts[0]! }]));
+  cert.setIssuer(issuerOf(caCert));
   cert.setExtensions([
     { name: 'basicConstraints', cA: false, critical: true },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
@@ -130,40 +149,37 @@ function expiresWithin(cert: X509Certificate, now: Date, days: number): boolean 
   return new Date(cert.validTo).getTime() - now.getTime() < days * DAY_MS;
 }
 
-function namesOf(cert: X509Certificate): Set<string> {
-  const names = (cert.subjectAltName ?? '').split(', ').map((entry) => entry.replace(/^(DNS|IP Address):/, ''));
-  return new Set(names);
-}
-
 export interface TlsPlan {
   material: TlsMaterial;
-  /** What was done, for the log: `created`, `ca-rotated`, `serving-reissued`, or `kept`. */
-  action: 'created' | 'ca-rotated' | 'serving-reissued' | 'kept';
+  /** What was done, for the log: `created`, `ca-replaced` (Go refused the stored CA), `ca-rotated`, `serving-reissued`, or `kept`. */
+  action: 'created' | 'ca-replaced' | 'ca-rotated' | 'serving-reissued' | 'kept';
+  /** Why stored certificates were not kept, as Go's crypto/x509 would put it; empty when none was refused. */
+  refused: string[];
 }
 
 /**
  * Decides the TLS material to store, given what the Secret holds now (possibly nothing or
- * garbage). Only the clock is passed in; new keys are random.
+ * garbage, or certificates an older Den wrote that kube-apiserver cannot parse). Only the clock
+ * is passed in; new keys are random.
  */
 export function planTls(current: Partial<TlsMaterial> | undefined, hosts: string[], now: Date, policy: CertPolicy = DEFAULT_CERT_POLICY): TlsPlan {
+  const fresh = (action: TlsPlan['action'], kept: string[], refused: string[]): TlsPlan => {
+    const ca = generateCa(now, policy);
+    return { action, refused, material: { caBundle: [ca.cert, ...kept].join(''), caKey: ca.key, ...issueServingCert(ca, hosts, now, policy) } };
+  };
   const bundle = splitPem(current?.caBundle ?? '');
   const signing = bundle[0] ? load(bundle[0]) : undefined;
   const caUsable = signing !== undefined && current?.caKey !== undefined && keyMatches(signing, current.caKey) && new Date(signing.validTo) > now;
-  if (!caUsable || !current?.caKey) {
-    const ca = generateCa(now, policy);
-    return { action: 'created', material: { caBundle: ca.cert, caKey: ca.key, ...issueServingCert(ca, hosts, now, policy) } };
-  }
-  const stillTrusted = (pem: string) => {
-    const c = load(pem);
-    return c !== undefined && new Date(c.validTo) > now;
-  };
-  if (expiresWithin(signing, now, policy.caRenewBeforeDays)) {
-    const ca = generateCa(now, policy);
-    const kept = bundle.filter(stillTrusted);
-    return { action: 'ca-rotated', material: { caBundle: [ca.cert, ...kept].join(''), caKey: ca.key, ...issueServingCert(ca, hosts, now, policy) } };
-  }
-  const caBundle = bundle.filter(stillTrusted).join('');
+  if (!caUsable || !current?.caKey) return fresh('created', [], []);
+  // kube-apiserver refuses the whole caBundle if it cannot parse one of its certificates.
+  const caRefusals = bundle.map((pem) => goRefusals(pem, 'ca', now));
+  const trusted = bundle.filter((_, i) => caRefusals[i]!.length === 0);
+  const droppedCas = caRefusals.flatMap((problems, i) => problems.map((p) => `CA ${i + 1} of the bundle: ${p}`));
+  if (caRefusals[0]!.length > 0) return fresh('ca-replaced', trusted, droppedCas);
+  if (expiresWithin(signing, now, policy.caRenewBeforeDays)) return fresh('ca-rotated', trusted, droppedCas);
+  const caBundle = trusted.join('');
   const serving = current.cert ? load(current.cert) : undefined;
+  const servingRefusals = current.cert ? goRefusals(current.cert, 'serving', now, hosts) : [];
   const servingOk =
     serving !== undefined &&
     current.key !== undefined &&
@@ -171,11 +187,12 @@ export function planTls(current: Partial<TlsMaterial> | undefined, hosts: string
     serving.verify(signing.publicKey) &&
     keyMatches(serving, current.key) &&
     !expiresWithin(serving, now, policy.servingRenewBeforeDays) &&
-    hosts.every((h) => namesOf(serving).has(h));
+    servingRefusals.length === 0;
+  const refused = [...droppedCas, ...servingRefusals.map((p) => `serving certificate: ${p}`)];
   if (!servingOk) {
-    return { action: 'serving-reissued', material: { caBundle, caKey: current.caKey, ...issueServingCert({ cert: bundle[0]!, key: current.caKey }, hosts, now, policy) } };
+    return { action: 'serving-reissued', refused, material: { caBundle, caKey: current.caKey, ...issueServingCert({ cert: bundle[0]!, key: current.caKey }, hosts, now, policy) } };
   }
-  return { action: caBundle === current.caBundle ? 'kept' : 'serving-reissued', material: { caBundle, caKey: current.caKey, cert: current.cert!, key: current.key! } };
+  return { action: caBundle === current.caBundle ? 'kept' : 'serving-reissued', refused, material: { caBundle, caKey: current.caKey, cert: current.cert!, key: current.key! } };
 }
 
 /** Whether `keyPem` is the private key of `cert`; a malformed key simply does not match. */

@@ -14,7 +14,7 @@ import type { AdmissionMetrics } from './metrics.js';
 import { CachingMemo } from './memo.js';
 import { DEFAULT_CERT_POLICY, servingHosts, type CertPolicy, type TlsMaterial } from './certs.js';
 import { WEBHOOK_CONFIGURATION, WEBHOOK_TLS_SECRET } from '../../infra/install/names.js';
-import { registerWebhooks } from './registration.js';
+import { keepWebhooksRegistered, registerWebhooks, type Registration } from './registration.js';
 import { ensureWebhookTls } from './tls-secret.js';
 
 export interface AdmissionOptions {
@@ -58,11 +58,16 @@ export async function runAdmission(opts: AdmissionOptions, tuning: AdmissionTuni
   const policy = tuning.certPolicy ?? DEFAULT_CERT_POLICY;
   const hosts = servingHosts(opts.serviceName, namespace, opts.webhookUrl);
 
+  // The bundle the configurations must carry: set before registering, so the watch that keeps
+  // the registration never puts back a bundle the check has just replaced.
+  let trustedBundle = '';
+  const registration = (): Registration => ({ caBundle: trustedBundle, service: { name: opts.serviceName, namespace }, webhookUrl: opts.webhookUrl });
   const refreshTls = async (): Promise<TlsMaterial> => {
     const plan = await ensureWebhookTls({ client, namespace, hosts, now: now(), policy });
-    if (plan.action !== 'kept') log('webhook certificate', { action: plan.action, secret: WEBHOOK_TLS_SECRET, namespace });
+    trustedBundle = plan.material.caBundle;
+    if (plan.action !== 'kept') log('webhook certificate', { action: plan.action, secret: WEBHOOK_TLS_SECRET, namespace, ...(plan.refused.length > 0 ? { refused: plan.refused } : {}) });
     // Trust first, then serve: the API server must know the CA before it meets the certificate.
-    const registered = await registerWebhooks(client, { caBundle: plan.material.caBundle, webhookUrl: opts.webhookUrl });
+    const registered = await registerWebhooks(client, registration());
     for (const [kind, result] of Object.entries(registered)) {
       if (result === 'missing') log('webhook configuration not found; install the den chart to route admission here', { kind, name: WEBHOOK_CONFIGURATION });
       else if (result === 'updated') log('webhook configuration registered', { kind, url: opts.webhookUrl ?? `service ${opts.serviceName}.${namespace}` });
@@ -77,11 +82,19 @@ export async function runAdmission(opts: AdmissionOptions, tuning: AdmissionTuni
     throw new Error(`admission: cannot set up the webhook certificate: ${(err as Error).message}`, { cause: err });
   }
 
+  const registrationKept = keepWebhooksRegistered({
+    client,
+    wanted: registration,
+    signal,
+    onRestored: (kind) => log('webhook configuration restored', { kind, name: WEBHOOK_CONFIGURATION }),
+    onError: (err) => log('webhook configuration watch error', { error: String((err as Error)?.message ?? err) }),
+  });
+
   const caches = admissionCaches(client, (err) => log('admission cache error', { error: String((err as Error)?.message ?? err) }));
   const cachesRunning = caches.run(signal);
   await Promise.race([caches.synced, untilAborted(signal)]);
   if (signal.aborted) {
-    await cachesRunning;
+    await Promise.all([cachesRunning, registrationKept]);
     return { ready: () => false, port: opts.listen.port, tls: () => tls, stopped: Promise.resolve() };
   }
 
@@ -133,7 +146,7 @@ export async function runAdmission(opts: AdmissionOptions, tuning: AdmissionTuni
     };
     if (signal.aborted) stop();
     else signal.addEventListener('abort', stop, { once: true });
-  }).then(() => Promise.all([maintenance, cachesRunning]).then(() => undefined));
+  }).then(() => Promise.all([maintenance, cachesRunning, registrationKept]).then(() => undefined));
 
   return { ready: () => listening, port, tls: () => tls, stopped };
 }

@@ -15,6 +15,7 @@ export type RuleId =
   | 'extended-resource'
   | 'quota'
   | 'unique-name'
+  | 'workspace-name'
   | 'storage-immutable'
   | 'owner-immutable'
   | 'admin-only'

@@ -86,7 +86,7 @@ function schemas(): Record<string, Schema> {
     LoginRequest: closed({ username: str('Local username.'), password: str('Password.') }, ['username', 'password']),
     CreateWorkspaceRequest: closed(
       {
-        name: str('Workspace name (RFC 1123 label).', { pattern: NAME_PATTERN, maxLength: WORKSPACE_NAME_MAX }),
+        name: str('Workspace name (RFC 1035 label: it also names the Service).', { pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$', maxLength: WORKSPACE_NAME_MAX }),
         image: str('WorkspaceImage entry name.'),
         cpu: quantity('Used as both request and limit.'),
         memory: quantity('Used as both request and limit.'),

@@ -2,15 +2,12 @@
 import { exact, fields } from '../http/validate.js';
 import { IMAGE_REGISTRY_LIMITS as LIMITS, re2Problem, TAG_MODES } from '../../infra/crds/image-registry-rules.js';
 import { REGISTRY_PROVIDERS } from '../../infra/crds/image-registry.js';
+import { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
 import { label, quantity, subdomain } from './fields.js';
 
 const { string, boolean, integer, strings } = fields;
 
-/**
- * A StatefulSet's pods carry `controller-revision-hash: <name>-<10 characters>`, a label value
- * limited to 63 characters, so a longer workspace name could be created but never run.
- */
-export const WORKSPACE_NAME_MAX = 52;
+export { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
 
 /** `svc-<name>` must itself be a namespace name (63 characters). */
 export const USERSPACE_NAME_MAX = 63 - 'svc-'.length;
@@ -28,7 +25,8 @@ function re2Patterns() {
 }
 
 export const createWorkspaceRequest = exact({
-  name: label(WORKSPACE_NAME_MAX).required('name is required'),
+  // The name is also the workspace's Service name, which Kubernetes wants to start with a letter.
+  name: label(WORKSPACE_NAME_MAX).matches(/^[a-z]/, "name must start with a lower-case letter (it also names the workspace's Service)").required('name is required'),
   image: subdomain().required('image is required'),
   cpu: quantity(),
   memory: quantity(),

@@ -26,3 +26,53 @@ export function timeEach<T>(inputs: T[], fn: (input: T) => unknown, warmup: numb
   }
   return times.sort((a, b) => a - b);
 }
+
+/** How many times `npm run bench` runs each bench unless the bench exports its own `repetitions`. */
+export const DEFAULT_REPETITIONS = 3;
+
+const NUMBER = /[+-]?\d+(?:\.\d+)?/g;
+
+/** `min / median / max` of one figure's values, written with the decimals and sign its runs used. */
+export function spreadOf(tokens: string[]): string {
+  const values = tokens.map(Number).sort((a, b) => a - b);
+  const decimals = Math.max(...tokens.map((t) => t.split('.')[1]?.length ?? 0));
+  const signed = tokens.some((t) => t.startsWith('+'));
+  const show = (v: number) => `${signed && v >= 0 ? '+' : ''}${v.toFixed(decimals)}`;
+  return [values[0]!, median(values), values[values.length - 1]!].map(show).join(' / ');
+}
+
+/**
+ * One line of every run merged: numbers that differ become `min / median / max`, the rest stays.
+ * A table cell (or a line outside a table) with more than one such number brackets each, so
+ * `before / after` figures of a bench stay apart: `[218 / 219 / 220] / [190 / 201 / 206] MiB`.
+ */
+function mergeLine(lines: string[]): string {
+  const first = lines[0]!;
+  const skeleton = (line: string) => line.replace(NUMBER, '#');
+  if (lines.some((l) => skeleton(l) !== skeleton(first))) return first;
+  const cells = lines.map((l) => l.split('|'));
+  return cells[0]!
+    .map((cell, c) => {
+      const numbers = cells.map((run) => run[c]!.match(NUMBER) ?? []);
+      const varied = numbers[0]!.filter((token, i) => numbers.some((n) => n[i] !== token)).length;
+      let i = 0;
+      return cell.replace(NUMBER, (token) => {
+        const column = numbers.map((n) => n[i]!);
+        i++;
+        if (column.every((t) => t === token)) return token;
+        return varied > 1 ? `[${spreadOf(column)}]` : spreadOf(column);
+      });
+    })
+    .join('|');
+}
+
+/**
+ * The output of several runs of one bench as one: line by line, every figure that varied
+ * between runs written as `min / median / max`, what did not vary (labels, counts, sizes) as
+ * it was. A line whose words differ between runs is taken from the first run.
+ */
+export function mergeRuns(outputs: string[]): string {
+  if (outputs.length === 0) throw new Error('mergeRuns: no run to merge');
+  const split = outputs.map((o) => o.trim().split('\n'));
+  return split[0]!.map((_, row) => mergeLine(split.map((lines) => lines[row] ?? ''))).join('\n');
+}

@@ -17,6 +17,8 @@ import { mean, quantile, timeEach } from './stats.js';
 
 const CALLS = 2000;
 const WARMUP = 300;
+/** About 2 s a run: cheap enough to run more often than the others. */
+export const repetitions = 7;
 
 function renamed(obj: KubeObject, name: string, podName?: string): KubeObject {
   const labels = obj.metadata?.labels ? { ...obj.metadata.labels, 'den.dev/workspace': name } : undefined;

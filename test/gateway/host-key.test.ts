@@ -6,7 +6,7 @@ import ssh2 from 'ssh2';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { RESOURCES } from '../../kube/resources.js';
-import { ensureHostKeySecret, generateHostKey, HOST_KEY_SECRET, HOST_KEY_SECRET_KEY, HostKeyError, loadHostKey } from '../../gateway/host-key.js';
+import { ensureHostKeySecret, generateHostKey, HOST_KEY_SECRET, HOST_KEY_SECRET_KEY, HOST_KEY_SECRET_PUBLIC_KEY, HostKeyError, loadHostKey } from '../../gateway/host-key.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 
 const run = promisify(execFile);
@@ -83,6 +83,17 @@ describe('gateway host key', () => {
       const parsed = ssh2.utils.parseKey(key) as ssh2.ParsedKey;
       expect(parsed.type).to.equal('ssh-ed25519');
       expect(parsed.isPrivateKey()).to.equal(true);
+    });
+
+    it('stores a pair OpenSSH reads: ssh-keygen -y of the private key gives the stored public key, which ssh-keygen -l reads', async () => {
+      await ensureHostKeySecret(api.client(), 'svc-system');
+      const data = api.object<Secret>(RESOURCES.secret, HOST_KEY_SECRET, 'svc-system')!.data;
+      const text = (k: string) => Buffer.from(data[k]!, 'base64').toString('utf8');
+      await writeFile(join(dir, 'key'), text(HOST_KEY_SECRET_KEY), { mode: 0o600 });
+      await writeFile(join(dir, 'key.pub'), text(HOST_KEY_SECRET_PUBLIC_KEY));
+      const derived = (await run('ssh-keygen', ['-y', '-f', join(dir, 'key')])).stdout.trim();
+      expect(text(HOST_KEY_SECRET_PUBLIC_KEY).trim().split(' ').slice(0, 2)).to.deep.equal(derived.split(' ').slice(0, 2));
+      expect((await run('ssh-keygen', ['-l', '-f', join(dir, 'key.pub')])).stdout).to.match(/^256 SHA256:\S+ .*\(ED25519\)\n$/);
     });
 
     it('never overwrites an existing key', async () => {

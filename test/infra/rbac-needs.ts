@@ -4,6 +4,7 @@
 // `uncoveredRequests` checks requests recorded by the fake API server against it, so the list
 // cannot silently fall behind the code.
 import type { RequestRecord } from '../support/fake-apiserver.js';
+import { fieldSelectorName } from '../support/fake-apiserver/selectors.js';
 
 export type Process = 'den-manager' | 'den-server' | 'den-gateway';
 
@@ -86,7 +87,7 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: ['bind'], group: RBAC, resource: 'clusterroles', scope: 'cluster', names: ['edit', 'den-admin'], why: 'svc-workspace-edit and the administrators\' binding' },
     { verbs: ['create'], group: 'authorization.k8s.io', resource: 'subjectaccessreviews', scope: 'cluster', why: 'server/admission/admins.ts' },
     ...['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'].map(
-      (resource): Need => ({ verbs: ['get', 'update'], group: 'admissionregistration.k8s.io', resource, scope: 'cluster', names: ['den-webhooks'], why: 'server/admission/registration.ts registerOne' }),
+      (resource): Need => ({ verbs: ['get', 'list', 'watch', 'update'], group: 'admissionregistration.k8s.io', resource, scope: 'cluster', names: ['den-webhooks'], why: 'server/admission/registration.ts registerOne, keepWebhooksRegistered' }),
     ),
     { verbs: ['create'], group: 'coordination.k8s.io', resource: 'leases', scope: 'svc-system', why: 'hooks/loop/leader.ts (first election)' },
     { verbs: ['get', 'update'], group: 'coordination.k8s.io', resource: 'leases', scope: 'svc-system', names: ['den-manager'], why: 'hooks/loop/leader.ts renew, release' },
@@ -136,8 +137,9 @@ export function apiRequestOf(record: RequestRecord): ApiRequest | undefined {
     namespace = segments[1];
     segments = segments.slice(2);
   }
-  const [plural, name, subresource] = segments;
+  const [plural, pathName, subresource] = segments;
   if (!plural) return undefined;
+  const name = pathName ?? (record.verb === 'list' || record.verb === 'watch' ? fieldSelectorName(new URLSearchParams(record.query).get('fieldSelector') ?? undefined) : undefined);
   return {
     verb: record.verb ?? 'create',
     group: m[1] ?? '',

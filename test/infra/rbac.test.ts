@@ -308,10 +308,16 @@ describe('install RBAC', () => {
       ]);
     });
 
-    it('updates only the den-webhooks configurations', () => {
+    it('updates only the den-webhooks configurations, and watches them by name', () => {
       for (const resource of ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations']) {
         const group = 'admissionregistration.k8s.io';
         expect(allows(cluster, { group, resource, verb: 'update', name: 'den-webhooks' })).to.equal(true);
+        for (const verb of ['list', 'watch']) {
+          // kube-apiserver names a list or watch by its metadata.name field selector.
+          expect(allows(cluster, { group, resource, verb, name: 'den-webhooks' }), verb).to.equal(true);
+          expect(allows(cluster, { group, resource, verb }), `${verb} of every configuration`).to.equal(false);
+          expect(allows(cluster, { group, resource, verb, name: 'other' }), verb).to.equal(false);
+        }
         expect(allows(cluster, { group, resource, verb: 'update', name: 'other' })).to.equal(false);
         expect(allows(cluster, { group, resource, verb: 'create' })).to.equal(false);
         expect(allows(cluster, { group, resource, verb: 'delete', name: 'den-webhooks' })).to.equal(false);

@@ -15,6 +15,8 @@ interface ImageSpec {
 
 interface Case {
   what: string;
+  /** The Workspace's name, `dev` unless given. */
+  name?: string;
   spec?: WorkspaceSpec;
   image?: ImageSpec;
   /** The rule and field that refuse, or undefined when both readers accept. */
@@ -25,6 +27,13 @@ const data = [{ name: 'data', emptyDir: {} }];
 const mount = (mountPath: string, name = 'data') => ({ volumes: data, volumeMounts: [{ name, mountPath }] });
 
 const RULES: Record<WorkspaceRuleId, Case[]> = {
+  'workspace-name': [
+    { what: 'a name starting with a digit, which no Service can carry', name: '1dev', refused: { rule: 'workspace-name', field: 'metadata.name' } },
+    { what: 'a name with a dot', name: 'dev.one', refused: { rule: 'workspace-name', field: 'metadata.name' } },
+    { what: 'a name of 53 characters', name: 'w'.repeat(53), refused: { rule: 'workspace-name', field: 'metadata.name' } },
+    { what: 'a name of 52 characters', name: 'w'.repeat(52) },
+    { what: 'a name with digits and dashes after its first letter', name: 'dev-2-go' },
+  ],
   'home-volume': [
     { what: 'a volume named like the home volume', spec: { volumes: [{ name: 'home', emptyDir: {} }] }, refused: { rule: 'home-volume', field: 'spec.volumes[0].name' } },
     { what: 'a mount at the home path', spec: mount('/home/dev'), refused: { rule: 'home-volume', field: 'spec.volumeMounts[0].mountPath' } },
@@ -51,11 +60,11 @@ const RULES: Record<WorkspaceRuleId, Case[]> = {
   ],
 };
 
-function workspaceWith(spec: WorkspaceSpec): Workspace {
+function workspaceWith(spec: WorkspaceSpec, name = 'dev'): Workspace {
   return {
     apiVersion: 'den.dev/v1alpha1',
     kind: 'Workspace',
-    metadata: { name: 'dev', namespace: 'svc-alice' },
+    metadata: { name, namespace: 'svc-alice' },
     spec: { imageRef: { name: 'ubuntu' }, storage: '10Gi', running: false, ...spec },
   };
 }
@@ -70,7 +79,7 @@ function webhookRefusals(c: Case): { rule: string; field: string }[] {
   const violations = validateWorkspace({
     operation: 'CREATE',
     namespace: 'svc-alice',
-    object: workspaceWith(c.spec ?? {}),
+    object: workspaceWith(c.spec ?? {}, c.name),
     image: imageWith(c.image ?? {}),
     userSpace: undefined,
     workspaces: [],
@@ -86,7 +95,7 @@ describe('the Workspace rules, read by the webhook and the hook alike', () => {
     describe(rule, () => {
       for (const c of cases) {
         it(`${c.refused ? 'refuses' : 'accepts'} ${c.what}`, () => {
-          const decision = decide(workspaceWith(c.spec ?? {}), imageWith(c.image ?? {}));
+          const decision = decide(workspaceWith(c.spec ?? {}, c.name), imageWith(c.image ?? {}));
           if (!c.refused) {
             expect(webhookRefusals(c), 'webhook').to.deep.equal([]);
             expect(decision, 'hook').to.have.property('props');

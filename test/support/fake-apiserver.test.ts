@@ -81,6 +81,20 @@ describe('the fake API server', () => {
     });
   });
 
+  it('refuses, as kube-apiserver does, a label value it cannot hold and a Service name that starts with a digit', async () => {
+    const admin = api.client();
+    const bad = await admin.create(RESOURCES.configMap, { metadata: { name: 'x', labels: { 'den.dev/owner': 'alice@example.com' } } }, 'svc-demo').catch((e) => e);
+    expect(bad.status).to.equal(422);
+    expect(bad.message).to.match(/^ConfigMap "x" is invalid: metadata\.labels: Invalid value: "alice@example\.com": a valid label must be an empty string/);
+    const service = await admin.create(RESOURCES.service, { metadata: { name: '1dev' }, spec: { ports: [{ port: 22 }] } }, 'svc-demo').catch((e) => e);
+    expect(service.status).to.equal(422);
+    expect(service.message).to.match(/^Service "1dev" is invalid: metadata\.name: Invalid value: "1dev": a DNS-1035 label must consist of/);
+    await admin.create(RESOURCES.configMap, { metadata: { name: 'y', labels: { 'den.dev/workspace': 'dev' } } }, 'svc-demo');
+    const relabel = await admin.patch(RESOURCES.configMap, 'y', { metadata: { labels: { 'den.dev/workspace': `${'w'.repeat(64)}` } } }, { namespace: 'svc-demo' }).catch((e) => e);
+    expect(relabel.status).to.equal(422);
+    expect(api.objects(RESOURCES.configMap, 'svc-demo').map((o) => o.metadata?.name)).to.deep.equal(['y']);
+  });
+
   it('answers SelfSubjectAccessReviews in the recorded shape', async () => {
     api.addUser('alice', { username: 'alice@example.com' });
     const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'use', group: 'den.dev', resource: 'workspaceimages', name: 'python' } } };

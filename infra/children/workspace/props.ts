@@ -10,7 +10,6 @@ import type {
 } from '@kubernetes/client-node';
 import type { ObjectMeta } from 'cdk8s-plus-28/lib/imports/k8s.js';
 import { FIELD_MANAGERS, LABELS } from '../../../kube/group.js';
-
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 
 /** A resource.Quantity as JSON carries it: `10Gi`, `500m` or a bare integer. */

@@ -113,19 +113,37 @@ describe('webhook certificates', () => {
       ],
     };
 
-    it('sets the caBundle and keeps the Service reference', () => {
-      const out = registeredConfiguration(config, { caBundle: first.caBundle });
-      expect(out.webhooks![0]!.clientConfig).to.deep.equal({ ...config.webhooks[0]!.clientConfig, caBundle: Buffer.from(first.caBundle).toString('base64') });
+    const service = { name: 'den-manager-webhook', namespace: 'svc-system' };
+    const b64 = () => Buffer.from(first.caBundle).toString('base64');
+
+    it('sets the caBundle and the Service reference, and keeps the other fields', () => {
+      const out = registeredConfiguration(config, { caBundle: first.caBundle, service });
+      expect(out.webhooks![0]!.clientConfig).to.deep.equal({ ...config.webhooks[0]!.clientConfig, caBundle: b64() });
       expect(out.webhooks![0]!.failurePolicy).to.equal('Fail');
       expect(out.metadata?.resourceVersion).to.equal('7');
     });
 
     it('replaces the Service with the URL of each path under --webhook-url', () => {
-      const out = registeredConfiguration(config, { caBundle: first.caBundle, webhookUrl: 'https://dev.example.com:9443/' });
+      const out = registeredConfiguration(config, { caBundle: first.caBundle, service, webhookUrl: 'https://dev.example.com:9443/' });
       expect(out.webhooks!.map((w) => w.clientConfig)).to.deep.equal([
-        { url: 'https://dev.example.com:9443/validate-workspace', caBundle: Buffer.from(first.caBundle).toString('base64') },
-        { url: 'https://dev.example.com:9443/validate-userspace', caBundle: Buffer.from(first.caBundle).toString('base64') },
+        { url: 'https://dev.example.com:9443/validate-workspace', caBundle: b64() },
+        { url: 'https://dev.example.com:9443/validate-userspace', caBundle: b64() },
       ]);
+    });
+
+    it('drops the URL a manager outside the cluster registered once the manager runs with the Service', () => {
+      const byUrl = registeredConfiguration(config, { caBundle: first.caBundle, service, webhookUrl: 'https://10.0.0.7:9443' });
+      const out = registeredConfiguration(byUrl, { caBundle: first.caBundle, service });
+      expect(out.webhooks!.map((w) => w.clientConfig)).to.deep.equal([
+        { service: { namespace: 'svc-system', name: 'den-manager-webhook', path: '/validate-workspace', port: 443 }, caBundle: b64() },
+        { service: { namespace: 'svc-system', name: 'den-manager-webhook', path: '/validate-userspace', port: 443 }, caBundle: b64() },
+      ]);
+    });
+
+    it('sets the whole clientConfig: a Service edited by someone else is put back as Den means it', () => {
+      const edited = { ...config, webhooks: [{ ...config.webhooks[0]!, clientConfig: { service: { namespace: 'elsewhere', name: 'impostor', path: '/x', port: 8443 }, caBundle: 'Zm9v' } }] };
+      const out = registeredConfiguration(edited, { caBundle: first.caBundle, service });
+      expect(out.webhooks![0]!.clientConfig).to.deep.equal({ service: { namespace: 'svc-system', name: 'den-manager-webhook', path: '/validate-workspace', port: 443 }, caBundle: b64() });
     });
   });
 });

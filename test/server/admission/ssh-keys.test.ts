@@ -1,5 +1,10 @@
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ssh2 from 'ssh2';
 import { checkAuthorizedKey, isEd25519Point } from '../../../server/admission/ssh-keys.js';
 import { blobFields, generateTestKeys, keyLine, type TestKeys } from './keys.js';
 
@@ -71,6 +76,51 @@ describe('SSH authorized key check', () => {
       expect(result.ok === false && result.reason).to.match(reason);
     });
   }
+
+  describe('and OpenSSH reads every key Den accepts', () => {
+    let dir: string;
+    before(() => {
+      dir = mkdtempSync(join(tmpdir(), 'den-ssh-keygen-'));
+    });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** `ssh-keygen -l -f` of the entry as an authorized_keys file: the fingerprint line, or OpenSSH's refusal. */
+    function fingerprint(entry: string, n: number): Promise<{ ok: boolean; out: string }> {
+      const file = join(dir, `key-${n}.pub`);
+      writeFileSync(file, `${entry}\n`);
+      return new Promise((resolve) => execFile('ssh-keygen', ['-l', '-f', file], (err, stdout, stderr) => resolve({ ok: !err, out: `${stdout}${stderr}`.trim() })));
+    }
+
+    const generated = (type: 'ed25519' | 'ecdsa' | 'rsa', opts: object) => ssh2.utils.generateKeyPairSync(type as 'ed25519', opts as never).public.trim();
+    const table: [string, (k: TestKeys) => string][] = [
+      ...accepted.map(([name]): [string, (k: TestKeys) => string] => [`the ${name} key`, (k) => k[name]]),
+      ['a key without a comment', (k) => k.ed25519.split(' ').slice(0, 2).join(' ')],
+      ['a key whose comment has spaces and a tab', (k) => `${k.ecdsa256.split(' ').slice(0, 2).join(' ')} alice on\tthe laptop`],
+      ['a 1024-bit RSA key, the shortest Den accepts', () => rsaKeyLine(1024)],
+      ...Array.from({ length: 25 }, (_, i): [string, (k: TestKeys) => string] => [`ssh2-made ed25519 key ${i + 1}`, () => generated('ed25519', {})]),
+      ...Array.from({ length: 5 }, (_, i): [string, (k: TestKeys) => string] => [`ssh2-made ecdsa-521 key ${i + 1}`, () => generated('ecdsa', { bits: 521 })]),
+    ];
+
+    it('ssh-keygen -l reads each one', async () => {
+      const refusedByOpenSsh: string[] = [];
+      for (const [i, [what, make]] of table.entries()) {
+        const entry = make(keys);
+        expect(checkAuthorizedKey(entry).ok, `Den refused ${what}`).to.equal(true);
+        const result = await fingerprint(entry.trim(), i);
+        if (!result.ok) refusedByOpenSsh.push(`${what}: ${result.out}`);
+        else expect(result.out, what).to.match(/^\d+ SHA256:\S+ /);
+      }
+      expect(refusedByOpenSsh).to.deep.equal([]);
+    });
+
+    it('ssh-keygen -l refuses a truncated key, so the check above can fail', async () => {
+      const truncated = truncate(keys.rsa, 20);
+      expect(checkAuthorizedKey(truncated).ok).to.equal(false);
+      const result = await fingerprint(truncated, 900);
+      expect(result.ok).to.equal(false);
+      expect(result.out).to.match(/is not a public key file/);
+    });
+  });
 
   it('tells real Ed25519 points from random 32-byte strings', () => {
     for (let i = 0; i < 20; i++) {

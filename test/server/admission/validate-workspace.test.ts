@@ -86,6 +86,10 @@ describe('validating webhook on Workspace', () => {
     ['reports every quota that is exceeded', withKey({ storage: '40Gi', resources: { requests: { cpu: '4' } } }), overQuota(/spec\.resources\.requests\.cpu: .*; spec\.storage: /)],
     ['reports invalid fields alone when quota is exceeded too', withKey({ imageRef: { name: 'nope' }, storage: '40Gi' }), invalid(/^spec\.imageRef\.name: WorkspaceImage "nope" does not exist$/)],
     ['refuses a name already taken in the namespace', (k) => workspace('one', { sshAuthorizedKeys: [k.ed25519] }), invalid(/^metadata\.name: a Workspace named "one" already exists in namespace svc-alice$/)],
+    ['refuses a name that cannot name its Service (a digit first)', (k) => workspace('1dev', { sshAuthorizedKeys: [k.ed25519] }), invalid(/^metadata\.name: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, .*: it names the workspace's Service$/)],
+    ['refuses a name with a dot, which a Service name cannot hold', (k) => workspace('dev.one', { sshAuthorizedKeys: [k.ed25519] }), invalid(/^metadata\.name: a DNS-1035 label/)],
+    ['refuses a name longer than its StatefulSet\'s pods can carry', (k) => workspace('w'.repeat(53), { sshAuthorizedKeys: [k.ed25519] }), invalid(/^metadata\.name: must be no more than 52 characters \(the pods of its StatefulSet carry a label of the name and 11 more characters\)$/)],
+    ['admits a name of exactly 52 characters', (k) => workspace('w'.repeat(52), { sshAuthorizedKeys: [k.ed25519] }), { allowed: true }],
     ['refuses a namespace that belongs to no UserSpace', (k) => workspace('dev', { sshAuthorizedKeys: [k.ed25519] }, 'team-x'), invalid(/^metadata\.namespace: namespace team-x belongs to no UserSpace/)],
   ];
   for (const [title, make, want, world] of creates) {

@@ -32,6 +32,7 @@ describe('request schemas', () => {
   const refused: { shape: string; schema: AnySchema; value: unknown; message: string }[] = [
     { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { ...WORKSPACE, name: 'Dev_1' }, message: 'name must be an RFC 1123 label' },
     { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { ...WORKSPACE, name: 'a'.repeat(53) }, message: 'name must be at most 52 characters' },
+    { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { ...WORKSPACE, name: '1dev' }, message: "name must start with a lower-case letter (it also names the workspace's Service)" },
     { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { ...WORKSPACE, cpu: 'two' }, message: 'cpu must be a Kubernetes quantity' },
     { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { ...WORKSPACE, memory: '-1Gi' }, message: 'memory must be a Kubernetes quantity' },
     { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { ...WORKSPACE, gpu: '0.5' }, message: 'gpu must be a whole number of GPUs' },

@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../../kube/client.js';
 import type { KubeStatus } from '../../../kube/errors.js';
 import { groupOf, type ResourceType } from '../../../kube/resources.js';
+import { splitPem } from '../../../server/admission/certs.js';
+import { goParseRefusals } from '../../../server/admission/go-x509.js';
 import { jsonPatch } from './patch.js';
 import { ApiError as AdmissionError } from './api-error.js';
 import type { UserInfo } from './rbac.js';
@@ -118,9 +120,17 @@ export async function callWebhooks(args: {
         options: { kind: args.operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions', apiVersion: 'meta.k8s.io/v1' },
       },
     };
+    const ca = cc.caBundle ? Buffer.from(cc.caBundle, 'base64') : undefined;
+    // kube-apiserver loads caBundle with Go's crypto/x509, which refuses more than OpenSSL does.
+    const unloadable = ca ? splitPem(ca.toString('utf8')).flatMap(goParseRefusals) : [];
+    if (unloadable.length > 0) {
+      if (wh.failurePolicy === 'Ignore') continue;
+      const problem = unloadable[0]!.replace(/^(issuer|subject): /, '').replace(/ ".*"$/, '');
+      const message = `failed calling webhook "${wh.name}": could not get REST client: unable to load root certificates: failed to parse certificate: x509: invalid RDNSequence: ${problem}`;
+      throw new AdmissionError(500, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `Internal error occurred: ${message}`, reason: 'InternalError', details: { causes: [{ message }] }, code: 500 });
+    }
     let answer: any;
     try {
-      const ca = cc.caBundle ? Buffer.from(cc.caBundle, 'base64') : undefined;
       answer = JSON.parse(await post(`${url}?timeout=${timeout}s`, ca, JSON.stringify(review), timeout * 1000));
       if (!answer?.response || answer.response.uid !== review.request.uid) throw new Error('expected response.uid to match the request.uid');
     } catch (err) {

@@ -15,7 +15,8 @@ import { groupOf, RESOURCES, type ResourceType } from '../../../kube/resources.j
 import { fixture } from '../fixtures.js';
 import { callWebhooks, type AdmissionOutcome } from './admission.js';
 import { authorize, clusterRoleRules, escalationMessage, forbiddenMessage, ruleNotHeld, type Attributes, type PolicyRule, type UserInfo } from './rbac.js';
-import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { fieldSelectorName, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { dns1035LabelProblems, metadataProblems } from '../../../kube/names.js';
 import { clone, jsonPatch, JsonPatchError, mergePatch, serverSideApply } from './patch.js';
 import { CrdSchemas } from './schema.js';
 import { ApiError, status } from './api-error.js';
@@ -506,7 +507,8 @@ export class FakeApiServer {
 
     if (t.plural === 'selfsubjectaccessreviews' || t.plural === 'subjectaccessreviews') return this.accessReview(t, raw, user, method);
 
-    const attrs: Attributes = { verb, group, resource: t.plural, subresource: route.subresource, namespace: t.namespaced ? route.namespace : undefined, name: route.name };
+    const name = route.name ?? (verb === 'list' || verb === 'watch' ? fieldSelectorName(q.get('fieldSelector') ?? undefined) : undefined);
+    const attrs: Attributes = { verb, group, resource: t.plural, subresource: route.subresource, namespace: t.namespaced ? route.namespace : undefined, name };
     if (t.plural === 'namespaces' && route.name) attrs.namespace = undefined;
     this.authorize(user, attrs);
 
@@ -592,6 +594,16 @@ export class FakeApiServer {
     }
   }
 
+  /** kube-apiserver's checks of labels, annotation keys, and a Service's name (a DNS-1035 label). */
+  private validateMetadata(t: ResourceType, obj: KubeObject): void {
+    const name = obj.metadata?.name ?? '';
+    const problems = metadataProblems(obj.metadata);
+    if (t.plural === 'services' && t.apiVersion === 'v1') problems.unshift(...dns1035LabelProblems(name).map((m) => `metadata.name: Invalid value: ${JSON.stringify(name)}: ${m}`));
+    if (problems.length === 0) return;
+    const message = `${t.kind} "${name}" is invalid: ${problems.length === 1 ? problems[0] : `[${problems.join(', ')}]`}`;
+    throw new ApiError(422, status(422, 'Invalid', message, { name, kind: t.kind, causes: problems.map((p) => ({ reason: 'FieldValueInvalid', message: p.replace(/^[^:]+: /, ''), field: p.split(':')[0]! })) }));
+  }
+
   private async admit(t: ResourceType, operation: 'CREATE' | 'UPDATE', obj: KubeObject, old: KubeObject | undefined, user: UserInfo): Promise<KubeObject> {
     let current = this.schemas.default(obj);
     const configs = (kind: ResourceType) => [...(this.data.get(typeKey(kind))?.values() ?? [])];
@@ -613,6 +625,7 @@ export class FakeApiServer {
       obj.metadata.namespace = pathNamespace ?? obj.metadata.namespace;
     }
     this.validateName(t, obj.metadata.name);
+    this.validateMetadata(t, obj);
     this.checkNamespace(t, obj.metadata.namespace);
     if (STATUS_SUBRESOURCE.has(t.plural) && t.plural !== 'pods') delete obj.status;
     for (const k of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'managedFields']) delete obj.metadata[k];
@@ -656,6 +669,7 @@ export class FakeApiServer {
       }
       obj = await this.admit(t, 'UPDATE', obj, existing, user);
       this.checkGrant(t, obj, user);
+      this.validateMetadata(t, obj);
     }
     if (JSON.stringify(stripVolatile(obj)) === JSON.stringify(stripVolatile(existing))) return existing;
     const stored = this.stamp(obj, t, existing);

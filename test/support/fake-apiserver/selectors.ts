@@ -58,3 +58,15 @@ export function parseFieldSelector(selector: string | undefined): (obj: any) => 
   });
   return (obj) => reqs.every((r) => r(obj));
 }
+
+/**
+ * The name a field selector requires (`metadata.name=x`), which kube-apiserver hands to the
+ * authorizer as the name of a list or watch, so RBAC resourceNames can allow it.
+ */
+export function fieldSelectorName(selector: string | undefined): string | undefined {
+  for (const term of (selector ?? '').split(',')) {
+    const m = /^metadata\.name==?(.+)$/.exec(term);
+    if (m) return m[1];
+  }
+  return undefined;
+}
