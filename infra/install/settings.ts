@@ -1,6 +1,7 @@
 // What an installer may change in the rendered manifests: an optional YAML configuration file
 // (den.config.example.yaml documents every key and its default) and the DEN_* variables of
 // `npm run synth` over it, read once and checked before anything is rendered.
+import { isIP } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 
 export const DEFAULT_IMAGE = 'ghcr.io/den-dev/den:0.1.0';
@@ -49,6 +50,8 @@ export interface InstallSettings {
     ingress: { enabled: boolean; className: string; host: string; tlsSecret: string; annotations: Record<string, string> };
     /** A Secret holding the identity providers file and the client secrets it names; empty: none. */
     identityProviders: { secretName: string; fileKey: string };
+    /** Addresses or CIDR ranges of the proxies (Ingress controller pods) whose X-Forwarded-For names the client. */
+    trustedProxies: string[];
   };
   gateway: ProcessSettings & {
     service: {
@@ -87,6 +90,7 @@ export const DEFAULT_SETTINGS: InstallSettings = {
     service: { type: 'ClusterIP', annotations: {} },
     ingress: { enabled: false, className: '', host: '', tlsSecret: '', annotations: {} },
     identityProviders: { secretName: '', fileKey: 'identity-providers.yaml' },
+    trustedProxies: [],
   },
   gateway: {
     ...processDefaults('2'),
@@ -141,6 +145,12 @@ const labels = stringMap(LABEL_KEY, LABEL_VALUE, 'label');
 const annotations = stringMap(LABEL_KEY, undefined, 'annotation');
 const list = <T>(item: Check<T>): Check<T[]> => (v, path) =>
   Array.isArray(v) ? v.map((x, i) => item(x, `${path}[${i}]`)) : fail(path, 'must be a list');
+const addressOrRange: Check<string> = (v, path) => {
+  const [address = '', bits, extra] = typeof v === 'string' ? v.split('/') : [];
+  const family = isIP(address);
+  const prefixOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+  return family && extra === undefined && prefixOk ? (v as string) : fail(path, 'must be an IP address or a CIDR range such as 10.0.0.0/8');
+};
 const kubeObject: Check<KubeValue> = (v, path) => (isPlainObject(v) ? v : fail(path, 'must be a map'));
 
 /** Each key's check, or the grammar of a nested map. */
@@ -213,6 +223,7 @@ const GRAMMAR: Grammar = {
       annotations,
     },
     identityProviders: { secretName, fileKey: matching(SECRET_KEY, 'a Secret key') },
+    trustedProxies: list(addressOrRange),
   },
   gateway: {
     ...processGrammar(),

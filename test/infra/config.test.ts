@@ -77,6 +77,7 @@ describe('install configuration file', () => {
       ['server: { service: { type: LoadBalancer, annotations: { a: b } } }', ['Service svc-system/den-server']],
       ['server: { ingress: { enabled: true } }', ['Ingress svc-system/den-server']],
       ['server: { identityProviders: { secretName: den-idp } }', [`${D}den-server`]],
+      ['server: { trustedProxies: [10.0.0.0/8] }', [`${D}den-server`]],
       ['gateway: { service: { port: 2022 } }', ['Service svc-system/den-gateway']],
       ['gateway: { service: { type: LoadBalancer, externalTrafficPolicy: Local } }', ['Service svc-system/den-gateway']],
     ];
@@ -172,6 +173,16 @@ describe('install configuration file', () => {
       const objects = render('manager: { registryCredentialsSecret: den-aws, serviceAccount: { annotations: { eks.amazonaws.com/role-arn: "arn:aws:iam::1:role/r" } } }');
       expect(find(objects, 'Deployment', 'den-manager').spec.template.spec.containers[0].envFrom).to.deep.equal([{ secretRef: { name: 'den-aws', optional: false } }]);
       expect(find(objects, 'ServiceAccount', 'den-manager').metadata.annotations).to.deep.equal({ 'eks.amazonaws.com/role-arn': 'arn:aws:iam::1:role/r' });
+    });
+
+    it('passes the trusted proxies to the server as `den server` reads them', async () => {
+      const { ROLES } = await import('../../cli/roles.js');
+      const { readSettings } = await import('../../process/settings.js');
+      const c = find(render('server: { trustedProxies: [10.0.0.0/8, 192.168.1.7] }'), 'Deployment', 'den-server').spec.template.spec.containers[0];
+      const env = Object.fromEntries((c.env as Obj[]).map((e) => [e.name, e.value]));
+      expect(env.DEN_TRUSTED_PROXIES).to.equal('10.0.0.0/8,192.168.1.7');
+      const { settings } = await ROLES.server!();
+      expect((readSettings(settings, [], env) as Record<string, unknown>).trustedProxies).to.deep.equal(['10.0.0.0/8', '192.168.1.7']);
     });
 
     it('keeps Den\'s own labels over an installer\'s labels of the same key', () => {
