@@ -9,6 +9,7 @@ import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.j
 import type { SessionTarget } from '../infra/crds/workspace-target.js';
 import { SessionRefused } from './target.js';
 import type { Workspace } from './workspaces.js';
+import type { AuthFailureReason } from './metrics.js';
 
 /** sshd's default MaxAuthTries: the failed attempts after which a client is disconnected. */
 export const DEFAULT_MAX_AUTH_TRIES = 6;
@@ -21,6 +22,8 @@ export interface AuthDeps {
   log: Log;
   /** Failed attempts after which `onTooManyFailures` ends the connection (sshd's MaxAuthTries). */
   maxAuthTries: number;
+  /** Told of every refused attempt. */
+  refused: (reason: AuthFailureReason) => void;
 }
 
 /** `SHA256:…` as ssh-keygen -l prints it: logged so an operator can tell keys apart; never the key itself. */
@@ -74,16 +77,17 @@ export class ConnectionAuth {
     if (this.failures >= this.deps.maxAuthTries) return;
     this.attempts += 1;
     if (ctx.method === 'none' && this.attempts === 1) return ctx.reject(['publickey']);
-    if (ctx.method !== 'publickey' || !ctx.key) return this.fail(ctx, `${ctx.method} authentication refused`);
+    if (ctx.method !== 'publickey' || !ctx.key) return this.fail(ctx, 'method', `${ctx.method} authentication refused`);
     this.publicKey(ctx, { algo: ctx.key.algo, data: ctx.key.data }).catch((err: unknown) => {
       this.deps.log('authentication error', { remote: this.remote, user: printable(ctx.username), error: (err as Error).message });
-      this.fail(ctx, 'internal error');
+      this.fail(ctx, 'internal', 'internal error');
     });
   }
 
-  private fail(ctx: AuthRequest, reason: string, fields: Record<string, unknown> = {}): void {
+  private fail(ctx: AuthRequest, kind: AuthFailureReason, reason: string, fields: Record<string, unknown> = {}): void {
     if (this.failures >= this.deps.maxAuthTries) return; // already disconnecting
     this.failures += 1;
+    this.deps.refused(kind);
     this.deps.log('authentication refused', { remote: this.remote, user: printable(ctx.username), method: ctx.method, reason, ...fields });
     if (this.failures < this.deps.maxAuthTries) return ctx.reject(['publickey']);
     this.deps.log('too many authentication failures; disconnecting', { remote: this.remote, user: printable(ctx.username), failures: this.failures });
@@ -104,17 +108,17 @@ export class ConnectionAuth {
     const fingerprint = keyFingerprint(offered.data);
     const found = this.matches(ctx.username, offered);
     // Unknown workspace and wrong key look the same to the client: no name enumeration.
-    if (found.length === 0) return this.fail(ctx, 'no workspace of that name authorizes this key', { key: fingerprint });
+    if (found.length === 0) return this.fail(ctx, 'unknown-key', 'no workspace of that name authorizes this key', { key: fingerprint });
     if (!ctx.signature || !ctx.blob) {
       ctx.accept(); // the client only asked whether this key would do; it signs next
       return;
     }
     const problem = found[0]!.key.signatureProblem(ctx.blob, ctx.signature, ctx.hashAlgo);
-    if (problem) return this.fail(ctx, problem, { key: fingerprint });
+    if (problem) return this.fail(ctx, 'bad-signature', problem, { key: fingerprint });
     if (found.length > 1) {
       const namespaces = found.map((m) => m.ws.metadata?.namespace).join(', ');
       this.deps.banner.send(ctx, `workspace name ${ctx.username} exists in several namespaces (${namespaces}) that all accept this key; remove the key from all but one`);
-      return this.fail(ctx, 'ambiguous workspace name', { namespaces, key: fingerprint });
+      return this.fail(ctx, 'ambiguous-name', 'ambiguous workspace name', { namespaces, key: fingerprint });
     }
     const { ws } = found[0]!;
     try {
@@ -122,7 +126,7 @@ export class ConnectionAuth {
     } catch (err) {
       if (!(err instanceof SessionRefused)) throw err;
       if (err.userMessage) this.deps.banner.send(ctx, err.userMessage);
-      return this.fail(ctx, err.message, { namespace: ws.metadata?.namespace, key: fingerprint });
+      return this.fail(ctx, 'workspace-unavailable', err.message, { namespace: ws.metadata?.namespace, key: fingerprint });
     }
     this.deps.log('session authenticated', { remote: this.remote, namespace: this.target.namespace, workspace: this.target.workspace, pod: this.target.pod, key: fingerprint });
     ctx.accept();

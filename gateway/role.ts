@@ -15,6 +15,7 @@ import { untilAborted } from '../process/timers.js';
 import { RESOURCES } from '../kube/resources.js';
 import { GATEWAY_HOST_KEY_DIR, GATEWAY_HOST_KEY_FILE } from '../infra/install/names.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
+import { Metrics } from '../process/metrics.js';
 import { loadHostKey } from './host-key.js';
 import { DEFAULT_GATEWAY_LIMITS, Gateway } from './server.js';
 import { WorkspaceDirectory, type Workspace, type WorkspaceImage } from './workspaces.js';
@@ -114,7 +115,9 @@ export const gatewayRole: Role<typeof settings> = {
     const caches = new AbortController();
     const running: Promise<void>[] = [];
 
+    const metrics = new Metrics();
     const gateway = new Gateway({
+      metrics,
       hostKey,
       client,
       named: (name) => directory.named(name),
@@ -124,7 +127,7 @@ export const gatewayRole: Role<typeof settings> = {
       log: logLine,
     });
     // SSH listens only once both caches are synced, so accepting connections means ready.
-    const health = await startHealthServer(s.healthListen, () => gateway.ready);
+    const health = await startHealthServer(s.healthListen, () => gateway.ready, metrics);
     logLine('health endpoints listening', { address: `${s.healthListen.host}:${health.address.port}` });
 
     try {

@@ -7,7 +7,10 @@ import ssh2, { type Connection, type ServerChannel, type TcpipRequestInfo } from
 import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { sleep } from '../process/timers.js';
-import { recordActivity } from './activity.js';
+import { ActivityRecorder } from '../kube/activity.js';
+import { FIELD_MANAGERS } from '../kube/group.js';
+import { GatewayMetrics } from './metrics.js';
+import { Metrics } from '../process/metrics.js';
 import { ConnectionAuth, DEFAULT_MAX_AUTH_TRIES, printable } from './auth.js';
 import { BannerSender, DISCONNECT_PROTOCOL_ERROR, DisconnectSender } from './banner.js';
 import type { OfferedKey } from './keys.js';
@@ -31,6 +34,10 @@ export interface GatewayOptions {
   limits?: Partial<GatewayLimits>;
   log: Log;
   now?: () => Date;
+  /** How often an open session refreshes status.lastActivityTime (ACTIVITY_REFRESH_MS unless a test says). */
+  activityRefreshMs?: number;
+  /** The process's figures; a gateway of its own (tests) counts into a registry nobody scrapes. */
+  metrics?: Metrics;
 }
 
 export interface GatewayLimits extends PreAuthLimits {
@@ -62,14 +69,23 @@ export class Gateway {
   private readonly disconnect = new DisconnectSender();
   private readonly connections = new Set<Connection>();
   private readonly running = new Set<ServerChannel>();
-  private readonly pendingActivity = new Set<Promise<void>>();
+  private readonly activity: ActivityRecorder;
   private readonly banner = new BannerSender();
+  private readonly metrics: GatewayMetrics;
   private listening = false;
   private closing = false;
 
   constructor(private readonly opts: GatewayOptions) {
     this.limits = { ...DEFAULT_GATEWAY_LIMITS, ...opts.limits };
     this.gate = new PreAuthGate(this.limits, opts.log);
+    this.activity = new ActivityRecorder({
+      client: opts.client,
+      fieldManager: FIELD_MANAGERS.gateway,
+      now: opts.now,
+      refreshMs: opts.activityRefreshMs,
+      onError: (err, where) => opts.log('cannot record activity', { ...where, error: err.message }),
+    });
+    this.metrics = new GatewayMetrics((opts.metrics ?? new Metrics({ processFigures: false })).registry, () => this.connections.size);
     this.server = new ssh2.Server(
       {
         hostKeys: [opts.hostKey],
@@ -81,7 +97,9 @@ export class Gateway {
     );
     this.tcp = net.createServer((socket) => {
       if (this.closing) return socket.destroy();
-      if (this.gate.admit(socket)) this.server.injectSocket(socket);
+      if (!this.gate.admit(socket)) return;
+      this.metrics.watchSocket(socket);
+      this.server.injectSocket(socket);
     });
     this.tcp.on('error', (err: Error) => opts.log('ssh listener error', { error: err.message }));
   }
@@ -131,15 +149,7 @@ export class Gateway {
       for (const conn of this.connections) destroyConnection(conn);
     }
     await stopped;
-    await Promise.allSettled([...this.pendingActivity]);
-  }
-
-  private activity(target: SessionTarget, event: 'open' | 'close'): void {
-    const now = (this.opts.now ?? (() => new Date()))();
-    const write = recordActivity(this.opts.client, target.namespace, target.workspace, now)
-      .catch((err: Error) => this.opts.log('cannot record activity', { namespace: target.namespace, workspace: target.workspace, event, error: err.message }))
-      .finally(() => this.pendingActivity.delete(write));
-    this.pendingActivity.add(write);
+    await this.activity.settled();
   }
 
   private accept(conn: Connection, remote: string): void {
@@ -150,6 +160,8 @@ export class Gateway {
       return;
     }
     this.connections.add(conn);
+    const setup = this.metrics.setupDuration.startTimer();
+    let authenticated = false;
     // Interactive traffic: keystrokes and small protocol replies must not wait for Nagle.
     (conn as Connection & { setNoDelay(noDelay: boolean): unknown }).setNoDelay(true);
     const auth = new ConnectionAuth(
@@ -159,6 +171,7 @@ export class Gateway {
         banner: this.banner,
         log,
         maxAuthTries: this.limits.maxAuthTries,
+        refused: (reason) => this.metrics.authFailures.inc({ reason }),
       },
       remote,
       (ctx) => this.tooManyFailures(conn, remote, ctx),
@@ -173,15 +186,23 @@ export class Gateway {
       const target = auth.target;
       if (!target) return conn.end();
       this.gate.authenticated(remote);
-      this.activity(target, 'open');
+      authenticated = true;
+      setup();
+      this.metrics.setups.inc({ result: 'ok' });
+      this.metrics.sessionsOpen.inc();
+      const closed = this.activity.open(target.namespace, target.workspace);
       conn.on('session', (acceptSession) => {
         const session = acceptSession();
         if (session) serveSession(session, { client: this.opts.client, target, log, running: this.running });
       });
       conn.on('tcpip', (acceptChannel, reject, info) => this.forward(target, acceptChannel, reject, info));
-      conn.once('close', () => this.activity(target, 'close'));
+      conn.once('close', closed);
     });
-    conn.once('close', () => this.connections.delete(conn));
+    conn.once('close', () => {
+      this.connections.delete(conn);
+      if (authenticated) this.metrics.sessionsOpen.dec();
+      else this.metrics.setups.inc({ result: 'failed' });
+    });
   }
 
   /** As sshd: SSH_MSG_DISCONNECT "Too many authentication failures", then the socket is closed. */

@@ -11,6 +11,8 @@ export interface ManagerConfig {
   gatewayHost: string;
   gpuResource: string;
   relistIntervalMs: number;
+  /** Idle auto-stop of Workspaces (off unless the administrator turns it on). */
+  idleStop: boolean;
   /** Registry sync tuning; the defaults suit production (hooks/registry/controller.ts). */
   registrySync?: RegistrySyncConfig;
 }

@@ -12,9 +12,13 @@ import { re2 } from '../infra/crds/re2.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { WEBHOOK_SERVICE } from '../infra/install/names.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
+import { Metrics } from '../process/metrics.js';
+import { AdmissionMetrics } from '../server/admission/metrics.js';
+import { LoopMetrics } from './loop/metrics.js';
 import { ensureHostKeySecret } from '../gateway/host-key.js';
 import { startAdmission } from '../server/admission/index.js';
 import { Manager } from './manager.js';
+import { Gauge } from 'prom-client';
 
 const settings = {
   kubeconfig: kubeconfigSetting,
@@ -63,6 +67,14 @@ const settings = {
     default: true,
     boolean: true,
   } satisfies Setting<boolean>,
+  idleStop: {
+    flag: 'idle-stop',
+    env: 'DEN_IDLE_STOP',
+    describe: 'stop running Workspaces with no SSH session or browser terminal open for longer than their spec.idleTimeout',
+    parse: parsers.boolean,
+    default: false,
+    boolean: true,
+  } satisfies Setting<boolean>,
   relistInterval: {
     flag: 'relist-interval',
     env: 'DEN_RELIST_INTERVAL',
@@ -84,13 +96,23 @@ export const managerRole: Role<typeof settings> = {
     const logLine = roleLog('manager');
     re2(); // the ImageRegistry webhook compiles patterns: fail here, in one line, not on a request
     const client = new KubeClient(loadConnection(s.kubeconfig || undefined));
+    const metrics = new Metrics();
     const manager = new Manager(client, {
-      config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval },
+      config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval, idleStop: s.idleStop },
       leaderElect: s.leaderElect,
       log: logLine,
+      controller: { metrics: new LoopMetrics(metrics.registry) },
+    });
+    new Gauge({
+      name: 'den_manager_leader',
+      help: '1 while this replica holds the den-manager Lease and reconciles.',
+      registers: [metrics.registry],
+      collect() {
+        this.set(manager.leading ? 1 : 0);
+      },
     });
     let admissionReady: () => boolean = () => false;
-    const health = await startHealthServer(s.healthListen, () => admissionReady() && manager.ready).catch((err: unknown) => {
+    const health = await startHealthServer(s.healthListen, () => admissionReady() && manager.ready, metrics).catch((err: unknown) => {
       throw startupError(`--health-listen ${s.healthListen.host}:${s.healthListen.port}`, err);
     });
     logLine('health endpoints listening', { address: `${s.healthListen.host}:${health.address.port}` });
@@ -101,6 +123,8 @@ export const managerRole: Role<typeof settings> = {
         throw startupError('gateway host key Secret', err);
       });
       if (hostKey === undefined) return;
+      // Registered once: a retried start-up must not register the same figures twice.
+      const admissionMetrics = new AdmissionMetrics(metrics.registry);
       const admission = await whenAvailable('admission webhooks', () => startAdmission({
         client,
         namespace: s.namespace,
@@ -110,6 +134,7 @@ export const managerRole: Role<typeof settings> = {
         gpuResource: s.gpuResource,
         signal,
         log: logLine,
+        metrics: admissionMetrics,
       }), wait).catch((err: unknown) => {
         throw startupError('admission webhooks', err);
       });

@@ -1,12 +1,12 @@
-// The cdk8s app `npm run synth` runs (cdk8s.yaml): renders the install chart into dist/.
-// `--check` only reads the settings: `npm run synth` runs it before `cdk8s synth`, which would
-// empty dist/ first and add its own stack trace to a refusal.
+// The cdk8s app (cdk8s.yaml): renders the install chart into dist/ from the configuration file
+// named by DEN_CONFIG (if any) and the DEN_* variables. `npm run synth` (infra/synth-command.ts)
+// checks the same settings first, since `cdk8s synth` empties dist/ before running this.
 import { synthInstall } from './install/synth.js';
-import { InstallSettingsError, readInstallSettings } from './install/settings.js';
+import { InstallSettingsError } from './install/settings.js';
+import { loadInstallSettings } from './install/config-file.js';
 
 try {
-  const settings = readInstallSettings(process.env);
-  if (!process.argv.includes('--check')) synthInstall(settings);
+  synthInstall(loadInstallSettings(process.env.DEN_CONFIG || undefined, process.env));
 } catch (err) {
   if (!(err instanceof InstallSettingsError)) throw err;
   process.stderr.write(`den install: ${err.message}\n`);

@@ -47,7 +47,12 @@ export const ANNOTATIONS = {
   forceSync: `${GROUP}/force-sync`,
   /** Pod annotation written from `spec.observability.logsEnabled`. */
   logsEnabled: `${GROUP}/logs-enabled`,
+  /** On a Workspace the manager stopped: who stopped it (`idle`). */
+  stoppedBy: `${GROUP}/stopped-by`,
 } as const;
+
+/** While a session to a workspace is open, its status.lastActivityTime is refreshed this often (kube/activity.ts). */
+export const ACTIVITY_REFRESH_MS = 5 * 60_000;
 
 export const FIELD_MANAGERS = {
   manager: 'den-manager',

@@ -22,6 +22,8 @@ import { mountLogin, mountSessionRoutes } from './routes/session.js';
 import { mountTokenRoutes } from './routes/tokens.js';
 import { AssetStore } from './pages/assets.js';
 import { webUi } from './pages/index.js';
+import { Registry } from 'prom-client';
+import { HttpMetrics } from './metrics.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -49,6 +51,8 @@ export interface AppDeps {
   now?: () => number;
   /** The web UI's scripts and styles; built on first use unless given (`den server` builds them before it listens). */
   assets?: AssetStore;
+  /** Request figures; an app of its own (tests) counts into a registry nobody scrapes. */
+  httpMetrics?: HttpMetrics;
 }
 
 function healthRoutes(ready: () => boolean): Router {
@@ -108,6 +112,7 @@ export function createApp(deps: AppDeps): Koa {
   });
 
   const app = new Koa();
+  app.use((deps.httpMetrics ?? new HttpMetrics(new Registry())).middleware());
   app.use(refuseOversizedBodies(limit));
   app.use(identifyClient(new TrustedProxies(config.trustedProxies ?? [])));
   app.use(securityHeaders({ https }));

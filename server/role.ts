@@ -12,6 +12,9 @@ import { apiServerReachable } from '../kube/availability.js';
 import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { sleep, untilAborted } from '../process/timers.js';
+import { healthListenSetting, startHealthServer } from '../process/health.js';
+import { Metrics } from '../process/metrics.js';
+import { HttpMetrics, MintingMetrics } from './metrics.js';
 import { re2 } from '../infra/crds/re2.js';
 import { createApp } from './app.js';
 import { parseTrustedProxies } from './http/client-address.js';
@@ -20,6 +23,8 @@ import { IdentityProviders } from './auth/providers/registry.js';
 import { AssetStore } from './pages/assets.js';
 import { createAuthServices } from './auth/services.js';
 import { TerminalServer } from './terminal/upgrade.js';
+import { ActivityRecorder } from '../kube/activity.js';
+import { FIELD_MANAGERS } from '../kube/group.js';
 
 /** The API server refuses TokenRequests shorter than ten minutes. */
 const MIN_TOKEN_TTL_MS = 10 * 60_000;
@@ -53,6 +58,7 @@ export const serverSettings = {
   kubeconfig: kubeconfigSetting,
   namespace: namespaceSetting('sessions, tokens, local users'),
   listen: setting({ flag: 'listen', env: 'DEN_LISTEN', describe: 'HTTP listen address', parse: parsers.address, default: parsers.address(':8080') }),
+  healthListen: healthListenSetting,
   baseUrl: setting({ flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public base URL; https makes cookies Secure', parse: baseUrl }),
   localAuth: setting({ flag: 'local-auth', env: 'DEN_LOCAL_AUTH', describe: 'allow local username/password sign-in and local user management', parse: parsers.boolean, default: true, boolean: true }),
   gpuResource: setting({ flag: 'gpu-resource', env: 'DEN_GPU_RESOURCE', describe: 'extended resource a workspace\'s `gpu` is requested as', parse: parsers.nonEmpty, default: DEFAULT_GPU_RESOURCE }),
@@ -92,7 +98,9 @@ export const serverRole: Role<typeof serverSettings> = {
     re2(); // fails here, in one line, rather than on the first request that needs it
     const providerConfigs = readIdentityProviders(settings.identityProvidersFile, process.env);
     const client = new KubeClient(loadConnection(settings.kubeconfig || undefined));
+    const metrics = new Metrics();
     const auth = createAuthServices(client, {
+      mintingMetrics: new MintingMetrics(metrics.registry),
       namespace: settings.namespace,
       tokenTtlSeconds: settings.tokenTtl / 1000,
       onError: (err) => say('cache error, retrying', { error: String((err as Error)?.message ?? err) }),
@@ -116,7 +124,10 @@ export const serverRole: Role<typeof serverSettings> = {
       log: say,
       ready: () => synced && listening,
       assets,
+      httpMetrics: new HttpMetrics(metrics.registry),
     });
+    // /metrics stays off the listener people reach; the probes may use either.
+    const health = await startHealthServer(settings.healthListen, () => synced && listening, metrics);
     const server = http.createServer(app.callback());
     const terminals = new TerminalServer({
       baseUrl: settings.baseUrl,
@@ -126,6 +137,11 @@ export const serverRole: Role<typeof serverSettings> = {
       serverClient: client,
       log: say,
       ready: () => synced && listening,
+      activity: new ActivityRecorder({
+        client,
+        fieldManager: FIELD_MANAGERS.server,
+        onError: (err, where) => say('cannot record activity', { ...where, error: err.message }),
+      }),
     });
     terminals.attach(server);
     server.on('clientError', (err, socket) => {
@@ -171,6 +187,7 @@ export const serverRole: Role<typeof serverSettings> = {
     graceOver.abort();
     server.closeAllConnections();
     await closed;
+    await health.close();
     await caches;
     say('stopped');
   },

@@ -9,11 +9,13 @@ import { isConflict, isNotFound } from '../../kube/errors.js';
 import { FIELD_MANAGERS } from '../../kube/group.js';
 import { Informer, objectKey, type CacheEvent } from '../../kube/informer.js';
 import { untilAborted } from '../../process/timers.js';
-import { resourceOf, type ResourceType } from '../../kube/resources.js';
+import { RESOURCES, resourceOf, type ResourceType } from '../../kube/resources.js';
+import { Registry } from 'prom-client';
 import { childName, parentKeysOf, refOf } from './keys.js';
+import { LoopMetrics } from './metrics.js';
 import { ChildIndex, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
 import { WorkQueue, type BackoffOptions, type RateLimit, type RunOutcome } from './queue.js';
-import type { ChildError, SyncHook } from './types.js';
+import type { ChildError, ParentChange, ParentEvent, SyncHook } from './types.js';
 
 /** Caches a `related()` function reads, by the names their sources were given. */
 export type RelatedCaches = Record<string, Informer<KubeObject>>;
@@ -67,6 +69,8 @@ export interface ControllerOptions {
   /** Re-reads after a status write conflict before the reconcile is retried from the queue. */
   statusConflictRetries?: number;
   clock?: () => Date;
+  /** The process's loop figures; a controller of its own (tests) counts into a registry nobody scrapes. */
+  metrics?: LoopMetrics;
 }
 
 export interface ControllerStats {
@@ -100,6 +104,7 @@ export class Controller<Config = unknown, Related = unknown> {
   private readonly related: RelatedCaches = {};
   private readonly index = new ChildIndex();
   private readonly queue: WorkQueue;
+  private readonly metrics: LoopMetrics;
   private readonly log: Log;
   private ready = false;
   /** Parents whose finalizer this controller removed, until the cache sees them go. */
@@ -128,15 +133,30 @@ export class Controller<Config = unknown, Related = unknown> {
       });
       this.related[source.name] = informer;
     }
-    this.queue = new WorkQueue((key, signal) => this.reconcile(key, signal), {
+    const metrics = (this.metrics = opts.metrics ?? new LoopMetrics(new Registry()));
+    const controller = spec.name;
+    this.queue = new WorkQueue(async (key, signal) => {
+      const end = metrics.duration.startTimer({ controller });
+      try {
+        await this.reconcile(key, signal);
+        metrics.reconciles.inc({ controller, result: 'ok' });
+      } catch (err) {
+        metrics.reconciles.inc({ controller, result: 'error' });
+        throw err;
+      } finally {
+        end();
+      }
+    }, {
       concurrency: opts.concurrency,
       backoff: opts.backoff,
       retryRate: opts.retryRate,
       onFailure: (key, error, attempt, retryInMs) => {
         this.stats.failures++;
+        metrics.retries.inc({ controller });
         this.log('reconcile failed; retrying', { controller: spec.name, key, attempt, retryInMs, error: messageOf(error) });
       },
     });
+    metrics.watchQueue(controller, () => this.queue.size);
   }
 
   /** True once every cache has loaded its first list. */
@@ -224,6 +244,7 @@ export class Controller<Config = unknown, Related = unknown> {
       config: this.spec.config,
     };
     let output = this.spec.hook(input);
+    if (output.parentChange) return this.changeParent(parent, output.parentChange, stop);
     const errors: ChildError[] = [];
     const desired: KubeObject[] = [];
     const held: KubeObject[] = [];
@@ -251,6 +272,25 @@ export class Controller<Config = unknown, Related = unknown> {
     await this.writeStatus(parent, output.status);
     if (errors.length) throw new ChildrenFailedError(errors);
     if (output.resyncAfterMs !== undefined && output.resyncAfterMs > 0 && !this.stopping) this.scheduleResync(key, output.resyncAfterMs);
+  }
+
+  /** A merge patch guarded by the resourceVersion the hook saw, then the events it asked for. */
+  private async changeParent(parent: KubeObject, change: ParentChange, stop: AbortSignal): Promise<void> {
+    stopIfAborted(stop);
+    const { name = '', namespace, resourceVersion } = parent.metadata ?? {};
+    const changed = await this.client.patch<KubeObject>(this.spec.parent, name, {
+      metadata: { resourceVersion, ...(change.annotations ? { annotations: change.annotations } : {}) },
+      ...(change.spec ? { spec: change.spec } : {}),
+    }, { namespace, type: 'merge', fieldManager: FIELD_MANAGERS.manager });
+    const now = (this.opts.clock ?? (() => new Date()))();
+    for (const event of change.events ?? []) {
+      this.metrics.events.inc({ controller: this.spec.name, reason: event.reason });
+      this.log('event', { controller: this.spec.name, parent: objectKey(parent), reason: event.reason, message: event.message });
+      // The change is written; a lost Event must not make the loop write it again.
+      await this.client.create(RESOURCES.event, parentEvent(changed, this.spec.parent, event, now)).catch((err: unknown) =>
+        this.log('cannot record event', { controller: this.spec.name, parent: objectKey(parent), reason: event.reason, error: messageOf(err) }),
+      );
+    }
   }
 
   private scheduleResync(key: string, afterMs: number): void {
@@ -343,4 +383,24 @@ export async function startDeletion(client: KubeClient, objects: KubeObject[]): 
       if (!isNotFound(err)) throw err;
     }
   }));
+}
+
+/** A core/v1 Event about `parent`, reported by den-manager. */
+export function parentEvent(parent: KubeObject, resource: ResourceType, event: ParentEvent, now: Date): KubeObject {
+  const { name = '', namespace, uid, resourceVersion } = parent.metadata ?? {};
+  const at = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: `${name}.${now.getTime().toString(16)}`, namespace: namespace ?? 'default' },
+    involvedObject: { apiVersion: resource.apiVersion, kind: resource.kind, name, namespace, uid, resourceVersion },
+    type: event.type,
+    reason: event.reason,
+    message: event.message,
+    source: { component: FIELD_MANAGERS.manager },
+    reportingComponent: FIELD_MANAGERS.manager,
+    firstTimestamp: at,
+    lastTimestamp: at,
+    count: 1,
+  };
 }

@@ -32,6 +32,28 @@ export interface HookOutput {
    * answer replaces the last; any run, for whatever reason, restarts the count.
    */
   resyncAfterMs?: number;
+  /**
+   * A change to the parent itself, for a hook that decides the parent's own fate (idle stop).
+   * The loop writes it instead of the children and status of this run, emits the events once
+   * it is written, and the parent's own watch event brings the next run.
+   */
+  parentChange?: ParentChange;
+}
+
+export interface ParentChange {
+  /** Merged into metadata.annotations; null removes the annotation. */
+  annotations?: Record<string, string | null>;
+  /** Merged into spec (a JSON merge patch). */
+  spec?: Record<string, unknown>;
+  /** Kubernetes Events about the parent, as `kubectl describe` and the web UI show them. */
+  events?: ParentEvent[];
+}
+
+export interface ParentEvent {
+  type: 'Normal' | 'Warning';
+  /** UpperCamelCase, as Kubernetes' own reasons. */
+  reason: string;
+  message: string;
 }
 
 export type SyncHook<Config, Related> = (input: HookInput<Config, Related>) => HookOutput;

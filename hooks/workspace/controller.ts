@@ -11,6 +11,7 @@ import type { WorkspaceHookConfig, WorkspaceRelated } from './types.js';
 /** What the Workspace controller reads of the manager's configuration. */
 export interface WorkspaceControllerConfig {
   gatewayHost: string;
+  idleStop: boolean;
 }
 
 /** Workspace: Service and StatefulSet; re-reconciled when its pod or its WorkspaceImage changes. */
@@ -21,7 +22,7 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
     children: [RESOURCES.service, RESOURCES.statefulSet],
     parentLabel: LABELS.workspace,
     hook: syncWorkspace,
-    config: { gatewayHost: config.gatewayHost },
+    config: { gatewayHost: config.gatewayHost, idleStop: config.idleStop },
     relatedSources: [
       {
         name: 'images',

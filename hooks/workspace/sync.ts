@@ -8,6 +8,8 @@ import { renderWorkspaceChildren } from '../../infra/children/workspace/chart.js
 import { withTransitionTimes } from '../loop/conditions.js';
 import { isRunning } from '../../infra/crds/workspace-rules.js';
 import { decide } from './desired.js';
+import { idleStopMessage, idleVerdict, IDLE_STOPPED_BY, IDLE_STOPPED_REASON, stoppedForIdleness } from './idle.js';
+import { ANNOTATIONS } from '../../kube/group.js';
 import { workspacePod } from './pod.js';
 import {
   childrenRejected,
@@ -97,6 +99,7 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
     }
   }
 
+  if (stoppedForIdleness(workspace)) assessment = saidIdle(assessment, workspace);
   const generation = workspace.metadata?.generation;
   const previous = workspace.status ?? {};
   const status: WorkspaceStatus = {
@@ -107,5 +110,30 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
     conditions: withTransitionTimes(assessment.conditions, previous.conditions, input.now, generation),
     ...(typeof previous.lastActivityTime === 'string' ? { lastActivityTime: previous.lastActivityTime } : {}),
   };
-  return { status, children };
+  return { status, children, ...idleStep(workspace, input) };
+}
+
+/** Stop when idle (opt-in); once started again, forget who stopped it. */
+function idleStep(workspace: Workspace, input: WorkspaceHookInput): Pick<WorkspaceHookOutput, 'parentChange' | 'resyncAfterMs'> {
+  const annotated = workspace.metadata?.annotations?.[ANNOTATIONS.stoppedBy] !== undefined;
+  if (annotated && isRunning(workspace)) return { parentChange: { annotations: { [ANNOTATIONS.stoppedBy]: null } } };
+  const verdict = idleVerdict(workspace, input.now, input.config.idleStop);
+  if (verdict.action === 'wait') return { resyncAfterMs: verdict.afterMs };
+  if (verdict.action === 'none') return {};
+  return {
+    parentChange: {
+      annotations: { [ANNOTATIONS.stoppedBy]: IDLE_STOPPED_BY },
+      spec: { running: false },
+      events: [{ type: 'Normal', reason: IDLE_STOPPED_REASON, message: idleStopMessage(workspace, verdict.idleForMs) }],
+    },
+  };
+}
+
+/** The Ready condition of a workspace stopped for idleness says so, for the UI and kubectl. */
+function saidIdle(assessment: Assessment, workspace: Workspace): Assessment {
+  const message = `Stopped by idle auto-stop: no SSH session or browser terminal for longer than spec.idleTimeout (${workspace.spec?.idleTimeout ?? '4h'}). The home volume is kept; start the workspace to use it again.`;
+  return {
+    ...assessment,
+    conditions: assessment.conditions.map((c) => (c.type === 'Ready' && (c.reason === 'Suspended' || c.reason === 'Stopping') ? { ...c, reason: IDLE_STOPPED_REASON, message } : c)),
+  };
 }

@@ -85,6 +85,8 @@ export type WorkspaceStatus = {
 export interface WorkspaceHookConfig {
   /** Host part of `status.endpoint` (`--gateway-host`). */
   gatewayHost: string;
+  /** Stop running Workspaces idle for longer than spec.idleTimeout (`--idle-stop`; hooks/workspace/idle.ts). */
+  idleStop: boolean;
 }
 
 export interface WorkspaceRelated {

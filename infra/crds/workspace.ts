@@ -117,7 +117,7 @@ export function workspaceCrd(): CustomResourceDefinition {
         running: boolean('true runs one replica, false none. When true, at least one SSH key is required.', {
           default: true,
         }),
-        idleTimeout: string('A duration such as 4h. Accepted but has no effect: auto-stop is not implemented.', {
+        idleTimeout: string('A duration such as 4h. No effect unless the administrator turns idle auto-stop on (den manager --idle-stop): then a running workspace with no SSH session or browser terminal open for this long is stopped; 0s never stops.', {
           pattern: DURATION_PATTERN,
           default: '4h',
         }),

@@ -11,7 +11,10 @@ import {
   GATEWAY_HOST_KEY_FILE,
   GATEWAY_HOST_KEY_SECRET,
   GATEWAY_SERVICE,
+  HEALTH_PORT,
+  IDENTITY_PROVIDERS_DIR,
   NAMESPACE,
+  PORTS,
   SERVER_SERVICE,
   WEBHOOK_SERVICE,
 } from './names.js';
@@ -24,12 +27,23 @@ import {
   serverClusterRules,
   serverNamespaceRules,
 } from './rbac-rules.js';
-import type { InstallSettings } from './settings.js';
+import { imageReference, type InstallSettings } from './settings.js';
+import { ServerIngress } from './ingress.js';
+import { PlatformNetworkPolicies } from './network-policy.js';
+import { ServiceMonitors } from './service-monitor.js';
 import { WebhookConfigurations } from './webhooks.js';
 import { Workload } from './workload.js';
 
-/** Owner read-only: the gateway's host key. */
-const HOST_KEY_MODE = 0o400;
+/** Owner read-only: the gateway's host key and the identity providers' secrets. */
+const SECRET_FILE_MODE = 0o400;
+
+/**
+ * Seconds from the pod's termination to SIGKILL per process: the 5 s preStop pause (workload.ts)
+ * plus each role's own drain bound, with room to spare: the manager's reconciles get the
+ * Lease's remaining 5 s (10 s without election) and its webhooks 5 s, the server's requests
+ * 10 s, the gateway's SSH sessions 25 s and 2 s to close the rest.
+ */
+const TERMINATION_GRACE_SECONDS = { manager: 30, server: 30, gateway: 40 } as const;
 
 export class DenInstallChart extends Chart {
   constructor(scope: Construct, id: string, settings: InstallSettings) {
@@ -42,6 +56,8 @@ export class DenInstallChart extends Chart {
       name: COMPONENT_NAMES.manager,
       clusterRules: managerClusterRules(),
       namespaceRules: managerNamespaceRules(),
+      // IRSA and its kin: the cloud identity registry sync takes from the ambient credential chain.
+      serviceAccountAnnotations: settings.manager.serviceAccount.annotations,
     });
     new Identity(this, 'server-identity', {
       name: COMPONENT_NAMES.server,
@@ -50,62 +66,86 @@ export class DenInstallChart extends Chart {
     });
     new Identity(this, 'gateway-identity', { name: COMPONENT_NAMES.gateway, clusterRules: gatewayClusterRules() });
 
+    const image = imageReference(settings.image);
+    const common = {
+      image,
+      imagePullPolicy: settings.image.pullPolicy,
+      imagePullSecrets: settings.image.pullSecrets,
+      scrapeAnnotations: settings.metrics.scrapeAnnotations,
+    };
+    const healthPort = { name: 'health', containerPort: HEALTH_PORT };
+
     new Workload(this, 'manager', {
+      ...common,
       component: 'manager',
-      image: settings.image,
       env: {
         DEN_NAMESPACE: NAMESPACE,
-        DEN_HEALTH_LISTEN: ':8081',
-        DEN_WEBHOOK_LISTEN: ':9443',
+        DEN_HEALTH_LISTEN: `:${HEALTH_PORT}`,
+        DEN_WEBHOOK_LISTEN: `:${PORTS.webhook}`,
         DEN_WEBHOOK_SERVICE: WEBHOOK_SERVICE,
         DEN_GATEWAY_HOST: settings.gatewayHost,
         DEN_GPU_RESOURCE: settings.gpuResource,
         DEN_LEADER_ELECT: 'true',
+        DEN_IDLE_STOP: String(settings.idleStop.enabled),
       },
-      ports: [
-        { name: 'https', containerPort: 9443, servicePort: 443 },
-        { name: 'health', containerPort: 8081 },
-      ],
+      envFromSecrets: settings.manager.registryCredentialsSecret ? [settings.manager.registryCredentialsSecret] : [],
+      ports: [{ name: 'https', containerPort: PORTS.webhook, servicePort: 443 }, healthPort],
       healthPort: 'health',
-      serviceName: WEBHOOK_SERVICE,
-      serviceType: 'ClusterIP',
-      resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
+      service: { name: WEBHOOK_SERVICE, type: 'ClusterIP' },
+      process: settings.manager,
+      terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS.manager,
     });
 
+    const providers = settings.server.identityProviders;
     new Workload(this, 'server', {
+      ...common,
       component: 'server',
-      image: settings.image,
       env: {
         DEN_NAMESPACE: NAMESPACE,
-        DEN_LISTEN: ':8080',
+        DEN_LISTEN: `:${PORTS.server}`,
+        DEN_HEALTH_LISTEN: `:${HEALTH_PORT}`,
         DEN_BASE_URL: settings.baseUrl,
-        DEN_LOCAL_AUTH: 'true',
+        DEN_LOCAL_AUTH: String(settings.localLogin),
         DEN_GPU_RESOURCE: settings.gpuResource,
+        ...(settings.server.trustedProxies.length ? { DEN_TRUSTED_PROXIES: settings.server.trustedProxies.join(',') } : {}),
+        ...(providers.secretName ? { DEN_IDENTITY_PROVIDERS_FILE: `${IDENTITY_PROVIDERS_DIR}/${providers.fileKey}` } : {}),
       },
-      ports: [{ name: 'http', containerPort: 8080, servicePort: 80 }],
+      ports: [{ name: 'http', containerPort: PORTS.server, servicePort: 80 }, healthPort],
+      // The probes ask the listener people use; /metrics stays off it.
       healthPort: 'http',
-      serviceName: SERVER_SERVICE,
-      serviceType: settings.serverServiceType,
-      resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
+      metricsPort: 'health',
+      service: { name: SERVER_SERVICE, type: settings.server.service.type, annotations: settings.server.service.annotations },
+      process: settings.server,
+      terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS.server,
+      // The providers file names its client secrets as files beside it, in the same Secret.
+      ...(providers.secretName
+        ? {
+            volumes: [{ name: 'identity-providers', secret: { secretName: providers.secretName, optional: false, defaultMode: SECRET_FILE_MODE } }],
+            volumeMounts: [{ name: 'identity-providers', mountPath: IDENTITY_PROVIDERS_DIR, readOnly: true }],
+          }
+        : {}),
     });
 
     new Workload(this, 'gateway', {
+      ...common,
       component: 'gateway',
-      image: settings.image,
       env: {
         DEN_NAMESPACE: NAMESPACE,
-        DEN_LISTEN: ':2222',
-        DEN_HEALTH_LISTEN: ':8081',
+        DEN_LISTEN: `:${PORTS.gateway}`,
+        DEN_HEALTH_LISTEN: `:${HEALTH_PORT}`,
         DEN_HOST_KEY_FILE: `${GATEWAY_HOST_KEY_DIR}/${GATEWAY_HOST_KEY_FILE}`,
       },
-      ports: [
-        { name: 'ssh', containerPort: 2222, servicePort: 22 },
-        { name: 'health', containerPort: 8081 },
-      ],
+      // The container keeps its unprivileged port whatever port the Service offers.
+      ports: [{ name: 'ssh', containerPort: PORTS.gateway, servicePort: settings.gateway.service.port }, healthPort],
       healthPort: 'health',
-      serviceName: GATEWAY_SERVICE,
-      serviceType: settings.gatewayServiceType,
-      resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '2', memory: '512Mi' } },
+      service: {
+        name: GATEWAY_SERVICE,
+        type: settings.gateway.service.type,
+        annotations: settings.gateway.service.annotations,
+        externalTrafficPolicy: settings.gateway.service.externalTrafficPolicy,
+      },
+      process: settings.gateway,
+      terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS.gateway,
       // The kubelet mounts the key, so the gateway's identity never needs to read Secrets.
       volumes: [
         {
@@ -113,13 +153,17 @@ export class DenInstallChart extends Chart {
           secret: {
             secretName: GATEWAY_HOST_KEY_SECRET,
             optional: false,
-            defaultMode: HOST_KEY_MODE,
-            items: [{ key: GATEWAY_HOST_KEY_FILE, path: GATEWAY_HOST_KEY_FILE, mode: HOST_KEY_MODE }],
+            defaultMode: SECRET_FILE_MODE,
+            items: [{ key: GATEWAY_HOST_KEY_FILE, path: GATEWAY_HOST_KEY_FILE, mode: SECRET_FILE_MODE }],
           },
         },
       ],
       volumeMounts: [{ name: 'host-key', mountPath: GATEWAY_HOST_KEY_DIR, readOnly: true }],
     });
+
+    if (settings.server.ingress.enabled) new ServerIngress(this, 'ingress', { baseUrl: settings.baseUrl, ...settings.server.ingress });
+    if (settings.networkPolicy.enabled) new PlatformNetworkPolicies(this, 'network-policies', { apiServerPorts: settings.networkPolicy.apiServerPorts });
+    if (settings.metrics.serviceMonitor.enabled) new ServiceMonitors(this, 'service-monitors', settings.metrics.serviceMonitor);
 
     new WebhookConfigurations(this, 'webhooks');
   }

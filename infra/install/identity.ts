@@ -16,6 +16,7 @@ export interface IdentityProps {
   clusterRules: PolicyRule[];
   /** Rules that hold only in the platform's namespace; none renders no Role. */
   namespaceRules?: PolicyRule[];
+  serviceAccountAnnotations?: Record<string, string>;
 }
 
 export class Identity extends Construct {
@@ -25,7 +26,14 @@ export class Identity extends Construct {
     const subjects = [{ kind: 'ServiceAccount', name: props.name, namespace: NAMESPACE }];
 
     new KubeServiceAccount(this, 'service-account', {
-      metadata: { name: props.name, namespace: NAMESPACE, labels },
+      metadata: {
+        name: props.name,
+        namespace: NAMESPACE,
+        labels,
+        ...(props.serviceAccountAnnotations && Object.keys(props.serviceAccountAnnotations).length
+          ? { annotations: props.serviceAccountAnnotations }
+          : {}),
+      },
     });
     new KubeClusterRole(this, 'cluster-role', {
       metadata: { name: props.name, labels },

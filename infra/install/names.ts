@@ -20,6 +20,12 @@ export const GATEWAY_SERVICE = 'den-gateway';
 export const GATEWAY_HOST_KEY_SECRET = 'den-gateway-host-key';
 export const GATEWAY_HOST_KEY_DIR = '/etc/den/ssh';
 export const GATEWAY_HOST_KEY_FILE = 'ssh_host_ed25519_key';
+/** Where the server finds the identity providers Secret's files. */
+export const IDENTITY_PROVIDERS_DIR = '/etc/den/identity-providers';
+/** Container ports: the Services and the NetworkPolicy name the same numbers. */
+export const PORTS = { webhook: 9443, server: 8080, gateway: 2222 } as const;
+/** Every process's plain-HTTP /healthz, /readyz and /metrics. */
+export const HEALTH_PORT = 8081;
 export const LEADER_LEASE = 'den-manager';
 /** The manager's webhook CA and serving certificate (server/admission/tls-secret.ts). */
 export const WEBHOOK_TLS_SECRET = 'den-webhook-tls';

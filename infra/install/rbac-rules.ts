@@ -53,6 +53,8 @@ export function managerClusterRules(): PolicyRule[] {
     // gateway host key are read and replaced through the Role in svc-system).
     { apiGroups: [CORE], resources: ['resourcequotas', 'limitranges', 'serviceaccounts', 'services', 'secrets'], verbs: CHILD },
     { apiGroups: [CORE], resources: ['pods', 'events'], verbs: READ },
+    // Events about parents the loop changes itself (hooks/workspace/idle.ts: IdleStopped).
+    { apiGroups: [CORE], resources: ['events'], verbs: ['create'] },
     // pods/log, pods/exec and PVC delete are held only so the manager may grant them to workspace
     // owners (see above); the manager itself never deletes a home PVC (SPEC 1.3).
     { apiGroups: [CORE], resources: ['pods/log'], verbs: ['get'] },
@@ -105,6 +107,8 @@ export function serverClusterRules(): PolicyRule[] {
       resourceNames: [SERVICE_ACCOUNTS.session, SERVICE_ACCOUNTS.sessionReadonly],
     },
     { apiGroups: [GROUP], resources: ['userspaces'], verbs: CACHE },
+    // status.lastActivityTime while a browser terminal is open (kube/activity.ts), as the gateway does for SSH.
+    { apiGroups: [GROUP], resources: ['workspaces/status'], verbs: ['patch'] },
   ];
 }
 

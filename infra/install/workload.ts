@@ -1,20 +1,28 @@
-// One Den process: a Deployment running `den <role>` and the Service in front of it.
+// One Den process: a Deployment running `den <role>`, the Service in front of it and the
+// PodDisruptionBudget that keeps all but one replica up through node drains.
 // Written with the typed Kubernetes classes rather than cdk8s-plus so every security and resource
 // setting in the output is one chosen here, not a library default.
 import { Construct } from 'constructs';
 import {
   IntOrString,
   KubeDeployment,
+  KubePodDisruptionBudget,
   KubeService,
   Quantity,
   type Container,
+  type EnvFromSource,
   type EnvVar,
   type Probe,
+  type Toleration,
+  type Affinity,
   type Volume,
   type VolumeMount,
 } from 'cdk8s-plus-28/lib/imports/k8s.js';
 import { COMPONENT_NAMES, componentLabels, NAMESPACE, selectorLabels, type Component } from './names.js';
-import { imageVersion, type ServiceType } from './settings.js';
+import { imageVersion, type ProcessSettings, type PullPolicy, type ServiceType } from './settings.js';
+
+/** Seconds between a pod's removal from Service endpoints starting and SIGTERM (`sleep` is in the image's Debian base). */
+export const PRE_STOP_SECONDS = 5;
 
 /** The uid of the image's non-root user (see Dockerfile). */
 export const RUN_AS_USER = 65532;
@@ -31,13 +39,27 @@ export interface WorkloadProps {
   component: Component;
   /** Its tag, if it has one, becomes the `app.kubernetes.io/version` label. */
   image: string;
+  imagePullPolicy: PullPolicy;
+  imagePullSecrets: string[];
   env: Record<string, string>;
+  /** Secrets whose keys become environment variables. */
+  envFromSecrets?: string[];
   ports: WorkloadPort[];
   /** Port name that answers GET /healthz and /readyz. */
   healthPort: string;
-  serviceName: string;
-  serviceType: ServiceType;
-  resources: { requests: { cpu: string; memory: string }; limits: { cpu: string; memory: string } };
+  /** Port name that answers GET /metrics; the health port when unset. */
+  metricsPort?: string;
+  /** Prometheus scrape annotations on the pods for the metrics port. */
+  scrapeAnnotations: boolean;
+  service: {
+    name: string;
+    type: ServiceType;
+    annotations?: Record<string, string>;
+    externalTrafficPolicy?: 'Cluster' | 'Local';
+  };
+  process: ProcessSettings;
+  /** Seconds between SIGTERM and SIGKILL: longer than the role's own drain bound. */
+  terminationGracePeriodSeconds: number;
   volumes?: Volume[];
   volumeMounts?: VolumeMount[];
 }
@@ -48,24 +70,37 @@ export class Workload extends Construct {
     const name = COMPONENT_NAMES[props.component];
     const labels = componentLabels(props.component, imageVersion(props.image));
     const selector = selectorLabels(props.component);
+    // The installer's labels never replace Den's own, which selectors and pruning rely on.
+    const podLabels = { ...props.process.labels, ...labels };
+    const { resources } = props.process;
+    const metricsPort = props.ports.find((p) => p.name === (props.metricsPort ?? props.healthPort))?.containerPort;
+    const scrape: Record<string, string> = props.scrapeAnnotations && metricsPort !== undefined
+      ? { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(metricsPort), 'prometheus.io/path': '/metrics' }
+      : {};
 
     const container: Container = {
       name: props.component,
       image: props.image,
-      imagePullPolicy: 'IfNotPresent',
+      imagePullPolicy: props.imagePullPolicy,
       args: [props.component],
       env: Object.entries(props.env).map(([name, value]): EnvVar => ({ name, value })),
+      ...(props.envFromSecrets?.length
+        ? { envFrom: props.envFromSecrets.map((name): EnvFromSource => ({ secretRef: { name, optional: false } })) }
+        : {}),
       ports: props.ports.map((p) => ({ name: p.name, containerPort: p.containerPort, protocol: 'TCP' })),
+      // Endpoints and load balancers take a few seconds to drop a terminating pod; until they
+      // have, new connections still arrive, so the process is told to stop only after that.
+      lifecycle: { preStop: { exec: { command: ['sleep', String(PRE_STOP_SECONDS)] } } },
       livenessProbe: probe('/healthz', props.healthPort, 10),
       readinessProbe: probe('/readyz', props.healthPort, 5),
       resources: {
         requests: {
-          cpu: Quantity.fromString(props.resources.requests.cpu),
-          memory: Quantity.fromString(props.resources.requests.memory),
+          cpu: Quantity.fromString(resources.requests.cpu),
+          memory: Quantity.fromString(resources.requests.memory),
         },
         limits: {
-          cpu: Quantity.fromString(props.resources.limits.cpu),
-          memory: Quantity.fromString(props.resources.limits.memory),
+          cpu: Quantity.fromString(resources.limits.cpu),
+          memory: Quantity.fromString(resources.limits.memory),
         },
       },
       securityContext: {
@@ -81,19 +116,30 @@ export class Workload extends Construct {
       volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...(props.volumeMounts ?? [])],
     };
 
+    const podAnnotations = { ...props.process.annotations, ...scrape };
+    const hasAffinity = Object.keys(props.process.affinity).length > 0;
     new KubeDeployment(this, 'deployment', {
-      metadata: { name, namespace: NAMESPACE, labels },
+      metadata: { name, namespace: NAMESPACE, labels: podLabels },
       spec: {
-        replicas: 1,
+        replicas: props.process.replicas,
         selector: { matchLabels: selector },
+        // A new pod is ready before an old one goes, so a rollout never drops below the replica count.
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: IntOrString.fromNumber(1), maxUnavailable: IntOrString.fromNumber(0) } },
         template: {
-          metadata: { labels },
+          metadata: { labels: podLabels, ...(Object.keys(podAnnotations).length ? { annotations: podAnnotations } : {}) },
           spec: {
             serviceAccountName: name,
             // The processes talk to the API server with this identity.
             automountServiceAccountToken: true,
             enableServiceLinks: false,
-            terminationGracePeriodSeconds: 30,
+            terminationGracePeriodSeconds: props.terminationGracePeriodSeconds,
+            ...(props.imagePullSecrets.length ? { imagePullSecrets: props.imagePullSecrets.map((n) => ({ name: n })) } : {}),
+            ...(Object.keys(props.process.nodeSelector).length ? { nodeSelector: props.process.nodeSelector } : {}),
+            ...(props.process.tolerations.length ? { tolerations: props.process.tolerations as Toleration[] } : {}),
+            // An installer's affinity replaces the default spread; otherwise replicas prefer distinct nodes and zones.
+            ...(hasAffinity
+              ? { affinity: props.process.affinity as Affinity }
+              : { topologySpreadConstraints: spread(selector) }),
             securityContext: {
               runAsNonRoot: true,
               runAsUser: RUN_AS_USER,
@@ -110,9 +156,17 @@ export class Workload extends Construct {
     });
 
     new KubeService(this, 'service', {
-      metadata: { name: props.serviceName, namespace: NAMESPACE, labels },
+      metadata: {
+        name: props.service.name,
+        namespace: NAMESPACE,
+        labels,
+        ...(props.service.annotations && Object.keys(props.service.annotations).length ? { annotations: props.service.annotations } : {}),
+      },
       spec: {
-        type: props.serviceType,
+        type: props.service.type,
+        ...(props.service.externalTrafficPolicy && props.service.type !== 'ClusterIP'
+          ? { externalTrafficPolicy: props.service.externalTrafficPolicy }
+          : {}),
         selector,
         ports: props.ports.flatMap((p) =>
           p.servicePort === undefined
@@ -121,7 +175,24 @@ export class Workload extends Construct {
         ),
       },
     });
+
+    if (props.process.replicas > 1) {
+      new KubePodDisruptionBudget(this, 'disruption-budget', {
+        metadata: { name, namespace: NAMESPACE, labels },
+        spec: { maxUnavailable: IntOrString.fromNumber(1), selector: { matchLabels: selector } },
+      });
+    }
   }
+}
+
+/** Replicas on distinct nodes and zones when the cluster has them; never a reason to stay Pending. */
+function spread(selector: Record<string, string>) {
+  return ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'].map((topologyKey) => ({
+    topologyKey,
+    maxSkew: 1,
+    whenUnsatisfiable: 'ScheduleAnyway',
+    labelSelector: { matchLabels: selector },
+  }));
 }
 
 function probe(path: string, port: string, periodSeconds: number): Probe {

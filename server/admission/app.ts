@@ -6,6 +6,7 @@ import { refuseOversizedBodies, readJsonBody } from '../http/body.js';
 import { errorMapper, HttpError } from '../http/errors.js';
 import { WEBHOOKS } from '../../infra/install/names.js';
 import type { DecisionMemo } from './memo.js';
+import type { AdmissionMetrics } from './metrics.js';
 import { answer, deny, parseReview, ReviewShapeError, type AdmissionRequest, type AdmissionResponse } from './review.js';
 import { reviewImageRegistry, reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidation, type AdminCheck, type ClusterView } from './webhooks.js';
 
@@ -22,6 +23,7 @@ export interface AdmissionAppDeps {
   isAdmin: AdminCheck;
   now: () => Date;
   log: Log;
+  metrics: AdmissionMetrics;
 }
 
 type Review = (request: AdmissionRequest, deps: AdmissionAppDeps) => AdmissionResponse | Promise<AdmissionResponse>;
@@ -60,6 +62,7 @@ function envelope(ctx: Context, next: Next): Promise<void> {
 function decide(deps: AdmissionAppDeps) {
   return async function decideReview(ctx: Context): Promise<void> {
     const { route: { webhook, review }, request } = ctx.state as ReviewState;
+    const end = deps.metrics.duration.startTimer({ webhook });
     let response: AdmissionResponse;
     try {
       response = await review(request, deps);
@@ -70,7 +73,11 @@ function decide(deps: AdmissionAppDeps) {
       deps.log('admission review failed', { webhook, uid: request.uid, error: message });
       response = deny(request.uid, { code: 500, reason: 'InternalError', message });
     }
+    end();
+    deps.metrics.reviews.inc({ webhook, allowed: String(response.allowed) });
     if (!response.allowed) {
+      // A refusal without rules is about the review itself (wrong kind, no object, no answer from the cluster).
+      for (const rule of response.rules ?? [response.status?.reason ?? 'unknown']) deps.metrics.denials.inc({ webhook, rule });
       deps.log('admission denied', { webhook, uid: request.uid, operation: request.operation, namespace: request.namespace, name: request.name, user: request.userInfo.username, code: response.status?.code });
     }
     ctx.status = 200;

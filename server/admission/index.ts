@@ -10,6 +10,7 @@ import { sleep, untilAborted } from '../../process/timers.js';
 import { AdminChecker } from './admins.js';
 import { admissionApp } from './app.js';
 import { admissionCaches } from './caches.js';
+import type { AdmissionMetrics } from './metrics.js';
 import { CachingMemo } from './memo.js';
 import { DEFAULT_CERT_POLICY, servingHosts, type CertPolicy, type TlsMaterial } from './certs.js';
 import { WEBHOOK_CONFIGURATION, WEBHOOK_TLS_SECRET } from '../../infra/install/names.js';
@@ -25,6 +26,7 @@ export interface AdmissionOptions {
   gpuResource: string;
   signal: AbortSignal;
   log: Log;
+  metrics: AdmissionMetrics;
 }
 
 /** Knobs tests and benchmarks turn; the manager uses the defaults. */
@@ -97,7 +99,7 @@ export async function runAdmission(opts: AdmissionOptions, tuning: AdmissionTuni
   }
 
   const admins = new AdminChecker(client, { ttlMs: tuning.adminCacheTtlMs });
-  const app = admissionApp({ view: caches.view, memo: new CachingMemo(), gpuResource: opts.gpuResource, isAdmin: (u) => admins.isAdmin(u), now, log });
+  const app = admissionApp({ view: caches.view, memo: new CachingMemo(), gpuResource: opts.gpuResource, isAdmin: (u) => admins.isAdmin(u), now, log, metrics: opts.metrics });
   const server = https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, app.callback());
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {

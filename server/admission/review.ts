@@ -42,6 +42,8 @@ export interface AdmissionResponse {
   /** base64 of the JSONPatch document. */
   patch?: string;
   warnings?: string[];
+  /** Rules that refused (see DenialStatus); `answer` leaves them out of the review. */
+  rules?: string[];
 }
 
 export interface AdmissionReview {
@@ -102,7 +104,12 @@ export function allow(uid: string, warnings: string[] = []): AdmissionResponse {
 }
 
 export function deny(uid: string, denial: DenialStatus): AdmissionResponse {
-  return { uid, allowed: false, status: { status: 'Failure', code: denial.code, reason: denial.reason, message: denial.message } };
+  return {
+    uid,
+    allowed: false,
+    status: { status: 'Failure', code: denial.code, reason: denial.reason, message: denial.message },
+    ...(denial.rules ? { rules: denial.rules } : {}),
+  };
 }
 
 export function allowWithPatch(uid: string, patch: JsonPatchOp[]): AdmissionResponse {
@@ -111,5 +118,6 @@ export function allowWithPatch(uid: string, patch: JsonPatchOp[]): AdmissionResp
 }
 
 export function answer(response: AdmissionResponse): AdmissionReview {
-  return { apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response };
+  const { rules: _rules, ...wire } = response;
+  return { apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response: wire };
 }

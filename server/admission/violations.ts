@@ -34,6 +34,8 @@ export interface DenialStatus {
   code: number;
   reason: 'Forbidden' | 'Invalid' | 'InternalError';
   message: string;
+  /** The rules that refused, for the denial figures; never sent to the API server. */
+  rules?: RuleId[];
 }
 
 /**
@@ -44,8 +46,9 @@ export interface DenialStatus {
 export function denialStatus(violations: Violation[]): DenialStatus | undefined {
   if (violations.length === 0) return undefined;
   const invalid = violations.filter((v) => v.rule !== 'quota');
-  if (invalid.length > 0) return { code: 422, reason: 'Invalid', message: joinMessages(invalid) };
-  return { code: 403, reason: 'Forbidden', message: joinMessages(violations) };
+  const rulesOf = (list: Violation[]) => [...new Set(list.map((v) => v.rule))];
+  if (invalid.length > 0) return { code: 422, reason: 'Invalid', message: joinMessages(invalid), rules: rulesOf(invalid) };
+  return { code: 403, reason: 'Forbidden', message: joinMessages(violations), rules: rulesOf(violations) };
 }
 
 function joinMessages(violations: Violation[]): string {

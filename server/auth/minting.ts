@@ -5,6 +5,8 @@ import type { KubeClient } from '../../kube/client.js';
 import { isNotFound, KubeApiError } from '../../kube/errors.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
 import { HttpError } from '../http/errors.js';
+import { Registry } from 'prom-client';
+import { MintingMetrics } from '../metrics.js';
 
 export interface MinterOptions {
   /** Requested lifetime; the API server may shorten it (and refuses less than 10 minutes). */
@@ -14,6 +16,8 @@ export interface MinterOptions {
   /** False mints on every request (used by the benchmark to show what the cache saves). */
   cache?: boolean;
   now?: () => number;
+  /** The process's figures; a minter of its own (tests) counts into a registry nobody scrapes. */
+  metrics?: MintingMetrics;
 }
 
 interface TokenRequestAnswer {
@@ -35,6 +39,7 @@ export class TokenMinter {
   private readonly refreshFraction: number;
   private readonly useCache: boolean;
   private readonly now: () => number;
+  private readonly metrics: MintingMetrics;
 
   constructor(
     private readonly client: KubeClient,
@@ -43,12 +48,17 @@ export class TokenMinter {
     this.refreshFraction = opts.refreshFraction ?? 0.8;
     this.useCache = opts.cache ?? true;
     this.now = opts.now ?? Date.now;
+    this.metrics = opts.metrics ?? new MintingMetrics(new Registry());
   }
 
   async token(namespace: string, serviceAccount: string): Promise<string> {
     const key = `${namespace}/${serviceAccount}`;
     const hit = this.cached.get(key);
-    if (hit && this.now() < hit.refreshAt) return hit.token;
+    if (hit && this.now() < hit.refreshAt) {
+      this.metrics.cache.inc({ result: 'hit' });
+      return hit.token;
+    }
+    this.metrics.cache.inc({ result: 'miss' });
     let pending = this.inflight.get(key);
     if (!pending) {
       pending = this.mint(namespace, serviceAccount).finally(() => this.inflight.delete(key));
@@ -67,13 +77,16 @@ export class TokenMinter {
   private async mint(namespace: string, serviceAccount: string): Promise<Minted> {
     const issuedAt = this.now();
     let answer: TokenRequestAnswer;
+    const end = this.metrics.tokenRequests.startTimer();
     try {
       answer = await this.client.request<TokenRequestAnswer>({
         method: 'POST',
         path: resourcePath(RESOURCES.serviceAccount, { namespace, name: serviceAccount, subresource: 'token' }),
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: this.opts.ttlSeconds } },
       });
+      end({ result: 'ok' });
     } catch (err) {
+      end({ result: 'error' });
       if (isNotFound(err)) {
         throw new HttpError(503, `the namespace ${namespace} is not ready yet (ServiceAccount ${serviceAccount} not found); retry shortly`, { 'Retry-After': '5' });
       }

@@ -8,6 +8,7 @@ import { DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sess
 import { ServiceState } from './state.js';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './throttle.js';
 import { ApiTokenStore } from './tokens.js';
+import type { MintingMetrics } from '../metrics.js';
 
 export interface AuthServiceOptions {
   /** Namespace of the server's state Secrets (`--namespace`). */
@@ -16,6 +17,7 @@ export interface AuthServiceOptions {
   tokenTtlSeconds: number;
   /** False mints a token on every request (benchmark only). */
   cacheMintedTokens?: boolean;
+  mintingMetrics?: MintingMetrics;
   sessionPolicy?: SessionPolicy;
   throttlePolicy?: LoginThrottlePolicy;
   relistIntervalMs?: number;
@@ -48,7 +50,7 @@ export function createAuthServices(serverClient: KubeClient, opts: AuthServiceOp
     tokens: new ApiTokenStore(state),
     localUsers: new LocalUserStore(state),
     challenges: new LoginChallengeStore(state),
-    minter: new TokenMinter(serverClient, { ttlSeconds: opts.tokenTtlSeconds, cache: opts.cacheMintedTokens }),
+    minter: new TokenMinter(serverClient, { ttlSeconds: opts.tokenTtlSeconds, cache: opts.cacheMintedTokens, metrics: opts.mintingMetrics }),
     throttle: new LoginThrottle(opts.throttlePolicy ?? DEFAULT_LOGIN_THROTTLE),
     async run(signal) {
       await Promise.all([state.run(signal), directory.run(signal)]);

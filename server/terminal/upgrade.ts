@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Log } from '../../process/role.js';
 import type { KubeClient } from '../../kube/client.js';
+import type { ActivityRecorder } from '../../kube/activity.js';
 import { shellCommand } from '../../infra/crds/workspace-commands.js';
 import { callerOf, serviceAccountOf } from '../auth/authenticate.js';
 import { sessionIdFromCookieHeader } from '../auth/cookie.js';
@@ -45,6 +46,8 @@ export interface TerminalDeps {
   now?: () => number;
   /** How often open terminals are checked against their sessions (default 30 s). */
   sessionCheckMs?: number;
+  /** An open terminal is activity on its workspace (status.lastActivityTime, for idle stop), as an SSH session is. */
+  activity: ActivityRecorder;
 }
 
 interface Opened {
@@ -194,12 +197,14 @@ export class TerminalServer {
     resolveTerminalTarget(opened.client, caller.namespace, workspace).then(
       (target) => {
         if (ws.readyState !== ws.OPEN) return;
+        const ended = this.deps.activity.open(target.namespace, target.workspace);
         const relay = relayTerminal(ws, {
           client: opened.client,
           target,
           command: shellCommand(target, { term: 'xterm-256color', vars: new Map() }),
           size: opened.size,
           onEnd: ({ exit, refused, by }) => {
+            ended();
             this.deps.log('terminal closed', { ...fields, by, exitCode: exit?.exitCode, error: refused?.message ?? exit?.message });
           },
         });

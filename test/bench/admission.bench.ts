@@ -14,6 +14,8 @@ import { installedCluster, MANAGER_TOKEN } from '../server/admission/cluster.js'
 import { generateTestKeys } from '../server/admission/keys.js';
 import { reviewOf, viewOf } from '../server/admission/reviews.js';
 import { claim, userSpace, workspace } from '../server/admission/world.js';
+import { Registry } from 'prom-client';
+import { AdmissionMetrics } from '../../server/admission/metrics.js';
 
 const EXISTING = 200;
 const REVIEWS = 2000;
@@ -80,6 +82,7 @@ export async function run(): Promise<string> {
     listen: { host: '127.0.0.1', port: 0 },
     serviceName: 'den-manager-webhook',
     gpuResource: 'nvidia.com/gpu',
+    metrics: new AdmissionMetrics(new Registry()),
     signal: stop.signal,
     log: () => undefined,
   });

@@ -37,7 +37,7 @@ async function converge(kind: 'UserSpace' | 'Workspace', concurrency: number): P
     const resource = kind === 'UserSpace' ? RESOURCES.userSpace : RESOURCES.workspace;
     const before = api.requests.length;
     const manager = new Manager(api.client(await managerToken(api)), {
-      config: { namespace: 'svc-system', gatewayHost: 'den.example.com', gpuResource: 'nvidia.com/gpu', relistIntervalMs: 10 * 60_000 },
+      config: { namespace: 'svc-system', gatewayHost: 'den.example.com', gpuResource: 'nvidia.com/gpu', relistIntervalMs: 10 * 60_000, idleStop: false },
       leaderElect: false,
       log: () => undefined,
       controller: { concurrency },

@@ -70,6 +70,7 @@ async function throughManager(ecr: FakeEcr, limit: number): Promise<Row[]> {
     config: {
       namespace: 'svc-system',
       gatewayHost: 'den.example.com',
+      idleStop: false,
       gpuResource: 'nvidia.com/gpu',
       relistIntervalMs: 10 * 60_000,
       registrySync: { providers: defaultProviders(), listingTimeoutMs: TIMEOUT_MS },

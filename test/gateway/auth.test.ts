@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import ssh2 from 'ssh2';
 import { ConnectionAuth, DEFAULT_MAX_AUTH_TRIES, type AuthRequest } from '../../gateway/auth.js';
+import type { AuthFailureReason } from '../../gateway/metrics.js';
 import { generateHostKey } from '../../gateway/host-key.js';
 import { findAuthorizedKey, parseAuthorizedKey } from '../../gateway/keys.js';
 import { SessionRefused } from '../../gateway/target.js';
@@ -80,6 +81,7 @@ describe('gateway authentication', () => {
   let resolved: Workspace[];
   let refuse: SessionRefused | undefined;
   let dropped: number;
+  let refusals: AuthFailureReason[];
 
   function auth(): ConnectionAuth {
     return new ConnectionAuth(
@@ -93,6 +95,7 @@ describe('gateway authentication', () => {
         banner: { send: (_ctx, message) => (banners.push(message), true) },
         log: () => undefined,
         maxAuthTries: DEFAULT_MAX_AUTH_TRIES,
+        refused: (reason) => refusals.push(reason),
       },
       '127.0.0.1:50000',
       () => (dropped += 1),
@@ -109,6 +112,7 @@ describe('gateway authentication', () => {
     resolved = [];
     refuse = undefined;
     dropped = 0;
+    refusals = [];
   });
 
   it('answers a key query (no signature) for an authorized key without resolving anything yet', async () => {
@@ -137,6 +141,7 @@ describe('gateway authentication', () => {
     await settle();
     expect(outcome).to.deep.equal({ accepted: false, rejected: true, methods: ['publickey'] });
     expect(resolved).to.have.length(0);
+    expect(refusals).to.deep.equal(['bad-signature']);
   });
 
   it('refuses unknown names and unlisted keys the same way, without a banner', async () => {
@@ -148,6 +153,7 @@ describe('gateway authentication', () => {
       expect(outcome, user).to.deep.equal({ accepted: false, rejected: true, methods: ['publickey'] });
     }
     expect(banners).to.deep.equal([]);
+    expect(refusals).to.deep.equal(['unknown-key', 'unknown-key', 'unknown-key', 'unknown-key']);
   });
 
   it('picks, among namespaces with a workspace of that name, the one whose keys match', async () => {
@@ -168,6 +174,7 @@ describe('gateway authentication', () => {
     expect(outcome.rejected).to.equal(true);
     expect(banners).to.deep.equal(['workspace name demo exists in several namespaces (svc-a, svc-b) that all accept this key; remove the key from all but one']);
     expect(resolved).to.have.length(0);
+    expect(refusals).to.deep.equal(['ambiguous-name']);
   });
 
   it('shows the reason of a refused target to the key holder on the banner', async () => {
@@ -178,6 +185,7 @@ describe('gateway authentication', () => {
     await settle();
     expect(outcome.rejected).to.equal(true);
     expect(banners).to.deep.equal(['workspace demo is Suspended; start it first']);
+    expect(refusals).to.deep.equal(['workspace-unavailable']);
   });
 
   it('refuses password and keyboard-interactive, and answers none with publickey only', () => {
@@ -233,7 +241,7 @@ describe('gateway authentication', () => {
   });
 
   it('uses the configured maximum', async () => {
-    const a = new ConnectionAuth({ named: () => [], resolve: () => Promise.reject(new Error('unused')), banner: { send: () => true }, log: () => undefined, maxAuthTries: 2 }, '127.0.0.1:1', () => (dropped += 1));
+    const a = new ConnectionAuth({ named: () => [], resolve: () => Promise.reject(new Error('unused')), banner: { send: () => true }, log: () => undefined, maxAuthTries: 2, refused: () => undefined }, '127.0.0.1:1', () => (dropped += 1));
     a.handle(otherContext('password').ctx);
     expect(dropped).to.equal(0);
     a.handle(otherContext('password').ctx);

@@ -47,7 +47,7 @@ describe('den manager controllers', () => {
 
   function startManager(overrides: Partial<ManagerOptions> = {}, client = api.client()): Manager {
     const manager = new Manager(client, {
-      config: { namespace: 'svc-system', gatewayHost: 'den.example.com', gpuResource: 'nvidia.com/gpu', relistIntervalMs: 60_000 },
+      config: { namespace: 'svc-system', gatewayHost: 'den.example.com', gpuResource: 'nvidia.com/gpu', relistIntervalMs: 60_000, idleStop: false },
       leaderElect: false,
       log: () => undefined,
       controller: { backoff: { baseMs: 20, maxMs: 500, jitter: 0.1 } },
@@ -182,8 +182,8 @@ describe('den manager controllers', () => {
     }
 
     /** The manager running, alice's namespace Ready, the ubuntu WorkspaceImage stored, and Workspace alice-dev created. */
-    async function managerWithWorkspace() {
-      startManager();
+    async function managerWithWorkspace(overrides: Partial<ManagerOptions> = {}) {
+      startManager(overrides);
       await userNamespaceReady();
       const image = workspaceImage();
       api.seed({ ...image, metadata: { name: image.metadata!.name } });
@@ -203,6 +203,65 @@ describe('den manager controllers', () => {
       expect(Date.now() - seededAt).to.be.below(2000);
       expect(status.endpoint).to.equal('alice-dev@den.example.com');
       expect(status.podName).to.equal('alice-dev-0');
+    });
+
+    describe('idle auto-stop', () => {
+      const HOUR = 3_600_000;
+      /** The manager's clock: real time plus a jump the test makes. */
+      let ahead = 0;
+      const clock = () => new Date(Date.now() + ahead);
+
+      async function runningWorkspace(idleStop: boolean) {
+        ahead = 0;
+        await managerWithWorkspace({
+          config: { namespace: 'svc-system', gatewayHost: 'den.example.com', gpuResource: 'nvidia.com/gpu', relistIntervalMs: 60_000, idleStop },
+          controller: { backoff: { baseMs: 20, maxMs: 500, jitter: 0.1 }, clock },
+        });
+        await eventually(() => get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice'), 'the StatefulSet');
+        const ready = pod(POD_STATUS.ready());
+        api.seed({ ...ready, metadata: { ...ready.metadata, uid: undefined, resourceVersion: undefined, ownerReferences: [] } });
+        await eventually(() => get(RESOURCES.workspace, 'alice-dev', 'svc-alice')?.status?.phase === 'Running', 'phase Running');
+      }
+
+      /** Five hours later, something about the pod changes, so the hook runs again. */
+      function fiveHoursLater() {
+        ahead = 5 * HOUR;
+        const current = get(RESOURCES.pod, 'alice-dev-0', 'svc-alice')!;
+        api.seed({ ...current, metadata: { ...current.metadata, labels: { ...current.metadata!.labels, touched: 'yes' } } });
+      }
+
+      it('stops a workspace idle past its idleTimeout: running false, stopped-by idle, an Event and the IdleStopped condition; nothing deleted', async () => {
+        await runningWorkspace(true);
+        fiveHoursLater();
+        const stopped = await eventually(() => {
+          const ws = get(RESOURCES.workspace, 'alice-dev', 'svc-alice');
+          return ws?.spec?.running === false && ws.status?.conditions?.some((c: { reason: string }) => c.reason === 'IdleStopped') && ws;
+        }, 'the workspace stopped for idleness');
+        expect(stopped.metadata?.annotations?.['den.dev/stopped-by']).to.equal('idle');
+        const events = api.objects<Obj & { reason: string; message: string; involvedObject: { name: string; kind: string } }>(RESOURCES.event, 'svc-alice');
+        expect(events.map((e) => [e.reason, e.involvedObject.kind, e.involvedObject.name])).to.deep.equal([['IdleStopped', 'Workspace', 'alice-dev']]);
+        expect(events[0]!.message).to.match(/^Stopped after 5h with no SSH session or browser terminal open \(spec.idleTimeout 4h\)/);
+        await eventually(() => get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice')?.spec?.replicas === 0, 'the StatefulSet at 0 replicas');
+        expect(get(RESOURCES.service, 'alice-dev', 'svc-alice')).to.not.equal(undefined);
+      });
+
+      it('leaves a workspace alone while its sessions keep lastActivityTime fresh, and does nothing when off', async () => {
+        await runningWorkspace(true);
+        const fresh = new Date(Date.now() + 5 * HOUR - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        await api.client().patch(RESOURCES.workspace, 'alice-dev', { status: { lastActivityTime: fresh } }, { namespace: 'svc-alice', type: 'merge', subresource: 'status' });
+        await eventually(() => get(RESOURCES.workspace, 'alice-dev', 'svc-alice')?.status?.lastActivityTime === fresh, 'the activity stored');
+        fiveHoursLater();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(get(RESOURCES.workspace, 'alice-dev', 'svc-alice')?.spec?.running).to.equal(true);
+        expect(api.objects(RESOURCES.event, 'svc-alice')).to.deep.equal([]);
+      });
+
+      it('never stops anything with idle stop off', async () => {
+        await runningWorkspace(false);
+        fiveHoursLater();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(get(RESOURCES.workspace, 'alice-dev', 'svc-alice')?.spec?.running).to.equal(true);
+      });
     });
 
     it('follows a change of its WorkspaceImage into the StatefulSet', async () => {

@@ -2,12 +2,13 @@ import { expect } from 'chai';
 import { ROLES } from '../../cli/roles.js';
 import { readSettings } from '../../process/settings.js';
 import { renderInstall } from '../../infra/install/synth.js';
-import { DEFAULT_SETTINGS, type InstallSettings } from '../../infra/install/settings.js';
+import { readInstallSettings } from '../../infra/install/settings.js';
 
 type Obj = Record<string, any>;
 
-function render(settings: Partial<InstallSettings> = {}): Obj[] {
-  return renderInstall({ ...DEFAULT_SETTINGS, ...settings });
+/** The chart as `npm run synth` renders it with these DEN_* variables. */
+function render(env: Record<string, string> = {}): Obj[] {
+  return renderInstall(readInstallSettings(env));
 }
 
 function find(objects: Obj[], kind: string, name: string): Obj {
@@ -95,12 +96,12 @@ describe('install chart', () => {
     });
 
     it('takes the image from DEN_IMAGE settings and labels pods with its tag', () => {
-      const custom = render({ image: 'registry.example.com:5000/team/den:1.2.3' });
+      const custom = render({ DEN_IMAGE: 'registry.example.com:5000/team/den:1.2.3' });
       for (const name of PROCESSES) {
         expect(container(custom, name).image).to.equal('registry.example.com:5000/team/den:1.2.3');
         expect(find(custom, 'Deployment', name).spec.template.metadata.labels['app.kubernetes.io/version']).to.equal('1.2.3');
       }
-      const digest = render({ image: `ghcr.io/den-dev/den@sha256:${'a'.repeat(64)}` });
+      const digest = render({ DEN_IMAGE: `ghcr.io/den-dev/den@sha256:${'a'.repeat(64)}` });
       expect(find(digest, 'Deployment', 'den-server').metadata.labels).to.not.have.property('app.kubernetes.io/version');
     });
 
@@ -113,10 +114,12 @@ describe('install chart', () => {
         DEN_GATEWAY_HOST: 'den.example.com',
         DEN_GPU_RESOURCE: 'nvidia.com/gpu',
         DEN_LEADER_ELECT: 'true',
+        DEN_IDLE_STOP: 'false',
       });
       expect(envOf(container(objects, 'den-server'))).to.deep.equal({
         DEN_NAMESPACE: 'svc-system',
         DEN_LISTEN: ':8080',
+        DEN_HEALTH_LISTEN: ':8081',
         DEN_BASE_URL: 'https://den.example.com',
         DEN_LOCAL_AUTH: 'true',
         DEN_GPU_RESOURCE: 'nvidia.com/gpu',
@@ -127,7 +130,7 @@ describe('install chart', () => {
         DEN_HEALTH_LISTEN: ':8081',
         DEN_HOST_KEY_FILE: '/etc/den/ssh/ssh_host_ed25519_key',
       });
-      const custom = render({ baseUrl: 'https://dev.corp.example', gatewayHost: 'ssh.corp.example' });
+      const custom = render({ DEN_BASE_URL: 'https://dev.corp.example', DEN_GATEWAY_HOST: 'ssh.corp.example' });
       expect(envOf(container(custom, 'den-server')).DEN_BASE_URL).to.equal('https://dev.corp.example');
       expect(envOf(container(custom, 'den-manager')).DEN_GATEWAY_HOST).to.equal('ssh.corp.example');
     });
@@ -136,7 +139,7 @@ describe('install chart', () => {
       /** The role's port a named container port must be, per the role's own settings. */
       const listeners: Record<string, Record<string, string>> = {
         'den-manager': { https: 'webhookListen', health: 'healthListen' },
-        'den-server': { http: 'listen' },
+        'den-server': { http: 'listen', health: 'healthListen' },
         'den-gateway': { ssh: 'listen', health: 'healthListen' },
       };
 
@@ -228,7 +231,7 @@ describe('install chart', () => {
     }
 
     it('exposes the server and gateway as the settings ask, the webhook only inside the cluster', () => {
-      const custom = render({ serverServiceType: 'LoadBalancer', gatewayServiceType: 'NodePort' });
+      const custom = render({ DEN_SERVER_SERVICE_TYPE: 'LoadBalancer', DEN_GATEWAY_SERVICE_TYPE: 'NodePort' });
       expect(find(custom, 'Service', 'den-server').spec.type).to.equal('LoadBalancer');
       expect(find(custom, 'Service', 'den-gateway').spec.type).to.equal('NodePort');
       expect(find(custom, 'Service', 'den-manager-webhook').spec.type).to.equal('ClusterIP');

@@ -54,10 +54,42 @@ describe('synthesized install manifests', () => {
       expect(count('RoleBinding')).to.equal(2);
       expect(count('Deployment')).to.equal(3);
       expect(count('Service')).to.equal(3);
+      expect(count('PodDisruptionBudget')).to.equal(3);
+      expect(count('NetworkPolicy')).to.equal(4);
       expect(count('MutatingWebhookConfiguration')).to.equal(1);
       expect(count('ValidatingWebhookConfiguration')).to.equal(1);
-      expect(kinds).to.have.length(27);
+      expect(kinds).to.have.length(34);
       expect(text === (await readFile(SNAPSHOT, 'utf8')), UPDATE).to.equal(true);
+    });
+  });
+
+  it('`npm run synth -- --config FILE` stops at a bad key with one line naming it, exit 2, and leaves the output folder alone', async function () {
+    this.timeout(60_000);
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'den.k8s.yaml'), 'the manifests of the last good run\n');
+      await writeFile(join(dir, 'den.yaml'), 'server:\n  replicas: 0\n');
+      const env = { ...process.env, CDK8S_OUTPUT: dir };
+      const failure = await run('npm', ['run', 'synth', '--', '--config', join(dir, 'den.yaml')], { cwd: ROOT, env }).then(
+        () => undefined,
+        (err: { code: number; stderr: string }) => err,
+      );
+      expect(failure?.code).to.equal(2);
+      const said = (failure?.stderr ?? '').split('\n').filter((line) => line && !line.startsWith('npm warn'));
+      expect(said).to.deep.equal(['den install: server.replicas: must be an integer ≥ 1']);
+      expect(await readFile(join(dir, 'den.k8s.yaml'), 'utf8')).to.equal('the manifests of the last good run\n');
+    });
+  });
+
+  it('`npm run synth` renders the configuration file named by DEN_CONFIG', async function () {
+    this.timeout(60_000);
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'den.yaml'), 'gateway:\n  replicas: 5\n');
+      // cdk8s synth empties its output folder first, so the file lives beside it.
+      const env = { ...process.env, CDK8S_OUTPUT: join(dir, 'out'), DEN_CONFIG: join(dir, 'den.yaml') };
+      await run('npm', ['run', 'synth'], { cwd: ROOT, env });
+      const objects = parseAllDocuments(await readFile(join(dir, 'out', 'den.k8s.yaml'), 'utf8')).map((d) => d.toJS() as { kind: string; metadata: { name: string }; spec: { replicas: number } });
+      const gateway = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'den-gateway');
+      expect(gateway?.spec.replicas).to.equal(5);
     });
   });
 

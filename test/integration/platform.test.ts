@@ -7,6 +7,7 @@ import { RESOURCES } from '../../kube/resources.js';
 import { eventually, LocalPlatform } from '../support/platform.js';
 import { uncoveredRequests } from '../infra/rbac-needs.js';
 import { platformJourney } from './journey.js';
+import { scrape, total, type Sample } from '../support/metrics.js';
 
 describe('Den on this machine: a person from sign-up to SSH and back', function () {
   this.timeout(60_000);
@@ -23,7 +24,39 @@ describe('Den on this machine: a person from sign-up to SSH and back', function 
     await platform.stop();
   });
 
+  const scraped: Partial<Record<'manager' | 'server' | 'gateway', Sample[]>> = {};
+  it('serves /metrics on each process\'s health port', async () => {
+    for (const role of ['manager', 'server', 'gateway'] as const) {
+      scraped[role] = await scrape(platform.health[role]!);
+      expect(total(scraped[role]!, 'den_process_resident_memory_bytes'), role).to.be.above(0);
+    }
+    expect(total(scraped.manager!, 'den_manager_leader')).to.equal(1);
+  });
+
   platformJourney(() => platform);
+
+  it('the figures moved with the journey: reconciles, webhook reviews, REST requests, minted tokens, SSH sessions and bytes', async () => {
+    const [manager, server, gateway] = await Promise.all((['manager', 'server', 'gateway'] as const).map((r) => scrape(platform.health[r]!)));
+    const grew = (samples: Sample[], was: Sample[], name: string, labels: Record<string, string> = {}) =>
+      expect(total(samples, name, labels), `${name} ${JSON.stringify(labels)}`).to.be.above(total(was, name, labels));
+    grew(manager!, scraped.manager!, 'den_reconciles_total', { controller: 'userspace', result: 'ok' });
+    grew(manager!, scraped.manager!, 'den_reconciles_total', { controller: 'workspace', result: 'ok' });
+    grew(manager!, scraped.manager!, 'den_reconcile_duration_seconds_count', { controller: 'workspace' });
+    grew(manager!, scraped.manager!, 'den_admission_reviews_total', { webhook: 'vworkspace.den.dev', allowed: 'true' });
+    grew(manager!, scraped.manager!, 'den_admission_review_duration_seconds_count', { webhook: 'mworkspace.den.dev' });
+    grew(manager!, scraped.manager!, 'den_admission_denials_total', { webhook: 'vworkspace.den.dev', rule: 'ssh-key' });
+    grew(gateway!, scraped.gateway!, 'den_gateway_auth_failures_total', { reason: 'unknown-key' });
+    expect(manager!.some((s) => s.name === 'den_workqueue_depth' && s.labels.controller === 'workspace')).to.equal(true);
+    grew(server!, scraped.server!, 'den_http_request_duration_seconds_count', { route: '/api/v1/login', method: 'POST', status: '204' });
+    grew(server!, scraped.server!, 'den_http_request_duration_seconds_count', { route: '/api/v1/workspaces', method: 'POST', status: '201' });
+    grew(server!, scraped.server!, 'den_token_request_duration_seconds_count', { result: 'ok' });
+    grew(server!, scraped.server!, 'den_minted_token_cache_total', { result: 'hit' });
+    grew(gateway!, scraped.gateway!, 'den_gateway_session_setups_total', { result: 'ok' });
+    grew(gateway!, scraped.gateway!, 'den_gateway_session_setup_duration_seconds_count');
+    grew(gateway!, scraped.gateway!, 'den_gateway_bytes_total', { direction: 'in' });
+    grew(gateway!, scraped.gateway!, 'den_gateway_bytes_total', { direction: 'out' });
+    expect(total(gateway!, 'den_gateway_sessions_open'), 'every session of the journey has ended').to.equal(0);
+  });
 
   it('after the API server drops every watch and forgets their history, the manager still provisions a new UserSpace', async () => {
     // As after an API server restart: every watch ends, and resuming from its resourceVersion answers 410 Gone.

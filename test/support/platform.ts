@@ -408,6 +408,8 @@ export class LocalPlatform implements PlatformEnvironment {
   readonly processes: Partial<Record<Role, DenProcess>> = {};
   baseUrl = '';
   ssh = { host: '127.0.0.1', port: 0 };
+  /** Each process's health listener: /healthz, /readyz, /metrics. */
+  health: Partial<Record<Role, string>> = {};
   kubeconfig = '';
   workspaceImage = 'registry.example.com/dev/ubuntu:24.04';
   convergeMs = 15_000;
@@ -443,9 +445,10 @@ export class LocalPlatform implements PlatformEnvironment {
     this.kubeletRun = this.kubelet.run(this.stopKubelet.signal);
     await this.kubelet.synced;
 
-    const [managerHealth, webhook, serverPort, sshPort, gatewayHealth] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [managerHealth, webhook, serverPort, serverHealth, sshPort, gatewayHealth] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
     this.baseUrl = `http://127.0.0.1:${serverPort}`;
     this.ssh = { host: '127.0.0.1', port: sshPort };
+    this.health = { manager: `http://127.0.0.1:${managerHealth}`, server: `http://127.0.0.1:${serverHealth}`, gateway: `http://127.0.0.1:${gatewayHealth}` };
 
     // The manager first: it registers the webhooks and creates the gateway's host key Secret.
     const manager = new DenProcess(
@@ -463,7 +466,7 @@ export class LocalPlatform implements PlatformEnvironment {
     this.processes.manager = manager;
     const server = new DenProcess(
       'server',
-      ['--kubeconfig', await this.identity('den-server'), '--listen', `127.0.0.1:${serverPort}`, '--base-url', this.baseUrl],
+      ['--kubeconfig', await this.identity('den-server'), '--listen', `127.0.0.1:${serverPort}`, '--health-listen', `127.0.0.1:${serverHealth}`, '--base-url', this.baseUrl],
       this.baseUrl,
     );
     this.processes.server = server;

@@ -41,6 +41,7 @@ describe('registry sync in den manager (SPEC 1.6, 3.3, 3.4)', function () {
       config: {
         namespace: 'svc-system',
         gatewayHost: 'den.example.com',
+        idleStop: false,
         gpuResource: 'nvidia.com/gpu',
         relistIntervalMs: 60_000,
         registrySync: { providers: defaultProviders({ cloudRegistry: { maxAttempts: 1 } }), retryBaseMs: 50, throttledRetryBaseMs: 50, ...registrySync },

@@ -328,6 +328,7 @@ export interface InputOptions {
   pods?: KubeObject[];
   errors?: { child: string; message: string }[];
   now?: Date;
+  idleStop?: boolean;
 }
 
 export function input(opts: InputOptions = {}): WorkspaceHookInput {
@@ -340,7 +341,7 @@ export function input(opts: InputOptions = {}): WorkspaceHookInput {
     children,
     related: { image: opts.image === undefined ? workspaceImage() : opts.image, pods: opts.pods ?? [] },
     now: opts.now ?? NOW,
-    config: { gatewayHost: 'den.example.com' },
+    config: { gatewayHost: 'den.example.com', idleStop: opts.idleStop ?? false },
     ...(opts.errors ? { errors: opts.errors } : {}),
   };
 }

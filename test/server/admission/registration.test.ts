@@ -11,6 +11,8 @@ import { buildGoX509, type GoX509 } from '../../support/go-x509.js';
 import { freePort } from '../../support/loopback.js';
 import { BOB_TOKEN, installedCluster, MANAGER_TOKEN } from './cluster.js';
 import { oldStyleMaterial } from './old-certs.js';
+import { Registry } from 'prom-client';
+import { AdmissionMetrics } from '../../../server/admission/metrics.js';
 
 type Configuration = KubeObject & { webhooks: { name: string; clientConfig: Record<string, unknown> }[] };
 type Kind = 'mutatingWebhookConfiguration' | 'validatingWebhookConfiguration';
@@ -42,6 +44,7 @@ describe('webhook registration kept by the manager', function () {
       gpuResource: 'nvidia.com/gpu',
       signal,
       log: (msg, fields) => logs.push({ msg, fields }),
+      metrics: new AdmissionMetrics(new Registry()),
     };
   }
 

@@ -14,6 +14,8 @@ import { ALICE_TOKEN, BOB_TOKEN, installedCluster, MANAGER_TOKEN, MANAGER_USER, 
 import { generateTestKeys, type TestKeys } from './keys.js';
 import { reviewOf } from './reviews.js';
 import { workspace } from './world.js';
+import { Registry } from 'prom-client';
+import { AdmissionMetrics } from '../../../server/admission/metrics.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -40,6 +42,7 @@ describe('admission webhooks over HTTPS, registered in the fake API server', fun
       webhookUrl: url,
       serviceName: 'den-manager-webhook',
       gpuResource: 'nvidia.com/gpu',
+      metrics: new AdmissionMetrics(new Registry()),
       signal,
       log: (msg, fields) => logs.push({ msg, fields }),
     };

@@ -9,7 +9,7 @@ import { DEFAULT_SETTINGS } from '../../../infra/install/settings.js';
 import { syncUserSpace } from '../../../hooks/userspace/sync.js';
 import type { UserSpace } from '../../../hooks/userspace/types.js';
 import type { KubeClient } from '../../../kube/client.js';
-import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../../../kube/group.js';
+import { DEFAULT_GPU_RESOURCE, FIELD_MANAGERS, SYSTEM_NAMESPACE } from '../../../kube/group.js';
 import { createApp } from '../../../server/app.js';
 import { renderLocalUserSecret } from '../../../server/auth/local-users.js';
 import { hashPassword } from '../../../server/auth/passwords.js';
@@ -20,6 +20,7 @@ import { expectDocumented } from '../api/openapi-check.js';
 import { fixture } from '../../support/fixtures.js';
 import { SHARED_ASSETS } from '../../support/web.js';
 import { TerminalServer } from '../../../server/terminal/upgrade.js';
+import { ActivityRecorder } from '../../../kube/activity.js';
 
 export const SERVER_TOKEN = 'den-server-token';
 export const SERVER_USER = `system:serviceaccount:${SYSTEM_NAMESPACE}:den-server`;
@@ -129,6 +130,7 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     serverClient,
     log: opts.log ?? (() => undefined),
     ready: opts.ready ?? (() => true),
+    activity: new ActivityRecorder({ client: serverClient, fieldManager: FIELD_MANAGERS.server, onError: (err) => (opts.log ?? (() => undefined))('cannot record activity', { error: err.message }) }),
   });
   terminals.attach(server);
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));

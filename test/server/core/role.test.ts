@@ -31,6 +31,7 @@ describe('den server (the role)', () => {
       kubeconfig: '',
       namespace: 'svc-system',
       listen: { host: '0.0.0.0', port: 8080 },
+      healthListen: { host: '0.0.0.0', port: 8081 },
       baseUrl: 'https://den.example.com',
       localAuth: true,
       tokenTtl: 600_000,
@@ -57,7 +58,7 @@ describe('den server (the role)', () => {
 
   it('serves on --listen with its own kubeconfig identity, becomes ready, and stops on the signal', async () => {
     const port = await freePort();
-    const settings = readSettings(serverSettings, ['--kubeconfig', kubeconfigFile(api.url, SERVER_TOKEN), '--listen', `127.0.0.1:${port}`, '--base-url', 'http://den.test'], {});
+    const settings = readSettings(serverSettings, ['--kubeconfig', kubeconfigFile(api.url, SERVER_TOKEN), '--listen', `127.0.0.1:${port}`, '--health-listen', '127.0.0.1:0', '--base-url', 'http://den.test'], {});
     const stop = new AbortController();
     const stderr = process.stderr.write;
     const logged: string[] = [];

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { LABELS } from '../../../kube/group.js';
+import { RESOURCES } from '../../../kube/resources.js';
 import { CLOSE, CSRF_PROTOCOL_PREFIX, TERMINAL_PROTOCOL } from '../../../server/terminal/protocol.js';
 import { OUTPUT_HIGH_WATER } from '../../../server/terminal/relay.js';
 import { SESSION_ENDED, type TerminalServer } from '../../../server/terminal/upgrade.js';
@@ -166,6 +167,21 @@ describe('browser terminal relay (GET /w/{name}/terminal/ws)', function () {
     expect(closed.code).to.equal(CLOSE.exited);
     expect(closed.reason).to.equal('the shell exited with code 3');
     expect(t.notices).to.deep.include({ type: 'exit', code: 3 });
+  });
+
+  it("an open terminal is activity on its workspace: status.lastActivityTime written on open and on close, under den-server", async () => {
+    const statusPatches = () =>
+      world.api.requests.filter((r) => r.method === 'PATCH' && r.path === '/apis/den.dev/v1alpha1/namespaces/svc-alice/workspaces/dev/status');
+    const before = statusPatches().length;
+    const t = open(world, 'dev', world.alice);
+    await prompted(t);
+    await until(() => statusPatches().length === before + 1, 'the activity of the open', 5_000);
+    const activity = () => world.api.object<{ status?: { lastActivityTime?: string } }>(RESOURCES.workspace, 'dev', 'svc-alice')?.status?.lastActivityTime;
+    expect(Date.now() - Date.parse(activity() ?? '')).to.be.below(10_000);
+    t.ws.close();
+    await t.closed;
+    await until(() => statusPatches().length === before + 2, 'the activity of the close', 5_000);
+    expect(statusPatches().every((r) => r.user === 'system:serviceaccount:svc-system:den-server')).to.equal(true);
   });
 
   it('passes the initial size and every resize message to the exec resize channel', async () => {

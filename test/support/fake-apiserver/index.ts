@@ -77,6 +77,7 @@ const EXTRA_TYPES: ResourceType[] = [
   { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', plural: 'subjectaccessreviews', namespaced: false },
   // The install chart's Deployments (test/support/platform.ts stores them as kubectl apply would).
   { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true },
+  { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets', namespaced: true },
 ];
 
 function typeKey(t: Pick<ResourceType, 'apiVersion' | 'plural'>): string {
