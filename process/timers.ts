@@ -8,10 +8,11 @@ export function untilAborted(signal: AbortSignal): Promise<void> {
   });
 }
 
+/** Waits `ms` (a time already past, zero or less, waits for nothing but the next turn). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
+    const timer = setTimeout(done, Math.max(0, ms));
     function done() {
       clearTimeout(timer);
       signal?.removeEventListener('abort', done);
