@@ -12,29 +12,29 @@ export interface SessionCookieOptions {
   maxAgeSeconds: number;
 }
 
-export function sessionCookie(id: string, opts: SessionCookieOptions): string {
-  const parts = [`${SESSION_COOKIE}=${id}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${Math.floor(opts.maxAgeSeconds)}`];
+/**
+ * A `Set-Cookie` value for one of Den's cookies: always HttpOnly and SameSite=Lax, `Secure`
+ * when the base URL is https; a Max-Age of 0 (with `expires`) removes it.
+ */
+export function httpOnlyCookie(name: string, value: string, opts: { path: string; maxAgeSeconds: number; secure: boolean; expired?: boolean }): string {
+  const parts = [`${name}=${value}`, `Path=${opts.path}`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${Math.floor(opts.maxAgeSeconds)}`];
+  if (opts.expired) parts.push('Expires=Thu, 01 Jan 1970 00:00:00 GMT');
   if (opts.secure) parts.push('Secure');
   return parts.join('; ');
 }
 
+export function sessionCookie(id: string, opts: SessionCookieOptions): string {
+  return httpOnlyCookie(SESSION_COOKIE, id, { path: '/', maxAgeSeconds: opts.maxAgeSeconds, secure: opts.secure });
+}
+
 export function clearedSessionCookie(opts: Pick<SessionCookieOptions, 'secure'>): string {
-  const parts = [`${SESSION_COOKIE}=`, 'Path=/', 'HttpOnly', 'SameSite=Lax', 'Max-Age=0', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT'];
-  if (opts.secure) parts.push('Secure');
-  return parts.join('; ');
+  return httpOnlyCookie(SESSION_COOKIE, '', { path: '/', maxAgeSeconds: 0, secure: opts.secure, expired: true });
 }
 
 /** The session id from a `Cookie` header, or undefined when absent or not shaped like one. */
 export function sessionIdFromCookieHeader(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  for (const pair of header.split(';')) {
-    const eq = pair.indexOf('=');
-    if (eq < 0) continue;
-    if (pair.slice(0, eq).trim() !== SESSION_COOKIE) continue;
-    const value = pair.slice(eq + 1).trim();
-    return SESSION_ID_PATTERN.test(value) ? value : undefined;
-  }
-  return undefined;
+  const value = cookieValue(header, SESSION_COOKIE);
+  return value !== undefined && SESSION_ID_PATTERN.test(value) ? value : undefined;
 }
 
 /** The value of cookie `name` in a `Cookie` header, as sent (undefined when absent). */

@@ -5,7 +5,7 @@
 // sent with its POST), compared in constant time; and a POST the browser itself marks as coming
 // from elsewhere (`Sec-Fetch-Site`) is refused outright.
 import type { Context } from 'koa';
-import { cookieValue } from '../auth/cookie.js';
+import { cookieValue, httpOnlyCookie } from '../auth/cookie.js';
 import { constantTimeEqual, randomSecret } from '../auth/secrets.js';
 
 export const LOGIN_CSRF_COOKIE = 'svc_login_csrf';
@@ -17,9 +17,7 @@ export const LOGIN_CSRF_REFUSED =
   'This sign-in form did not come from this Den sign-in page, or it has expired; nobody was signed in. Sign in again with the form below.';
 
 function loginCsrfCookie(value: string, secure: boolean, maxAgeSeconds: number): string {
-  const parts = [`${LOGIN_CSRF_COOKIE}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
-  if (secure) parts.push('Secure');
-  return parts.join('; ');
+  return httpOnlyCookie(LOGIN_CSRF_COOKIE, value, { path: '/', maxAgeSeconds, secure });
 }
 
 function cookieToken(ctx: Context): string | undefined {

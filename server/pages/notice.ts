@@ -2,15 +2,13 @@
 // cookie scoped to that page's path, read and cleared by the page's next GET. The text is
 // Den's own words with the cluster's reason; it is escaped when shown like everything else.
 import type { Context } from 'koa';
-import { cookieValue } from '../auth/cookie.js';
+import { cookieValue, httpOnlyCookie } from '../auth/cookie.js';
 
 export const NOTICE_COOKIE = 'svc_notice';
 const MAX_NOTICE_CHARS = 600;
 
 function noticeCookie(path: string, value: string, secure: boolean, maxAgeSeconds: number): string {
-  const parts = [`${NOTICE_COOKIE}=${value}`, `Path=${path}`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
-  if (secure) parts.push('Secure');
-  return parts.join('; ');
+  return httpOnlyCookie(NOTICE_COOKIE, value, { path, maxAgeSeconds, secure });
 }
 
 /** Leaves `message` for the next GET of `path` (within a minute). */

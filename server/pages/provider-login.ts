@@ -8,7 +8,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { randomPKCECodeVerifier, randomNonce } from 'openid-client';
 import type { Log } from '../../process/role.js';
-import { cookieValue, sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';
+import { cookieValue, httpOnlyCookie, sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
 import { TooManyChallengesError, type LoginChallengeStore } from '../auth/providers/challenges.js';
 import { LoginRefused } from '../auth/providers/refusals.js';
@@ -49,9 +49,7 @@ export const SIGN_IN_STARTS_PER_ADDRESS: ThrottlePolicy = {
 };
 
 function loginStateCookie(value: string, provider: string, deps: Pick<ProviderLoginDeps, 'secureCookies'>, maxAgeSeconds: number): string {
-  const parts = [`${LOGIN_STATE_COOKIE}=${value}`, `Path=/callback/${provider}`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
-  if (deps.secureCookies) parts.push('Secure');
-  return parts.join('; ');
+  return httpOnlyCookie(LOGIN_STATE_COOKIE, value, { path: `/callback/${provider}`, maxAgeSeconds, secure: deps.secureCookies });
 }
 
 /** One query parameter given at most once; anything else in the query is refused. */
