@@ -277,8 +277,9 @@ export async function run(): Promise<string> {
       `| CPU per MiB: direct (fake kubelet + exec client, this process) / through the gateway (fake kubelet + ssh2 client, this process; den gateway) | ${perMiB(cpu.direct)} / ${perMiB(cpu.clientAndFake)}; ${perMiB(cpu.gateway)} ms |`,
       `| connect + key exchange + authentication (median of ${SETUPS}) | ${median(authMs).toFixed(1)} ms |`,
       `| connect to first exec's exit status (median of ${SETUPS}) | ${median(firstExecMs).toFixed(1)} ms |`,
-      `| gateway memory per idle session, ${IDLE_SESSIONS} opened after ${WARM_SESSIONS} (each an exec waiting on stdin; after a full GC): RSS / live heap + external | ${((after.rssKiB - before.rssKiB) / IDLE_SESSIONS).toFixed(0)} / ${((after.liveKiB - before.liveKiB) / IDLE_SESSIONS).toFixed(0)} KiB |`,
-      `| the same RSS growth read before the GC, as earlier runs measured it | ${((after.rssBeforeGcKiB - before.rssBeforeGcKiB) / IDLE_SESSIONS).toFixed(0)} KiB |`,
+      `| gateway RSS growth per idle session, ${IDLE_SESSIONS} opened after ${WARM_SESSIONS} (each an exec waiting on stdin), read after a full GC | ${((after.rssKiB - before.rssKiB) / IDLE_SESSIONS).toFixed(0)} KiB |`,
+      `| gateway live heap + external memory per idle session, same readings | ${((after.liveKiB - before.liveKiB) / IDLE_SESSIONS).toFixed(0)} KiB |`,
+      `| gateway RSS that full GC freed with ${IDLE_SESSIONS + WARM_SESSIONS} idle sessions open (garbage of their set-up; a reading without GC counts it) | ${((after.rssBeforeGcKiB - after.rssKiB) / 1024).toFixed(1)} MiB |`,
       `| gateway RSS with ${IDLE_SESSIONS + WARM_SESSIONS} idle sessions | ${(after.rssKiB / 1024).toFixed(0)} MiB |`,
       ...waves.flatMap((w, i) => {
         const wave = `stalled wave ${i + 1} of ${STALL_WAVES}`;
