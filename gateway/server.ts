@@ -178,7 +178,8 @@ export class Gateway {
     const acceptedAt = Date.now();
     const from = `${peer.address}:${peer.port}`;
     this.awaitingHeader.add(socket);
-    socket.on('error', (err: Error) => log('connection error before its PROXY header', { proxy: from, error: err.message }));
+    const onError = (err: Error) => log('connection error before its PROXY header', { proxy: from, error: err.message });
+    socket.on('error', onError);
     const timer = setTimeout(() => {
       log('no PROXY protocol header within the login grace time; connection closed', { proxy: from, graceMs: this.limits.loginGraceMs });
       socket.destroy();
@@ -188,6 +189,7 @@ export class Gateway {
       (header) => {
         clearTimeout(timer);
         this.awaitingHeader.delete(socket);
+        socket.off('error', onError); // ssh2 reports the connection's errors from here on
         if (header.state === 'invalid') {
           log('PROXY protocol header refused; connection closed', { proxy: from, reason: header.reason });
           return void socket.destroy();
