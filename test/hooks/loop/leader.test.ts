@@ -100,6 +100,35 @@ describe('leader election', () => {
       expect(api.object<Lease>(RESOURCES.lease, 'den-manager', 'svc-system')?.spec?.holderIdentity).to.equal(null);
     });
 
+    it('releases the Lease on stop even when a renewal it gave up has written it meanwhile', async () => {
+      const long = { ...fast, leaseDurationMs: 60_000, renewDeadlineMs: 40_000 };
+      const clientA = api.client();
+      const replace = clientA.replace.bind(clientA);
+      let holdAnswer: Promise<void> | undefined;
+      let answerHeld: () => void = () => undefined;
+      // The next renewal reaches the API server, but its answer is held back until after the stop.
+      clientA.replace = (async (...args: Parameters<typeof replace>) => {
+        const written = await replace(...args);
+        if (holdAnswer) await holdAnswer;
+        return written;
+      }) as typeof clientA.replace;
+      const a = new LeaderElector(clientA, { ...long, identity: 'a' });
+      const stopA = new AbortController();
+      const runA = a.run(stopA.signal, (signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })));
+      await until(() => a.isLeader);
+      const renewedBefore = api.requests.filter((r) => r.method === 'PUT').length;
+      holdAnswer = new Promise((resolve) => (answerHeld = resolve));
+      await until(() => api.requests.filter((r) => r.method === 'PUT').length > renewedBefore);
+      stopA.abort();
+      setTimeout(() => {
+        holdAnswer = undefined;
+        answerHeld();
+      }, 100);
+      await runA;
+      const stored = api.object<Lease>(RESOURCES.lease, 'den-manager', 'svc-system');
+      expect(stored?.spec?.holderIdentity, 'released, not left to lapse for 60 s').to.equal(null);
+    });
+
     it('takes over a Lease whose holder stopped renewing, only after the lease duration', async () => {
       api.seed(lease({ holderIdentity: 'crashed', leaseDurationSeconds: 1, renewTime: microTime(Date.now()), leaseTransitions: 0 }));
       const b = new LeaderElector(api.client(), { ...fast, identity: 'b' });
