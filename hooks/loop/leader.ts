@@ -210,12 +210,12 @@ export class LeaderElector {
 
   /**
    * Gives the Lease up: holder emptied, so the next candidate takes it at once. A renewal
-   * given up when the lead ended may still write the Lease, so release waits for it (within
-   * the renew deadline) and, on a conflict all the same, reads the Lease again.
+   * given up when the lead ended may still write the Lease, so release waits for it (one
+   * retry period at most: shutdown must stay prompt) and, on a conflict, reads the Lease again.
    */
   async release(log: NonNullable<LeaderElectionOptions['log']> = () => undefined): Promise<void> {
     const waited = new AbortController();
-    await Promise.race([this.round, sleep(this.renewDeadlineMs, waited.signal)]);
+    await Promise.race([this.round, sleep(this.retryPeriodMs, waited.signal)]);
     waited.abort();
     const { namespace, name, identity } = this.opts;
     let lease = this.current;
