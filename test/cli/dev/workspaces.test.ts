@@ -2,7 +2,7 @@
 // gateway and manager): sign in with a token on stdin, create and list workspaces, write the
 // SSH config, and then plain OpenSSH, scp, git and VS Code's Remote-SSH sequence through it.
 import { execFile, spawn } from 'node:child_process';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,7 +11,7 @@ import { RESOURCES } from '../../../kube/resources.js';
 import { expectDescribed } from '../../server/api/openapi-check.js';
 import { freePort } from '../../support/loopback.js';
 import { eventually, LocalPlatform, runCommand, runDen } from '../../support/platform.js';
-import { laptop, sshFlags, trustGateway, type Laptop } from './support.js';
+import { DEN, laptop, sshFlags, trustGateway, type Laptop } from './support.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -206,6 +206,21 @@ describe('den for developers, against the platform on this machine', function ()
     expect(after).to.include(`Host web.${context}`).and.not.include(`Host dev.${context}`);
     expect(after.startsWith('Host build\n\tHostName build.example.com')).to.equal(true);
     expect(after.endsWith('\nHost *\n  ServerAliveInterval 30\n')).to.equal(true);
+  });
+
+  it('bash completion offers the commands, then the workspace names from the API', async () => {
+    const bin = join(me.home, 'bin');
+    await mkdir(bin);
+    await writeFile(join(bin, 'den'), `#!/bin/sh\nexec ${process.execPath} ${DEN} "$@"\n`, { mode: 0o755 });
+    const complete = (words: string[]) =>
+      runCommand('bash', ['-c', `source <(den completion bash); COMP_WORDS=(${words.map((w) => `"${w}"`).join(' ')}); COMP_CWORD=${words.length - 1}; _den; printf '%s\\n' "\${COMPREPLY[@]}"`], {
+        env: me.env({ PATH: `${bin}:${process.env.PATH}` }),
+        timeoutMs: 30_000,
+      });
+    const commands = await complete(['den', 'con']);
+    expect(commands.stdout.split('\n').filter(Boolean)).to.deep.equal(['config-ssh']);
+    const names = await complete(['den', 'ssh', '']);
+    expect(names.stdout.split('\n').filter(Boolean), names.stderr).to.deep.equal(['web']);
   });
 
   it('den logout revokes the token on the server and forgets it', async () => {
