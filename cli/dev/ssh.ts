@@ -3,6 +3,7 @@
 // it is Running.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import type { DenApi, Json } from './api.js';
 import { parse } from './args.js';
@@ -64,11 +65,25 @@ export function sshTarget(ws: Json, context: Context, identityFile: string): str
   return ['-p', String(context.sshPort), '-i', identityFile, '-o', 'IdentitiesOnly=yes', '-l', ws.metadata.name, host];
 }
 
+const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** Runs ssh on this terminal; a signal den receives is passed on, and den exits as ssh did. */
 function exec(io: DevIo, args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(io.env.DEN_SSH || 'ssh', args, { stdio: 'inherit', env: io.env as NodeJS.ProcessEnv });
-    child.on('error', (err) => reject(new CommandError(`cannot run ssh: ${err.message}`)));
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 + 1 : 1)));
+    const pass = (signal: NodeJS.Signals) => child.kill(signal);
+    for (const s of FORWARDED_SIGNALS) process.on(s, pass);
+    const done = () => {
+      for (const s of FORWARDED_SIGNALS) process.off(s, pass);
+    };
+    child.on('error', (err) => {
+      done();
+      reject(new CommandError(`cannot run ssh: ${err.message}`));
+    });
+    child.on('exit', (code, signal) => {
+      done();
+      resolve(code ?? 128 + (signal ? osConstants.signals[signal] : 0));
+    });
   });
 }
 

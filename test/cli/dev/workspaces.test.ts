@@ -3,7 +3,8 @@
 // SSH config, and then plain OpenSSH, scp, git and VS Code's Remote-SSH sequence through it.
 import { execFile, spawn } from 'node:child_process';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -39,6 +40,13 @@ describe('den for developers, against the platform on this machine', function ()
     sshConfig = join(me.home, 'ssh_config');
     await trustGateway(me.knownHosts, platform.ssh.host, platform.ssh.port);
   });
+
+  /** `ssh` with only the known gateway host key and no agent: what den ssh and den forward run (DEN_SSH). */
+  async function sshWrapper(): Promise<string> {
+    const wrapper = join(me.home, 'ssh-with-known-host');
+    await writeFile(wrapper, `#!/bin/sh\nexec ssh -F /dev/null -o UserKnownHostsFile=${me.knownHosts} -o IdentityAgent=none -o BatchMode=yes "$@"\n`, { mode: 0o755 });
+    return wrapper;
+  }
 
   after(async function () {
     this.timeout(30_000);
@@ -182,9 +190,7 @@ describe('den for developers, against the platform on this machine', function ()
     const stopped = await me.den(['stop', 'dev']);
     expect(stopped.stdout).to.equal('workspace dev stopping\n');
     await eventually(() => platform.api.object<any>(RESOURCES.workspace, 'dev', 'svc-alice')?.status?.phase === 'Suspended', 'dev Suspended', 20_000);
-    const wrapper = join(me.home, 'ssh-with-known-host');
-    await writeFile(wrapper, `#!/bin/sh\nexec ssh -F /dev/null -o UserKnownHostsFile=${me.knownHosts} -o IdentityAgent=none -o BatchMode=yes "$@"\n`, { mode: 0o755 });
-    const run = await me.den(['ssh', 'dev', 'echo', 'in', 'the', 'workspace'], { env: { DEN_SSH: wrapper } });
+    const run = await me.den(['ssh', 'dev', 'echo', 'in', 'the', 'workspace'], { env: { DEN_SSH: await sshWrapper() } });
     expect(run.stdout, run.stderr).to.equal('in the workspace\n');
     expect(run.code).to.equal(0);
     expect(run.stderr).to.match(/^starting workspace dev\nwaiting for workspace dev to be Running \(now \w+\)\n/);
@@ -206,6 +212,39 @@ describe('den for developers, against the platform on this machine', function ()
     expect(after).to.include(`Host web.${context}`).and.not.include(`Host dev.${context}`);
     expect(after.startsWith('Host build\n\tHostName build.example.com')).to.equal(true);
     expect(after.endsWith('\nHost *\n  ServerAliveInterval 30\n')).to.equal(true);
+  });
+
+  it('den forward carries a local port to a server on localhost in the workspace, until it is stopped', async () => {
+    const server = createServer((_req, res) => res.end('served in the workspace'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const remote = (server.address() as AddressInfo).port;
+    const local = await freePort();
+    const forwarding = spawn(process.execPath, [DEN, 'forward', 'web', `${local}:${remote}`], { env: me.env({ DEN_SSH: await sshWrapper() }), stdio: ['ignore', 'ignore', 'pipe'] });
+    let said = '';
+    forwarding.stderr.on('data', (c: Buffer) => (said += c.toString()));
+    const exited = new Promise<number | null>((resolve) => forwarding.on('exit', resolve));
+    try {
+      const body = await eventually(() => fetch(`http://127.0.0.1:${local}/`).then((r) => r.text(), () => undefined), 'the forwarded port answering', 20_000);
+      expect(body).to.equal('served in the workspace');
+      expect(said).to.include(`forwarding 127.0.0.1:${local} to port ${remote} in workspace web; Ctrl-C stops\n`);
+    } finally {
+      forwarding.kill('SIGTERM');
+      server.close();
+    }
+    await exited;
+    const refused = await fetch(`http://127.0.0.1:${local}/`).then(() => 'answered', (err: Error) => String((err.cause as { code?: string })?.code));
+    expect(refused, 'ssh stopped with den').to.equal('ECONNREFUSED');
+  });
+
+  it("den code prints and opens VS Code's Remote-SSH URI of the workspace's home folder", async () => {
+    const opened = join(me.home, 'opened');
+    const browser = join(me.home, 'browser');
+    await writeFile(browser, `#!/bin/sh\nprintf '%s' "$1" > ${opened}\n`, { mode: 0o755 });
+    const run = await me.den(['code', 'web'], { env: { BROWSER: browser } });
+    const uri = `vscode://vscode-remote/ssh-remote+web.${context}${platform.podRoot}`;
+    expect(run.stdout, run.stderr).to.equal(`${uri}\n`);
+    expect(run.code).to.equal(0);
+    expect(await eventually(() => readFile(opened, 'utf8'), 'the browser opened', 10_000)).to.equal(uri);
   });
 
   it('bash completion offers the commands, then the workspace names from the API', async () => {
