@@ -21,6 +21,7 @@ describe('den for developers, against the platform on this machine', function ()
   const platform = new LocalPlatform();
   let me: Laptop;
   let token = '';
+  let secondToken = '';
   let context = '';
   let sshConfig = '';
 
@@ -36,6 +37,8 @@ describe('den for developers, against the platform on this machine', function ()
     const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
     const issued = await fetch(`${platform.baseUrl}/api/v1/tokens?name=laptop`, { method: 'POST', headers: { Cookie: cookie, 'X-CSRF-Token': login.headers.get('x-csrf-token')! } });
     token = ((await issued.json()) as { token: string }).token;
+    const other = await fetch(`${platform.baseUrl}/api/v1/tokens?name=desktop`, { method: 'POST', headers: { Cookie: cookie, 'X-CSRF-Token': login.headers.get('x-csrf-token')! } });
+    secondToken = ((await other.json()) as { token: string }).token;
     context = `127-0-0-1-${new URL(platform.baseUrl).port}`;
     sshConfig = join(me.home, 'ssh_config');
     await trustGateway(me.knownHosts, platform.ssh.host, platform.ssh.port);
@@ -247,13 +250,32 @@ describe('den for developers, against the platform on this machine', function ()
     expect(await eventually(() => readFile(opened, 'utf8'), 'the browser opened', 10_000)).to.equal(uri);
   });
 
+  it('a second context lives beside the first: its own block in the same file, picked with --context or --url, logged out alone', async () => {
+    const login = await me.den(['login', platform.baseUrl, '--token-stdin', '--name', 'second', '--ssh-port', String(platform.ssh.port)], { stdin: secondToken });
+    expect(login.code, login.stderr).to.equal(0);
+    const before = await readFile(sshConfig, 'utf8');
+    const written = await me.den(['config-ssh', '--file', sshConfig, '--context', 'second']);
+    expect(written.code, written.stderr).to.equal(0);
+    const after = await readFile(sshConfig, 'utf8');
+    expect(after.startsWith(before), 'the first block and everything around it stay').to.equal(true);
+    expect(after.slice(before.length)).to.match(/^\n# -{12} BEGIN den config-ssh second -{12}\n[^]*Host web\.second\n[^]*# -{12} END den config-ssh second -{12}\n$/);
+    const viaUrl = await me.den(['ls', '-o', 'json', '--url', platform.baseUrl]);
+    expect(viaUrl.code, viaUrl.stderr).to.equal(0);
+    const logout = await me.den(['logout', '--context', 'second']);
+    expect(logout.code, logout.stderr).to.equal(0);
+    expect((await fetch(`${platform.baseUrl}/api/v1/session`, { headers: { Authorization: `Bearer ${token}` } })).status, 'the first token still works').to.equal(200);
+    const stored = JSON.parse(await readFile(join(me.config, 'den', 'cli.json'), 'utf8'));
+    expect(Object.keys(stored.contexts)).to.deep.equal([context]);
+    expect(stored.current, 'no current context after logging out of it').to.equal(undefined);
+  });
+
   it('bash completion offers the commands, then the workspace names from the API', async () => {
     const bin = join(me.home, 'bin');
     await mkdir(bin);
     await writeFile(join(bin, 'den'), `#!/bin/sh\nexec ${process.execPath} ${DEN} "$@"\n`, { mode: 0o755 });
     const complete = (words: string[]) =>
       runCommand('bash', ['-c', `source <(den completion bash); COMP_WORDS=(${words.map((w) => `"${w}"`).join(' ')}); COMP_CWORD=${words.length - 1}; _den; printf '%s\\n' "\${COMPREPLY[@]}"`], {
-        env: me.env({ PATH: `${bin}:${process.env.PATH}` }),
+        env: me.env({ PATH: `${bin}:${process.env.PATH}`, DEN_CONTEXT: context }),
         timeoutMs: 30_000,
       });
     const commands = await complete(['den', 'con']);
@@ -263,7 +285,7 @@ describe('den for developers, against the platform on this machine', function ()
   });
 
   it('den logout revokes the token on the server and forgets it', async () => {
-    const run = await me.den(['logout']);
+    const run = await me.den(['logout', '--context', context]);
     expect(run.code, run.stderr).to.equal(0);
     const answer = await fetch(`${platform.baseUrl}/api/v1/session`, { headers: { Authorization: `Bearer ${token}` } });
     expect(answer.status).to.equal(401);
