@@ -44,6 +44,7 @@ function refusal(status: number, text: string): string {
     const body = JSON.parse(text) as { error?: unknown };
     if (typeof body.error === 'string') message = body.error;
   } catch {
+    // Not JSON (a proxy's error page, say): the status below speaks instead.
     message = '';
   }
   if (status === 401) return `${message || 'not signed in'} (sign in again with den login)`;

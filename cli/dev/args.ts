@@ -1,7 +1,7 @@
 // Flags of the developer commands, parsed by Node's own parseArgs: unknown flags and a
 // missing value are usage errors (exit 2) naming the flag.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from './io.js';
+import { UsageError, type DevIo } from './io.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -26,4 +26,10 @@ export function parse<O extends Options>(argv: string[], options: O, positionals
   if (!help && parsed.positionals.length < positionals.min) throw new UsageError(`missing ${positionals.names}`);
   if (!help && parsed.positionals.length > positionals.max) throw new UsageError(`unexpected argument "${parsed.positionals[positionals.max]}"`);
   return { values: parsed.values, positionals: parsed.positionals, help };
+}
+
+/** A command's --help: its usage line on stdout, exit 0. */
+export function usage(io: DevIo, text: string): number {
+  io.stdout.write(`Usage: ${text}\n\nEvery command that talks to a deployment takes --context <name> or --url <base-url> (default: the current one).\n`);
+  return 0;
 }

@@ -1,10 +1,9 @@
 // Shell completion for bash and zsh: commands from this build, workspace names from the API
 // (`den __complete workspaces`, silent when not signed in so a Tab never prints an error).
 import type { Json } from './api.js';
-import { parse } from './args.js';
+import { CONTEXT_OPTIONS, parse, usage } from './args.js';
 import { UsageError, type DevIo } from './io.js';
 import { connect } from './session.js';
-import { usage } from './workspaces.js';
 
 /** Commands whose first argument is a workspace name. */
 export const TAKES_WORKSPACE = ['start', 'stop', 'delete', 'logs', 'ssh', 'code', 'forward'];
@@ -56,7 +55,7 @@ export function completion(commands: () => string[]) {
 
 /** `den __complete workspaces`: the names, one a line. */
 export async function complete(argv: string[], io: DevIo): Promise<number> {
-  const { values, positionals } = parse(argv, { context: { type: 'string' }, url: { type: 'string' } }, { min: 1, max: 1, names: 'what to complete' });
+  const { values, positionals } = parse(argv, CONTEXT_OPTIONS, { min: 1, max: 1, names: 'what to complete' });
   if (positionals[0] !== 'workspaces') throw new UsageError(`cannot complete "${positionals[0]}"`);
   const { api } = await connect(io, values);
   const list = await api.request<{ items: Json[] }>('GET', '/workspaces');

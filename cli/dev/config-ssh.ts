@@ -5,13 +5,12 @@
 import { createInterface } from 'node:readline/promises';
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Json } from './api.js';
-import { CONTEXT_OPTIONS, parse } from './args.js';
+import type { DenApi, Json } from './api.js';
+import { CONTEXT_OPTIONS, parse, usage } from './args.js';
 import { CommandError, type DevIo } from './io.js';
 import { findKeyPair, homeOf, sameKey } from './keys.js';
 import { connect } from './session.js';
 import { BlockError, lineDiff, placeBlock, renderBlock, sshHosts } from './ssh-config.js';
-import { usage } from './workspaces.js';
 
 async function readIfThere(path: string): Promise<string> {
   try {
@@ -80,7 +79,7 @@ export async function configSsh(argv: string[], io: DevIo): Promise<number> {
   return 0;
 }
 
-async function offerKey(io: DevIo, api: { request: (m: string, p: string, o?: { body?: unknown }) => Promise<unknown> }, publicKey: string, identityFile: string, yes: boolean | undefined): Promise<void> {
+async function offerKey(io: DevIo, api: DenApi, publicKey: string, identityFile: string, yes: boolean | undefined): Promise<void> {
   const add = yes || (io.stdin.isTTY && (await ask(io, `Your profile has no copy of ${identityFile}.pub; new workspaces get your profile's keys. Add it? [Y/n] `)));
   if (!add) {
     io.stderr.write(`your profile has none of ${identityFile}.pub; add it with den config-ssh --add-key\n`);

@@ -4,12 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ApiError, DenApi } from './api.js';
-import { CONTEXT_OPTIONS, parse } from './args.js';
+import { CONTEXT_OPTIONS, parse, usage } from './args.js';
 import { openBrowser } from './browser.js';
 import { CONTEXT_NAME, chooseContext, defaultContextName, parseBaseUrl, readContexts, writeContexts, type Context } from './contexts.js';
 import { CommandError, UsageError, type DevIo } from './io.js';
 import { listenForToken } from './loopback.js';
-import { usage } from './workspaces.js';
 
 /** How long the listener waits for the browser. */
 const BROWSER_WAIT_MS = 5 * 60_000;

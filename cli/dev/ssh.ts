@@ -6,13 +6,12 @@ import { readFile } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import type { DenApi, Json } from './api.js';
-import { parse } from './args.js';
+import { CONTEXT_OPTIONS, parse, usage } from './args.js';
 import { openBrowser } from './browser.js';
 import type { Context } from './contexts.js';
 import { CommandError, UsageError, type DevIo } from './io.js';
 import { findKeyPair, homeOf } from './keys.js';
 import { connect } from './session.js';
-import { usage } from './workspaces.js';
 
 const RUNNING_WAIT_MS = 5 * 60_000;
 const POLL_MS = 1000;
@@ -28,7 +27,7 @@ function splitAtName(argv: string[], valueFlags: string[]): [string[], string[]]
   return [argv, []];
 }
 
-const SSH_FLAGS = { context: { type: 'string' }, url: { type: 'string' }, identity: { type: 'string', short: 'i' } } as const;
+const SSH_FLAGS = { ...CONTEXT_OPTIONS, identity: { type: 'string', short: 'i' } } as const;
 const VALUE_FLAGS = ['--context', '--url', '--identity', '-i'];
 
 /** The workspace, started if it was stopped, once its phase is Running. */
@@ -117,6 +116,7 @@ export async function code(argv: string[], io: DevIo): Promise<number> {
   const ws = await runningWorkspace(api, positionals[0]!, io);
   const image = await api.request('GET', `/workspace-images/${encodeURIComponent(ws.spec.imageRef.name)}`);
   const alias = `${ws.metadata.name}.${contextName}`;
+  // No ~/.ssh/config at all reads as one without the host: the note below says what to do.
   const config = await readFile(join(homeOf(io.env), '.ssh', 'config'), 'utf8').catch(() => '');
   if (!config.split('\n').some((l) => l.trim() === `Host ${alias}`)) io.stderr.write(`note: ~/.ssh/config has no Host ${alias}; run den config-ssh so VS Code can reach it\n`);
   const home: string = image.spec?.homePath ?? '/home/dev';

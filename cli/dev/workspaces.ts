@@ -1,6 +1,6 @@
 // den ls, create, start, stop, delete, logs, images: one REST call each, a table on a
 // terminal or the REST answer exactly with -o json.
-import { CONTEXT_OPTIONS, OUTPUT_OPTIONS, parse } from './args.js';
+import { CONTEXT_OPTIONS, OUTPUT_OPTIONS, parse, usage } from './args.js';
 import type { Json } from './api.js';
 import { colourOn, outputOf, table, writeJson, UsageError, type DevIo } from './io.js';
 import { findKeyPair } from './keys.js';
@@ -116,10 +116,5 @@ export async function images(argv: string[], io: DevIo): Promise<number> {
     const rows = list.items.map((i) => [i.metadata?.name ?? '', i.spec?.displayName ?? '', i.spec?.image ?? '', i.spec?.deprecated ? 'yes' : '']);
     io.stdout.write(table(['NAME', 'TITLE', 'IMAGE', 'DEPRECATED'], rows, colourOn(io.stdout, io.env)));
   }
-  return 0;
-}
-
-export function usage(io: DevIo, text: string): number {
-  io.stdout.write(`Usage: ${text}\n\nEvery command takes --context <name> or --url <base-url> to pick a deployment (default: the current one).\n`);
   return 0;
 }
