@@ -40,7 +40,13 @@ export async function ls(argv: string[], io: DevIo): Promise<number> {
   const list = await api.request<{ items: Json[] }>('GET', '/workspaces');
   if (output === 'json') writeJson(io, list);
   else if (list.items.length === 0) io.stderr.write('no workspaces yet (create one with den create <name> --image <entry>)\n');
-  else io.stdout.write(table(WORKSPACE_HEADER, workspaceRows(list.items, Date.now()), colourOn(io.stdout, io.env)));
+  else {
+    // An administrator's list spans namespaces: then the table says whose each one is.
+    const namespaces = new Set(list.items.map((w) => w.metadata?.namespace));
+    const rows = workspaceRows(list.items, Date.now());
+    if (namespaces.size > 1) io.stdout.write(table(['NAMESPACE', ...WORKSPACE_HEADER], rows.map((r, i) => [list.items[i]!.metadata?.namespace ?? '', ...r]), colourOn(io.stdout, io.env)));
+    else io.stdout.write(table(WORKSPACE_HEADER, rows, colourOn(io.stdout, io.env)));
+  }
   return 0;
 }
 
