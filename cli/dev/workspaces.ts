@@ -32,6 +32,13 @@ export function workspaceRows(items: Json[], now: number): string[][] {
 
 export const WORKSPACE_HEADER = ['NAME', 'PHASE', 'RUNNING', 'IMAGE', 'CPU', 'MEMORY', 'STORAGE', 'SSH', 'AGE'];
 
+/** The table of `den ls`; an administrator's list spans namespaces, and then it says whose each one is. */
+export function workspaceTable(items: Json[], now: number, colour: boolean): string {
+  const rows = workspaceRows(items, now);
+  if (new Set(items.map((w) => w.metadata?.namespace)).size <= 1) return table(WORKSPACE_HEADER, rows, colour);
+  return table(['NAMESPACE', ...WORKSPACE_HEADER], rows.map((r, i) => [items[i]!.metadata?.namespace ?? '', ...r]), colour);
+}
+
 export async function ls(argv: string[], io: DevIo): Promise<number> {
   const { values, help } = parse(argv, { ...CONTEXT_OPTIONS, ...OUTPUT_OPTIONS }, { min: 0, max: 0, names: '' });
   if (help) return usage(io, 'den ls [-o json]  the workspaces you can see');
@@ -40,13 +47,7 @@ export async function ls(argv: string[], io: DevIo): Promise<number> {
   const list = await api.request<{ items: Json[] }>('GET', '/workspaces');
   if (output === 'json') writeJson(io, list);
   else if (list.items.length === 0) io.stderr.write('no workspaces yet (create one with den create <name> --image <entry>)\n');
-  else {
-    // An administrator's list spans namespaces: then the table says whose each one is.
-    const namespaces = new Set(list.items.map((w) => w.metadata?.namespace));
-    const rows = workspaceRows(list.items, Date.now());
-    if (namespaces.size > 1) io.stdout.write(table(['NAMESPACE', ...WORKSPACE_HEADER], rows.map((r, i) => [list.items[i]!.metadata?.namespace ?? '', ...r]), colourOn(io.stdout, io.env)));
-    else io.stdout.write(table(WORKSPACE_HEADER, rows, colourOn(io.stdout, io.env)));
-  }
+  else io.stdout.write(workspaceTable(list.items, Date.now(), colourOn(io.stdout, io.env)));
   return 0;
 }
 
