@@ -68,6 +68,8 @@ export async function login(argv: string[], io: DevIo): Promise<number> {
   tokenName ||= session.token_name ?? '';
   const context: Context = { url: base, token, tokenName, email: session.email, sshPort, ...(values['ssh-host'] ? { sshHost: values['ssh-host'] } : {}) };
   const file = await readContexts(io.env);
+  const previous = file.contexts[name];
+  if (previous && previous.token !== token) await revoke(previous);
   file.contexts[name] = context;
   file.current = name;
   await writeContexts(io.env, file);
@@ -75,17 +77,21 @@ export async function login(argv: string[], io: DevIo): Promise<number> {
   return 0;
 }
 
+/** Revokes a stored token on its server; one already revoked (from the profile page, say) is fine. */
+async function revoke(context: Context): Promise<void> {
+  try {
+    await new DenApi(context.url, context.token).request('DELETE', `/tokens/${encodeURIComponent(context.tokenName)}`);
+  } catch (err) {
+    if (!(err instanceof ApiError) || (err.status !== 401 && err.status !== 404)) throw err;
+  }
+}
+
 export async function logout(argv: string[], io: DevIo): Promise<number> {
   const { values, help } = parse(argv, CONTEXT_OPTIONS, { min: 0, max: 0, names: '' });
   if (help) return usage(io, 'den logout  revokes the API token on the server and forgets it here');
   const file = await readContexts(io.env);
   const { name, context } = chooseContext(file, values, io.env);
-  try {
-    await new DenApi(context.url, context.token).request('DELETE', `/tokens/${encodeURIComponent(context.tokenName)}`);
-  } catch (err) {
-    // Already revoked (from the profile page, say): there is nothing left to end on the server.
-    if (!(err instanceof ApiError) || (err.status !== 401 && err.status !== 404)) throw err;
-  }
+  await revoke(context);
   delete file.contexts[name];
   if (file.current === name) delete file.current;
   await writeContexts(io.env, file);

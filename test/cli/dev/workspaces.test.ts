@@ -22,6 +22,7 @@ describe('den for developers, against the platform on this machine', function ()
   let me: Laptop;
   let token = '';
   let secondToken = '';
+  let issueToken: (name: string) => Promise<string>;
   let context = '';
   let sshConfig = '';
 
@@ -35,10 +36,12 @@ describe('den for developers, against the platform on this machine', function ()
     await platform.admin.create(RESOURCES.workspaceImage, { apiVersion: RESOURCES.workspaceImage.apiVersion, kind: 'WorkspaceImage', metadata: { name: 'ubuntu' }, spec: { displayName: 'Ubuntu', image: platform.workspaceImage, homePath: platform.podRoot } });
     const login = await fetch(`${platform.baseUrl}/api/v1/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: 'alice-password' }) });
     const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
-    const issued = await fetch(`${platform.baseUrl}/api/v1/tokens?name=laptop`, { method: 'POST', headers: { Cookie: cookie, 'X-CSRF-Token': login.headers.get('x-csrf-token')! } });
-    token = ((await issued.json()) as { token: string }).token;
-    const other = await fetch(`${platform.baseUrl}/api/v1/tokens?name=desktop`, { method: 'POST', headers: { Cookie: cookie, 'X-CSRF-Token': login.headers.get('x-csrf-token')! } });
-    secondToken = ((await other.json()) as { token: string }).token;
+    issueToken = async (name: string) => {
+      const issued = await fetch(`${platform.baseUrl}/api/v1/tokens?name=${name}`, { method: 'POST', headers: { Cookie: cookie, 'X-CSRF-Token': login.headers.get('x-csrf-token')! } });
+      return ((await issued.json()) as { token: string }).token;
+    };
+    token = await issueToken('laptop');
+    secondToken = await issueToken('desktop');
     context = `127-0-0-1-${new URL(platform.baseUrl).port}`;
     sshConfig = join(me.home, 'ssh_config');
     await trustGateway(me.knownHosts, platform.ssh.host, platform.ssh.port);
@@ -250,7 +253,7 @@ describe('den for developers, against the platform on this machine', function ()
     expect(await eventually(() => readFile(opened, 'utf8'), 'the browser opened', 10_000)).to.equal(uri);
   });
 
-  it('a second context lives beside the first: its own block in the same file, picked with --context or --url, logged out alone', async () => {
+  it('a second context lives beside the first: its own block in the same file, picked with --context or --url, signed in again and logged out alone', async () => {
     const login = await me.den(['login', platform.baseUrl, '--token-stdin', '--name', 'second', '--ssh-port', String(platform.ssh.port)], { stdin: secondToken });
     expect(login.code, login.stderr).to.equal(0);
     const before = await readFile(sshConfig, 'utf8');
@@ -261,6 +264,10 @@ describe('den for developers, against the platform on this machine', function ()
     expect(after.slice(before.length)).to.match(/^\n# -{12} BEGIN den config-ssh second -{12}\n[^]*Host web\.second\n[^]*# -{12} END den config-ssh second -{12}\n$/);
     const viaUrl = await me.den(['ls', '-o', 'json', '--url', platform.baseUrl]);
     expect(viaUrl.code, viaUrl.stderr).to.equal(0);
+    const replacement = await issueToken('desktop-again');
+    const again = await me.den(['login', platform.baseUrl, '--token-stdin', '--name', 'second', '--ssh-port', String(platform.ssh.port)], { stdin: replacement });
+    expect(again.code, again.stderr).to.equal(0);
+    expect((await fetch(`${platform.baseUrl}/api/v1/session`, { headers: { Authorization: `Bearer ${secondToken}` } })).status, 'signing in again revoked the token held before').to.equal(401);
     const logout = await me.den(['logout', '--context', 'second']);
     expect(logout.code, logout.stderr).to.equal(0);
     expect((await fetch(`${platform.baseUrl}/api/v1/session`, { headers: { Authorization: `Bearer ${token}` } })).status, 'the first token still works').to.equal(200);
