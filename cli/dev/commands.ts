@@ -1,15 +1,13 @@
 // The developer commands of `den`: each talks only to Den's REST API with the person's own
 // API token. Nothing here loads the server's, gateway's or manager's dependencies, so they
 // start as fast as Node does.
+import { COMMANDS, ROLES } from '../roles.js';
 import { complete, completion } from './completion.js';
 import { configSsh } from './config-ssh.js';
 import { CommandError, UsageError, type DevIo } from './io.js';
 import { login, logout } from './login.js';
 import { code, forward, ssh } from './ssh.js';
 import { create, images, logs, ls, remove, start, stop } from './workspaces.js';
-
-/** The platform's own commands, completed too (cli/roles.ts). */
-const PLATFORM_NAMES = ['manager', 'server', 'gateway', 'users'];
 
 type Run = (argv: string[], io: DevIo) => Promise<number>;
 
@@ -27,7 +25,7 @@ export const DEV_COMMANDS: Record<string, { summary: string; run: Run }> = {
   ssh: { summary: 'open a shell (or run a command) in a workspace, starting it if stopped', run: ssh },
   code: { summary: "open VS Code's Remote-SSH in a workspace", run: code },
   forward: { summary: "forward a local port to a port in a workspace: den forward <name> 8080:3000", run: forward },
-  completion: { summary: 'print bash or zsh completion: source <(den completion bash)', run: completion(() => [...Object.keys(DEV_COMMANDS), ...PLATFORM_NAMES]) },
+  completion: { summary: 'print bash or zsh completion: source <(den completion bash)', run: completion(() => [...Object.keys(DEV_COMMANDS), ...Object.keys(ROLES), ...Object.keys(COMMANDS)]) },
 };
 
 const HIDDEN: Record<string, Run> = { __complete: complete };
