@@ -2,7 +2,7 @@
 // developer commands (cli/dev/) that talk to Den's REST API from a laptop.
 // Exit codes: 0 done, 1 the role or command failed, 2 bad usage or configuration.
 // A developer command is dispatched before anything of the roles is loaded (no kube client).
-import { DEV_COMMANDS, isDevCommand } from './dev/commands.js';
+import { DEV_COMMANDS, isDevCommand, runDevCommand } from './dev/commands.js';
 import { readSettings, settingsHelp, SettingsError } from '../process/settings.js';
 import { COMMANDS, ROLE_SUMMARIES, ROLES } from './roles.js';
 
@@ -36,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write((await usage()) + '\n');
     return 2;
   }
-  if (isDevCommand(name)) return (await import('./dev/commands.js')).runDevCommand(name, rest);
+  if (isDevCommand(name)) return runDevCommand(name, rest);
   const command = COMMANDS[name];
   if (command) return command.run(rest);
   const load = ROLES[name];
