@@ -1,0 +1,42 @@
+// Builds the native addons (re2, ssh2's crypto binding and its optional cpu-features) for the Node that `npm ci`
+// brings (the `node` devDependency), with the headers that package ships: run by `postinstall`,
+// on that Node. npm itself may run on an older Node; package.json's allowScripts keeps npm from
+// building them for it, and no nodedir setting in .npmrc is needed (npm warns about it).
+import { execFileSync } from 'node:child_process';
+import { existsSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+const NEEDED_MAJOR = 24;
+
+function fail(message) {
+  process.stderr.write(`build-native-addons: ${message}\n`);
+  process.exit(1);
+}
+
+const major = Number(process.versions.node.split('.')[0]);
+if (major < NEEDED_MAJOR) fail(`runs on the project's Node ${NEEDED_MAJOR} (node_modules/.bin/node), not ${process.version}`);
+const nodeGyp = process.env.npm_config_node_gyp;
+if (!nodeGyp) fail('run it through npm (npm ci, or npm run postinstall): npm names its node-gyp');
+// node_modules/node/node_modules/node-<platform>-<arch>/bin/node: the headers are beside it.
+const nodedir = dirname(dirname(realpathSync(process.execPath)));
+if (!existsSync(join(nodedir, 'include', 'node', 'node.h'))) fail(`no Node headers under ${nodedir}`);
+
+const addons = [
+  { dir: 'node_modules/re2', required: true },
+  // ssh2's own install step builds it the same way (ssh2/install.js); without it ssh2 falls back to slower JS ciphers.
+  { dir: 'node_modules/ssh2/lib/protocol/crypto', required: true, args: [`--real_openssl_major=${process.versions.openssl.split('.')[0]}`] },
+  {
+    dir: 'node_modules/cpu-features',
+    required: false,
+    // Its own install step: probe the compiler before node-gyp reads the result.
+    prepare: (dir) => writeFileSync(join(dir, 'buildcheck.gypi'), execFileSync(process.execPath, ['buildcheck.js'], { cwd: dir })),
+  },
+];
+for (const { dir, required, prepare, args = [] } of addons) {
+  if (!existsSync(dir)) {
+    if (required) fail(`${dir} is missing`);
+    continue;
+  }
+  prepare?.(dir);
+  execFileSync(process.execPath, [nodeGyp, 'rebuild', '-j', 'max', `--nodedir=${nodedir}`, '--loglevel=error', ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+}
