@@ -3,8 +3,8 @@
 // on that Node. npm itself may run on an older Node; package.json's allowScripts keeps npm from
 // building them for it, and no nodedir setting in .npmrc is needed (npm warns about it).
 import { execFileSync } from 'node:child_process';
-import { existsSync, realpathSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 const NEEDED_MAJOR = 24;
 
@@ -17,8 +17,8 @@ const major = Number(process.versions.node.split('.')[0]);
 if (major < NEEDED_MAJOR) fail(`runs on the project's Node ${NEEDED_MAJOR} (node_modules/.bin/node), not ${process.version}`);
 const nodeGyp = process.env.npm_config_node_gyp;
 if (!nodeGyp) fail('run it through npm (npm ci, or npm run postinstall): npm names its node-gyp');
-// node_modules/node/node_modules/node-<platform>-<arch>/bin/node: the headers are beside it.
-const nodedir = dirname(dirname(realpathSync(process.execPath)));
+// The `node` package installs node-<platform>-<arch> beside it, with the headers.
+const nodedir = resolve('node_modules/node/node_modules', `node-${process.platform}-${process.arch}`);
 if (!existsSync(join(nodedir, 'include', 'node', 'node.h'))) fail(`no Node headers under ${nodedir}`);
 
 const addons = [
