@@ -2,7 +2,7 @@
 // brings (the `node` devDependency), with the headers that package ships: run by `postinstall`,
 // on that Node. npm itself may run on an older Node; package.json's allowScripts keeps npm from
 // building them for it, and no nodedir setting in .npmrc is needed (npm warns about it).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -38,5 +38,10 @@ for (const { dir, required, prepare, args = [] } of addons) {
     continue;
   }
   prepare?.(dir);
-  execFileSync(process.execPath, [nodeGyp, 'rebuild', '-j', 'max', `--nodedir=${nodedir}`, '--loglevel=error', ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  // The compiler's chatter (warnings in the addons' own sources) is shown only when the build fails.
+  const build = spawnSync(process.execPath, [nodeGyp, 'rebuild', '-j', 'max', `--nodedir=${nodedir}`, '--loglevel=error', ...args], { cwd: dir, encoding: 'utf8' });
+  if (build.status !== 0) {
+    process.stderr.write(`${build.stdout}${build.stderr}`);
+    fail(`building ${dir} failed (node-gyp exit ${build.status ?? build.signal}); it needs python3, make and a C++ compiler`);
+  }
 }
