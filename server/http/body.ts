@@ -37,7 +37,8 @@ function discardRest(req: IncomingMessage, read: number, discardLimit: number): 
     const finish = (ended: boolean) => {
       req.off('data', onData);
       req.off('end', onEnd);
-      req.off('error', onEnd);
+      req.off('error', onGone);
+      req.off('close', onGone);
       if (!ended) req.pause();
       resolve(ended);
     };
@@ -46,9 +47,12 @@ function discardRest(req: IncomingMessage, read: number, discardLimit: number): 
       if (total > discardLimit) finish(false);
     };
     const onEnd = () => finish(true);
+    // A client that goes away mid-body: nothing more to read, and no answer will reach it.
+    const onGone = () => finish(false);
     req.on('data', onData);
     req.once('end', onEnd);
-    req.once('error', onEnd);
+    req.once('error', onGone);
+    req.once('close', onGone);
     req.resume();
   });
 }
