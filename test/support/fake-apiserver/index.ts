@@ -1,6 +1,7 @@
 // An in-process kube-apiserver on loopback for tests and benchmarks. It keeps objects in
 // memory and answers with the shapes recorded from a real API server (fixtures/kube):
-// CRUD, list/watch with resourceVersions and 410, server-side apply, status subresource,
+// CRUD, list/watch with resourceVersions, 410 and bookmarks (events after the write's response),
+// field selectors limited as the real ones, namespaces that terminate, server-side apply, status subresource,
 // finalizers, ownerReference garbage collection, token authentication, TokenRequest,
 // RBAC with the real 403 messages, (Self)SubjectAccessReview, admission webhooks and
 // CRD structural defaults/validation.
@@ -15,11 +16,12 @@ import { groupOf, RESOURCES, type ResourceType } from '../../../kube/resources.j
 import { fixture } from '../fixtures.js';
 import { callWebhooks, type AdmissionOutcome } from './admission.js';
 import { authorize, clusterRoleRules, escalationMessage, forbiddenMessage, ruleNotHeld, type Attributes, type PolicyRule, type UserInfo } from './rbac.js';
-import { fieldSelectorName, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { FieldSelectorError, fieldSelectorName, parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { dns1035LabelProblems, metadataProblems } from '../../../kube/names.js';
 import { clone, jsonPatch, JsonPatchError, mergePatch, serverSideApply } from './patch.js';
 import { CrdSchemas } from './schema.js';
 import { ApiError, status } from './api-error.js';
+import { WatchHub, type WatchEntry } from './watch.js';
 
 export { ApiError } from './api-error.js';
 
@@ -30,23 +32,6 @@ interface Route {
   namespace?: string;
   name?: string;
   subresource?: string;
-}
-
-interface WatchEntry {
-  rv: number;
-  type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  typeKey: string;
-  object: KubeObject;
-  /** The object before a MODIFIED event: a watch's selector is checked against both. */
-  previous?: KubeObject;
-}
-
-interface Watcher {
-  typeKey: string;
-  namespace?: string;
-  labels: (l: Record<string, string> | undefined) => boolean;
-  fields: (o: any) => boolean;
-  res: http.ServerResponse;
 }
 
 export interface RequestRecord {
@@ -94,6 +79,10 @@ export interface FakeApiServerOptions {
   seedCluster?: boolean;
   /** Events kept for watches; older resourceVersions answer 410 Gone. */
   historyLimit?: number;
+  /** Milliseconds between a write's response and its watch events (default 0: right after the response). */
+  watchLagMs?: number;
+  /** Milliseconds between BOOKMARK events on watches that allow them (default 60000, as kube-apiserver). */
+  bookmarkIntervalMs?: number;
 }
 
 export class FakeApiServer {
@@ -105,18 +94,19 @@ export class FakeApiServer {
   private data = new Map<string, Map<string, KubeObject>>();
   private appliedBy = new Map<string, Map<string, unknown>>();
   private tokens = new Map<string, { user: UserInfo; expires?: number }>();
-  private history: WatchEntry[] = [];
-  private compactedRv = 0;
+  private readonly hub: WatchHub;
   private rv = 1000;
-  private watchers = new Set<Watcher>();
   private upgrades: { pattern: RegExp; handler: UpgradeHandler }[] = [];
   private failures: InjectedFailure[] = [];
   private delays: { method: string; path: RegExp; ms: number }[] = [];
   private podLogs = new Map<string, string>();
+  /** Terminating namespaces whose next controller pass is scheduled. */
+  private cleanups = new Set<string>();
   readonly schemas = new CrdSchemas();
   url = '';
 
   constructor(private readonly opts: FakeApiServerOptions = {}) {
+    this.hub = new WatchHub({ historyLimit: opts.historyLimit ?? 50_000, lagMs: opts.watchLagMs ?? 0, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000 });
     for (const t of [...Object.values(RESOURCES), ...EXTRA_TYPES]) this.types.set(typeKey(t), t);
     this.addUser(this.adminToken, { username: 'admin', groups: ['system:masters', 'system:authenticated'] });
     if (opts.seedCluster !== false) this.seedCluster();
@@ -125,7 +115,7 @@ export class FakeApiServer {
   // ---- test-facing API -------------------------------------------------------------
 
   async start(): Promise<string> {
-    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server = http.createServer((req, res) => void this.hub.inRequest(res, () => this.handle(req, res)));
     this.server.on('upgrade', (req, socket, head) => this.handleUpgrade(req, socket as Socket, head));
     this.server.on('connection', (s) => {
       this.sockets.add(s);
@@ -137,8 +127,7 @@ export class FakeApiServer {
   }
 
   async close(): Promise<void> {
-    for (const w of this.watchers) w.res.end();
-    this.watchers.clear();
+    this.hub.closeAll();
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
@@ -213,8 +202,7 @@ export class FakeApiServer {
 
   /** Makes every resourceVersion up to now too old: watches from them answer 410 Gone. */
   compact(): void {
-    this.compactedRv = this.rv;
-    this.history = [];
+    this.hub.compact(this.rv);
   }
 
   /** Registers CRDs (as `infra` renders them): their schemas default and validate den.dev objects. */
@@ -227,8 +215,7 @@ export class FakeApiServer {
 
   /** Ends every open watch stream, as an API server restart or a load balancer would. */
   dropWatches(): void {
-    for (const w of this.watchers) w.res.end();
-    this.watchers.clear();
+    this.hub.closeAll();
   }
 
   get resourceVersion(): number {
@@ -271,7 +258,14 @@ export class FakeApiServer {
       const changed = !existing || JSON.stringify(specOf(existing)) !== JSON.stringify(specOf(obj));
       md.generation = changed ? prev + 1 : prev;
     }
-    if (t.plural === 'namespaces') md.labels = { ...md.labels, 'kubernetes.io/metadata.name': md.name! };
+    if (isNamespace(t)) {
+      md.labels = { ...md.labels, 'kubernetes.io/metadata.name': md.name! };
+      if (!existing) {
+        const ns = obj as KubeObject & { spec?: { finalizers?: string[] }; status?: { phase?: string } };
+        ns.spec = { finalizers: ['kubernetes'], ...ns.spec };
+        ns.status = { phase: 'Active', ...ns.status };
+      }
+    }
     md.resourceVersion = String(++this.rv);
     return obj;
   }
@@ -294,9 +288,15 @@ export class FakeApiServer {
     gone.metadata!.resourceVersion = String(++this.rv);
     this.publish({ rv: this.rv, type: 'DELETED', typeKey: key, object: gone });
     this.collectDependents(obj);
+    const ns = t.namespaced ? obj.metadata?.namespace : undefined;
+    if (ns && this.find(RESOURCES.namespace, undefined, ns)?.metadata?.deletionTimestamp) this.scheduleNamespaceCleanup(ns);
   }
 
-  /** Background cascading deletion: dependents whose owners are all gone are deleted too. */
+  /**
+   * Background cascading deletion: dependents whose owners are all gone are deleted as a
+   * DELETE would (finalizers honoured). The contents of a namespace that vanished without
+   * terminating (remove()) vanish with it.
+   */
   private collectDependents(owner: KubeObject): void {
     const uid = owner.metadata!.uid;
     const isNamespace = owner.kind === 'Namespace' && owner.apiVersion === 'v1';
@@ -306,18 +306,8 @@ export class FakeApiServer {
         const refs = o.metadata?.ownerReferences ?? [];
         const owned = refs.some((r) => r.uid === uid);
         const inNamespace = isNamespace && t.namespaced && o.metadata?.namespace === owner.metadata!.name;
-        if (!owned && !inNamespace) continue;
-        if (owned && !inNamespace && refs.some((r) => r.uid !== uid && this.uidExists(r.uid))) continue;
-        if (o.metadata?.finalizers?.length && !inNamespace) {
-          if (!o.metadata.deletionTimestamp) {
-            const previous = clone(o);
-            o.metadata.deletionTimestamp = new Date().toISOString();
-            o.metadata.resourceVersion = String(++this.rv);
-            this.publish({ rv: this.rv, type: 'MODIFIED', typeKey: key, object: o, previous });
-          }
-          continue;
-        }
-        this.drop(t, o);
+        if (inNamespace) this.drop(t, o);
+        else if (owned && !refs.some((r) => r.uid !== uid && this.uidExists(r.uid))) this.deleteObject(t, o);
       }
     }
   }
@@ -328,31 +318,7 @@ export class FakeApiServer {
   }
 
   private publish(entry: WatchEntry): void {
-    this.history.push(entry);
-    const limit = this.opts.historyLimit ?? 50_000;
-    if (this.history.length > limit) {
-      const dropped = this.history.splice(0, this.history.length - limit);
-      this.compactedRv = dropped[dropped.length - 1]!.rv;
-    }
-    for (const w of this.watchers) this.deliver(w, entry);
-  }
-
-  /**
-   * As the API server's watch cache does it: an object that starts matching the watch's
-   * selectors arrives as ADDED, one that stops matching as DELETED (its previous content
-   * with the event's resourceVersion).
-   */
-  private deliver(w: Watcher, e: WatchEntry): void {
-    if (w.typeKey !== e.typeKey) return;
-    const matches = (o: KubeObject) => (w.namespace === undefined || o.metadata?.namespace === w.namespace) && w.labels(o.metadata?.labels) && w.fields(o);
-    const now = e.type !== 'DELETED' && matches(e.object);
-    const before = e.type === 'DELETED' ? matches(e.object) : e.previous !== undefined && matches(e.previous);
-    let event: { type: WatchEntry['type']; object: KubeObject };
-    if (now) event = { type: before ? e.type : 'ADDED', object: e.object };
-    else if (before && e.type === 'DELETED') event = { type: 'DELETED', object: e.object };
-    else if (before) event = { type: 'DELETED', object: { ...e.previous!, metadata: { ...e.previous!.metadata, resourceVersion: String(e.rv) } } };
-    else return;
-    w.res.write(JSON.stringify(event) + '\n');
+    this.hub.publish(entry);
   }
 
   // ---- HTTP ------------------------------------------------------------------------
@@ -552,7 +518,7 @@ export class FakeApiServer {
 
   private list(t: ResourceType, namespace: string | undefined, q: URLSearchParams) {
     const labels = parseLabelSelector(q.get('labelSelector') ?? undefined);
-    const fields = parseFieldSelector(q.get('fieldSelector') ?? undefined);
+    const fields = this.fieldFilter(t, q);
     const items = [...(this.data.get(typeKey(t))?.values() ?? [])]
       .filter((o) => namespace === undefined || o.metadata?.namespace === namespace)
       .filter((o) => labels(o.metadata?.labels) && fields(o))
@@ -560,29 +526,43 @@ export class FakeApiServer {
     return { kind: `${t.kind}List`, apiVersion: t.apiVersion, metadata: { resourceVersion: String(this.rv) }, items };
   }
 
-  private watch(t: ResourceType, namespace: string | undefined, q: URLSearchParams, res: http.ServerResponse): void {
-    const fromRv = Number(q.get('resourceVersion') ?? '0');
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-    const w: Watcher = { typeKey: typeKey(t), namespace, labels: parseLabelSelector(q.get('labelSelector') ?? undefined), fields: parseFieldSelector(q.get('fieldSelector') ?? undefined), res };
-    if (fromRv > 0 && fromRv < this.compactedRv) {
-      res.end(JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', `too old resource version: ${fromRv} (${this.compactedRv})`) }) + '\n');
-      return;
+  /** The request's field selector, limited to the fields kube-apiserver supports for the resource (400 otherwise). */
+  private fieldFilter(t: ResourceType, q: URLSearchParams): (o: KubeObject) => boolean {
+    const group = groupOf(t.apiVersion);
+    const crd = [...(this.data.get(typeKey(RESOURCES.customResourceDefinition))?.values() ?? [])].find((c: any) => c.spec?.group === group && c.spec?.names?.plural === t.plural) as any;
+    const version = crd?.spec?.versions?.find((v: any) => `${group}/${v.name}` === t.apiVersion);
+    const selectable = ((version?.selectableFields ?? []) as { jsonPath: string }[]).map((f) => f.jsonPath.replace(/^\./, ''));
+    try {
+      return parseFieldSelector(q.get('fieldSelector') ?? undefined, `${t.plural}.${group}`, selectable);
+    } catch (err) {
+      if (err instanceof FieldSelectorError) throw new ApiError(400, status(400, 'BadRequest', err.message));
+      throw err;
     }
-    if (fromRv === 0) {
-      for (const o of this.list(t, namespace, q).items) res.write(JSON.stringify({ type: 'ADDED', object: o }) + '\n');
-    } else {
-      for (const e of this.history) if (e.rv > fromRv) this.deliver(w, e);
-    }
-    this.watchers.add(w);
-    res.on('close', () => this.watchers.delete(w));
   }
 
-  private checkNamespace(t: ResourceType, namespace: string | undefined): void {
+  private watch(t: ResourceType, namespace: string | undefined, q: URLSearchParams, res: http.ServerResponse): void {
+    const fromRv = Number(q.get('resourceVersion') ?? '0');
+    const bookmarks = q.get('allowWatchBookmarks') === 'true';
+    const sendInitialEvents = q.get('sendInitialEvents') === 'true';
+    if (sendInitialEvents && q.get('resourceVersionMatch') !== 'NotOlderThan') throw invalidWatch('resourceVersionMatch', 'FieldValueForbidden', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    if (sendInitialEvents && !bookmarks) throw invalidWatch('allowWatchBookmarks', 'FieldValueRequired', 'sendInitialEvents requires setting allowWatchBookmarks to true');
+    const initial = fromRv === 0 || sendInitialEvents ? this.list(t, namespace, q).items : undefined;
+    const watcher = { typeKey: typeKey(t), kind: t.kind, apiVersion: t.apiVersion, namespace, labels: parseLabelSelector(q.get('labelSelector') ?? undefined), fields: this.fieldFilter(t, q), res };
+    this.hub.open(watcher, fromRv, initial, { bookmarks, initialEventsEnd: sendInitialEvents, currentRv: this.rv });
+  }
+
+  /** The NamespaceLifecycle admission plugin: no new content in a missing or terminating namespace. */
+  private checkNamespace(t: ResourceType, namespace: string | undefined, name: string): void {
     if (!t.namespaced) return;
     if (!namespace) throw new ApiError(400, status(400, 'BadRequest', 'the namespace of the object does not match the namespace on the request'));
     const ns = this.find(RESOURCES.namespace, undefined, namespace);
     if (!ns) throw this.notFound(RESOURCES.namespace, namespace);
-    if (ns.metadata?.deletionTimestamp) throw new ApiError(403, status(403, 'Forbidden', `${t.plural} "…" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`));
+    if (ns.metadata?.deletionTimestamp) {
+      const group = groupOf(t.apiVersion);
+      const label = group ? `${t.plural}.${group}` : t.plural;
+      const message = `${label} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`;
+      throw new ApiError(403, status(403, 'Forbidden', message, { name, ...(group ? { group } : {}), kind: t.plural, causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }] }));
+    }
   }
 
   private validateName(t: ResourceType, name: string | undefined): void {
@@ -626,7 +606,7 @@ export class FakeApiServer {
     }
     this.validateName(t, obj.metadata.name);
     this.validateMetadata(t, obj);
-    this.checkNamespace(t, obj.metadata.namespace);
+    this.checkNamespace(t, obj.metadata.namespace, obj.metadata.name!);
     if (STATUS_SUBRESOURCE.has(t.plural) && t.plural !== 'pods') delete obj.status;
     for (const k of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'managedFields']) delete obj.metadata[k];
     // Like kube-apiserver: admission (webhooks included) runs before storage, which answers AlreadyExists.
@@ -673,7 +653,8 @@ export class FakeApiServer {
     }
     if (JSON.stringify(stripVolatile(obj)) === JSON.stringify(stripVolatile(existing))) return existing;
     const stored = this.stamp(obj, t, existing);
-    if (stored.metadata?.deletionTimestamp && !(stored.metadata.finalizers?.length)) {
+    const finalized = isNamespace(t) ? namespaceFinalized(stored) : !stored.metadata?.finalizers?.length;
+    if (stored.metadata?.deletionTimestamp && finalized) {
       this.drop(t, stored);
       return stored;
     }
@@ -728,22 +709,67 @@ export class FakeApiServer {
   }
 
   private delete(t: ResourceType, namespace: string | undefined, name: string): KubeObject {
-    const existing = this.mustFind(t, namespace, name);
+    return this.deleteObject(t, this.mustFind(t, namespace, name));
+  }
+
+  /** A DELETE: an object with finalizers (or a namespace) is marked and stays until they are done. */
+  private deleteObject(t: ResourceType, existing: KubeObject): KubeObject {
+    if (isNamespace(t)) return this.terminateNamespace(existing);
     if (existing.metadata?.finalizers?.length) {
-      if (!existing.metadata.deletionTimestamp) {
-        const marked = clone(existing);
-        marked.metadata!.deletionTimestamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-        const stored = this.stamp(marked, t, existing);
-        this.put(t, stored, 'MODIFIED');
-        return stored;
-      }
-      return existing;
+      if (existing.metadata.deletionTimestamp) return existing;
+      const marked = clone(existing);
+      marked.metadata!.deletionTimestamp = timestamp();
+      const stored = this.stamp(marked, t, existing);
+      this.put(t, stored, 'MODIFIED');
+      return stored;
     }
     this.drop(t, existing);
     return existing;
   }
 
+  /**
+   * As kube-apiserver and the namespace controller do it: the namespace turns Terminating
+   * at once; its contents are deleted afterwards (those with finalizers wait for them), and
+   * the namespace goes only once it is empty and its `kubernetes` finalizer is removed.
+   */
+  private terminateNamespace(ns: KubeObject): KubeObject {
+    if (ns.metadata?.deletionTimestamp) return ns;
+    const marked = clone(ns) as KubeObject & { status?: Record<string, unknown> };
+    marked.metadata!.deletionTimestamp = timestamp();
+    marked.status = { ...marked.status, phase: 'Terminating' };
+    const stored = this.stamp(marked, RESOURCES.namespace, ns);
+    this.put(RESOURCES.namespace, stored, 'MODIFIED');
+    this.scheduleNamespaceCleanup(ns.metadata!.name!);
+    return stored;
+  }
+
+  private scheduleNamespaceCleanup(name: string): void {
+    if (this.cleanups.has(name)) return;
+    this.cleanups.add(name);
+    setImmediate(() => {
+      this.cleanups.delete(name);
+      this.cleanNamespace(name);
+    });
+  }
+
+  /** One pass of the namespace controller over a terminating namespace. */
+  private cleanNamespace(name: string): void {
+    const ns = this.find(RESOURCES.namespace, undefined, name) as (KubeObject & { spec?: { finalizers?: string[] } }) | undefined;
+    if (!ns?.metadata?.deletionTimestamp) return;
+    const contents = () => [...this.data].flatMap(([key, bucket]) => [...bucket.values()].filter((o) => this.types.get(key)!.namespaced && o.metadata?.namespace === name).map((o) => [this.types.get(key)!, o] as const));
+    for (const [t, o] of contents()) if (this.find(t, name, o.metadata!.name!) === o) this.deleteObject(t, o);
+    if (contents().length > 0) return; // finalizers pending: a later drop in the namespace runs this again
+    if (ns.spec?.finalizers?.includes('kubernetes')) {
+      const finalized = clone(ns) as typeof ns;
+      finalized.spec!.finalizers = ns.spec.finalizers.filter((f) => f !== 'kubernetes');
+      const stored = this.stamp(finalized, RESOURCES.namespace, ns);
+      this.put(RESOURCES.namespace, stored, 'MODIFIED');
+      if (namespaceFinalized(stored)) this.drop(RESOURCES.namespace, stored);
+    } else if (namespaceFinalized(ns)) this.drop(RESOURCES.namespace, ns);
+  }
+
   private tokenRequest(route: Route, raw: string) {
+    this.checkNamespace(RESOURCES.serviceAccount, route.namespace, route.name!);
     const sa = this.find(RESOURCES.serviceAccount, route.namespace, route.name!);
     if (!sa) throw this.notFound(RESOURCES.serviceAccount, route.name!);
     const req = raw ? JSON.parse(raw) : {};
@@ -785,6 +811,25 @@ export class FakeApiServer {
     const answer = { kind: t.kind, apiVersion: t.apiVersion, metadata: { creationTimestamp: null }, spec: review?.spec ?? {}, status: allowed ? { allowed: true, reason: 'RBAC: allowed' } : { allowed: false } };
     return { code: 201, body: answer };
   }
+}
+
+/** kube-apiserver's answer to list options that contradict each other. */
+function invalidWatch(field: string, reason: 'FieldValueForbidden' | 'FieldValueRequired', detail: string): ApiError {
+  const problem = `${reason === 'FieldValueForbidden' ? 'Forbidden' : 'Required value'}: ${detail}`;
+  return new ApiError(422, status(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${field}: ${problem}`, { kind: 'ListOptions', group: 'meta.k8s.io', causes: [{ reason, message: problem, field }] }));
+}
+
+function isNamespace(t: ResourceType): boolean {
+  return t.plural === 'namespaces' && t.apiVersion === 'v1';
+}
+
+/** A namespace with no finalizer left, in metadata or spec. */
+function namespaceFinalized(ns: KubeObject): boolean {
+  return !ns.metadata?.finalizers?.length && !(ns as { spec?: { finalizers?: string[] } }).spec?.finalizers?.length;
+}
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 function specOf(o: KubeObject): unknown {
