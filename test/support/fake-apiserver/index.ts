@@ -22,6 +22,7 @@ import { clone, jsonPatch, JsonPatchError, mergePatch, serverSideApply } from '.
 import { CrdSchemas } from './schema.js';
 import { ApiError, status } from './api-error.js';
 import { WatchHub, type WatchEntry } from './watch.js';
+import { AdmissionRefusal, applyLimitDefaults, checkLimitRanges, checkQuotas, defaultPodRequests, quotaStatus, quotaTracks, type Quota } from './quota.js';
 
 export { ApiError } from './api-error.js';
 
@@ -278,6 +279,7 @@ export class FakeApiServer {
     const previous = bucket.get(objectKey);
     bucket.set(objectKey, obj);
     this.publish({ rv: this.rv, type, typeKey: key, object: obj, ...(type === 'MODIFIED' && previous ? { previous } : {}) });
+    if (t.namespaced) this.refreshQuotas(obj.metadata!.namespace!, key);
   }
 
   private drop(t: ResourceType, obj: KubeObject): void {
@@ -289,6 +291,7 @@ export class FakeApiServer {
     this.publish({ rv: this.rv, type: 'DELETED', typeKey: key, object: gone });
     this.collectDependents(obj);
     const ns = t.namespaced ? obj.metadata?.namespace : undefined;
+    if (ns) this.refreshQuotas(ns, key);
     if (ns && this.find(RESOURCES.namespace, undefined, ns)?.metadata?.deletionTimestamp) this.scheduleNamespaceCleanup(ns);
   }
 
@@ -610,13 +613,51 @@ export class FakeApiServer {
     if (STATUS_SUBRESOURCE.has(t.plural) && t.plural !== 'pods') delete obj.status;
     for (const k of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'managedFields']) delete obj.metadata[k];
     // Like kube-apiserver: admission (webhooks included) runs before storage, which answers AlreadyExists.
+    const limitRanges = t.namespaced ? this.objects(RESOURCES.limitRange, obj.metadata.namespace) : [];
+    if (isCore(t, 'pods')) {
+      defaultPodRequests(obj);
+      applyLimitDefaults(obj, limitRanges);
+    }
     const admitted = await this.admit(t, 'CREATE', obj, undefined, user);
     this.checkGrant(t, admitted, user);
+    this.builtInValidation(t, admitted, limitRanges);
     if (this.find(t, obj.metadata.namespace, obj.metadata.name!)) throw this.alreadyExists(t, obj.metadata.name!);
     if (dryRun) return admitted;
     const stored = this.stamp(admitted, t);
     this.put(t, stored, 'ADDED');
     return stored;
+  }
+
+  /** LimitRanger's and ResourceQuota's validation of a new object, which run after the webhooks. */
+  private builtInValidation(t: ResourceType, obj: KubeObject, limitRanges: KubeObject[]): void {
+    if (!t.namespaced) return;
+    try {
+      if (isCore(t, 'pods')) checkLimitRanges('Pod', obj, limitRanges);
+      if (isCore(t, 'persistentvolumeclaims')) checkLimitRanges('PersistentVolumeClaim', obj, limitRanges);
+      checkQuotas(typeKey(t), obj, this.objects<Quota>(RESOURCES.resourceQuota, obj.metadata!.namespace));
+    } catch (err) {
+      if (!(err instanceof AdmissionRefusal)) throw err;
+      const group = groupOf(t.apiVersion);
+      const name = obj.metadata!.name!;
+      throw new ApiError(403, status(403, 'Forbidden', `${group ? `${t.plural}.${group}` : t.plural} "${name}" is forbidden: ${err.message}`, { name, ...(group ? { group } : {}), kind: t.plural }));
+    }
+  }
+
+  /**
+   * The quota controller: status.hard and status.used of the namespace's ResourceQuotas,
+   * written when they change after a write of `changed` (a `<plural>.<group>`) they count.
+   */
+  private refreshQuotas(namespace: string, changed: string): void {
+    const quotas = this.data.get(typeKey(RESOURCES.resourceQuota));
+    const inNamespace = [...(quotas?.values() ?? [])].filter((o) => o.metadata?.namespace === namespace) as Quota[];
+    const hardKeys = inNamespace.flatMap((o) => Object.keys(o.spec?.hard ?? {}));
+    if (changed !== typeKey(RESOURCES.resourceQuota) && !quotaTracks(changed, hardKeys)) return;
+    const objects = [...this.data].filter(([key]) => quotaTracks(key, hardKeys)).flatMap(([key, bucket]) => [...bucket.values()].filter((o) => o.metadata?.namespace === namespace).map((object) => ({ resource: key, object })));
+    for (const quota of inNamespace) {
+      const next = quotaStatus(quota, objects);
+      if (JSON.stringify(next) === JSON.stringify({ hard: quota.status?.hard, used: quota.status?.used })) continue;
+      this.put(RESOURCES.resourceQuota, this.stamp({ ...clone(quota), status: next } as KubeObject, RESOURCES.resourceQuota, quota), 'MODIFIED');
+    }
   }
 
   private alreadyExists(t: ResourceType, name: string): ApiError {
@@ -817,6 +858,10 @@ export class FakeApiServer {
 function invalidWatch(field: string, reason: 'FieldValueForbidden' | 'FieldValueRequired', detail: string): ApiError {
   const problem = `${reason === 'FieldValueForbidden' ? 'Forbidden' : 'Required value'}: ${detail}`;
   return new ApiError(422, status(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${field}: ${problem}`, { kind: 'ListOptions', group: 'meta.k8s.io', causes: [{ reason, message: problem, field }] }));
+}
+
+function isCore(t: ResourceType, plural: string): boolean {
+  return t.plural === plural && t.apiVersion === 'v1';
 }
 
 function isNamespace(t: ResourceType): boolean {
