@@ -1,7 +1,8 @@
 // An in-process kube-apiserver on loopback for tests and benchmarks. It keeps objects in
 // memory and answers with the shapes recorded from a real API server (fixtures/kube):
 // CRUD, list/watch with resourceVersions, 410 and bookmarks (events after the write's response),
-// field selectors limited as the real ones, namespaces that terminate, server-side apply, status subresource,
+// field selectors limited as the real ones, namespaces that terminate, server-side apply with
+// managedFields and conflicts, LimitRange and ResourceQuota admission, status subresource,
 // finalizers, ownerReference garbage collection, token authentication, TokenRequest,
 // RBAC with the real 403 messages, (Self)SubjectAccessReview, admission webhooks and
 // CRD structural defaults/validation.
@@ -18,7 +19,8 @@ import { callWebhooks, type AdmissionOutcome } from './admission.js';
 import { authorize, clusterRoleRules, escalationMessage, forbiddenMessage, ruleNotHeld, type Attributes, type PolicyRule, type UserInfo } from './rbac.js';
 import { FieldSelectorError, fieldSelectorName, parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { dns1035LabelProblems, metadataProblems } from '../../../kube/names.js';
-import { clone, jsonPatch, JsonPatchError, mergePatch, serverSideApply } from './patch.js';
+import { clone, jsonPatch, JsonPatchError, mergePatch } from './patch.js';
+import { apply, BUILT_IN_LIST_KEYS, conflictMessage, fieldSet, printManager, printPath, recordUpdate, toFieldsV1, type ListKeys } from './managed-fields.js';
 import { CrdSchemas } from './schema.js';
 import { ApiError, status } from './api-error.js';
 import { WatchHub, type WatchEntry } from './watch.js';
@@ -44,6 +46,12 @@ export interface RequestRecord {
 }
 
 export type UpgradeHandler = (req: http.IncomingMessage, socket: Socket, head: Buffer, ctx: { user: UserInfo; match: RegExpMatchArray; url: URL }) => void;
+
+/** Who writes: the authenticated user and the field manager (fieldManager, else the User-Agent's product). */
+interface Writer {
+  user: UserInfo;
+  manager: string;
+}
 
 interface InjectedFailure {
   method: string;
@@ -93,7 +101,6 @@ export class FakeApiServer {
   private sockets = new Set<Socket>();
   private types = new Map<string, ResourceType>();
   private data = new Map<string, Map<string, KubeObject>>();
-  private appliedBy = new Map<string, Map<string, unknown>>();
   private tokens = new Map<string, { user: UserInfo; expires?: number }>();
   private readonly hub: WatchHub;
   private rv = 1000;
@@ -285,7 +292,6 @@ export class FakeApiServer {
   private drop(t: ResourceType, obj: KubeObject): void {
     const key = typeKey(t);
     this.data.get(key)?.delete(keyOf(t.namespaced ? obj.metadata?.namespace : undefined, obj.metadata!.name!));
-    this.appliedBy.delete(obj.metadata!.uid!);
     const gone = clone(obj);
     gone.metadata!.resourceVersion = String(++this.rv);
     this.publish({ rv: this.rv, type: 'DELETED', typeKey: key, object: gone });
@@ -425,7 +431,8 @@ export class FakeApiServer {
       const route = this.parse(url.pathname);
       if (!route) throw new ApiError(404, status(404, 'NotFound', 'the server could not find the requested resource', {}));
       const body = await readBody(req);
-      const result = await this.dispatch(method, route, url, body, req.headers['content-type'] ?? '', user, record, res);
+      const manager = url.searchParams.get('fieldManager') ?? (req.headers['user-agent'] ?? 'unknown').split('/')[0]!.slice(0, 128);
+      const result = await this.dispatch(method, route, url, body, req.headers['content-type'] ?? '', { user, manager }, record, res);
       if (result === undefined) return; // a watch or log stream answered already
       res.writeHead(result.code, { 'Content-Type': result.contentType ?? 'application/json' });
       res.end(typeof result.body === 'string' ? result.body : JSON.stringify(result.body));
@@ -460,8 +467,9 @@ export class FakeApiServer {
     reject(400, status(400, 'BadRequest', `no handler for ${route.subresource}`));
   }
 
-  private async dispatch(method: string, route: Route, url: URL, raw: string, contentType: string, user: UserInfo, record: RequestRecord, res: http.ServerResponse): Promise<{ code: number; body: unknown; contentType?: string } | undefined> {
+  private async dispatch(method: string, route: Route, url: URL, raw: string, contentType: string, writer: Writer, record: RequestRecord, res: http.ServerResponse): Promise<{ code: number; body: unknown; contentType?: string } | undefined> {
     const t = route.type;
+    const { user } = writer;
     const group = groupOf(t.apiVersion);
     const q = url.searchParams;
     const watch = q.get('watch') === 'true' || q.get('watch') === '1';
@@ -495,11 +503,11 @@ export class FakeApiServer {
         this.watch(t, route.namespace, q, res);
         return undefined;
       case 'create':
-        return { code: 201, body: await this.create(t, route.namespace, body, user, q.get('dryRun') === 'All') };
+        return { code: 201, body: await this.create(t, route.namespace, body, writer, q.get('dryRun') === 'All') };
       case 'update':
-        return { code: 200, body: await this.update(t, route, body, user) };
+        return { code: 200, body: await this.update(t, route, body, writer) };
       case 'patch':
-        return this.patch(t, route, body, contentType, user, q.get('fieldManager') ?? undefined);
+        return this.patch(t, route, body, contentType, writer, { fieldManager: q.get('fieldManager') ?? undefined, force: q.get('force') === 'true' });
       case 'delete':
         return { code: 200, body: this.delete(t, route.namespace, route.name!) };
       default:
@@ -598,7 +606,8 @@ export class FakeApiServer {
     return current;
   }
 
-  private async create(t: ResourceType, pathNamespace: string | undefined, body: any, user: UserInfo, dryRun: boolean): Promise<KubeObject> {
+  private async create(t: ResourceType, pathNamespace: string | undefined, body: any, writer: Writer, dryRun: boolean, applied?: KubeObject): Promise<KubeObject> {
+    const { user } = writer;
     if (!body || typeof body !== 'object') throw new ApiError(400, status(400, 'BadRequest', 'the request body is not a valid object'));
     const obj = clone(body) as KubeObject;
     obj.metadata ??= {};
@@ -622,6 +631,11 @@ export class FakeApiServer {
     this.checkGrant(t, admitted, user);
     this.builtInValidation(t, admitted, limitRanges);
     if (this.find(t, obj.metadata.namespace, obj.metadata.name!)) throw this.alreadyExists(t, obj.metadata.name!);
+    const time = timestamp();
+    const listKeys = this.listKeysOf(t);
+    admitted.metadata!.managedFields = applied
+      ? [{ manager: writer.manager, operation: 'Apply', apiVersion: t.apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(fieldSet(applied, listKeys)) }]
+      : recordUpdate({ next: admitted, manager: writer.manager, listKeys, time });
     if (dryRun) return admitted;
     const stored = this.stamp(admitted, t);
     this.put(t, stored, 'ADDED');
@@ -673,7 +687,9 @@ export class FakeApiServer {
   }
 
   /** Writes a new version of an existing object, honouring the status subresource, finalizers and admission. */
-  private async write(t: ResourceType, route: Route, existing: KubeObject, next: KubeObject, user: UserInfo): Promise<KubeObject> {
+  /** Writes a new version (`managedFields` given by an apply, else recorded as an Update by the writer). */
+  private async write(t: ResourceType, route: Route, existing: KubeObject, next: KubeObject, writer: Writer, managedFields?: unknown[]): Promise<KubeObject> {
+    const { user } = writer;
     const statusOnly = route.subresource === 'status';
     let obj: KubeObject;
     if (statusOnly) {
@@ -692,7 +708,9 @@ export class FakeApiServer {
       this.checkGrant(t, obj, user);
       this.validateMetadata(t, obj);
     }
-    if (JSON.stringify(stripVolatile(obj)) === JSON.stringify(stripVolatile(existing))) return existing;
+    obj.metadata!.managedFields = managedFields ?? recordUpdate({ old: existing, next: obj, manager: writer.manager, subresource: route.subresource, listKeys: this.listKeysOf(t), time: timestamp() });
+    const owners = (o: KubeObject) => JSON.stringify(((o.metadata?.managedFields as object[] | undefined) ?? []).map((e) => ({ ...e, time: undefined })));
+    if (JSON.stringify(stripVolatile(obj)) === JSON.stringify(stripVolatile(existing)) && owners(obj) === owners(existing)) return existing;
     const stored = this.stamp(obj, t, existing);
     const finalized = isNamespace(t) ? namespaceFinalized(stored) : !stored.metadata?.finalizers?.length;
     if (stored.metadata?.deletionTimestamp && finalized) {
@@ -703,29 +721,35 @@ export class FakeApiServer {
     return stored;
   }
 
-  private async update(t: ResourceType, route: Route, body: any, user: UserInfo): Promise<KubeObject> {
+  private async update(t: ResourceType, route: Route, body: any, writer: Writer): Promise<KubeObject> {
     const existing = this.mustFind(t, route.namespace, route.name!);
     const rv = body?.metadata?.resourceVersion;
     if (rv && rv !== existing.metadata?.resourceVersion) throw this.conflict(t, route.name!);
-    return this.write(t, route, existing, body, user);
+    return this.write(t, route, existing, body, writer);
   }
 
-  private async patch(t: ResourceType, route: Route, body: any, contentType: string, user: UserInfo, fieldManager?: string) {
+  /** How server-side apply merges this kind's lists: its CRD schema's list-map keys, else the built-in ones. */
+  private listKeysOf(t: ResourceType): ListKeys {
+    const crd = this.schemas.listKeysOf(t.apiVersion, t.kind);
+    return crd ? (path) => (path[0] === 'metadata' ? BUILT_IN_LIST_KEYS(path) : crd(path)) : BUILT_IN_LIST_KEYS;
+  }
+
+  private async patch(t: ResourceType, route: Route, body: any, contentType: string, writer: Writer, opts: { fieldManager?: string; force: boolean }) {
     const existing = this.find(t, route.namespace, route.name!);
     const type = contentType.split(';')[0]!.trim();
     if (type === 'application/apply-patch+yaml') {
-      if (!fieldManager) throw new ApiError(400, status(400, 'BadRequest', 'PATCH requests of type apply need a fieldManager'));
+      if (!opts.fieldManager) throw new ApiError(400, status(400, 'BadRequest', 'PATCH requests of type apply need a fieldManager'));
       if (!existing) {
         if (route.subresource) throw this.notFound(t, route.name!);
-        const created = await this.create(t, route.namespace, { ...body, metadata: { ...body?.metadata, name: route.name } }, user, false);
-        this.rememberApply(created, fieldManager, route.subresource, body);
-        return { code: 201, body: created };
+        const applied = { ...body, metadata: { ...body?.metadata, name: route.name } };
+        return { code: 201, body: await this.create(t, route.namespace, applied, writer, false, applied) };
       }
-      const previous = this.appliedBy.get(existing.metadata!.uid!)?.get(`${fieldManager}/${route.subresource ?? ''}`);
-      const next = serverSideApply(existing, previous, body);
-      const written = await this.write(t, route, existing, next, user);
-      this.rememberApply(written, fieldManager, route.subresource, body);
-      return { code: 200, body: written };
+      const outcome = apply({ live: existing, applied: body, manager: opts.fieldManager, subresource: route.subresource, force: opts.force, listKeys: this.listKeysOf(t), time: timestamp() });
+      if ('conflicts' in outcome) {
+        const causes = outcome.conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.entry)}`, field: printPath(c.path) }));
+        throw new ApiError(409, status(409, 'Conflict', conflictMessage(outcome.conflicts), { causes }));
+      }
+      return { code: 200, body: await this.write(t, route, existing, outcome.object, writer, outcome.managedFields) };
     }
     if (!existing) throw this.notFound(t, route.name!);
     let next: KubeObject;
@@ -739,14 +763,7 @@ export class FakeApiServer {
     }
     const rv = (body as any)?.metadata?.resourceVersion;
     if (rv && rv !== existing.metadata?.resourceVersion) throw this.conflict(t, route.name!);
-    return { code: 200, body: await this.write(t, route, existing, next, user) };
-  }
-
-  private rememberApply(obj: KubeObject, manager: string, subresource: string | undefined, applied: unknown): void {
-    const uid = obj.metadata!.uid!;
-    let m = this.appliedBy.get(uid);
-    if (!m) this.appliedBy.set(uid, (m = new Map()));
-    m.set(`${manager}/${subresource ?? ''}`, clone(applied));
+    return { code: 200, body: await this.write(t, route, existing, next, writer) };
   }
 
   private delete(t: ResourceType, namespace: string | undefined, name: string): KubeObject {
