@@ -1,19 +1,11 @@
 import { expect } from 'chai';
 import { denCrds } from '../../infra/crds/index.js';
 import type { KubeObject } from '../../kube/client.js';
-import { KubeApiError } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from './fake-apiserver.js';
+import { refusal } from './fake-apiserver/refusal.js';
 import { fixtureLines } from './fixtures.js';
 
-async function refusal(request: Promise<unknown>): Promise<KubeApiError> {
-  const outcome = await request.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(outcome instanceof KubeApiError)) throw new Error(`expected the API server to refuse, got ${String(outcome)}`);
-  return outcome;
-}
 
 const sts = (containers: object[], replicas?: number): KubeObject => ({
   apiVersion: 'apps/v1',

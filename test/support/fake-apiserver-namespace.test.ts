@@ -1,17 +1,9 @@
 import { expect } from 'chai';
-import { KubeApiError } from '../../kube/errors.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
 import { FakeApiServer } from './fake-apiserver.js';
+import { refusal } from './fake-apiserver/refusal.js';
 import { rawWatch } from './fake-apiserver/stream.js';
 
-async function refusal(request: Promise<unknown>): Promise<KubeApiError> {
-  const outcome = await request.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(outcome instanceof KubeApiError)) throw new Error(`expected the API server to refuse, got ${String(outcome)}`);
-  return outcome;
-}
 
 describe('the fake API server, namespace deletion', () => {
   let api: FakeApiServer;

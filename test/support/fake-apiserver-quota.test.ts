@@ -1,17 +1,9 @@
 import { expect } from 'chai';
 import type { KubeObject } from '../../kube/client.js';
-import { KubeApiError } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from './fake-apiserver.js';
+import { refusal } from './fake-apiserver/refusal.js';
 
-async function refusal(request: Promise<unknown>): Promise<KubeApiError> {
-  const outcome = await request.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(outcome instanceof KubeApiError)) throw new Error(`expected the API server to refuse, got ${String(outcome)}`);
-  return outcome;
-}
 
 const pod = (name: string, resources?: object, more: object[] = []): KubeObject => ({ metadata: { name }, spec: { containers: [{ name: 'app', image: 'busybox', ...(resources ? { resources } : {}) }, ...more] } });
 const claim = (name: string, storage: string): KubeObject => ({ metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } } });

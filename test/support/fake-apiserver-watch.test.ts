@@ -1,23 +1,14 @@
 import { expect } from 'chai';
 import { denCrds } from '../../infra/crds/index.js';
-import { KubeApiError } from '../../kube/errors.js';
 import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
 import { FakeApiServer } from './fake-apiserver.js';
+import { refusal } from './fake-apiserver/refusal.js';
 import { fixtureLines } from './fixtures.js';
 import { rawWatch } from './fake-apiserver/stream.js';
 
 const cm = (name: string) => ({ metadata: { name } });
 
-/** The API server's refusal of a request that must fail. */
-async function refusal(request: Promise<unknown>): Promise<KubeApiError> {
-  const outcome = await request.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(outcome instanceof KubeApiError)) throw new Error(`expected the API server to refuse, got ${String(outcome)}`);
-  return outcome;
-}
 
 describe('the fake API server, lists and watches', () => {
   let api: FakeApiServer;

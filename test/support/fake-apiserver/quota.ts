@@ -208,7 +208,7 @@ export function quotaTracks(resource: string, hardKeys: string[]): boolean {
   const count = group ? `count/${plural}.${group}` : `count/${plural}`;
   return hardKeys.some((k) => {
     if (k === count || (!group && k === plural)) return true;
-    if (resource === 'pods.') return COMPUTE.includes(k) || k === 'ephemeral-storage' || k.startsWith('requests.') && k !== 'requests.storage' || k.startsWith('limits.');
+    if (resource === 'pods.') return COMPUTE.includes(k) || k === 'ephemeral-storage' || (k.startsWith('requests.') && k !== 'requests.storage') || k.startsWith('limits.');
     return resource === 'persistentvolumeclaims.' && k === 'requests.storage';
   });
 }
