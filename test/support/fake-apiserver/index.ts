@@ -169,6 +169,24 @@ export class FakeApiServer {
     });
   }
 
+  /**
+   * An object as kube-apiserver's built-in admission would store it on create (namespace
+   * lifecycle, LimitRange defaults and checks, ResourceQuota), for harness controllers that
+   * then seed() it; throws the ApiError a real create would answer. Webhooks are not called.
+   */
+  admitBuiltIn(o: KubeObject): KubeObject {
+    const t = this.typeOfObject(o);
+    const obj = clone(o);
+    this.checkNamespace(t, obj.metadata?.namespace, obj.metadata!.name!);
+    const limitRanges = t.namespaced ? this.objects(RESOURCES.limitRange, obj.metadata!.namespace) : [];
+    if (isCore(t, 'pods')) {
+      defaultPodRequests(obj);
+      applyLimitDefaults(obj, limitRanges);
+    }
+    this.builtInValidation(t, obj, limitRanges);
+    return obj;
+  }
+
   /** Removes an object directly (no finalizers), as if it vanished. */
   remove(t: ResourceType, name: string, namespace?: string): void {
     const obj = this.find(t, namespace, name);

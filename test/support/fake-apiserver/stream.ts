@@ -9,7 +9,7 @@ export interface RawEvent {
 
 export interface RawWatch {
   events: RawEvent[];
-  /** Resolves with the first event (in order) for which `match` holds, waiting for it to arrive. */
+  /** Resolves with the first event not returned before for which `match` holds, waiting for it to arrive. */
   next(match: (e: RawEvent) => boolean): Promise<RawEvent>;
   close(): void;
 }
@@ -17,12 +17,14 @@ export interface RawWatch {
 export async function rawWatch(client: KubeClient, path: string, query: Record<string, string>): Promise<RawWatch> {
   const res: http.IncomingMessage = await client.send({ path, query: { ...query, watch: 'true' }, timeoutMs: 0x7fffffff });
   const events: RawEvent[] = [];
-  const waiting: { match: (e: RawEvent) => boolean; from: number; resolve: (e: RawEvent) => void }[] = [];
+  const waiting: { match: (e: RawEvent) => boolean; resolve: (e: RawEvent) => void }[] = [];
+  const returned = new Set<RawEvent>();
   let buffered = '';
   const settle = () => {
     for (const w of [...waiting]) {
-      const found = events.slice(w.from).find(w.match);
+      const found = events.find((e) => !returned.has(e) && w.match(e));
       if (!found) continue;
+      returned.add(found);
       waiting.splice(waiting.indexOf(w), 1);
       w.resolve(found);
     }
@@ -37,19 +39,11 @@ export async function rawWatch(client: KubeClient, path: string, query: Record<s
     }
     settle();
   });
-  let consumed = 0;
   return {
     events,
     next(match) {
       return new Promise((resolve) => {
-        waiting.push({
-          match,
-          from: consumed,
-          resolve: (e) => {
-            consumed = events.indexOf(e) + 1;
-            resolve(e);
-          },
-        });
+        waiting.push({ match, resolve });
         settle();
       });
     },
