@@ -2,7 +2,7 @@
 // minted through TokenRequest with the server's identity and reused until most of
 // their lifetime has passed. Concurrent requests for the same account share one mint.
 import type { KubeClient } from '../../kube/client.js';
-import { isNotFound, KubeApiError } from '../../kube/errors.js';
+import { isNamespaceTerminating, isNotFound, KubeApiError } from '../../kube/errors.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
 import { HttpError } from '../http/errors.js';
 import { Registry } from 'prom-client';
@@ -90,6 +90,8 @@ export class TokenMinter {
       if (isNotFound(err)) {
         throw new HttpError(503, `the namespace ${namespace} is not ready yet (ServiceAccount ${serviceAccount} not found); retry shortly`, { 'Retry-After': '5' });
       }
+      // The person's space is going away: errorMapper words that for them.
+      if (isNamespaceTerminating(err)) throw err;
       if (err instanceof KubeApiError && (err.status === 401 || err.status === 403)) {
         throw new HttpError(502, `the server may not mint tokens for ${serviceAccountUsername(namespace, serviceAccount)}: ${err.message}`);
       }

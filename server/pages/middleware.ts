@@ -76,8 +76,8 @@ export function pageErrors(store: AssetStore, logError: ErrorLogger) {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, `there is no page at ${ctx.path}`);
     } catch (err) {
-      const { status, message, headers } = describeError(err);
-      if (status >= 500) logError('page failed', { method: ctx.method, path: ctx.path, status, error: String((err as Error)?.message ?? err) });
+      const { status, message, headers, logged } = describeError(err);
+      if (status >= 500 || logged) logError('page failed', { method: ctx.method, path: ctx.path, status, error: String((err as Error)?.message ?? err) });
       ctx.status = status;
       for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
       ctx.type = 'html';

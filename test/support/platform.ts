@@ -18,7 +18,7 @@ import { isNotFound } from '../../kube/errors.js';
 import { SYSTEM_NAMESPACE } from '../../kube/group.js';
 import { Informer } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { FakeApiServer } from './fake-apiserver.js';
+import { ApiError, FakeApiServer } from './fake-apiserver.js';
 import { FakeExec } from './fake-exec.js';
 import { freePort, kubeconfigYaml } from './loopback.js';
 
@@ -175,7 +175,8 @@ function timestamp(): string {
 
 /**
  * What the StatefulSet controller and the kubelet do for a one-replica StatefulSet: create
- * its home PVCs from the claim templates and its pod `<name>-0` (owned by the StatefulSet,
+ * its home PVCs from the claim templates and its pod `<name>-0` through the API server's
+ * built-in admission (LimitRange defaults, ResourceQuota; a refusal is a FailedCreate event) (owned by the StatefulSet,
  * with the template's labels and a Ready status in the kubelet's shape, or ErrImagePull for
  * an image under `registry.invalid/`), delete the pod when replicas drop to 0, and report the
  * replica counts in the StatefulSet's status.
@@ -213,8 +214,9 @@ export class HarnessKubelet {
     let pod = this.api.object<any>(RESOURCES.pod, podName, namespace);
     if (replicas >= 1) {
       for (const template of sts.spec?.volumeClaimTemplates ?? []) this.ensureClaim(sts, template);
-      if (!pod) {
-        pod = this.api.seed(this.renderPod(sts, podName))[0];
+      const admitted = pod ? undefined : this.admitted(sts, this.renderPod(sts, podName), `Pod ${podName}`);
+      if (admitted) {
+        pod = this.api.seed(admitted)[0];
         this.api.seed(...this.startEvents(pod));
       }
     } else if (pod) {
@@ -241,13 +243,43 @@ export class HarnessKubelet {
     const claim = `${template.metadata.name}-${sts.metadata.name}-0`;
     if (this.api.object(RESOURCES.persistentVolumeClaim, claim, namespace)) return;
     // No ownerReference: without a retention policy the StatefulSet controller leaves claims behind.
-    this.api.seed({
+    const admitted = this.admitted(sts, {
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
       metadata: { name: claim, namespace, labels: { ...sts.spec.selector?.matchLabels, ...template.metadata.labels } },
       spec: { storageClassName: 'standard', volumeMode: 'Filesystem', ...template.spec, volumeName: `pvc-${claim}` },
       status: { phase: 'Bound', accessModes: template.spec?.accessModes ?? ['ReadWriteOnce'], capacity: { storage: template.spec?.resources?.requests?.storage ?? '1Gi' } },
-    } as KubeObject);
+    } as KubeObject, `Claim ${claim} for Pod ${sts.metadata.name}-0`);
+    if (admitted) this.api.seed(admitted);
+  }
+
+  /**
+   * What the API server's built-in admission (LimitRange, ResourceQuota) makes of a pod or
+   * claim the controller creates; a refusal becomes the controller's FailedCreate event.
+   */
+  private admitted(sts: any, obj: KubeObject, what: string): KubeObject | undefined {
+    try {
+      return this.api.admitBuiltIn(obj);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const { name, namespace, uid } = sts.metadata;
+      const now = timestamp();
+      this.api.seed({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `${name}.failedcreate`, namespace },
+        involvedObject: { apiVersion: 'apps/v1', kind: 'StatefulSet', name, namespace, uid },
+        reason: 'FailedCreate',
+        message: `create ${what} in StatefulSet ${name} failed error: ${err.body.message}`,
+        source: { component: 'statefulset-controller' },
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+        type: 'Warning',
+        reportingComponent: 'statefulset-controller',
+      } as KubeObject);
+      return undefined;
+    }
   }
 
   /**

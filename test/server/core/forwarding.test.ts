@@ -5,7 +5,7 @@ import { RESOURCES } from '../../../kube/resources.js';
 import { TokenMinter } from '../../../server/auth/minting.js';
 import { HttpError } from '../../../server/http/errors.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, call, login, provision, SERVER_TOKEN, startCluster, startSignedIn, stopAll, until, type Den, type Signed } from './cluster.js';
+import { addPerson, call, login, provision, SERVER_TOKEN, startCluster, startDen, startSignedIn, stopAll, until, type Den, type Signed } from './cluster.js';
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl';
 
@@ -69,6 +69,30 @@ describe('forwarding with minted ServiceAccount tokens', () => {
     const res = await call(den, 'GET', '/workspaces', { as: alice });
     expect(res).to.deep.include({ status: 503, body: { error: 'the namespace svc-alice is not ready yet (ServiceAccount session not found); retry shortly' } });
     expect(res.headers.get('retry-after')).to.equal('5');
+  });
+
+  it("answers 409 'your space is being removed' while the person's namespace terminates, on REST and pages, and logs the cluster's words", async () => {
+    await stopAll(den, api);
+    const logs: { msg: string; fields?: Record<string, unknown> }[] = [];
+    api = await startCluster();
+    await addPerson(api, 'alice');
+    den = await startDen(api, { log: (msg, fields) => void logs.push({ msg, fields }) });
+    alice = await login(den, 'alice', 'alice-password');
+    const { body: readToken } = await call(den, 'POST', '/tokens?scope=read', { as: alice });
+    const admin = api.client();
+    await admin.create(RESOURCES.configMap, { metadata: { name: 'held', finalizers: ['den.dev/test'] } }, 'svc-alice');
+    await admin.delete(RESOURCES.namespace, 'svc-alice');
+
+    const removing = { error: 'your space is being removed; ask an administrator if this is unexpected' };
+    expect(await call(den, 'GET', '/workspaces', { as: alice })).to.deep.include({ status: 409, body: removing });
+    expect(await call(den, 'GET', '/workspaces', { as: readToken.token })).to.deep.include({ status: 409, body: removing });
+    const page = await fetch(`${den.url}/`, { headers: { Cookie: alice.cookie } });
+    expect(page.status).to.equal(409);
+    expect(await page.text()).to.include('your space is being removed; ask an administrator if this is unexpected');
+    expect(logs.map((l) => l.fields?.error)).to.include.members([
+      'serviceaccounts "session" is forbidden: unable to create new content in namespace svc-alice because it is being terminated',
+      'serviceaccounts "session-readonly" is forbidden: unable to create new content in namespace svc-alice because it is being terminated',
+    ]);
   });
 
   it('stops cookie sessions and tokens of a person at once when their UserSpace is disabled', async () => {
