@@ -20,6 +20,7 @@ import { dns1035LabelProblems, metadataProblems } from '../../../kube/names.js';
 import { clone, jsonPatch, JsonPatchError, mergePatch, serverSideApply } from './patch.js';
 import { CrdSchemas } from './schema.js';
 import { ApiError, status } from './api-error.js';
+import { API_AUDIENCE, bindingOf, tokenAccepted, type TokenEntry } from './tokens.js';
 
 export { ApiError } from './api-error.js';
 
@@ -94,6 +95,8 @@ export interface FakeApiServerOptions {
   seedCluster?: boolean;
   /** Events kept for watches; older resourceVersions answer 410 Gone. */
   historyLimit?: number;
+  /** Audiences a ServiceAccount token must carry one of (kube-apiserver --api-audiences). */
+  apiAudiences?: string[];
 }
 
 export class FakeApiServer {
@@ -104,7 +107,7 @@ export class FakeApiServer {
   private types = new Map<string, ResourceType>();
   private data = new Map<string, Map<string, KubeObject>>();
   private appliedBy = new Map<string, Map<string, unknown>>();
-  private tokens = new Map<string, { user: UserInfo; expires?: number }>();
+  private tokens = new Map<string, TokenEntry>();
   private history: WatchEntry[] = [];
   private compactedRv = 0;
   private rv = 1000;
@@ -363,8 +366,8 @@ export class FakeApiServer {
     if (!m) return undefined;
     const entry = this.tokens.get(m[1]!);
     if (!entry) return undefined;
-    if (entry.expires !== undefined && entry.expires < Date.now()) return undefined;
-    return entry.user;
+    const lookup = (t: ResourceType, namespace: string, name: string) => this.find(t, namespace, name);
+    return tokenAccepted(entry, lookup, this.opts.apiAudiences ?? [API_AUDIENCE], Date.now()) ? entry.user : undefined;
   }
 
   private rbacObjects() {
@@ -748,13 +751,16 @@ export class FakeApiServer {
     if (!sa) throw this.notFound(RESOURCES.serviceAccount, route.name!);
     const req = raw ? JSON.parse(raw) : {};
     const seconds = Math.max(600, Number(req?.spec?.expirationSeconds ?? 3600));
+    const binding = bindingOf(sa, req?.spec ?? {}, (t, namespace, name) => this.find(t, namespace, name));
     const token = `fake.${randomBytes(24).toString('base64url')}`;
     const expires = Date.now() + seconds * 1000;
     const ns = route.namespace!;
-    this.tokens.set(token, { user: { username: `system:serviceaccount:${ns}:${route.name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'], uid: sa.metadata!.uid }, expires });
+    this.tokens.set(token, { user: { username: `system:serviceaccount:${ns}:${route.name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'], uid: sa.metadata!.uid }, expires, binding });
     const answer = fixture('tokenrequest-session.json').body;
     answer.metadata = { name: route.name, namespace: ns, creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
-    answer.spec = { audiences: req?.spec?.audiences ?? ['https://kubernetes.default.svc'], expirationSeconds: seconds, boundObjectRef: null };
+    const bound = binding.boundObject;
+    const boundObjectRef = bound ? { kind: bound.type.kind, apiVersion: bound.type.apiVersion, name: bound.name, uid: bound.uid } : null;
+    answer.spec = { audiences: binding.audiences, expirationSeconds: seconds, boundObjectRef };
     answer.status = { token, expirationTimestamp: new Date(expires).toISOString().replace(/\.\d+Z$/, 'Z') };
     return { code: 201, body: answer };
   }
