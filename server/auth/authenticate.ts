@@ -4,7 +4,6 @@
 import type { Context, Next } from 'koa';
 import type { ClientAddressState } from '../http/client-address.js';
 import type { KubeClient } from '../../kube/client.js';
-import { KubeApiError } from '../../kube/errors.js';
 import { SERVICE_ACCOUNTS } from '../../kube/group.js';
 import type { AuthenticatedState, Caller } from '../http/context.js';
 import { HttpError } from '../http/errors.js';
@@ -56,9 +55,10 @@ async function credentialOf(ctx: Context, deps: AuthDeps): Promise<Credential> {
   return { kind: 'cookie', session };
 }
 
-export function callerOf(credential: Credential, deps: Pick<AuthDeps, 'directory'>): Caller {
+/** The person a credential stands for, and a client that acts as them on the cluster. */
+export async function actAs(credential: Credential, deps: Pick<AuthDeps, 'directory' | 'minter' | 'serverClient'>): Promise<{ caller: Caller; kube: KubeClient }> {
   const owner = credential.kind === 'bearer' ? credential.token.owner : credential.session.owner;
-  const membership = deps.directory.resolve(owner);
+  const membership = await deps.directory.resolve(owner);
   const caller: Caller = {
     email: owner,
     userspace: membership.userspace,
@@ -69,7 +69,8 @@ export function callerOf(credential: Credential, deps: Pick<AuthDeps, 'directory
     localLogin: credential.kind === 'cookie' && credential.session.method === 'local',
   };
   if (credential.kind === 'cookie' && credential.session.username) caller.username = credential.session.username;
-  return caller;
+  const target = { userspaceUid: membership.uid, namespace: membership.namespace, serviceAccount: serviceAccountOf(caller) };
+  return { caller, kube: new ForwardingClient(deps.serverClient, deps.minter, target) };
 }
 
 export function serviceAccountOf(caller: Pick<Caller, 'scope'>): string {
@@ -79,18 +80,9 @@ export function serviceAccountOf(caller: Pick<Caller, 'scope'>): string {
 export function authenticate(deps: AuthDeps) {
   return async function authenticateRequest(ctx: Context, next: Next): Promise<void> {
     const credential = await credentialOf(ctx, deps);
-    const caller = callerOf(credential, deps);
-    const serviceAccount = serviceAccountOf(caller);
     const state = ctx.state as CoreState;
     state.credential = credential;
-    state.caller = caller;
-    state.kube = new ForwardingClient(deps.serverClient, () => deps.minter.token(caller.namespace, serviceAccount));
-    try {
-      await next();
-    } catch (err) {
-      // The cluster no longer accepts the cached token (its ServiceAccount was recreated, say).
-      if (err instanceof KubeApiError && err.status === 401) deps.minter.forget(caller.namespace, serviceAccount);
-      throw err;
-    }
+    Object.assign(state, await actAs(credential, deps));
+    await next();
   };
 }

@@ -107,7 +107,8 @@ export class SessionStore {
   /** Ends every session signed in as local `username`, except `keep` (after a password change or user removal). */
   async destroyForUsername(username: string, keep?: string): Promise<number> {
     let ended = 0;
-    for (const record of this.state.list('session')) {
+    // From the API server: a session signed in on another replica a moment ago ends too.
+    for (const record of await this.state.current('session')) {
       const session = sessionOf(record);
       if (session?.username !== username || session.secretName === keep) continue;
       if (await this.state.remove(session.secretName)) ended++;

@@ -17,8 +17,8 @@ function refusal(fn: () => unknown): HttpError {
 }
 
 describe('membership of a UserSpace', () => {
-  it('reads role and disabled from the den.dev labels', () => {
-    expect(membershipOf(userSpace('alice', 'alice@example.com'))).to.deep.equal({ owner: 'alice@example.com', userspace: 'alice', namespace: 'svc-alice', role: 'user', disabled: false });
+  it('reads its UID, and role and disabled from the den.dev labels', () => {
+    expect(membershipOf(userSpace('alice', 'alice@example.com', {}, { uid: 'u-1' }))).to.deep.equal({ owner: 'alice@example.com', uid: 'u-1', userspace: 'alice', namespace: 'svc-alice', role: 'user', disabled: false });
     expect(membershipOf(userSpace('root', 'root@example.com', { 'den.dev/role': 'admin', 'den.dev/disabled': 'true' }))).to.include({ role: 'admin', disabled: true });
   });
 
