@@ -437,6 +437,8 @@ export class LocalPlatform implements PlatformEnvironment {
   gateways: GatewayReplica[] = [];
   /** The health listeners (/healthz, /readyz, /metrics) of each role's processes. */
   health: Record<Role, string[]> = { manager: [], server: [], gateway: [] };
+  /** The proxy in front of the server replicas (how many requests each was sent). */
+  webProxy: RoundRobinHttpProxy | undefined;
   private proxies: { close(): Promise<void> }[] = [];
   kubeconfig = '';
   workspaceImage = 'registry.example.com/dev/ubuntu:24.04';
@@ -480,6 +482,7 @@ export class LocalPlatform implements PlatformEnvironment {
     const web = new RoundRobinHttpProxy(serverPorts.map((port) => ({ host: '127.0.0.1', port })));
     const ssh = new RoundRobinTcpProxy(sshPorts.map((port) => ({ host: '127.0.0.1', port })));
     this.proxies = [web, ssh];
+    this.webProxy = web;
     this.baseUrl = `http://127.0.0.1:${await web.listen()}`;
     this.ssh = { host: '127.0.0.1', port: await ssh.listen() };
     this.health = {

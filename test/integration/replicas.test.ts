@@ -1,0 +1,149 @@
+// Two replicas of `den server` answer as one: whatever one replica wrote (a session, a token,
+// a password, a person deleted and created again), the other answers as the writer would, on
+// its very next request. The platform runs both behind a round-robin proxy; each step below
+// names the replica it writes on and the one it reads from.
+import { expect } from 'chai';
+import { SYSTEM_NAMESPACE, userNamespace } from '../../kube/group.js';
+import { RESOURCES } from '../../kube/resources.js';
+import { eventually, gone, LocalPlatform, runDen } from '../support/platform.js';
+import { Rest, type Session } from './journey.js';
+
+const PASSWORD = 'two replicas, one answer';
+
+describe('two server replicas answer as the one that wrote', function () {
+  this.timeout(60_000);
+  const platform = new LocalPlatform();
+  /** Through the proxy, as a person reaches the Service. */
+  let any: Rest;
+  let first: Rest;
+  let second: Rest;
+  let admin: Session;
+
+  async function addPerson(name: string, opts: { admin?: boolean } = {}): Promise<void> {
+    const result = await runDen(['users', 'add', name, '--owner', `${name}@example.com`, '--password-stdin', '--kubeconfig', platform.kubeconfig, ...(opts.admin ? ['--admin'] : [])], { stdin: PASSWORD });
+    expect(result.code, result.stderr).to.equal(0);
+    await eventually(async () => (await platform.admin.get<any>(RESOURCES.userSpace, name)).status?.phase === 'Ready', `UserSpace ${name} Ready`, platform.convergeMs);
+  }
+
+  /** Adds the processes' recent output to a failing assertion's message. */
+  async function diagnose(step: () => Promise<void>): Promise<void> {
+    try {
+      await step();
+    } catch (err) {
+      if (err instanceof Error) err.message += `\n--- what the platform said ---\n${await platform.diagnostics()}`;
+      throw err;
+    }
+  }
+
+  before(async function () {
+    this.timeout(90_000);
+    platform.suffix = 'rr';
+    await platform.start();
+    any = new Rest(platform.baseUrl);
+    [first, second] = platform.servers.map((r) => new Rest(r.url)) as [Rest, Rest];
+    await addPerson('root', { admin: true });
+    await addPerson('alice');
+    await addPerson('bob');
+    admin = await first.login('root', PASSWORD);
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    await platform.stop();
+  });
+
+  it('runs two server replicas behind the proxy, which sends requests to each in turn', async () => {
+    expect(await Promise.all(platform.servers.map((r) => fetch(`${r.url}/readyz`).then((res) => res.status)))).to.deep.equal([200, 200]);
+    const served = () => platform.servers.map((r) => platform.webProxy!.served.get(new URL(r.url).host) ?? 0);
+    const was = served();
+    for (let i = 0; i < 4; i++) expect((await fetch(`${platform.baseUrl}/healthz`)).status).to.equal(200);
+    expect(served().map((n, i) => n - was[i]!)).to.deep.equal([2, 2]);
+  });
+
+  it('a person who signs in on one replica is served by the other on the first request', () =>
+    diagnose(async () => {
+      const alice = await first.login('alice', PASSWORD);
+      const answer = await second.call('GET', '/session', { as: { session: alice } });
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+      expect(answer.body).to.deep.include({ email: 'alice@example.com', userspace: 'alice', namespace: 'svc-alice', auth: 'local' });
+    }));
+
+  it('a token issued on one replica is listed by the other at once, and works there', () =>
+    diagnose(async () => {
+      const alice = await first.login('alice', PASSWORD);
+      const issued = await first.call('POST', '/tokens?name=laptop', { as: { session: alice } });
+      expect(issued.status, JSON.stringify(issued.body)).to.equal(201);
+      const listed = await second.call('GET', '/tokens', { as: { session: alice } });
+      expect(listed.status).to.equal(200);
+      expect(listed.body.items.map((t: { name: string }) => t.name)).to.include('laptop');
+      expect((await second.call('GET', '/workspaces', { as: { token: issued.body.token } })).status).to.equal(200);
+    }));
+
+  it('a token revoked on one replica is refused by the other on its next use', () =>
+    diagnose(async () => {
+      const alice = await first.login('alice', PASSWORD);
+      const issued = await first.call('POST', '/tokens?name=revoked-soon', { as: { session: alice } });
+      expect((await second.call('GET', '/workspaces', { as: { token: issued.body.token } })).status).to.equal(200);
+      expect((await first.call('DELETE', '/tokens/revoked-soon', { as: { session: alice } })).status).to.equal(204);
+      expect(await second.call('GET', '/workspaces', { as: { token: issued.body.token } })).to.deep.include({ status: 401, body: { error: 'invalid or revoked API token' } });
+    }));
+
+  it('a session signed out on one replica is refused by the other on its next request', () =>
+    diagnose(async () => {
+      const alice = await second.login('alice', PASSWORD);
+      expect((await first.call('GET', '/workspaces', { as: { session: alice } })).status).to.equal(200);
+      expect((await second.call('POST', '/logout', { as: { session: alice } })).status).to.equal(204);
+      expect(await first.call('GET', '/workspaces', { as: { session: alice } })).to.deep.include({ status: 401, body: { error: 'your session has ended; sign in again' } });
+    }));
+
+  it('after a password change on one replica, the old session is refused by the other, and so is the old password', () =>
+    diagnose(async () => {
+      const elsewhere = await second.login('bob', PASSWORD);
+      expect((await second.call('GET', '/workspaces', { as: { session: elsewhere } })).status).to.equal(200);
+      const here = await first.login('bob', PASSWORD);
+      const renewed = `${PASSWORD} renewed`;
+      const changed = await first.call('POST', '/profile/password', { as: { session: here }, body: { current_password: PASSWORD, new_password: renewed } });
+      expect(changed.status, JSON.stringify(changed.body)).to.equal(204);
+      expect(await second.call('GET', '/workspaces', { as: { session: elsewhere } })).to.deep.include({ status: 401, body: { error: 'your session has ended; sign in again' } });
+      expect(await second.call('POST', '/login', { body: { username: 'bob', password: PASSWORD } })).to.deep.include({ status: 401, body: { error: 'invalid username or password' } });
+      const renewedSession = await second.login('bob', renewed);
+      expect((await second.call('POST', '/profile/password', { as: { session: renewedSession }, body: { current_password: renewed, new_password: PASSWORD } })).status).to.equal(204);
+    }));
+
+  it('a person deleted and created again under the same names is never answered 401 over 40 requests, and others stay the 403 of the cluster', () =>
+    diagnose(async () => {
+      // Both replicas serve alice and bob first, so each holds tokens minted for their old ServiceAccounts.
+      const before = await any.login('alice', PASSWORD);
+      const bob = await any.login('bob', PASSWORD);
+      for (const replica of [first, second]) {
+        expect((await replica.call('GET', '/workspaces', { as: { session: before } })).status).to.equal(200);
+        expect((await replica.call('GET', '/workspaces', { as: { session: bob } })).status).to.equal(200);
+      }
+      const oldSpace = await platform.admin.get(RESOURCES.userSpace, 'alice');
+
+      expect((await first.call('DELETE', '/admin/local-users/alice', { as: { session: admin } })).status).to.equal(204);
+      expect((await second.call('DELETE', '/admin/userspaces/alice', { as: { session: admin } })).status).to.equal(204);
+      await eventually(() => gone(platform.admin.get(RESOURCES.namespace, userNamespace('alice'))), 'namespace svc-alice removed', platform.convergeMs);
+      await eventually(() => gone(platform.admin.get(RESOURCES.userSpace, 'alice')), 'UserSpace alice removed', platform.convergeMs);
+      expect(await gone(platform.admin.get(RESOURCES.secret, 'local-user-alice', SYSTEM_NAMESPACE))).to.equal(true);
+      expect(await second.call('GET', '/workspaces', { as: { session: before } })).to.deep.include({ status: 401 });
+
+      await addPerson('alice');
+      const newSpace = await platform.admin.get(RESOURCES.userSpace, 'alice');
+      expect(newSpace.metadata!.uid).to.not.equal(oldSpace.metadata!.uid);
+      const alice = await any.login('alice', PASSWORD);
+
+      const statuses: number[] = [];
+      for (let i = 0; i < 40; i++) statuses.push((await any.call('GET', '/workspaces', { as: { session: alice } })).status);
+      expect(statuses.filter((s) => s !== 200), `statuses of 40 requests: ${statuses.join(' ')}`).to.deep.equal([]);
+
+      for (const replica of [first, second]) {
+        const peek = await replica.call('GET', '/workspaces/anything?namespace=svc-bob', { as: { session: alice } });
+        expect(peek.status, JSON.stringify(peek.body)).to.equal(403);
+        expect(peek.body.error).to.contain('User "system:serviceaccount:svc-alice:session" cannot get resource "workspaces"');
+        const back = await replica.call('GET', '/workspaces/anything?namespace=svc-alice', { as: { session: bob } });
+        expect(back.status, JSON.stringify(back.body)).to.equal(403);
+        expect(back.body.error).to.contain('User "system:serviceaccount:svc-bob:session" cannot get resource "workspaces"');
+      }
+    }));
+});
