@@ -18,6 +18,10 @@ describe('two server replicas answer as the one that wrote', function () {
   let first: Rest;
   let second: Rest;
   let admin: Session;
+  /** Made before the watches stall, so each replica holds them in its cache. */
+  let aliceOnFirst: Session;
+  let bobOnSecond: Session;
+  let revokable: string;
 
   async function addPerson(name: string, opts: { admin?: boolean } = {}): Promise<void> {
     const result = await runDen(['users', 'add', name, '--owner', `${name}@example.com`, '--password-stdin', '--kubeconfig', platform.kubeconfig, ...(opts.admin ? ['--admin'] : [])], { stdin: PASSWORD });
@@ -45,6 +49,20 @@ describe('two server replicas answer as the one that wrote', function () {
     await addPerson('alice');
     await addPerson('bob');
     admin = await first.login('root', PASSWORD);
+    aliceOnFirst = await first.login('alice', PASSWORD);
+    bobOnSecond = await second.login('bob', PASSWORD);
+    const issued = await first.call('POST', '/tokens?name=revoked-soon', { as: { session: aliceOnFirst } });
+    expect(issued.status, JSON.stringify(issued.body)).to.equal(201);
+    revokable = issued.body.token;
+    // One watch stream delivers its events in order: a replica that lists this token has seen the sessions before it.
+    for (const replica of [first, second]) {
+      await eventually(async () => (await replica.call('GET', '/tokens', { as: { session: aliceOnFirst } })).body.items?.some((t: { name: string }) => t.name === 'revoked-soon'), 'the token in both replicas', 10_000);
+    }
+    // From here on neither replica's watch of the state Secrets delivers anything for a while
+    // (it is re-opened and the API server is slow to answer it), so a replica knows only what
+    // it wrote itself or reads from the API server: the steps below cannot pass on watch speed.
+    platform.api.slowDown('GET', /\/namespaces\/svc-system\/secrets\?(?=.*labelSelector=den\.dev%2Fkind)(?=.*watch=true)/, 60_000);
+    platform.api.dropWatches();
   });
 
   after(async function () {
@@ -81,24 +99,21 @@ describe('two server replicas answer as the one that wrote', function () {
 
   it('a token revoked on one replica is refused by the other on its next use', () =>
     diagnose(async () => {
-      const alice = await first.login('alice', PASSWORD);
-      const issued = await first.call('POST', '/tokens?name=revoked-soon', { as: { session: alice } });
-      expect((await second.call('GET', '/workspaces', { as: { token: issued.body.token } })).status).to.equal(200);
-      expect((await first.call('DELETE', '/tokens/revoked-soon', { as: { session: alice } })).status).to.equal(204);
-      expect(await second.call('GET', '/workspaces', { as: { token: issued.body.token } })).to.deep.include({ status: 401, body: { error: 'invalid or revoked API token' } });
+      expect((await second.call('GET', '/workspaces', { as: { token: revokable } })).status).to.equal(200);
+      expect((await first.call('DELETE', '/tokens/revoked-soon', { as: { session: aliceOnFirst } })).status).to.equal(204);
+      expect(await second.call('GET', '/workspaces', { as: { token: revokable } })).to.deep.include({ status: 401, body: { error: 'invalid or revoked API token' } });
     }));
 
   it('a session signed out on one replica is refused by the other on its next request', () =>
     diagnose(async () => {
-      const alice = await second.login('alice', PASSWORD);
-      expect((await first.call('GET', '/workspaces', { as: { session: alice } })).status).to.equal(200);
-      expect((await second.call('POST', '/logout', { as: { session: alice } })).status).to.equal(204);
-      expect(await first.call('GET', '/workspaces', { as: { session: alice } })).to.deep.include({ status: 401, body: { error: 'your session has ended; sign in again' } });
+      expect((await first.call('GET', '/workspaces', { as: { session: aliceOnFirst } })).status).to.equal(200);
+      expect((await second.call('POST', '/logout', { as: { session: aliceOnFirst } })).status).to.equal(204);
+      expect(await first.call('GET', '/workspaces', { as: { session: aliceOnFirst } })).to.deep.include({ status: 401, body: { error: 'your session has ended; sign in again' } });
     }));
 
   it('after a password change on one replica, the old session is refused by the other, and so is the old password', () =>
     diagnose(async () => {
-      const elsewhere = await second.login('bob', PASSWORD);
+      const elsewhere = bobOnSecond;
       expect((await second.call('GET', '/workspaces', { as: { session: elsewhere } })).status).to.equal(200);
       const here = await first.login('bob', PASSWORD);
       const renewed = `${PASSWORD} renewed`;
