@@ -1,16 +1,20 @@
 // Two replicas of `den server` answer as one: whatever one replica wrote (a session, a token,
 // a password, a person deleted and created again), the other answers as the writer would, on
-// its very next request. The platform runs both behind a round-robin proxy; each step below
-// names the replica it writes on and the one it reads from.
+// its very next request; and each of the two gateways honours a key written a moment ago. The
+// platform runs each pair behind a round-robin proxy; each step below names the replica it
+// writes on and the one it reads from.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { SYSTEM_NAMESPACE, userNamespace } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { eventually, gone, LocalPlatform, runDen } from '../support/platform.js';
-import { Rest, type Session } from './journey.js';
+import { eventually, gone, LocalPlatform, runCommand, runDen } from '../support/platform.js';
+import { Rest, sshOptions, type Session } from './journey.js';
 
 const PASSWORD = 'two replicas, one answer';
 
-describe('two server replicas answer as the one that wrote', function () {
+describe('two replicas answer as the one that wrote', function () {
   this.timeout(60_000);
   const platform = new LocalPlatform();
   /** Through the proxy, as a person reaches the Service. */
@@ -22,6 +26,20 @@ describe('two server replicas answer as the one that wrote', function () {
   let aliceOnFirst: Session;
   let bobOnSecond: Session;
   let revokable: string;
+  let keys = '';
+  let oldKey = { file: '', publicKey: '' };
+  let newKey = { file: '', publicKey: '' };
+
+  async function keygen(name: string): Promise<{ file: string; publicKey: string }> {
+    const file = join(keys, name);
+    const made = await runCommand('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', file]);
+    expect(made.code, made.stderr).to.equal(0);
+    return { file, publicKey: (await readFile(`${file}.pub`, 'utf8')).trim() };
+  }
+
+  function sshTo(at: { host: string; port: number }, keyFile: string, command: string) {
+    return runCommand('ssh', [...sshOptions({ ssh: at }, keyFile), `dev@${at.host}`, command], { timeoutMs: 30_000 });
+  }
 
   async function addPerson(name: string, opts: { admin?: boolean } = {}): Promise<void> {
     const result = await runDen(['users', 'add', name, '--owner', `${name}@example.com`, '--password-stdin', '--kubeconfig', platform.kubeconfig, ...(opts.admin ? ['--admin'] : [])], { stdin: PASSWORD });
@@ -42,6 +60,8 @@ describe('two server replicas answer as the one that wrote', function () {
   before(async function () {
     this.timeout(90_000);
     platform.suffix = 'rr';
+    keys = await mkdtemp(join(tmpdir(), 'den-replicas-keys-'));
+    [oldKey, newKey] = [await keygen('old'), await keygen('new')];
     await platform.start();
     any = new Rest(platform.baseUrl);
     [first, second] = platform.servers.map((r) => new Rest(r.url)) as [Rest, Rest];
@@ -68,6 +88,7 @@ describe('two server replicas answer as the one that wrote', function () {
   after(async function () {
     this.timeout(30_000);
     await platform.stop();
+    if (keys) await rm(keys, { recursive: true, force: true });
   });
 
   it('runs two server replicas behind the proxy, which sends requests to each in turn', async () => {
@@ -159,6 +180,26 @@ describe('two server replicas answer as the one that wrote', function () {
         const back = await replica.call('GET', '/workspaces/anything?namespace=svc-alice', { as: { session: bob } });
         expect(back.status, JSON.stringify(back.body)).to.equal(403);
         expect(back.body.error).to.contain('User "system:serviceaccount:svc-bob:session" cannot get resource "workspaces"');
+      }
+    }));
+
+  it("a key written to a workspace a moment ago lets its owner in through each gateway, before either gateway's watch tells it", () =>
+    diagnose(async () => {
+      const alice = await second.login('alice', PASSWORD);
+      expect((await first.call('POST', '/workspace-images', { body: { name: 'ubuntu-rr', image: platform.workspaceImage, display_name: 'Ubuntu' }, as: { session: admin } })).status).to.equal(201);
+      const created = await second.call('POST', '/workspaces', { body: { name: 'dev', image: 'ubuntu-rr', storage: '1Gi', ssh_public_key: oldKey.publicKey }, as: { session: alice } });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      await eventually(async () => (await any.call('GET', '/workspaces/dev', { as: { session: alice } })).body.status?.phase === 'Running', 'workspace dev Running', platform.convergeMs);
+      for (const gateway of platform.gateways) expect((await sshTo(gateway.ssh, oldKey.file, 'echo old')).stdout).to.equal('old\n');
+
+      // Neither gateway's Workspace watch delivers from here on: only the API server knows the new key.
+      platform.api.slowDown('GET', /\/apis\/den\.dev\/v1alpha1\/workspaces\?(?=.*watch=true)/, 60_000);
+      platform.api.dropWatches();
+      await platform.admin.patch(RESOURCES.workspace, 'dev', { spec: { sshAuthorizedKeys: [newKey.publicKey] } }, { namespace: userNamespace('alice') });
+      for (const gateway of platform.gateways) {
+        const answer = await sshTo(gateway.ssh, newKey.file, 'echo new');
+        expect(answer, `through ${gateway.process.name}: ${answer.stderr}`).to.deep.include({ code: 0, stdout: 'new\n' });
+        expect((await sshTo(gateway.ssh, oldKey.file, 'echo old')).code, `the removed key through ${gateway.process.name}`).to.equal(255);
       }
     }));
 });
