@@ -81,8 +81,10 @@ export function authenticate(deps: AuthDeps) {
   return async function authenticateRequest(ctx: Context, next: Next): Promise<void> {
     const credential = await credentialOf(ctx, deps);
     const state = ctx.state as CoreState;
+    const { caller, kube } = await actAs(credential, deps);
     state.credential = credential;
-    Object.assign(state, await actAs(credential, deps));
+    state.caller = caller;
+    state.kube = kube;
     await next();
   };
 }
