@@ -78,6 +78,13 @@ export class SessionStore {
     return { id, session: sessionOf(record)! };
   }
 
+  /** The session as this replica's informer holds it, unless expired: a hint, confirmed by `lookup`. */
+  cached(id: string, now: number): Session | undefined {
+    const record = this.state.cached('session', sessionSecretName(id));
+    const session = record && sessionOf(record);
+    return session && !isExpired(session, now, this.policy) ? session : undefined;
+  }
+
   /** The live session for a cookie id; an expired one is deleted and not returned. */
   async lookup(id: string, now: number): Promise<Session | undefined> {
     const record = await this.state.find('session', sessionSecretName(id));

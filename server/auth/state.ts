@@ -94,6 +94,12 @@ export class ServiceState {
     }
   }
 
+  /** The record this replica's informer holds: a hint only, to be confirmed with `find`. */
+  cached(kind: StateKind, name: string): StateRecord | undefined {
+    const secret = this.informer.get(name, this.namespace);
+    return secret && recordOf(secret, kind);
+  }
+
   /** Every record of `kind` as the API server holds it now. */
   async current(kind: StateKind): Promise<StateRecord[]> {
     const secrets = await this.client.list<SecretObject>(RESOURCES.secret, { namespace: this.namespace, labelSelector: `${STATE_KIND_LABEL}=${kind}` });

@@ -55,6 +55,12 @@ export class ApiTokenStore {
     return record && apiTokenOf(record);
   }
 
+  /** The token as this replica's informer holds it: a hint, confirmed by `lookup`. */
+  cached(token: string): ApiToken | undefined {
+    const record = this.state.cached('api-token', tokenSecretName(token));
+    return record && apiTokenOf(record);
+  }
+
   /** The owner's tokens, oldest first, as the API server holds them (one issued on another replica included). */
   async list(owner: string): Promise<ApiToken[]> {
     return (await this.state.current('api-token'))

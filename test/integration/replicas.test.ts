@@ -123,6 +123,9 @@ describe('two replicas answer as the one that wrote', function () {
       expect((await second.call('GET', '/workspaces', { as: { token: revokable } })).status).to.equal(200);
       expect((await first.call('DELETE', '/tokens/revoked-soon', { as: { session: aliceOnFirst } })).status).to.equal(204);
       expect(await second.call('GET', '/workspaces', { as: { token: revokable } })).to.deep.include({ status: 401, body: { error: 'invalid or revoked API token' } });
+      expect(await second.call('POST', '/tokens?name=after-revoke', { as: { token: revokable } })).to.deep.include({ status: 401, body: { error: 'invalid or revoked API token' } });
+      const names = (await first.call('GET', '/tokens', { as: { session: aliceOnFirst } })).body.items.map((t: { name: string }) => t.name);
+      expect(names).to.not.include('after-revoke');
     }));
 
   it('a session signed out on one replica is refused by the other on its next request', () =>
@@ -130,6 +133,9 @@ describe('two replicas answer as the one that wrote', function () {
       expect((await first.call('GET', '/workspaces', { as: { session: aliceOnFirst } })).status).to.equal(200);
       expect((await second.call('POST', '/logout', { as: { session: aliceOnFirst } })).status).to.equal(204);
       expect(await first.call('GET', '/workspaces', { as: { session: aliceOnFirst } })).to.deep.include({ status: 401, body: { error: 'your session has ended; sign in again' } });
+      const page = await fetch(`${platform.servers[0]!.url}/`, { headers: { Cookie: aliceOnFirst.cookie }, redirect: 'manual' });
+      expect(page.status).to.equal(302);
+      expect(page.headers.get('location')).to.equal('/login?next=%2F');
     }));
 
   it('after a password change on one replica, the old session is refused by the other, and so is the old password', () =>
