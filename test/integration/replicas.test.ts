@@ -65,6 +65,11 @@ describe('two replicas answer as the one that wrote', function () {
     await platform.start();
     any = new Rest(platform.baseUrl);
     [first, second] = platform.servers.map((r) => new Rest(r.url)) as [Rest, Rest];
+    await diagnose(() => setUp());
+  });
+
+  /** Three people, and credentials each replica holds in its cache before the watches stall. */
+  async function setUp(): Promise<void> {
     await addPerson('root', { admin: true });
     await addPerson('alice');
     await addPerson('bob');
@@ -76,14 +81,14 @@ describe('two replicas answer as the one that wrote', function () {
     revokable = issued.body.token;
     // One watch stream delivers its events in order: a replica that lists this token has seen the sessions before it.
     for (const replica of [first, second]) {
-      await eventually(async () => (await replica.call('GET', '/tokens', { as: { session: aliceOnFirst } })).body.items?.some((t: { name: string }) => t.name === 'revoked-soon'), 'the token in both replicas', 10_000);
+      await eventually(async () => (await replica.call('GET', '/tokens', { as: { session: aliceOnFirst } })).body.items?.some((t: { name: string }) => t.name === 'revoked-soon'), 'the token in both replicas', platform.convergeMs);
     }
     // From here on neither replica's watch of the state Secrets delivers anything for a while
     // (it is re-opened and the API server is slow to answer it), so a replica knows only what
     // it wrote itself or reads from the API server: the steps below cannot pass on watch speed.
     platform.api.slowDown('GET', /\/namespaces\/svc-system\/secrets\?(?=.*labelSelector=den\.dev%2Fkind)(?=.*watch=true)/, 60_000);
     platform.api.dropWatches();
-  });
+  }
 
   after(async function () {
     this.timeout(30_000);
