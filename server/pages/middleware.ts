@@ -2,7 +2,7 @@
 // form bodies, cookie authentication that sends a stranger to /login, and the CSRF field
 // every form POST carries. REST keeps its own (server/app.ts); pages reuse its authentication.
 import type { Context, Middleware, Next } from 'koa';
-import { authenticate, type AuthDeps, type CoreState } from '../auth/authenticate.js';
+import { authenticate, CredentialRefused, type AuthDeps, type CoreState } from '../auth/authenticate.js';
 import { constantTimeEqual } from '../auth/secrets.js';
 import { describeError, HttpError, type ErrorLogger } from '../http/errors.js';
 import { readLimited } from '../http/body.js';
@@ -125,14 +125,10 @@ export function loginRedirect(ctx: Context): string {
 export function authenticatePage(deps: AuthDeps) {
   const inner = authenticate(deps);
   return async function authenticateForPage(ctx: Context, next: Next): Promise<void> {
-    let admitted = false;
     try {
-      await inner(ctx, () => {
-        admitted = true;
-        return next();
-      });
+      await inner(ctx, next);
     } catch (err) {
-      if (admitted || !(err instanceof HttpError) || err.status !== 401) throw err;
+      if (!(err instanceof CredentialRefused)) throw err;
       ctx.redirect(loginRedirect(ctx));
     }
   };

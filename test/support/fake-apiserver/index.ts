@@ -25,6 +25,7 @@ import { CrdSchemas } from './schema.js';
 import { ApiError, status } from './api-error.js';
 import { WatchHub, type WatchEntry } from './watch.js';
 import { AdmissionRefusal, applyLimitDefaults, checkLimitRanges, checkQuotas, defaultPodRequests, quotaStatus, quotaTracks, type Quota } from './quota.js';
+import { API_AUDIENCE, bindingOf, tokenAccepted, type TokenEntry } from './tokens.js';
 
 export { ApiError } from './api-error.js';
 
@@ -92,6 +93,8 @@ export interface FakeApiServerOptions {
   watchLagMs?: number;
   /** Milliseconds between BOOKMARK events on watches that allow them (default 60000, as kube-apiserver). */
   bookmarkIntervalMs?: number;
+  /** Audiences a ServiceAccount token must carry one of (kube-apiserver --api-audiences). */
+  apiAudiences?: string[];
 }
 
 export class FakeApiServer {
@@ -101,7 +104,7 @@ export class FakeApiServer {
   private sockets = new Set<Socket>();
   private types = new Map<string, ResourceType>();
   private data = new Map<string, Map<string, KubeObject>>();
-  private tokens = new Map<string, { user: UserInfo; expires?: number }>();
+  private tokens = new Map<string, TokenEntry>();
   private readonly hub: WatchHub;
   private rv = 1000;
   private upgrades: { pattern: RegExp; handler: UpgradeHandler }[] = [];
@@ -356,8 +359,8 @@ export class FakeApiServer {
     if (!m) return undefined;
     const entry = this.tokens.get(m[1]!);
     if (!entry) return undefined;
-    if (entry.expires !== undefined && entry.expires < Date.now()) return undefined;
-    return entry.user;
+    const lookup = (t: ResourceType, namespace: string, name: string) => this.find(t, namespace, name);
+    return tokenAccepted(entry, lookup, this.opts.apiAudiences ?? [API_AUDIENCE], Date.now()) ? entry.user : undefined;
   }
 
   private rbacObjects() {
@@ -850,13 +853,16 @@ export class FakeApiServer {
     if (!sa) throw this.notFound(RESOURCES.serviceAccount, route.name!);
     const req = raw ? JSON.parse(raw) : {};
     const seconds = Math.max(600, Number(req?.spec?.expirationSeconds ?? 3600));
+    const binding = bindingOf(sa, req?.spec ?? {}, (t, namespace, name) => this.find(t, namespace, name));
     const token = `fake.${randomBytes(24).toString('base64url')}`;
     const expires = Date.now() + seconds * 1000;
     const ns = route.namespace!;
-    this.tokens.set(token, { user: { username: `system:serviceaccount:${ns}:${route.name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'], uid: sa.metadata!.uid }, expires });
+    this.tokens.set(token, { user: { username: `system:serviceaccount:${ns}:${route.name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'], uid: sa.metadata!.uid }, expires, binding });
     const answer = fixture('tokenrequest-session.json').body;
     answer.metadata = { name: route.name, namespace: ns, creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
-    answer.spec = { audiences: req?.spec?.audiences ?? ['https://kubernetes.default.svc'], expirationSeconds: seconds, boundObjectRef: null };
+    const bound = binding.boundObject;
+    const boundObjectRef = bound ? { kind: bound.type.kind, apiVersion: bound.type.apiVersion, name: bound.name, uid: bound.uid } : null;
+    answer.spec = { audiences: binding.audiences, expirationSeconds: seconds, boundObjectRef };
     answer.status = { token, expirationTimestamp: new Date(expires).toISOString().replace(/\.\d+Z$/, 'Z') };
     return { code: 201, body: answer };
   }
