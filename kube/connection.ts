@@ -1,4 +1,4 @@
-// How a process reaches the API server: in-cluster service account, or KUBECONFIG.
+// How a process reaches the API server: a kubeconfig, or the in-cluster ServiceAccount.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
@@ -7,6 +7,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { inClusterConfig, readPlainKubeconfig, SERVICE_ACCOUNT_TOKEN, type PlainConfig } from './plain-kubeconfig.js';
 
 const require = createRequire(import.meta.url);
+
+/** Where a process looks for its cluster when no kubeconfig is named: the words every help text and page uses. */
+export const KUBECONFIG_LOOKUP = 'KUBECONFIG, else ~/.kube/config, else the in-cluster ServiceAccount';
 
 /** What to do when no cluster is named: one line, the same for every command. */
 export const NO_CLUSTER =

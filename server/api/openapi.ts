@@ -7,6 +7,7 @@ import { KINDS, VERSION } from '../../kube/group.js';
 import { MEMBERSHIP_ROLES, REGISTRY_PROVIDERS, TAG_MODES, USERSPACE_NAME_MAX, WORKSPACE_NAME_MAX } from './schemas.js';
 import { DEFAULT_LOG_TAIL } from './workspaces.js';
 import { QUANTITY, RFC1123_LABEL } from './fields.js';
+import { SPACE_BEING_REMOVED } from '../http/errors.js';
 
 type Schema = Record<string, unknown>;
 type Operation = Record<string, unknown>;
@@ -55,7 +56,7 @@ function schemas(): Record<string, Schema> {
   return {
     Error: closed({ error: str('What went wrong. For a cluster denial, the cluster\'s own message.') }, ['error']),
     SessionResponse: closed(
-      { email: str('E-mail or cluster username.'), userspace: str('UserSpace name.'), namespace: str('The caller\'s namespace.'), role: str('user or admin.'), csrf_token: str('Value for the X-CSRF-Token header.'), auth: str('How the session was established: local (username and password), provider:<name> (an identity provider), or token (a bearer API token).') },
+      { email: str('E-mail or cluster username.'), userspace: str('UserSpace name.'), namespace: str('The caller\'s namespace.'), role: str('user or admin.'), csrf_token: str('Value for the X-CSRF-Token header.'), auth: str('How the session was established: local (username and password), provider:<name> (an identity provider), or token (a bearer API token).'), token_name: str('With a bearer API token only: that token\'s name (DELETE /tokens/{name} revokes it).') },
       ['email', 'userspace', 'namespace', 'role', 'csrf_token', 'auth'],
     ),
     Workspace: clusterObject(KINDS.workspace),
@@ -143,6 +144,8 @@ function schemas(): Record<string, Schema> {
       'Omitted keys keep their value.',
     ),
     LocalUserRequest: closed({ username: str('Login name.'), password: str('Password.'), owner: str('UserSpace owner it signs in as.') }, ['username', 'password', 'owner']),
+    SshKeyRequest: closed({ key: str('One OpenSSH public key line (ssh-…, ecdsa-sha2-… or sk-…).', { maxLength: 16384 }) }, ['key']),
+    SshKeyList: closed({ items: strings('The keys saved in the caller\'s UserSpace (spec.sshAuthorizedKeys); new workspaces that name no key get these.') }, ['items']),
     PasswordRequest: closed({ current_password: str('The password now.'), new_password: str('The new password.') }, ['current_password', 'new_password']),
   };
 }
@@ -164,8 +167,10 @@ const ADMIN_ONLY = 'The caller is not an administrator (a SelfSubjectAccessRevie
 
 /** What any request can meet before its route runs: a bad or oversized body, a server still starting, a cluster away. */
 export const EVERY_REQUEST = [400, 413, 415, 503];
-/** What any authenticated request can meet besides: no or a bad credential, a refused person or CSRF token, a failed mint. */
-export const AUTHENTICATED = [401, 403, 502];
+/** What any authenticated request can meet besides: no or a bad credential, a refused person or CSRF token, a space being removed, a failed mint. */
+export const AUTHENTICATED = [401, 403, 409, 502];
+
+const REMOVAL = `Or the caller's space (namespace) is being removed: "${SPACE_BEING_REMOVED}".`;
 
 type Access = 'authenticated' | 'public';
 
@@ -173,7 +178,11 @@ type Access = 'authenticated' | 'public';
 function errors(codes: number[], overrides: Record<number, string> = {}, access: Access = 'authenticated'): Record<string, unknown> {
   const all = new Set([...codes, ...EVERY_REQUEST, ...(access === 'authenticated' ? AUTHENTICATED : [])]);
   return Object.fromEntries(
-    [...all].sort((a, b) => a - b).map((code) => [String(code), { description: overrides[code] ?? STATUS_TEXT[code], content: { 'application/json': { schema: ref('Error') } } }]),
+    [...all].sort((a, b) => a - b).map((code) => {
+      const text = overrides[code] ?? STATUS_TEXT[code];
+      const description = code === 409 && access === 'authenticated' ? `${text} ${REMOVAL}` : text;
+      return [String(code), { description, content: { 'application/json': { schema: ref('Error') } } }];
+    }),
   );
 }
 
@@ -300,6 +309,13 @@ function paths(): Record<string, Record<string, Operation>> {
     },
     '/tokens/{name}': {
       delete: op('Tokens', 'Revoke an API token', { parameters: [nameParam('token')], responses: { '204': noContent('Revoked; it stops working at once.'), ...errors([401, 403, 404], { 403: 'Called with a read-scoped token; or the person is disabled or has no UserSpace; or a cookie request without the session\'s X-CSRF-Token.', 404: 'The caller has no token of that name.' }) } }),
+    },
+    '/profile/ssh-keys': {
+      get: op('Profile', 'The SSH public keys saved in the caller\'s UserSpace', { responses: { '200': json('SshKeyList', 'The saved keys.'), ...errors([400, 401, 403]) } }),
+      post: op('Profile', 'Save an SSH public key in the caller\'s UserSpace (kept once)', {
+        requestBody: body('SshKeyRequest'),
+        responses: { '200': json('SshKeyList', 'The saved keys, this one among them.'), ...errors([400, 401, 403]) },
+      }),
     },
     '/profile/password': {
       post: op('Profile', 'Change the password of the session\'s local account', {

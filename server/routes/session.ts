@@ -53,7 +53,7 @@ export async function signIn(deps: SessionRouteDeps, input: { username: string; 
   if (!user) throw new HttpError(401, BAD_LOGIN);
   deps.throttle.recordSuccess(attempt);
   // Only now, with the password proven, may the answer say more than "invalid".
-  deps.directory.resolve(user.owner);
+  await deps.directory.resolve(user.owner);
   const previous = sessionIdFromCookieHeader(input.previousCookie);
   if (previous) {
     const old = await deps.sessions.lookup(previous, deps.now());
@@ -95,6 +95,8 @@ function describeSession(ctx: Router.RouterContext<CoreState>): void {
     // A bearer request needs no CSRF token, so it has none.
     csrf_token: credential.kind === 'cookie' ? credential.session.csrfToken : '',
     auth: establishedBy(credential),
+    // A bearer token's own name, so a client holding only the token can revoke it (den logout).
+    ...(credential.kind === 'bearer' ? { token_name: credential.token.name } : {}),
   };
 }
 

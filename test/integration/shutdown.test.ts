@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import { LocalPlatform } from '../support/platform.js';
 
-const PROMPT_EXIT_MS = 5_000;
+// Well under the 10 s shutdown grace that a pending timer would make it wait.
+const PROMPT_EXIT_MS = 8_000;
 
 describe('Den processes on SIGTERM', function () {
   this.timeout(60_000);
@@ -20,13 +21,14 @@ describe('Den processes on SIGTERM', function () {
   });
 
   for (const role of ['manager', 'server', 'gateway'] as const) {
-    it(`den ${role} exits 0 within ${PROMPT_EXIT_MS / 1000} s of SIGTERM when idle`, async () => {
-      const proc = platform.processes[role]!;
-      const started = Date.now();
-      const code = await proc.stop();
-      const took = Date.now() - started;
-      expect(code, proc.tail()).to.equal(0);
-      expect(took, `den ${role} took ${took} ms to exit`).to.be.below(PROMPT_EXIT_MS);
+    it(`den ${role} exits 0 within ${PROMPT_EXIT_MS / 1000} s of SIGTERM when idle, every replica`, async () => {
+      for (const proc of platform.replicasOf(role)) {
+        const started = Date.now();
+        const code = await proc.stop();
+        const took = Date.now() - started;
+        expect(code, proc.tail()).to.equal(0);
+        expect(took, `den ${proc.name} took ${took} ms to exit`).to.be.below(PROMPT_EXIT_MS);
+      }
     });
   }
 });
