@@ -23,7 +23,8 @@ interface Seen {
 function recorder(seen: Seen[]) {
   return (req: http.IncomingMessage, res: http.ServerResponse) => {
     const peer = (req.socket as TLSSocket).getPeerCertificate?.();
-    seen.push({ authorization: req.headers.authorization, clientCn: peer && 'subject' in peer ? peer.subject?.CN : undefined });
+    const cn = peer && 'subject' in peer ? peer.subject?.CN : undefined;
+    seen.push({ authorization: req.headers.authorization, clientCn: Array.isArray(cn) ? cn.join(',') : cn });
     res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
   };
 }
