@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Log } from '../process/role.js';
 import type { BannerSender } from './banner.js';
 import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.js';
-import type { SessionTarget } from '../infra/crds/workspace-target.js';
+import type { SessionTarget } from '../shell/target.js';
 import { SessionRefused } from './target.js';
 import type { Workspace } from './workspaces.js';
 import type { AuthFailureReason } from './metrics.js';

@@ -8,15 +8,15 @@ import { parsers, type Address, type Setting } from '../process/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { apiServerReachable, whenAvailable } from '../kube/availability.js';
 import { loadConnection } from '../kube/connection.js';
-import { re2 } from '../infra/crds/re2.js';
+import { re2 } from '../process/re2.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { WEBHOOK_SERVICE } from '../infra/install/names.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { Metrics } from '../process/metrics.js';
-import { AdmissionMetrics } from '../server/admission/metrics.js';
+import { AdmissionMetrics } from './admission/metrics.js';
 import { LoopMetrics } from './loop/metrics.js';
 import { ensureHostKeySecret } from '../gateway/host-key.js';
-import { startAdmission } from '../server/admission/index.js';
+import { startAdmission } from './admission/index.js';
 import { Manager } from './manager.js';
 import { Gauge } from 'prom-client';
 

@@ -3,9 +3,9 @@
 // ACTIVITY_REFRESH_MS, so every replica's open sessions are visible in the cluster to the
 // manager's idle stop. The gateway's SSH sessions use it, and so can the server's browser
 // terminal (with its own field manager).
-import type { KubeClient } from './client.js';
-import { ACTIVITY_REFRESH_MS } from './group.js';
-import { RESOURCES } from './resources.js';
+import type { KubeClient } from '../kube/client.js';
+import { ACTIVITY_REFRESH_MS } from '../kube/group.js';
+import { RESOURCES } from '../kube/resources.js';
 
 /** RFC 3339 with whole seconds, as Kubernetes writes its own timestamps. */
 export function activityTimestamp(now: Date): string {

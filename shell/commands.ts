@@ -1,7 +1,7 @@
 // The commands run in a workspace pod through pods/exec, by the SSH gateway and the browser
 // terminal alike. They are argv arrays, never strings built from client input: the client's command and environment
 // travel as separate arguments to a fixed /bin/sh snippet, so nothing is re-parsed.
-import type { SessionTarget } from './workspace-target.js';
+import type { SessionTarget } from './target.js';
 
 /** Starts in the home folder like sshd does (and says so when it cannot), then runs "$@". */
 const IN_HOME = 'cd -- "$1" 2>/dev/null || { echo "den: could not chdir to home directory $1" >&2; cd /; }; shift; exec "$@"';

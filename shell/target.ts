@@ -3,11 +3,11 @@
 // (server/terminal/target.ts, with the person's own token). The Workspace must be Running,
 // the pod comes from status.podName (else <name>-0) and must carry den.dev/workspace=<name>;
 // the shell and home come from its WorkspaceImage. Nothing here comes from client input.
-import type { KubeObject } from '../../kube/client.js';
-import { defaultPodName, LABELS } from '../../kube/group.js';
-import { WORKSPACE_CONTAINER } from '../children/workspace/props.js';
-import type { Workspace } from './workspace.js';
-import { WORKSPACE_IMAGE_DEFAULTS } from './workspace-image.js';
+import type { KubeObject } from '../kube/client.js';
+import { defaultPodName, LABELS } from '../kube/group.js';
+import { WORKSPACE_CONTAINER } from '../infra/children/workspace/props.js';
+import type { Workspace } from '../infra/crds/workspace.js';
+import { WORKSPACE_IMAGE_DEFAULTS } from '../infra/crds/workspace-image.js';
 
 /** The fields of a WorkspaceImage a shell needs. */
 export interface WorkspaceImage extends KubeObject {

@@ -106,9 +106,9 @@ describe('the import graph of the project', () => {
 describe('crossProcessArrows', () => {
   it("names a module of one process importing another's, and lets entry points and shared floors be", () => {
     const graph = new Map([
-      ['server/terminal/target.ts', ['gateway/target.ts', 'infra/crds/workspace-target.ts']],
+      ['server/terminal/target.ts', ['gateway/target.ts', 'shell/target.ts']],
       ['hooks/registry/cloud-registry.ts', ['server/api/concurrency.ts', 'process/concurrency.ts']],
-      ['hooks/manager-role.ts', ['server/admission/index.ts', 'gateway/host-key.ts']],
+      ['hooks/manager-role.ts', ['hooks/admission/index.ts', 'gateway/host-key.ts']],
       ['server/role.ts', ['server/app.ts']],
       ['cli/users.ts', ['server/auth/passwords.ts']],
     ]);

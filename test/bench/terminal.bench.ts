@@ -14,7 +14,7 @@ import { Gateway } from '../../gateway/server.js';
 import { WorkspaceDirectory, type Workspace, type WorkspaceImage } from '../../gateway/workspaces.js';
 import { Informer } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { CSRF_PROTOCOL_PREFIX, TERMINAL_PROTOCOL } from '../../server/terminal/protocol.js';
+import { CSRF_PROTOCOL_PREFIX, TERMINAL_PROTOCOL } from '../../web/terminal-protocol.js';
 import { FakeExec } from '../support/fake-exec.js';
 import { freePort } from '../support/loopback.js';
 import { GATEWAY_TOKEN, pod, prepareCluster, workspace } from '../gateway/harness.js';

@@ -7,7 +7,7 @@ import type { AuthFailureReason } from '../../gateway/metrics.js';
 import { generateHostKey } from '../../gateway/host-key.js';
 import { findAuthorizedKey, parseAuthorizedKey } from '../../gateway/keys.js';
 import { SessionRefused } from '../../gateway/target.js';
-import type { SessionTarget } from '../../infra/crds/workspace-target.js';
+import type { SessionTarget } from '../../shell/target.js';
 import { indexWorkspaceEvent, WorkspaceDirectory, type Workspace, type WorkspaceNameIndex } from '../../gateway/workspaces.js';
 import type { CacheEvent } from '../../kube/informer.js';
 

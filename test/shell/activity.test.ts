@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { denCrds } from '../../infra/crds/index.js';
-import { ActivityRecorder } from '../../kube/activity.js';
+import { ActivityRecorder } from '../../shell/activity.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { sleep } from '../../process/timers.js';

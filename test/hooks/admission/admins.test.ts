@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AdminChecker, SUBJECT_ACCESS_REVIEW_PATH } from '../../../server/admission/admins.js';
+import { AdminChecker, SUBJECT_ACCESS_REVIEW_PATH } from '../../../hooks/admission/admins.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { installedCluster, MANAGER_TOKEN } from './cluster.js';
 

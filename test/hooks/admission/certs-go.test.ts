@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { DEFAULT_CERT_POLICY, generateCa, issueServingCert, planTls, servingHosts, splitPem, type CertPolicy } from '../../../server/admission/certs.js';
-import { goRefusals } from '../../../server/admission/go-x509.js';
+import { DEFAULT_CERT_POLICY, generateCa, issueServingCert, planTls, servingHosts, splitPem, type CertPolicy } from '../../../hooks/admission/certs.js';
+import { goRefusals } from '../../../hooks/admission/go-x509.js';
 import { NAMESPACE, WEBHOOK_SERVICE } from '../../../infra/install/names.js';
 import { buildGoX509, type GoX509 } from '../../support/go-x509.js';
 import { oldStyleMaterial } from './old-certs.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { X509Certificate } from 'node:crypto';
-import { generateCa, issueServingCert, planTls, servingHosts, splitPem, type CertPolicy, type TlsMaterial } from '../../../server/admission/certs.js';
-import { registeredConfiguration } from '../../../server/admission/registration.js';
+import { generateCa, issueServingCert, planTls, servingHosts, splitPem, type CertPolicy, type TlsMaterial } from '../../../hooks/admission/certs.js';
+import { registeredConfiguration } from '../../../hooks/admission/registration.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const T0 = new Date('2026-01-01T00:00:00Z');

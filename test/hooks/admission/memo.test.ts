@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CachingMemo, DIRECT } from '../../../server/admission/memo.js';
+import { CachingMemo, DIRECT } from '../../../hooks/admission/memo.js';
 import { generateTestKeys, type TestKeys } from './keys.js';
 import { workspace } from './world.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { Workspace } from '../../../server/admission/objects.js';
-import { reviewWorkspaceMutation } from '../../../server/admission/webhooks.js';
+import type { Workspace } from '../../../hooks/admission/objects.js';
+import { reviewWorkspaceMutation } from '../../../hooks/admission/webhooks.js';
 import { jsonPatch } from '../../support/fake-apiserver/patch.js';
 import { generateTestKeys, type TestKeys } from './keys.js';
 import { decodedPatch, reviewOf, viewOf } from './reviews.js';

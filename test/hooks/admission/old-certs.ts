@@ -2,7 +2,7 @@
 // named `den-webhook-ca@<seconds>` in a PrintableString, which Go's crypto/x509 refuses.
 import { generateKeyPairSync } from 'node:crypto';
 import forge from 'node-forge';
-import { issueServingCert, type TlsMaterial } from '../../../server/admission/certs.js';
+import { issueServingCert, type TlsMaterial } from '../../../hooks/admission/certs.js';
 
 export function oldStyleMaterial(now: Date, hosts: string[]): TlsMaterial {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

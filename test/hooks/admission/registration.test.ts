@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { KubeObject } from '../../../kube/client.js';
 import { RESOURCES } from '../../../kube/resources.js';
-import { secretData } from '../../../server/admission/certs.js';
-import { runAdmission, type AdmissionHandle, type AdmissionOptions } from '../../../server/admission/index.js';
+import { secretData } from '../../../hooks/admission/certs.js';
+import { runAdmission, type AdmissionHandle, type AdmissionOptions } from '../../../hooks/admission/index.js';
 import { renderInstall } from '../../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../../infra/install/settings.js';
 import { NAMESPACE, WEBHOOK_SERVICE } from '../../../infra/install/names.js';
@@ -12,7 +12,7 @@ import { freePort } from '../../support/loopback.js';
 import { BOB_TOKEN, installedCluster, MANAGER_TOKEN } from './cluster.js';
 import { oldStyleMaterial } from './old-certs.js';
 import { Registry } from 'prom-client';
-import { AdmissionMetrics } from '../../../server/admission/metrics.js';
+import { AdmissionMetrics } from '../../../hooks/admission/metrics.js';
 
 type Configuration = KubeObject & { webhooks: { name: string; clientConfig: Record<string, unknown> }[] };
 type Kind = 'mutatingWebhookConfiguration' | 'validatingWebhookConfiguration';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { answer, deny } from '../../../server/admission/review.js';
-import { denialStatus } from '../../../server/admission/violations.js';
+import { answer, deny } from '../../../hooks/admission/review.js';
+import { denialStatus } from '../../../hooks/admission/violations.js';
 
 describe('AdmissionReview answers', () => {
   it('name the refusing rules for the figures but never send them to the API server', () => {

@@ -2,9 +2,9 @@
 // the envelope as the API server sends it, with the reviewed kind and objects replaced.
 import type { KubeObject } from '../../../kube/client.js';
 import { objectKey } from '../../../kube/informer.js';
-import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from '../../../server/admission/objects.js';
-import type { AdmissionRequest, AdmissionReview } from '../../../server/admission/review.js';
-import type { ClusterView } from '../../../server/admission/webhooks.js';
+import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from '../../../hooks/admission/objects.js';
+import type { AdmissionRequest, AdmissionReview } from '../../../hooks/admission/review.js';
+import type { ClusterView } from '../../../hooks/admission/webhooks.js';
 import { admissionReviewFixture } from '../../support/fixtures.js';
 
 export interface ReviewOf {

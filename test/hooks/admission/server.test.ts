@@ -4,9 +4,9 @@ import { X509Certificate } from 'node:crypto';
 import type { KubeObject } from '../../../kube/client.js';
 import { KubeApiError } from '../../../kube/errors.js';
 import { RESOURCES } from '../../../kube/resources.js';
-import { splitPem } from '../../../server/admission/certs.js';
-import { runAdmission, startAdmission, type AdmissionHandle, type AdmissionOptions } from '../../../server/admission/index.js';
-import { ensureWebhookTls } from '../../../server/admission/tls-secret.js';
+import { splitPem } from '../../../hooks/admission/certs.js';
+import { runAdmission, startAdmission, type AdmissionHandle, type AdmissionOptions } from '../../../hooks/admission/index.js';
+import { ensureWebhookTls } from '../../../hooks/admission/tls-secret.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { fixture } from '../../support/fixtures.js';
 import { freePort } from '../../support/loopback.js';
@@ -15,7 +15,7 @@ import { generateTestKeys, type TestKeys } from './keys.js';
 import { reviewOf } from './reviews.js';
 import { workspace } from './world.js';
 import { Registry } from 'prom-client';
-import { AdmissionMetrics } from '../../../server/admission/metrics.js';
+import { AdmissionMetrics } from '../../../hooks/admission/metrics.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
-import { checkAuthorizedKey, isEd25519Point } from '../../../server/admission/ssh-keys.js';
+import { checkAuthorizedKey, isEd25519Point } from '../../../hooks/admission/ssh-keys.js';
 import { blobFields, generateTestKeys, keyLine, type TestKeys } from './keys.js';
 
 describe('SSH authorized key check', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { UserSpace } from '../../../server/admission/objects.js';
-import type { UserInfo } from '../../../server/admission/review.js';
-import { reviewUserSpaceUpdate } from '../../../server/admission/webhooks.js';
+import type { UserSpace } from '../../../hooks/admission/objects.js';
+import type { UserInfo } from '../../../hooks/admission/review.js';
+import { reviewUserSpaceUpdate } from '../../../hooks/admission/webhooks.js';
 import { generateTestKeys, type TestKeys } from './keys.js';
 import { reviewOf } from './reviews.js';
 import { userSpace } from './world.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { Workspace } from '../../../server/admission/objects.js';
-import { reviewWorkspaceValidation } from '../../../server/admission/webhooks.js';
+import type { Workspace } from '../../../hooks/admission/objects.js';
+import { reviewWorkspaceValidation } from '../../../hooks/admission/webhooks.js';
 import { generateTestKeys, type TestKeys } from './keys.js';
 import { reviewOf, viewOf, type ViewContent } from './reviews.js';
 import { aliceWorld, claim, GPU, NOW, userSpace, workspace } from './world.js';

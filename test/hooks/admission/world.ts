@@ -1,6 +1,6 @@
 // One small cluster for the admission tests: a catalog, alice's UserSpace with its quota,
 // two existing workspaces and their home PVCs, and a retained PVC of a deleted workspace.
-import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from '../../../server/admission/objects.js';
+import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from '../../../hooks/admission/objects.js';
 
 export const NOW = new Date('2026-06-01T12:00:00Z');
 export const GPU = 'nvidia.com/gpu';

@@ -18,8 +18,8 @@ import { mountPublicRoutes, mountResourceRoutes } from '../../../server/api/rout
 import type { ResourceDeps } from '../../../server/api/types.js';
 import type { AuthenticatedState, Caller, MembershipRole, TokenScope } from '../../../server/http/context.js';
 import { errorMapper, HttpError } from '../../../server/http/errors.js';
-import { parseReview, answer } from '../../../server/admission/review.js';
-import { reviewUserSpaceUpdate } from '../../../server/admission/webhooks.js';
+import { parseReview, answer } from '../../../hooks/admission/review.js';
+import { reviewUserSpaceUpdate } from '../../../hooks/admission/webhooks.js';
 import { FakeApiServer } from '../../support/fake-apiserver.js';
 import { expectDocumented } from './openapi-check.js';
 
