@@ -2,7 +2,7 @@
 // "How REST maps cluster answers"). Handlers throw; nothing else writes error bodies.
 import type { Context, Next } from 'koa';
 import { ValidationError } from 'yup';
-import { KubeApiError, KubeUnavailableError } from '../../kube/errors.js';
+import { KubeApiError, KubeUnavailableError } from '../kube/errors.js';
 
 /** An error whose status and message are meant for the caller as they are. */
 export class HttpError extends Error {

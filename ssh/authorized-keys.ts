@@ -3,7 +3,7 @@
 // blob with a valid prefix but a corrupt body (bad curve point, short modulus) is refused.
 import { createPublicKey } from 'node:crypto';
 import ssh2 from 'ssh2';
-import type { Violation } from './violations.js';
+import type { Violation } from '../hooks/admission/violations.js';
 
 export const ACCEPTED_KEY_TYPES = [
   'ssh-rsa',

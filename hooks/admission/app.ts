@@ -2,8 +2,8 @@
 // envelope), then the webhook's decision. A malformed request gets a 400, never a crash.
 import Koa, { type Context, type Next } from 'koa';
 import type { Log } from '../../process/role.js';
-import { refuseOversizedBodies, readJsonBody } from '../../server/http/body.js';
-import { errorMapper, HttpError } from '../../server/http/errors.js';
+import { refuseOversizedBodies, readJsonBody } from '../../koa/body.js';
+import { errorMapper, HttpError } from '../../koa/errors.js';
 import { WEBHOOKS } from '../../infra/install/names.js';
 import type { DecisionMemo } from './memo.js';
 import type { AdmissionMetrics } from './metrics.js';

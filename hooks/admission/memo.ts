@@ -2,7 +2,7 @@
 // their answers: an SSH key check (a curve point decoded, an RSA key loaded) gives the same
 // answer for the same text, and a cached Workspace's parsed resources stay valid until the
 // informer replaces the object. Tests use the direct versions.
-import { checkAuthorizedKey, type KeyCheck } from './ssh-keys.js';
+import { checkAuthorizedKey, type KeyCheck } from '../../ssh/authorized-keys.js';
 import type { Workspace } from './objects.js';
 import { parseResources, type ParsedResources } from './workspace-resources.js';
 

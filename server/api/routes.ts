@@ -1,7 +1,7 @@
 // The resource endpoints of SPEC 4.2, 4.3 and 4.6 (paths relative to `/api/v1`), and the public
 // OpenAPI description. REST-core's app mounts both: the first behind authentication, the second not.
 import type Router from '@koa/router';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { mountCatalogRoutes } from './catalog.js';
 import { RFC1123_SUBDOMAIN } from './fields.js';
 import { openApiDocument } from './openapi.js';

@@ -4,7 +4,7 @@ import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { LABELS, userNamespace } from '../../kube/group.js';
 import { Informer } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import type { MembershipRole } from '../http/context.js';
 
 export interface UserSpaceObject extends KubeObject {

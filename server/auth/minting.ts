@@ -4,7 +4,7 @@
 import type { KubeClient } from '../../kube/client.js';
 import { isNotFound, KubeApiError } from '../../kube/errors.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { Registry } from 'prom-client';
 import { MintingMetrics } from '../metrics.js';
 

@@ -44,7 +44,7 @@ import {
 } from '../api/schemas.js';
 import { DEFAULT_QUOTA, userSpacesWithUsage } from '../api/userspaces.js';
 import { requireAdministrator } from '../auth/admin.js';
-import { describeError, HttpError } from '../http/errors.js';
+import { describeError, HttpError } from '../../koa/errors.js';
 import { createLocalUserOf, deleteLocalUserOf } from '../routes/local-users.js';
 import { localUserRequest } from '../routes/schemas.js';
 import { viewerOf } from './middleware.js';

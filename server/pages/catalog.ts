@@ -5,7 +5,7 @@ import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { catalogPage, type CatalogEntry, type CatalogFilter } from '../../web/templates/catalog.js';
 import { listUsableImages } from '../api/catalog.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { viewerOf } from './middleware.js';
 import { sendPage } from './workspaces.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';

@@ -4,7 +4,7 @@
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { RFC1123_SUBDOMAIN } from '../api/fields.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { serveAssets } from './assets.js';
 import type { PageDeps, PageRouter } from './types.js';
 import { authenticatePage, compose, pageErrors, pageHeaders, readFormBody, requireFormCsrf, withAssets, type PageState } from './middleware.js';

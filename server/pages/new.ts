@@ -11,7 +11,7 @@ import { listUsableImages } from '../api/catalog.js';
 import { createWorkspaceRequest } from '../api/schemas.js';
 import { createWorkspaceOf } from '../api/workspaces.js';
 import type { Caller } from '../http/context.js';
-import { describeError } from '../http/errors.js';
+import { describeError } from '../../koa/errors.js';
 import { catalogEntry } from './catalog.js';
 import { viewerOf } from './middleware.js';
 import { leaveNotice } from './notice.js';

@@ -5,8 +5,8 @@
 import { ValidationError } from 'yup';
 import { RESOURCES } from '../../kube/resources.js';
 import { profilePage, type ProfileView } from '../../web/templates/profile.js';
-import { checkAuthorizedKey } from '../../hooks/admission/ssh-keys.js';
-import { describeError, HttpError } from '../http/errors.js';
+import { checkAuthorizedKey } from '../../ssh/authorized-keys.js';
+import { describeError, HttpError } from '../../koa/errors.js';
 import type { ClientAddressState } from '../http/client-address.js';
 import { changePasswordOf } from '../routes/profile.js';
 import { issueTokenQuery, passwordRequest } from '../routes/schemas.js';

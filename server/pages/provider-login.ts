@@ -17,7 +17,7 @@ import { constantTimeEqual, randomSecret } from '../auth/secrets.js';
 import type { SessionStore } from '../auth/sessions.js';
 import { AttemptCounter, type ThrottlePolicy } from '../auth/throttle.js';
 import type { ClientAddressState } from '../http/client-address.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { sameOriginPath, type PageState } from './middleware.js';
 
 /** Ties a sign-in to the browser that started it, so nobody can make a victim finish theirs (login CSRF). */

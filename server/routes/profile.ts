@@ -2,7 +2,7 @@
 // account comes from the session; a wrong current password is a 400 (not 401, which
 // would read as "your session ended"), and counts as a failed login for throttling.
 import type Router from '@koa/router';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { noQuery, validateBody, validateQuery } from '../http/validate.js';
 import type { CoreState, Credential } from '../auth/authenticate.js';
 import type { Caller } from '../http/context.js';

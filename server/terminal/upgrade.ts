@@ -19,7 +19,7 @@ import type { TokenMinter } from '../auth/minting.js';
 import { constantTimeEqual } from '../auth/secrets.js';
 import type { SessionStore } from '../auth/sessions.js';
 import type { Caller } from '../http/context.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { CLOSE, CSRF_PROTOCOL_PREFIX, dimension, TERMINAL_PROTOCOL } from '../../web/terminal-protocol.js';
 import { refuse, relayTerminal, type Relay } from './relay.js';
 import { refusalOf, resolveTerminalTarget } from './target.js';

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
-import { checkAuthorizedKey, isEd25519Point } from '../../../hooks/admission/ssh-keys.js';
-import { blobFields, generateTestKeys, keyLine, type TestKeys } from './keys.js';
+import { checkAuthorizedKey, isEd25519Point } from '../../ssh/authorized-keys.js';
+import { blobFields, generateTestKeys, keyLine, type TestKeys } from '../hooks/admission/keys.js';
 
 describe('SSH authorized key check', () => {
   let keys: TestKeys;

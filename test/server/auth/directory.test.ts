@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { membershipOf, resolveMembership, type UserSpaceObject } from '../../../server/auth/directory.js';
-import { HttpError } from '../../../server/http/errors.js';
+import { HttpError } from '../../../koa/errors.js';
 
 function userSpace(name: string, owner: string, labels: Record<string, string> = {}, extra: Record<string, unknown> = {}): UserSpaceObject {
   return { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name, labels, ...extra }, spec: { owner } };
