@@ -15,7 +15,7 @@ import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { Metrics } from '../process/metrics.js';
 import { AdmissionMetrics } from './admission/metrics.js';
 import { LoopMetrics } from './loop/metrics.js';
-import { ensureHostKeySecret } from '../gateway/host-key.js';
+import { ensureHostKeySecret } from './host-key-secret.js';
 import { startAdmission } from './admission/index.js';
 import { Manager } from './manager.js';
 import { Gauge } from 'prom-client';

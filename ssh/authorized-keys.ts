@@ -3,7 +3,7 @@
 // blob with a valid prefix but a corrupt body (bad curve point, short modulus) is refused.
 import { createPublicKey } from 'node:crypto';
 import ssh2 from 'ssh2';
-import type { Violation } from '../hooks/admission/violations.js';
+import { readStrings, splitPublicKeyLine } from './wire.js';
 
 export const ACCEPTED_KEY_TYPES = [
   'ssh-rsa',
@@ -24,7 +24,6 @@ const MAX_KEY_LENGTH = 8192;
 
 export type KeyCheck = { ok: true; type: AcceptedKeyType } | { ok: false; reason: string };
 
-const LINE = /^(\S+) ([A-Za-z0-9+/]+={0,2})(?: [^\r\n]*)?$/;
 const CURVES: Record<string, { name: string; pointBytes: number }> = {
   nistp256: { name: 'P-256', pointBytes: 32 },
   nistp384: { name: 'P-384', pointBytes: 48 },
@@ -58,49 +57,15 @@ export function checkAuthorizedKey(entry: unknown): KeyCheck {
     if (line.split(/\s+/).some(isAccepted)) return { ok: false, reason: `options before the key type (${echoed(first)}) are not accepted; the entry must start with the key type` };
     return { ok: false, reason: `key type ${echoed(first)} is not accepted (accepted: ${ACCEPTED_KEY_TYPES.join(', ')})` };
   }
-  const m = LINE.exec(line);
-  if (!m) return { ok: false, reason: 'must be one line "<type> <base64 key> [comment]"' };
+  const split = splitPublicKeyLine(line);
+  if ('wrong' in split) return { ok: false, reason: split.wrong === 'shape' ? 'must be one line "<type> <base64 key> [comment]"' : 'the key is not valid base64' };
   const type = first;
-  const blob = Buffer.from(m[2]!, 'base64');
-  if (blob.toString('base64').replace(/=+$/, '') !== m[2]!.replace(/=+$/, '')) {
-    return { ok: false, reason: 'the key is not valid base64' };
-  }
+  const { blob } = split;
   const fields = readStrings(blob);
   if (!fields || fields.length === 0) return { ok: false, reason: 'the key blob is corrupt' };
   if (fields[0]!.toString('latin1') !== type) return { ok: false, reason: `the key blob is not a ${type} key` };
   const problem = type.startsWith('sk-') ? checkSecurityKey(type, fields) : checkPlainKey(type, line, fields);
   return problem ? { ok: false, reason: problem } : { ok: true, type };
-}
-
-/**
- * The refusals for `spec.sshAuthorizedKeys` of an object: not a list, or an entry that is not
- * a key. Entries `previous` already held are not judged again, so a key admitted under older
- * rules does not block an unrelated update.
- */
-export function authorizedKeysViolations(keys: unknown, previous: unknown, check: (entry: unknown) => KeyCheck = checkAuthorizedKey): Violation[] {
-  if (keys === undefined || keys === null) return [];
-  if (!Array.isArray(keys)) return [{ rule: 'ssh-key', field: 'spec.sshAuthorizedKeys', message: 'must be a list of SSH public keys' }];
-  const known = new Set(Array.isArray(previous) ? previous : []);
-  return keys.flatMap((key, i): Violation[] => {
-    if (known.has(key)) return [];
-    const result = check(key);
-    return result.ok ? [] : [{ rule: 'ssh-key', field: `spec.sshAuthorizedKeys[${i}]`, message: `not a valid SSH public key: ${result.reason}` }];
-  });
-}
-
-/** Splits an SSH wire blob into its length-prefixed strings; undefined when it does not split exactly. */
-function readStrings(blob: Buffer): Buffer[] | undefined {
-  const out: Buffer[] = [];
-  let pos = 0;
-  while (pos < blob.length) {
-    if (pos + 4 > blob.length) return undefined;
-    const len = blob.readUInt32BE(pos);
-    pos += 4;
-    if (pos + len > blob.length) return undefined;
-    out.push(blob.subarray(pos, pos + len));
-    pos += len;
-  }
-  return out;
 }
 
 function checkPlainKey(type: string, line: string, fields: Buffer[]): string | undefined {

@@ -3,7 +3,8 @@
 // Deciding who is an administrator needs the cluster (a SubjectAccessReview), so the decision
 // is split: which fields changed (pure), then the verdict given the answer.
 import { isDeepStrictEqual } from 'node:util';
-import { authorizedKeysViolations, checkAuthorizedKey, type KeyCheck } from '../../ssh/authorized-keys.js';
+import { checkAuthorizedKey, type KeyCheck } from '../../ssh/authorized-keys.js';
+import { authorizedKeysViolations } from './authorized-keys.js';
 import type { UserSpace } from './objects.js';
 import type { Violation } from './violations.js';
 

@@ -10,7 +10,7 @@ import { compareQuantities, formatQuantity, tryParseQuantity } from '../../kube/
 import { DIRECT, type DecisionMemo } from './memo.js';
 import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from './objects.js';
 import { checkRequestsAndLimits, parseResources } from './workspace-resources.js';
-import { authorizedKeysViolations } from '../../ssh/authorized-keys.js';
+import { authorizedKeysViolations } from './authorized-keys.js';
 import { checkQuota } from './workspace-quota.js';
 import type { Violation } from './violations.js';
 

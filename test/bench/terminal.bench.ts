@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import ssh2 from 'ssh2';
 import { WebSocket } from 'ws';
-import { generateHostKey } from '../../gateway/host-key.js';
+import { generateHostKey } from '../../ssh/host-key.js';
 import { Gateway } from '../../gateway/server.js';
 import { WorkspaceDirectory, type Workspace, type WorkspaceImage } from '../../gateway/workspaces.js';
 import { Informer } from '../../kube/informer.js';

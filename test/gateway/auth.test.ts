@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import ssh2 from 'ssh2';
 import { ConnectionAuth, DEFAULT_MAX_AUTH_TRIES, type AuthRequest } from '../../gateway/auth.js';
 import type { AuthFailureReason } from '../../gateway/metrics.js';
-import { generateHostKey } from '../../gateway/host-key.js';
+import { generateHostKey } from '../../ssh/host-key.js';
 import { findAuthorizedKey, parseAuthorizedKey } from '../../gateway/keys.js';
 import { SessionRefused } from '../../gateway/target.js';
 import type { SessionTarget } from '../../shell/target.js';
