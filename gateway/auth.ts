@@ -3,6 +3,7 @@
 // spec.sshAuthorizedKeys and its signature must verify, then the target is re-checked
 // against the API server before the session starts.
 import { createHash } from 'node:crypto';
+import { isDns1123Label } from '../kube/names.js';
 import type { Log } from '../process/role.js';
 import type { BannerSender } from './banner.js';
 import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.js';
@@ -13,7 +14,6 @@ import type { AuthFailureReason } from './metrics.js';
 
 /** sshd's default MaxAuthTries: the failed attempts after which a client is disconnected. */
 export const DEFAULT_MAX_AUTH_TRIES = 6;
-const WORKSPACE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export interface AuthDeps {
   named: (name: string) => Workspace[];
@@ -95,7 +95,7 @@ export class ConnectionAuth {
   }
 
   private matches(username: string, offered: OfferedKey): Match[] {
-    if (username.length > 63 || !WORKSPACE_NAME.test(username)) return [];
+    if (!isDns1123Label(username)) return [];
     const out: Match[] = [];
     for (const ws of this.deps.named(username)) {
       const key = findAuthorizedKey(offered, ws.spec?.sshAuthorizedKeys);

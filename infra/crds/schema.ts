@@ -1,5 +1,6 @@
 // Building blocks of the CRDs' OpenAPI v3 schemas. The CRDs are the source of truth for the
 // API, so every helper takes the description `kubectl explain` shows for the field.
+import { PREFIXED_QUALIFIED_NAME_FMT } from '../../kube/names.js';
 
 /** The subset of apiextensions.k8s.io/v1 JSONSchemaProps the Den CRDs use. */
 export interface JsonSchema {
@@ -126,8 +127,7 @@ export function conditions(description: string): JsonSchema {
       {
         type: string('Type of condition in CamelCase, for example Ready.', {
           maxLength: 316,
-          pattern:
-            '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+          pattern: `^${PREFIXED_QUALIFIED_NAME_FMT}$`,
         }),
         status: string('Status of the condition.', { enum: ['True', 'False', 'Unknown'] }),
         reason: string("A programmatic identifier, in CamelCase, of the reason for the condition's last transition.", {

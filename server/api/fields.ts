@@ -1,10 +1,7 @@
 // Field checks shared by the request schemas: Kubernetes names and quantities.
+import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from '../../kube/names.js';
 import { fields } from '../http/validate.js';
 
-/** RFC 1123 label: what Kubernetes accepts as a namespace or a Service name. */
-export const RFC1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-/** RFC 1123 subdomain: what Kubernetes accepts as most object names (Secrets, say). */
-export const RFC1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** A non-negative Kubernetes quantity: a decimal number with an optional SI, binary or exponent suffix. */
 export const QUANTITY = /^(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
 
@@ -12,14 +9,14 @@ export function label(max = 63) {
   return fields
     .string()
     .max(max, `\${path} must be at most ${max} characters`)
-    .matches(RFC1123_LABEL, '${path} must be an RFC 1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit');
+    .matches(DNS1123_LABEL, '${path} must be an RFC 1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit');
 }
 
 export function subdomain(max = 253) {
   return fields
     .string()
     .max(max, `\${path} must be at most ${max} characters`)
-    .matches(RFC1123_SUBDOMAIN, '${path} must be an RFC 1123 subdomain: lower-case letters, digits, "-" and "."');
+    .matches(DNS1123_SUBDOMAIN, '${path} must be an RFC 1123 subdomain: lower-case letters, digits, "-" and "."');
 }
 
 export function quantity() {

@@ -6,7 +6,8 @@ import type { JsonSchema } from '../../infra/crds/schema.js';
 import { KINDS, VERSION } from '../../kube/group.js';
 import { MEMBERSHIP_ROLES, REGISTRY_PROVIDERS, TAG_MODES, USERSPACE_NAME_MAX, WORKSPACE_NAME_MAX } from './schemas.js';
 import { DEFAULT_LOG_TAIL } from './workspaces.js';
-import { QUANTITY, RFC1123_LABEL } from './fields.js';
+import { DNS1035_LABEL_FMT, DNS1123_LABEL } from '../../kube/names.js';
+import { QUANTITY } from './fields.js';
 
 type Schema = Record<string, unknown>;
 type Operation = Record<string, unknown>;
@@ -26,7 +27,7 @@ function listOf(item: string): Schema {
 }
 
 // The patterns the request schemas check (fields.ts), as the document states them.
-const NAME_PATTERN = RFC1123_LABEL.source;
+const NAME_PATTERN = DNS1123_LABEL.source;
 const QUANTITY_PATTERN = QUANTITY.source;
 const quantity = (description: string): Schema => str(description, { pattern: QUANTITY_PATTERN });
 
@@ -86,7 +87,7 @@ function schemas(): Record<string, Schema> {
     LoginRequest: closed({ username: str('Local username.'), password: str('Password.') }, ['username', 'password']),
     CreateWorkspaceRequest: closed(
       {
-        name: str('Workspace name (RFC 1035 label: it also names the Service).', { pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$', maxLength: WORKSPACE_NAME_MAX }),
+        name: str('Workspace name (RFC 1035 label: it also names the Service).', { pattern: `^${DNS1035_LABEL_FMT}$`, maxLength: WORKSPACE_NAME_MAX }),
         image: str('WorkspaceImage entry name.'),
         cpu: quantity('Used as both request and limit.'),
         memory: quantity('Used as both request and limit.'),
