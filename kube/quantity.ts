@@ -1,5 +1,7 @@
 // Exact Kubernetes resource quantities ("500m", "1.5Gi", "2e3"): parsing, comparison,
-// addition and printing, without floating point so that quota sums never drift.
+// addition and printing, without floating point so that quota sums never drift. The one
+// grammar of a quantity in Den: the CRDs' pattern, the REST schemas, the install settings and
+// the hooks all read it from here.
 
 /** A quantity as the exact rational `num / den`, with `den` a power of ten. */
 export interface Quantity {
@@ -32,9 +34,13 @@ const DECIMAL_SUFFIXES: Record<string, number> = {
   E: 18,
 };
 
-// The grammar of k8s.io/apimachinery/pkg/api/resource: a signed decimal number, then a
-// binary suffix, a decimal suffix or a decimal exponent ("e" or "E" followed by an integer).
-const QUANTITY = /^([+-]?)(\d+\.?\d*|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei)|([eE][+-]?\d+)|(n|u|m|k|M|G|T|P|E)?)$/;
+/**
+ * The grammar of k8s.io/apimachinery/pkg/api/resource: a signed decimal number, then a
+ * binary suffix, a decimal suffix or a decimal exponent ("e" or "E" followed by an integer).
+ * Written for both JavaScript and Go's RE2, as the CRDs' `pattern` it also is.
+ */
+export const QUANTITY_PATTERN = '^([+-]?)([0-9]+\\.?[0-9]*|\\.[0-9]+)(?:(Ki|Mi|Gi|Ti|Pi|Ei)|([eE][+-]?[0-9]+)|(n|u|m|k|M|G|T|P|E)?)$';
+const QUANTITY = new RegExp(QUANTITY_PATTERN);
 
 /** Longest quantity string accepted; the API server refuses far shorter ones in practice. */
 const MAX_LENGTH = 64;
@@ -126,6 +132,12 @@ export function subtractQuantities(a: Quantity, b: Quantity): Quantity {
 
 export function isNegative(q: Quantity): boolean {
   return q.num < 0n;
+}
+
+/** Whether `input` is a quantity of zero or more, what every amount a person asks for must be. */
+export function isNonNegativeQuantity(input: unknown): boolean {
+  const q = tryParseQuantity(input);
+  return q !== undefined && !isNegative(q);
 }
 
 /** A whole number of units (GPUs, workspaces) as a quantity. */

@@ -1,6 +1,6 @@
 // The decision step of the Workspace hook: from the Workspace and its catalog entry to the
 // values the child constructs draw, or the reason there is nothing to draw.
-import { QUANTITY_PATTERN } from '../../infra/crds/schema.js';
+import { tryParseQuantity } from '../../kube/quantity.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from '../../infra/crds/workspace-image.js';
 import { homePathOf, imageRootViolations, isRunning, nameViolations, volumeViolations, type WorkspaceViolation } from '../../infra/crds/workspace-rules.js';
 import {
@@ -21,7 +21,6 @@ export interface SpecProblem {
 
 export type Decision = { props: WorkspaceChildrenProps } | { problem: SpecProblem };
 
-const quantity = new RegExp(QUANTITY_PATTERN);
 const PULL_POLICIES: readonly string[] = ['Always', 'IfNotPresent', 'Never'];
 
 /** Reads one observability flag: anything but an explicit false is true (SPEC 2.5 default). */
@@ -124,7 +123,7 @@ export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
     );
   }
   const storage = String(spec.storage);
-  if (!quantity.test(storage)) {
+  if (tryParseQuantity(storage) === undefined) {
     return problem(
       'InvalidSpec',
       `spec.storage "${storage}" is not a quantity (for example 10Gi). Delete this workspace and create it again with a valid size.`,

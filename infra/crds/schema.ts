@@ -1,6 +1,7 @@
 // Building blocks of the CRDs' OpenAPI v3 schemas. The CRDs are the source of truth for the
 // API, so every helper takes the description `kubectl explain` shows for the field.
 import { PREFIXED_QUALIFIED_NAME_FMT } from '../../kube/names.js';
+import { QUANTITY_PATTERN } from '../../kube/quantity.js';
 
 /** The subset of apiextensions.k8s.io/v1 JSONSchemaProps the Den CRDs use. */
 export interface JsonSchema {
@@ -66,10 +67,6 @@ export function timestamp(description: string): JsonSchema {
 export function stringMap(description: string): JsonSchema {
   return { type: 'object', description, additionalProperties: { type: 'string' } };
 }
-
-/** The pattern Kubernetes' own CRDs (controller-gen) use for resource.Quantity. */
-export const QUANTITY_PATTERN =
-  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
 
 /** A resource.Quantity: `2`, `500m`, `10Gi`. */
 export function quantity(description: string): JsonSchema {

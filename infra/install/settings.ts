@@ -4,6 +4,7 @@
 import { isIP } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { isDns1123Subdomain, isLabelValue, isQualifiedName } from '../../kube/names.js';
+import { isNonNegativeQuantity } from '../../kube/quantity.js';
 
 export const DEFAULT_IMAGE = 'ghcr.io/den-dev/den:0.1.0';
 
@@ -112,7 +113,7 @@ const grammar = (test: (value: string) => boolean): Pattern => ({ test });
 const HOST = grammar(isDns1123Subdomain);
 const DNS_NAME = grammar(isDns1123Subdomain);
 const RESOURCE_NAME = grammar(isQualifiedName);
-const QUANTITY = /^([+]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
+const QUANTITY = grammar(isNonNegativeQuantity);
 const LABEL_KEY = grammar(isQualifiedName);
 const LABEL_VALUE = grammar(isLabelValue);
 const SECRET_KEY = /^[-._a-zA-Z0-9]{1,253}$/;

@@ -1,9 +1,8 @@
 // Field checks shared by the request schemas: Kubernetes names and quantities.
 import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from '../../kube/names.js';
+import { isNonNegativeQuantity } from '../../kube/quantity.js';
 import { fields } from '../http/validate.js';
 
-/** A non-negative Kubernetes quantity: a decimal number with an optional SI, binary or exponent suffix. */
-export const QUANTITY = /^(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
 
 export function label(max = 63) {
   return fields
@@ -20,5 +19,5 @@ export function subdomain(max = 253) {
 }
 
 export function quantity() {
-  return fields.string().matches(QUANTITY, '${path} must be a Kubernetes quantity such as 500m, 2, 4Gi or 10G');
+  return fields.string().test('quantity', '${path} must be a Kubernetes quantity such as 500m, 2, 4Gi or 10G', (value) => value === undefined || isNonNegativeQuantity(value));
 }

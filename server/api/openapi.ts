@@ -7,7 +7,7 @@ import { KINDS, VERSION } from '../../kube/group.js';
 import { MEMBERSHIP_ROLES, REGISTRY_PROVIDERS, TAG_MODES, USERSPACE_NAME_MAX, WORKSPACE_NAME_MAX } from './schemas.js';
 import { DEFAULT_LOG_TAIL } from './workspaces.js';
 import { DNS1035_LABEL_FMT, DNS1123_LABEL } from '../../kube/names.js';
-import { QUANTITY } from './fields.js';
+import { QUANTITY_PATTERN } from '../../kube/quantity.js';
 
 type Schema = Record<string, unknown>;
 type Operation = Record<string, unknown>;
@@ -28,7 +28,6 @@ function listOf(item: string): Schema {
 
 // The patterns the request schemas check (fields.ts), as the document states them.
 const NAME_PATTERN = DNS1123_LABEL.source;
-const QUANTITY_PATTERN = QUANTITY.source;
 const quantity = (description: string): Schema => str(description, { pattern: QUANTITY_PATTERN });
 
 /** A cluster object as the cluster returns it; its own fields stay camelCase (SPEC 2.7). */
