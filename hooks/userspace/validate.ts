@@ -1,7 +1,7 @@
 // Reads a UserSpace into the values its children are rendered from, or says exactly which
 // fields are wrong. The CRD schema refuses most bad input; this is the render-time check for
 // whatever got past it (an older CRD, a quantity the schema only types as a string).
-import { LABELS, userNamespace } from '../../kube/group.js';
+import { userNamespace } from '../../kube/group.js';
 import { DNS1123_LABEL_MAX, isDns1123Label } from '../../kube/names.js';
 import { isNegative, tryParseQuantity } from '../../kube/quantity.js';
 import type { NetworkPolicyMode } from '../../infra/children/userspace/props.js';
@@ -23,15 +23,8 @@ export interface UserSpacePlan {
 export type PlanResult = { ok: true; plan: UserSpacePlan } | { ok: false; problems: string[] };
 
 
-/** `den.dev/role: admin`; any other value, or none, is an ordinary user. */
-export function isAdmin(parent: UserSpace): boolean {
-  return parent.metadata?.labels?.[LABELS.role] === 'admin';
-}
 
 /** `den.dev/disabled: "true"`, exactly; any other value leaves the UserSpace enabled. */
-export function isDisabled(parent: UserSpace): boolean {
-  return parent.metadata?.labels?.[LABELS.disabled] === 'true';
-}
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

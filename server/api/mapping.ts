@@ -1,5 +1,6 @@
 // Pure translations between the REST shapes (snake_case, SPEC 2.6 and 2.7) and cluster
 // objects (camelCase, as the CRDs define them). No I/O here: routes call these.
+import { isDisabled, roleOf } from '../../infra/crds/user-space.js';
 import { API_VERSION, ANNOTATIONS, KINDS, LABELS } from '../../kube/group.js';
 import type { KubeObject } from '../../kube/client.js';
 import type {
@@ -139,8 +140,7 @@ export interface Membership {
 }
 
 export function membershipOf(userSpace: KubeObject): Membership {
-  const labels = userSpace.metadata?.labels ?? {};
-  return { name: userSpace.metadata?.name ?? '', role: labels[LABELS.role] ?? 'user', disabled: labels[LABELS.disabled] === 'true' };
+  return { name: userSpace.metadata?.name ?? '', role: roleOf(userSpace), disabled: isDisabled(userSpace) };
 }
 
 export function quotaPatch(req: QuotaRequest): Json {

@@ -1,4 +1,5 @@
 // The REST request shapes of SPEC 2.6 that the resource endpoints accept, and their query strings.
+import { MEMBERSHIP_ROLES } from '../../infra/crds/user-space.js';
 import { exact, fields } from '../http/validate.js';
 import { IMAGE_REGISTRY_LIMITS as LIMITS, re2Problem, TAG_MODES } from '../../infra/crds/image-registry-rules.js';
 import { REGISTRY_PROVIDERS } from '../../infra/crds/image-registry.js';
@@ -92,7 +93,6 @@ export const patchImageRegistryRequest = exact({
 });
 export type PatchImageRegistryRequest = typeof patchImageRegistryRequest.__outputType;
 
-export const MEMBERSHIP_ROLES = ['user', 'admin'] as const;
 const role = () => string().oneOf([...MEMBERSHIP_ROLES], `role must be one of ${MEMBERSHIP_ROLES.join(', ')}`);
 
 export const userSpaceRequest = exact({

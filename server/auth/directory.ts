@@ -1,11 +1,11 @@
 // Who a person is on the platform: the UserSpace whose `spec.owner` names them, read
 // with the server's identity from an informer so a request costs no API call.
 import type { KubeClient, KubeObject } from '../../kube/client.js';
-import { LABELS, userNamespace } from '../../kube/group.js';
+import { userNamespace } from '../../kube/group.js';
 import { Informer } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { HttpError } from '../../koa/errors.js';
-import type { MembershipRole } from '../http/context.js';
+import { isDisabled, roleOf, type MembershipRole } from '../../infra/crds/user-space.js';
 
 export interface UserSpaceObject extends KubeObject {
   spec?: { owner?: string; [key: string]: unknown };
@@ -22,13 +22,12 @@ export interface Membership {
 /** Role and disabled flag as DESIGN.md stores them: labels on the UserSpace. */
 export function membershipOf(userspace: UserSpaceObject): Membership {
   const name = userspace.metadata?.name ?? '';
-  const labels = userspace.metadata?.labels ?? {};
   return {
     owner: userspace.spec?.owner ?? '',
     userspace: name,
     namespace: userNamespace(name),
-    role: labels[LABELS.role] === 'admin' ? 'admin' : 'user',
-    disabled: labels[LABELS.disabled] === 'true',
+    role: roleOf(userspace),
+    disabled: isDisabled(userspace),
   };
 }
 

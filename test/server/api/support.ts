@@ -16,7 +16,8 @@ import { LABELS, SERVICE_ACCOUNTS, userNamespace } from '../../../kube/group.js'
 import { RESOURCES } from '../../../kube/resources.js';
 import { mountPublicRoutes, mountResourceRoutes } from '../../../server/api/routes.js';
 import type { ResourceDeps } from '../../../server/api/types.js';
-import type { AuthenticatedState, Caller, MembershipRole, TokenScope } from '../../../server/http/context.js';
+import type { AuthenticatedState, Caller, TokenScope } from '../../../server/http/context.js';
+import type { MembershipRole } from '../../../infra/crds/user-space.js';
 import { errorMapper, HttpError } from '../../../koa/errors.js';
 import { parseReview, answer } from '../../../hooks/admission/review.js';
 import { reviewUserSpaceUpdate } from '../../../hooks/admission/webhooks.js';
