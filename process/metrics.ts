@@ -16,8 +16,3 @@ export class Metrics {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }
-
-/** Seconds since `started` (a `performance.now()` reading). */
-export function secondsSince(started: number): number {
-  return (performance.now() - started) / 1000;
-}
