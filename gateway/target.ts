@@ -12,9 +12,9 @@ import {
   podNameOf,
   shellAndHome,
   type SessionTarget,
-  type WorkspaceImage,
   type WorkspacePod,
 } from '../shell/target.js';
+import type { WorkspaceImage } from '../infra/crds/workspace-image.js';
 import { findAuthorizedKey, type OfferedKey } from './keys.js';
 import type { Workspace } from './workspaces.js';
 

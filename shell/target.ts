@@ -5,17 +5,9 @@
 // the shell and home come from its WorkspaceImage. Nothing here comes from client input.
 import type { KubeObject } from '../kube/client.js';
 import { defaultPodName, LABELS } from '../kube/group.js';
-import { WORKSPACE_CONTAINER } from '../infra/children/workspace/props.js';
+import { WORKSPACE_CONTAINER } from '../infra/crds/workspace.js';
 import type { Workspace } from '../infra/crds/workspace.js';
-import { WORKSPACE_IMAGE_DEFAULTS } from '../infra/crds/workspace-image.js';
-
-/** The fields of a WorkspaceImage a shell needs. */
-export interface WorkspaceImage extends KubeObject {
-  spec?: {
-    shell?: string;
-    homePath?: string;
-  };
-}
+import { WORKSPACE_IMAGE_DEFAULTS, type WorkspaceImage } from '../infra/crds/workspace-image.js';
 
 export interface WorkspacePod extends KubeObject {
   spec?: { containers?: { name?: string }[] };

@@ -9,19 +9,9 @@ export interface ResourceRequirements {
   limits?: ResourceList;
 }
 
-// One Workspace type for every reader, beside its CRD.
+// One Workspace and one WorkspaceImage type for every reader, beside their CRDs.
 export type { Workspace } from '../../infra/crds/workspace.js';
-
-export interface WorkspaceImage extends KubeObject {
-  spec?: {
-    deprecated?: boolean;
-    deprecateAt?: string;
-    homePath?: string;
-    runAsUser?: number;
-    allowRoot?: boolean;
-    [field: string]: unknown;
-  };
-}
+export type { WorkspaceImage } from '../../infra/crds/workspace-image.js';
 
 export interface UserSpaceQuota {
   cpu?: string | number;

@@ -3,6 +3,19 @@
 import { PREFIXED_QUALIFIED_NAME_FMT } from '../../kube/names.js';
 import { QUANTITY_PATTERN } from '../../kube/quantity.js';
 
+/** When the kubelet pulls an image (core/v1 PullPolicy). */
+export const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
+export type PullPolicy = (typeof PULL_POLICIES)[number];
+
+/** A resource.Quantity as JSON carries it: `10Gi`, `500m` or a bare integer. */
+export type QuantityJson = string | number;
+
+export interface ResourceRequirementsJson {
+  limits?: Record<string, QuantityJson>;
+  requests?: Record<string, QuantityJson>;
+  claims?: { name: string }[];
+}
+
 /** The subset of apiextensions.k8s.io/v1 JSONSchemaProps the Den CRDs use. */
 export interface JsonSchema {
   type?: 'object' | 'array' | 'string' | 'integer' | 'boolean' | 'number';

@@ -5,13 +5,12 @@ import { isIP } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { isDns1123Subdomain, isLabelValue, isQualifiedName } from '../../kube/names.js';
 import { isNonNegativeQuantity } from '../../kube/quantity.js';
+import { PULL_POLICIES, type PullPolicy } from '../crds/schema.js';
 
 export const DEFAULT_IMAGE = 'ghcr.io/den-dev/den:0.1.0';
 
 export type ServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer';
 const SERVICE_TYPES: readonly ServiceType[] = ['ClusterIP', 'NodePort', 'LoadBalancer'];
-export type PullPolicy = 'IfNotPresent' | 'Always' | 'Never';
-const PULL_POLICIES: readonly PullPolicy[] = ['IfNotPresent', 'Always', 'Never'];
 
 /** Kubernetes structures passed through to the pod spec as written (checked by the API server on apply). */
 export type KubeValue = Record<string, unknown>;

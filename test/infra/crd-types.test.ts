@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { workspaceCrd, type WorkspaceSpec, type WorkspaceStatusFields } from '../../infra/crds/workspace.js';
+import { workspaceImageCrd, type WorkspaceImageSpec, type WorkspaceImageStatusFields } from '../../infra/crds/workspace-image.js';
 import type { JsonSchema } from '../../infra/crds/index.js';
 import { schemaAt } from './schema-paths.js';
 
-// The one hand-written Workspace type (infra/crds/workspace.ts) against the CRD schema. Each
+// The one hand-written type of each kind (infra/crds/workspace.ts, workspace-image.ts) against its CRD schema. Each
 // table below must name every field of its TypeScript type (the compiler refuses a missing or
 // an extra key), and the test compares the table with the schema: a field added to one and
 // not the other fails here.
@@ -49,8 +50,34 @@ function kindOf(schema: JsonSchema): Kind {
   return schema.type as Kind;
 }
 
-function schemaFields(path: string): Record<string, Kind> {
-  const node = schemaAt(workspaceCrd(), path);
+const IMAGE_SPEC: Fields<WorkspaceImageSpec> = {
+  displayName: 'string',
+  description: 'string',
+  icon: 'string',
+  tags: 'array',
+  maintainer: 'string',
+  deprecated: 'boolean',
+  image: 'string',
+  imagePullPolicy: 'string',
+  shell: 'string',
+  homePath: 'string',
+  runAsUser: 'integer',
+  command: 'array',
+  allowRoot: 'boolean',
+  deprecateAt: 'string',
+  placement: 'object',
+  imagePullSecretRef: 'object',
+};
+
+const IMAGE_STATUS: Fields<WorkspaceImageStatusFields> = { conditions: 'array' };
+
+const IMAGE_NESTED: Record<string, Record<string, Kind>> = {
+  'spec.placement': { nodeSelector: 'object', tolerations: 'array' } satisfies Fields<NonNullable<WorkspaceImageSpec['placement']>>,
+  'spec.imagePullSecretRef': { name: 'string' } satisfies Fields<NonNullable<WorkspaceImageSpec['imagePullSecretRef']>>,
+};
+
+function schemaFields(path: string, crd = workspaceCrd()): Record<string, Kind> {
+  const node = schemaAt(crd, path);
   return Object.fromEntries(Object.entries(node.properties ?? {}).map(([name, child]) => [name, kindOf(child)]));
 }
 
@@ -66,6 +93,22 @@ describe('the Workspace type', () => {
   for (const [path, fields] of Object.entries(NESTED)) {
     it(`has every field of ${path} and no other`, () => {
       expect(fields).to.deep.equal(schemaFields(path));
+    });
+  }
+});
+
+describe('the WorkspaceImage type', () => {
+  it('has every field of the CRD spec, of the same kind, and no other', () => {
+    expect(IMAGE_SPEC).to.deep.equal(schemaFields('spec', workspaceImageCrd()));
+  });
+
+  it('has every field of the CRD status, of the same kind, and no other', () => {
+    expect(IMAGE_STATUS).to.deep.equal(schemaFields('status', workspaceImageCrd()));
+  });
+
+  for (const [path, fields] of Object.entries(IMAGE_NESTED)) {
+    it(`has every field of ${path} and no other`, () => {
+      expect(fields).to.deep.equal(schemaFields(path, workspaceImageCrd()));
     });
   }
 });
