@@ -3,8 +3,8 @@
 // platform namespace, named by the SHA-256 of the state, so any replica can finish a sign-in
 // another one started and reading the Secrets does not yield a usable state. A challenge is
 // used once: taking it deletes it, and only the request whose delete succeeded may go on.
-import { sha256Hex } from '../secrets.js';
-import type { ServiceState, StateRecord } from '../state.js';
+import { sha256Hex } from './secrets.js';
+import type { ServiceState, StateRecord } from './state.js';
 
 export const CHALLENGE_TTL_MS = 10 * 60_000;
 /** Unauthenticated visitors create these; more open at once than this are refused until some expire. */

@@ -10,7 +10,7 @@ import { randomPKCECodeVerifier, randomNonce } from 'openid-client';
 import type { Log } from '../../process/role.js';
 import { cookieValue, httpOnlyCookie, sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
-import { TooManyChallengesError, type LoginChallengeStore } from '../auth/providers/challenges.js';
+import { TooManyChallengesError, type LoginChallengeStore } from '../auth/login-challenges.js';
 import { LoginRefused } from '../auth/providers/refusals.js';
 import type { IdentityProviders } from '../auth/providers/registry.js';
 import { constantTimeEqual, randomSecret } from '../auth/secrets.js';
