@@ -3,7 +3,7 @@
 import { array, mixed, object, string, ValidationError } from 'yup';
 import type { KubeObject } from '../../kube/client.js';
 import type { JsonPatchOp } from './mutate-workspace.js';
-import type { DenialStatus } from './violations.js';
+import type { DenialCause, DenialStatus } from './violations.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 
@@ -37,7 +37,7 @@ export interface AdmissionRequest {
 export interface AdmissionResponse {
   uid: string;
   allowed: boolean;
-  status?: { status: 'Failure'; code: number; reason: string; message: string };
+  status?: { status: 'Failure'; code: number; reason: string; message: string; details?: { causes: DenialCause[] } };
   patchType?: 'JSONPatch';
   /** base64 of the JSONPatch document. */
   patch?: string;
@@ -107,7 +107,7 @@ export function deny(uid: string, denial: DenialStatus): AdmissionResponse {
   return {
     uid,
     allowed: false,
-    status: { status: 'Failure', code: denial.code, reason: denial.reason, message: denial.message },
+    status: { status: 'Failure', code: denial.code, reason: denial.reason, message: denial.message, ...(denial.causes ? { details: { causes: denial.causes } } : {}) },
     ...(denial.rules ? { rules: denial.rules } : {}),
   };
 }

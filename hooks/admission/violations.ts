@@ -30,10 +30,19 @@ export interface Violation {
   message: string;
 }
 
+/** One refused field as metav1.StatusCause carries it; kube-apiserver passes the causes on to the client. */
+export interface DenialCause {
+  reason: 'FieldValueInvalid' | 'FieldValueForbidden';
+  field: string;
+  message: string;
+}
+
 export interface DenialStatus {
   code: number;
   reason: 'Forbidden' | 'Invalid' | 'InternalError';
   message: string;
+  /** The refused fields, so a client shows each refusal beside its field without reading the message. */
+  causes?: DenialCause[];
   /** The rules that refused, for the denial figures; never sent to the API server. */
   rules?: RuleId[];
 }
@@ -47,8 +56,9 @@ export function denialStatus(violations: Violation[]): DenialStatus | undefined 
   if (violations.length === 0) return undefined;
   const invalid = violations.filter((v) => v.rule !== 'quota');
   const rulesOf = (list: Violation[]) => [...new Set(list.map((v) => v.rule))];
-  if (invalid.length > 0) return { code: 422, reason: 'Invalid', message: joinMessages(invalid), rules: rulesOf(invalid) };
-  return { code: 403, reason: 'Forbidden', message: joinMessages(violations), rules: rulesOf(violations) };
+  const causesOf = (list: Violation[], reason: DenialCause['reason']) => list.map((v) => ({ reason, field: v.field, message: v.message }));
+  if (invalid.length > 0) return { code: 422, reason: 'Invalid', message: joinMessages(invalid), causes: causesOf(invalid, 'FieldValueInvalid'), rules: rulesOf(invalid) };
+  return { code: 403, reason: 'Forbidden', message: joinMessages(violations), causes: causesOf(violations, 'FieldValueForbidden'), rules: rulesOf(violations) };
 }
 
 function joinMessages(violations: Violation[]): string {

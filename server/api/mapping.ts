@@ -44,6 +44,23 @@ export function workspaceObject(req: CreateWorkspaceRequest, namespace: string, 
   return { apiVersion: API_VERSION, kind: KINDS.workspace, metadata: { name: req.name, namespace }, spec };
 }
 
+/**
+ * The request field a field of the Workspace came from, as workspaceObject writes it, so a
+ * refusal that names the Workspace's field (a webhook's or the schema's cause) is shown
+ * beside the request field it concerns; undefined for a field no request field writes.
+ */
+export function requestFieldOf(objectField: string, gpuResource: string): keyof CreateWorkspaceRequest | undefined {
+  const path = objectField.replace(/\[\d+\]/g, '');
+  if (path === 'metadata.name') return 'name';
+  if (path.startsWith('spec.imageRef')) return 'image';
+  if (path === 'spec.storage') return 'storage';
+  if (path === 'spec.sshAuthorizedKeys') return 'ssh_public_key';
+  const sized = /^spec\.resources\.(?:requests|limits)\.(.+)$/.exec(path)?.[1];
+  if (sized === 'cpu' || sized === 'memory') return sized;
+  if (sized === gpuResource) return 'gpu';
+  return undefined;
+}
+
 export function runningPatch(running: boolean): Json {
   return { spec: { running } };
 }

@@ -9,6 +9,7 @@ import { RESOURCES } from '../../kube/resources.js';
 import { newPage, type NewField, type NewValues, type NewView, type QuotaLine } from '../../web/templates/new.js';
 import { listUsableImages } from '../api/catalog.js';
 import { createWorkspaceRequest } from '../api/schemas.js';
+import { requestFieldOf } from '../api/mapping.js';
 import { createWorkspaceOf } from '../api/workspaces.js';
 import type { Caller } from '../http/context.js';
 import { describeError } from '../../koa/errors.js';
@@ -22,19 +23,17 @@ interface UserSpaceView {
   spec?: { quota?: Record<string, unknown>; sshAuthorizedKeys?: string[] };
 }
 
-const FIELD_OF_REFUSAL: [RegExp, NewField][] = [
-  [/sshAuthorizedKeys|ssh_public_key|SSH key/i, 'ssh_public_key'],
-  [/imageRef|catalog entry|WorkspaceImage|\bimage\b/i, 'image'],
-  [/already exists|metadata\.name|\bname\b/i, 'name'],
-  [/storage/i, 'storage'],
-  [/gpu/i, 'gpu'],
-  [/memory/i, 'memory'],
-  [/cpu/i, 'cpu'],
-];
-
-/** The form field a cluster or webhook refusal is about, by the words it uses; undefined when it names none. */
-export function fieldOfRefusal(message: string): NewField | undefined {
-  return FIELD_OF_REFUSAL.find(([pattern]) => pattern.test(message))?.[1];
+/**
+ * The form field a cluster or webhook refusal is about, from the Workspace fields its causes
+ * name (an existing name is the name's); undefined when it names none the form has.
+ */
+export function fieldOfRefusal(err: KubeApiError, gpuResource: string): NewField | undefined {
+  if (err.reason === 'AlreadyExists') return 'name';
+  for (const cause of err.body.details?.causes ?? []) {
+    const field = cause.field === undefined ? undefined : requestFieldOf(cause.field, gpuResource);
+    if (field) return field;
+  }
+  return undefined;
 }
 
 function valuesOf(form: Record<string, string>): NewValues {
@@ -95,7 +94,7 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
         errors[f] ??= e.message;
       }
     } else if (err instanceof KubeApiError && err.status < 500) {
-      const f = fieldOfRefusal(err.message);
+      const f = fieldOfRefusal(err, deps.resources.gpuResource);
       if (f) errors[f] = err.message;
       else formError = err.message;
     } else {

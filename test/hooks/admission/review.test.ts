@@ -16,7 +16,18 @@ describe('AdmissionReview answers', () => {
     expect(answer(response).response).to.deep.equal({
       uid: 'uid-1',
       allowed: false,
-      status: { status: 'Failure', code: 422, reason: 'Invalid', message: 'spec.sshAuthorizedKeys[0]: is empty; spec.sshAuthorizedKeys[1]: is empty' },
+      status: {
+        status: 'Failure',
+        code: 422,
+        reason: 'Invalid',
+        message: 'spec.sshAuthorizedKeys[0]: is empty; spec.sshAuthorizedKeys[1]: is empty',
+        details: {
+          causes: [
+            { reason: 'FieldValueInvalid', field: 'spec.sshAuthorizedKeys[0]', message: 'is empty' },
+            { reason: 'FieldValueInvalid', field: 'spec.sshAuthorizedKeys[1]', message: 'is empty' },
+          ],
+        },
+      },
     });
     expect(denialStatus([{ rule: 'quota', field: 'spec.resources.requests.cpu', message: 'exceeds' }])?.rules).to.deep.equal(['quota']);
   });
