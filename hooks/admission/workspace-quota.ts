@@ -1,9 +1,8 @@
 // SPEC 1.4 and 2.4: what a workspace asks for, plus what the namespace already holds, must
-// fit the owner's UserSpace quota. CPU, memory and GPUs are held only by running workspaces;
-// storage is held by every PVC whether its workspace runs or not; the count by every Workspace.
+// fit the owner's UserSpace quota. What a workspace holds is infra/crds/quota-use.ts.
 import { homeClaimName } from '../../kube/group.js';
 import { addQuantities, compareQuantities, countQuantity, formatQuantity, tryParseQuantity, ZERO, type Quantity } from '../../kube/quantity.js';
-import { isRunning } from '../../infra/crds/workspace-rules.js';
+import { heldBy, storageByClaim, type RequestOf } from '../../infra/crds/quota-use.js';
 import type { PersistentVolumeClaim, UserSpace, Workspace } from './objects.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
 import { effectiveRequest, type ParsedResources } from './workspace-resources.js';
@@ -32,39 +31,13 @@ interface Dimension {
   used: Quantity;
 }
 
-function held(ws: Workspace, parsed: ParsedResources, name: string): Quantity {
-  if (!isRunning(ws)) return ZERO;
-  return effectiveRequest(parsed, name) ?? ZERO;
-}
-
-function claimSize(claim: PersistentVolumeClaim): Quantity {
-  return tryParseQuantity(claim.spec?.resources?.requests?.storage) ?? ZERO;
-}
-
-function max(a: Quantity, b: Quantity): Quantity {
-  return compareQuantities(a, b) >= 0 ? a : b;
-}
-
 function limitOf(raw: unknown): Quantity | 'invalid' | undefined {
   if (raw === undefined || raw === null) return undefined;
   return tryParseQuantity(raw) ?? 'invalid';
 }
 
-/** Storage each home claim holds: its PVC's request, or the workspace's `spec.storage` until the PVC exists. */
-function storageByClaim(others: Workspace[], claims: PersistentVolumeClaim[]): Map<string, Quantity> {
-  const sizes = new Map<string, Quantity>();
-  for (const claim of claims) {
-    const name = claim.metadata?.name;
-    if (name) sizes.set(name, claimSize(claim));
-  }
-  for (const ws of others) {
-    const name = ws.metadata?.name;
-    const storage = tryParseQuantity(ws.spec?.storage);
-    if (!name || !storage) continue;
-    const claim = homeClaimName(name);
-    sizes.set(claim, max(sizes.get(claim) ?? ZERO, storage));
-  }
-  return sizes;
+function max(a: Quantity, b: Quantity): Quantity {
+  return compareQuantities(a, b) >= 0 ? a : b;
 }
 
 /** Counts (workspaces, GPUs) print as plain numbers, never as "1k". */
@@ -82,8 +55,9 @@ export function checkQuota(input: QuotaInput): Violation[] {
   const storage = storageByClaim(others, claims);
   const ownPvc = storage.get(ownClaim) ?? ZERO;
   storage.delete(ownClaim);
-  const othersParsed = others.map((ws) => ({ ws, parsed: memo.resourcesOf(ws) }));
-  const usedOf = (name: string) => addQuantities(...othersParsed.map((o) => held(o.ws, o.parsed, name)));
+  const cached: RequestOf = (ws, name) => effectiveRequest(memo.resourcesOf(ws), name);
+  const requestIn = (resources: ParsedResources): RequestOf => (_ws, name) => effectiveRequest(resources, name);
+  const usedOf = (name: string) => addQuantities(...others.map((ws) => heldBy(ws, name, cached)));
 
   const dimensions: Dimension[] = [
     ['cpu', 'spec.resources.requests.cpu', 'cpu'],
@@ -93,8 +67,8 @@ export function checkQuota(input: QuotaInput): Violation[] {
     quotaField: quotaField!,
     field: field!,
     limit: quotaField === 'gpu' ? limitOf(quota.gpu ?? 0) : limitOf(quota[quotaField as 'cpu' | 'memory']),
-    requested: held(workspace, parsed, resource!),
-    previous: oldWorkspace && oldParsed ? held(oldWorkspace, oldParsed, resource!) : ZERO,
+    requested: heldBy(workspace, resource!, requestIn(parsed)),
+    previous: oldWorkspace && oldParsed ? heldBy(oldWorkspace, resource!, requestIn(oldParsed)) : ZERO,
     used: usedOf(resource!),
   }));
   const ownStorage = tryParseQuantity(workspace.spec?.storage) ?? ZERO;

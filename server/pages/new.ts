@@ -2,9 +2,11 @@
 // The request is checked by REST's schema; refusals (the schema's, the webhook's, the
 // cluster's) are placed beside the field they are about, and everything typed is kept.
 import { ValidationError } from 'yup';
-import type { KubeClient, KubeObject } from '../../kube/client.js';
+import type { KubeClient } from '../../kube/client.js';
 import { KubeApiError } from '../../kube/errors.js';
-import { addQuantities, formatQuantity, tryParseQuantity, ZERO } from '../../kube/quantity.js';
+import { formatQuantity } from '../../kube/quantity.js';
+import { quotaUse } from '../../infra/crds/quota-use.js';
+import type { Workspace } from '../../infra/crds/workspace.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { newPage, type NewField, type NewValues, type NewView, type QuotaLine } from '../../web/templates/new.js';
 import { listUsableImages } from '../api/catalog.js';
@@ -41,25 +43,24 @@ function valuesOf(form: Record<string, string>): NewValues {
   return { name: v('name'), image: v('image'), cpu: v('cpu'), memory: v('memory'), gpu: v('gpu'), storage: v('storage'), ssh_public_key: v('ssh_public_key'), save_key: form.save_key === '1' };
 }
 
-/** What the person's workspaces hold against their quota: the count, storage of all, cpu/memory/gpu of the running ones. */
-export function quotaLines(userSpace: UserSpaceView, workspaces: KubeObject[], gpuResource: string): QuotaLine[] {
+/** What the person's workspaces hold against their quota (infra/crds/quota-use.ts; storage as their spec.storage asks). */
+export function quotaLines(userSpace: UserSpaceView, workspaces: Workspace[], gpuResource: string): QuotaLine[] {
   const quota = userSpace.spec?.quota ?? {};
-  const sum = (pick: (ws: any) => unknown, runningOnly: boolean) =>
-    formatQuantity(addQuantities(ZERO, ...workspaces.filter((ws: any) => !runningOnly || ws.spec?.running !== false).map((ws) => tryParseQuantity(pick(ws)) ?? ZERO)));
-  const req = (name: string) => (ws: any) => ws.spec?.resources?.requests?.[name];
-  const lines: QuotaLine[] = [{ what: 'workspaces', used: String(workspaces.length), limit: String(quota.workspaces ?? '–') }];
-  lines.push({ what: 'CPU', used: sum(req('cpu'), true), limit: String(quota.cpu ?? '–') });
-  lines.push({ what: 'memory', used: sum(req('memory'), true), limit: String(quota.memory ?? '–') });
-  lines.push({ what: 'storage', used: sum((ws) => ws.spec?.storage, false), limit: String(quota.storage ?? '–') });
-  lines.push({ what: 'GPUs', used: sum(req(gpuResource), true), limit: String(quota.gpu ?? 0) });
-  return lines;
+  const use = quotaUse(workspaces, [], gpuResource);
+  return [
+    { what: 'workspaces', used: String(workspaces.length), limit: String(quota.workspaces ?? '–') },
+    { what: 'CPU', used: formatQuantity(use.cpu), limit: String(quota.cpu ?? '–') },
+    { what: 'memory', used: formatQuantity(use.memory), limit: String(quota.memory ?? '–') },
+    { what: 'storage', used: formatQuantity(use.storage), limit: String(quota.storage ?? '–') },
+    { what: 'GPUs', used: formatQuantity(use.gpu), limit: String(quota.gpu ?? 0) },
+  ];
 }
 
 async function context(kube: KubeClient, caller: Caller, deps: PageDeps, now: number) {
   const [images, userSpace, workspaces] = await Promise.all([
     listUsableImages(kube, deps.resources),
     kube.get<UserSpaceView>(RESOURCES.userSpace, caller.userspace),
-    kube.list(RESOURCES.workspace, { namespace: caller.namespace }),
+    kube.list<Workspace>(RESOURCES.workspace, { namespace: caller.namespace }),
   ]);
   const offered = images
     .map((o) => catalogEntry(o, now))
