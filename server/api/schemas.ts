@@ -1,5 +1,7 @@
 // The REST request shapes of SPEC 2.6 that the resource endpoints accept, and their query strings.
 import { MEMBERSHIP_ROLES } from '../../infra/crds/user-space.js';
+import { ACCEPTED_KEY_TYPES } from '../../ssh/authorized-keys.js';
+import { PUBLIC_KEY_LINE } from '../../ssh/wire.js';
 import { exact, fields } from '../http/validate.js';
 import { IMAGE_REGISTRY_LIMITS as LIMITS, re2Problem, TAG_MODES } from '../../infra/crds/image-registry-rules.js';
 import { REGISTRY_PROVIDERS } from '../../infra/crds/image-registry.js';
@@ -13,7 +15,9 @@ export { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
 /** `svc-<name>` must itself be a namespace name (63 characters). */
 export const USERSPACE_NAME_MAX = 63 - 'svc-'.length;
 
-const SSH_KEY = /^(ssh-|ecdsa-sha2-|sk-)\S+ \S+( [^\r\n]*)?$/;
+const SSH_KEY_RULE = 'ssh_public_key must be one OpenSSH public key line starting with ssh-, ecdsa-sha2- or sk-';
+/** The line's shape and type; the key itself is the webhook's to check (ssh/authorized-keys.ts). */
+const isKeyLine = (v: string | undefined) => v === undefined || (PUBLIC_KEY_LINE.test(v) && (ACCEPTED_KEY_TYPES as readonly string[]).includes(v.split(' ', 1)[0]!));
 
 function re2Patterns() {
   return strings().test('re2', '${path} is not a valid RE2 pattern', function check(list) {
@@ -36,7 +40,7 @@ export const createWorkspaceRequest = exact({
   ssh_public_key: string()
     .required('ssh_public_key is required')
     .max(16384, 'ssh_public_key must be at most 16384 characters')
-    .matches(SSH_KEY, 'ssh_public_key must be one OpenSSH public key line starting with ssh-, ecdsa-sha2- or sk-'),
+    .test('ssh-key-line', SSH_KEY_RULE, isKeyLine),
 });
 export type CreateWorkspaceRequest = typeof createWorkspaceRequest.__outputType;
 
