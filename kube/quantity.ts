@@ -39,7 +39,11 @@ const DECIMAL_SUFFIXES: Record<string, number> = {
  * binary suffix, a decimal suffix or a decimal exponent ("e" or "E" followed by an integer).
  * Written for both JavaScript and Go's RE2, as the CRDs' `pattern` it also is.
  */
-export const QUANTITY_PATTERN = '^([+-]?)([0-9]+\\.?[0-9]*|\\.[0-9]+)(?:(Ki|Mi|Gi|Ti|Pi|Ei)|([eE][+-]?[0-9]+)|(n|u|m|k|M|G|T|P|E)?)$';
+const quantityPattern = (sign: string) => `^(${sign})([0-9]+\\.?[0-9]*|\\.[0-9]+)(?:(Ki|Mi|Gi|Ti|Pi|Ei)|([eE][+-]?[0-9]+)|(n|u|m|k|M|G|T|P|E)?)$`;
+export const QUANTITY_PATTERN = quantityPattern('[+-]?');
+/** The same grammar without a minus sign: an amount a person asks for. */
+export const NON_NEGATIVE_QUANTITY_PATTERN = quantityPattern('\\+?');
+const NON_NEGATIVE = new RegExp(NON_NEGATIVE_QUANTITY_PATTERN);
 const QUANTITY = new RegExp(QUANTITY_PATTERN);
 
 /** Longest quantity string accepted; the API server refuses far shorter ones in practice. */
@@ -136,8 +140,7 @@ export function isNegative(q: Quantity): boolean {
 
 /** Whether `input` is a quantity of zero or more, what every amount a person asks for must be. */
 export function isNonNegativeQuantity(input: unknown): boolean {
-  const q = tryParseQuantity(input);
-  return q !== undefined && !isNegative(q);
+  return typeof input === 'string' && NON_NEGATIVE.test(input) && tryParseQuantity(input) !== undefined;
 }
 
 /** A whole number of units (GPUs, workspaces) as a quantity. */

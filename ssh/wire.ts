@@ -3,8 +3,14 @@
 // authorized_keys and .pub files hold. Read by the authorized-keys check, the gateway's
 // security-key verification and the host key generator alike.
 
-/** `<type> <base64 blob> [comment]`, after trimming; group 1 is the type, group 2 the blob. */
-export const PUBLIC_KEY_LINE = /^(\S+) ([A-Za-z0-9+/]+={0,2})(?: [^\r\n]*)?$/;
+/** `<type> <base64 blob> [comment]` as a pattern's source, for the given key types or any; group 1 is the type, group 2 the blob. */
+export function publicKeyLineSource(types?: readonly string[]): string {
+  const type = types ? types.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') : '\\S+';
+  return `^(${type}) ([A-Za-z0-9+/]+={0,2})(?: [^\\r\\n]*)?$`;
+}
+
+/** A public key line of any type, after trimming. */
+export const PUBLIC_KEY_LINE = new RegExp(publicKeyLineSource());
 
 /** A public key line's type and decoded blob, or what keeps it from being one: not one line of that form, or a blob that is not canonical base64. */
 export function splitPublicKeyLine(line: string): { type: string; blob: Buffer } | { wrong: 'shape' | 'base64' } {

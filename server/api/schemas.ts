@@ -1,7 +1,7 @@
 // The REST request shapes of SPEC 2.6 that the resource endpoints accept, and their query strings.
 import { MEMBERSHIP_ROLES } from '../../infra/crds/user-space.js';
 import { ACCEPTED_KEY_TYPES } from '../../ssh/authorized-keys.js';
-import { PUBLIC_KEY_LINE } from '../../ssh/wire.js';
+import { publicKeyLineSource } from '../../ssh/wire.js';
 import { exact, fields } from '../http/validate.js';
 import { IMAGE_REGISTRY_LIMITS as LIMITS, re2Problem, TAG_MODES } from '../../infra/crds/image-registry-rules.js';
 import { REGISTRY_PROVIDERS } from '../../infra/crds/image-registry.js';
@@ -15,9 +15,8 @@ export { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
 /** `svc-<name>` must itself be a namespace name (63 characters). */
 export const USERSPACE_NAME_MAX = 63 - 'svc-'.length;
 
-const SSH_KEY_RULE = 'ssh_public_key must be one OpenSSH public key line starting with ssh-, ecdsa-sha2- or sk-';
 /** The line's shape and type; the key itself is the webhook's to check (ssh/authorized-keys.ts). */
-const isKeyLine = (v: string | undefined) => v === undefined || (PUBLIC_KEY_LINE.test(v) && (ACCEPTED_KEY_TYPES as readonly string[]).includes(v.split(' ', 1)[0]!));
+const KEY_LINE = new RegExp(publicKeyLineSource(ACCEPTED_KEY_TYPES));
 
 function re2Patterns() {
   return strings().test('re2', '${path} is not a valid RE2 pattern', function check(list) {
@@ -40,7 +39,7 @@ export const createWorkspaceRequest = exact({
   ssh_public_key: string()
     .required('ssh_public_key is required')
     .max(16384, 'ssh_public_key must be at most 16384 characters')
-    .test('ssh-key-line', SSH_KEY_RULE, isKeyLine),
+    .matches(KEY_LINE, 'ssh_public_key must be one OpenSSH public key line starting with ssh-, ecdsa-sha2- or sk-'),
 });
 export type CreateWorkspaceRequest = typeof createWorkspaceRequest.__outputType;
 
