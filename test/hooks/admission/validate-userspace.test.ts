@@ -56,7 +56,13 @@ describe('validating webhook on UserSpace', () => {
   it('refuses a new key that does not parse, even from the owner', async () => {
     const { response } = await review((us) => us.spec!.sshAuthorizedKeys!.push('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG5vdCBhIGtleSBhdCBhbGw='));
     expect(response.allowed).to.equal(false);
-    expect(response.status).to.deep.equal({ status: 'Failure', code: 422, reason: 'Invalid', message: 'spec.sshAuthorizedKeys[1]: not a valid SSH public key: the key blob is corrupt' });
+    expect(response.status).to.deep.equal({
+      status: 'Failure',
+      code: 422,
+      reason: 'Invalid',
+      message: 'spec.sshAuthorizedKeys[1]: not a valid SSH public key: the key blob is corrupt',
+      details: { causes: [{ reason: 'FieldValueInvalid', field: 'spec.sshAuthorizedKeys[1]', message: 'not a valid SSH public key: the key blob is corrupt' }] },
+    });
   });
 
   const restricted: [string, (us: UserSpace) => void, string, string][] = [
