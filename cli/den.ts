@@ -1,17 +1,21 @@
-// The `den` executable: one binary, one role per process (DESIGN.md "Processes").
+// The `den` executable: one binary, one role per process (DESIGN.md "Processes"), and the
+// developer commands (cli/dev/) that talk to Den's REST API from a laptop.
 // Exit codes: 0 done, 1 the role or command failed, 2 bad usage or configuration.
-import { KubeconfigError } from '../kube/connection.js';
+// A developer command is dispatched before anything of the roles is loaded (no kube client).
+import { DEV_COMMANDS, isDevCommand, runDevCommand } from './dev/commands.js';
 import { readSettings, settingsHelp, SettingsError } from '../process/settings.js';
 import { COMMANDS, ROLE_SUMMARIES, ROLES } from './roles.js';
 
 async function usage(): Promise<string> {
-  const lines = ['Usage: den <role> [flags]', '', 'Roles:'];
+  const lines = ['Usage: den <command> [flags]', '', 'Developer commands (your workspaces, through the REST API with your own API token):'];
+  for (const [name, c] of Object.entries(DEV_COMMANDS)) lines.push(`  ${name.padEnd(10)} ${c.summary}`);
+  lines.push('', 'Platform roles (run by an installation, with a kubeconfig):');
   for (const name of Object.keys(ROLES)) lines.push(`  ${name.padEnd(10)} ${ROLE_SUMMARIES[name] ?? ''}`);
   if (Object.keys(COMMANDS).length) {
-    lines.push('', 'Commands:');
+    lines.push('', 'Platform commands (with a cluster administrator\'s kubeconfig):');
     for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(10)} ${c.summary}`);
   }
-  lines.push('', 'Run `den <role> --help` for the flags of a role. Every flag can also be set as a DEN_* variable.');
+  lines.push('', 'Run `den <command> --help` for its flags. Every flag of a role can also be set as a DEN_* variable.');
   return lines.join('\n');
 }
 
@@ -32,12 +36,13 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write((await usage()) + '\n');
     return 2;
   }
+  if (isDevCommand(name)) return runDevCommand(name, rest);
   const command = COMMANDS[name];
   if (command) return command.run(rest);
   const load = ROLES[name];
   if (!load) {
-    const known = [...Object.keys(ROLES), ...Object.keys(COMMANDS)].join(', ');
-    process.stderr.write(`den: unknown role '${name}' (one of ${known}; see den --help)\n`);
+    const known = [...Object.keys(DEV_COMMANDS), ...Object.keys(ROLES), ...Object.keys(COMMANDS)].join(', ');
+    process.stderr.write(`den: unknown command '${name}' (one of ${known}; see den --help)\n`);
     return 2;
   }
   const role = await load();
@@ -67,6 +72,7 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     process.stderr.write(`den ${name}: ${messageOf(err)}\n`);
+    const { KubeconfigError } = await import('../kube/connection.js');
     return err instanceof KubeconfigError ? 2 : 1;
   }
 }

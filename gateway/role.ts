@@ -18,6 +18,8 @@ import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { Metrics } from '../process/metrics.js';
 import { loadHostKey } from './host-key.js';
 import { DEFAULT_GATEWAY_LIMITS, Gateway } from './server.js';
+import { maxStartupsText, parseMaxStartups, parsePerSourceStartups, type MaxStartups } from './pre-auth.js';
+import { parseTrustedProxies } from '../process/trusted-proxies.js';
 import { WorkspaceDirectory, type Workspace, type WorkspaceImage } from './workspaces.js';
 
 function atLeastOneSecond(raw: string): number {
@@ -63,17 +65,30 @@ const settings = {
   maxStartups: {
     flag: 'max-startups',
     env: 'DEN_MAX_STARTUPS',
-    describe: "connections not yet authenticated, from all sources; more are closed at once (sshd's MaxStartups)",
-    parse: parsers.integer(1, 1_000_000),
+    describe:
+      "connections not yet authenticated, from all sources, as sshd's MaxStartups start:rate:full: from start on a new one is closed at once with a chance rising from rate% to 100% at full; one number is a hard cap",
+    parse: parseMaxStartups,
     default: DEFAULT_GATEWAY_LIMITS.maxStartups,
-  } satisfies Setting<number>,
+    show: maxStartupsText(DEFAULT_GATEWAY_LIMITS.maxStartups),
+  } satisfies Setting<MaxStartups>,
   maxStartupsPerSource: {
     flag: 'max-startups-per-source',
     env: 'DEN_MAX_STARTUPS_PER_SOURCE',
-    describe: "connections not yet authenticated from one source address; more are closed at once (sshd's PerSourceMaxStartups)",
-    parse: parsers.integer(1, 1_000_000),
+    describe:
+      "connections not yet authenticated from one client address; more are closed at once (sshd's PerSourceMaxStartups); none: no such cap, as clients behind one NAT share an address",
+    parse: parsePerSourceStartups,
     default: DEFAULT_GATEWAY_LIMITS.maxStartupsPerSource,
-  } satisfies Setting<number>,
+    show: 'none',
+  } satisfies Setting<number | undefined>,
+  proxyProtocolFrom: {
+    flag: 'proxy-protocol-from',
+    env: 'DEN_PROXY_PROTOCOL_FROM',
+    describe:
+      'comma-separated addresses or CIDR ranges of load balancers that begin each connection with a PROXY protocol header (v2 or v1), whose client address then counts; anyone else is a plain SSH client; empty: none',
+    parse: parseTrustedProxies,
+    default: [] as string[],
+    show: '',
+  } satisfies Setting<string[]>,
   maxAuthTries: {
     flag: 'max-auth-tries',
     env: 'DEN_MAX_AUTH_TRIES',
@@ -124,6 +139,7 @@ export const gatewayRole: Role<typeof settings> = {
       image: (name) => images.get(name),
       keepaliveIntervalMs: s.keepaliveInterval,
       limits: { loginGraceMs: s.loginGraceTime, maxStartups: s.maxStartups, maxStartupsPerSource: s.maxStartupsPerSource, maxAuthTries: s.maxAuthTries },
+      proxyProtocolFrom: s.proxyProtocolFrom,
       log: logLine,
     });
     // SSH listens only once both caches are synced, so accepting connections means ready.

@@ -16,6 +16,8 @@ import { BannerSender, DISCONNECT_PROTOCOL_ERROR, DisconnectSender } from './ban
 import type { OfferedKey } from './keys.js';
 import { isLocalDestination, openPortForward } from './portforward.js';
 import { DEFAULT_PRE_AUTH_LIMITS, PreAuthGate, type PreAuthLimits } from './pre-auth.js';
+import { readProxyHeader, startsLikeProxyHeader, type ProxiedAddress } from './proxy-protocol.js';
+import { normaliseAddress, TrustedProxies } from '../process/trusted-proxies.js';
 import { serveSession } from './session.js';
 import type { SessionTarget } from '../shell/target.js';
 import { resolveTarget } from './target.js';
@@ -38,6 +40,10 @@ export interface GatewayOptions {
   activityRefreshMs?: number;
   /** The process's figures; a gateway of its own (tests) counts into a registry nobody scrapes. */
   metrics?: Metrics;
+  /** Addresses or CIDR ranges of load balancers whose connections begin with a PROXY protocol header; none: PROXY protocol off. */
+  proxyProtocolFrom?: readonly string[];
+  /** In [0, 1): MaxStartups' random early drop (tests make it predictable). */
+  random?: () => number;
 }
 
 export interface GatewayLimits extends PreAuthLimits {
@@ -65,6 +71,9 @@ export class Gateway {
   private readonly tcp: net.Server;
   private readonly server: ssh2.Server;
   private readonly gate: PreAuthGate;
+  private readonly proxies: TrustedProxies;
+  /** Connections from a trusted proxy whose PROXY header has not arrived yet. */
+  private readonly awaitingHeader = new Set<net.Socket>();
   private readonly limits: GatewayLimits;
   private readonly disconnect = new DisconnectSender();
   private readonly connections = new Set<Connection>();
@@ -77,7 +86,8 @@ export class Gateway {
 
   constructor(private readonly opts: GatewayOptions) {
     this.limits = { ...DEFAULT_GATEWAY_LIMITS, ...opts.limits };
-    this.gate = new PreAuthGate(this.limits, opts.log);
+    this.gate = new PreAuthGate(this.limits, opts.log, { random: opts.random });
+    this.proxies = new TrustedProxies(opts.proxyProtocolFrom ?? []);
     this.activity = new ActivityRecorder({
       client: opts.client,
       fieldManager: FIELD_MANAGERS.gateway,
@@ -95,12 +105,7 @@ export class Gateway {
       },
       (conn, info) => this.accept(conn, `${info.ip}:${info.port}`),
     );
-    this.tcp = net.createServer((socket) => {
-      if (this.closing) return socket.destroy();
-      if (!this.gate.admit(socket)) return;
-      this.metrics.watchSocket(socket);
-      this.server.injectSocket(socket);
-    });
+    this.tcp = net.createServer((socket) => this.arrive(socket));
     this.tcp.on('error', (err: Error) => opts.log('ssh listener error', { error: err.message }));
   }
 
@@ -138,6 +143,7 @@ export class Gateway {
     this.closing = true;
     const stopped = new Promise<void>((resolve) => this.tcp.close(() => resolve()));
     this.gate.closeAll();
+    for (const socket of this.awaitingHeader) socket.destroy();
     const deadline = Date.now() + graceMs;
     while (this.connections.size > 0 && Date.now() < deadline) await sleep(Math.min(100, Math.max(1, deadline - Date.now())));
     if (this.connections.size > 0) {
@@ -152,8 +158,62 @@ export class Gateway {
     await this.activity.settled();
   }
 
-  private accept(conn: Connection, remote: string): void {
+  /** A TCP connection: from a trusted proxy its PROXY header first, then the limits, then ssh2. */
+  private arrive(socket: net.Socket): void {
+    if (this.closing) return void socket.destroy();
+    const peer = { address: normaliseAddress(socket.remoteAddress ?? ''), port: socket.remotePort ?? 0 };
+    if (this.proxies.has(peer.address)) return this.readHeader(socket, peer);
+    // Anyone else is a plain SSH client; a PROXY header from them would forge a client address.
+    socket.once('data', (first: Buffer) => {
+      if (!startsLikeProxyHeader(first)) return;
+      this.opts.log('PROXY protocol header from an address not trusted to send one; connection closed', { remote: `${peer.address}:${peer.port}` });
+      socket.destroy();
+    });
+    this.enter(socket, peer, Date.now());
+  }
+
+  /** Waits for the header under the login grace time; a missing or malformed one closes the connection. */
+  private readHeader(socket: net.Socket, peer: ProxiedAddress): void {
     const { log } = this.opts;
+    const acceptedAt = Date.now();
+    const from = `${peer.address}:${peer.port}`;
+    this.awaitingHeader.add(socket);
+    const onError = (err: Error) => log('connection error before its PROXY header', { proxy: from, error: err.message });
+    socket.on('error', onError);
+    const timer = setTimeout(() => {
+      log('no PROXY protocol header within the login grace time; connection closed', { proxy: from, graceMs: this.limits.loginGraceMs });
+      socket.destroy();
+    }, this.limits.loginGraceMs);
+    timer.unref();
+    readProxyHeader(socket).then(
+      (header) => {
+        clearTimeout(timer);
+        this.awaitingHeader.delete(socket);
+        socket.off('error', onError); // ssh2 reports the connection's errors from here on
+        if (header.state === 'invalid') {
+          log('PROXY protocol header refused; connection closed', { proxy: from, reason: header.reason });
+          return void socket.destroy();
+        }
+        this.enter(socket, header.client ?? peer, acceptedAt);
+      },
+      () => {
+        clearTimeout(timer);
+        this.awaitingHeader.delete(socket);
+      },
+    );
+  }
+
+  private enter(socket: net.Socket, client: ProxiedAddress, acceptedAt: number): void {
+    if (this.closing) return void socket.destroy();
+    if (!this.gate.admit(socket, client, acceptedAt)) return;
+    this.metrics.watchSocket(socket);
+    this.server.injectSocket(socket);
+  }
+
+  /** `key` is the TCP peer's `ip:port`; logs name the client, which a PROXY header may have given. */
+  private accept(conn: Connection, key: string): void {
+    const { log } = this.opts;
+    const remote = this.gate.client(key) ?? key;
     if (this.closing) {
       conn.on('error', (err: Error) => log('ssh connection error during shutdown', { remote, error: err.message }));
       conn.end();
@@ -174,7 +234,7 @@ export class Gateway {
         refused: (reason) => this.metrics.authFailures.inc({ reason }),
       },
       remote,
-      (ctx) => this.tooManyFailures(conn, remote, ctx),
+      (ctx) => this.tooManyFailures(conn, key, ctx),
     );
     conn.on('error', (err: Error & { level?: string }) => {
       log('ssh connection error', { remote, error: err.message });
@@ -185,7 +245,7 @@ export class Gateway {
     conn.on('ready', () => {
       const target = auth.target;
       if (!target) return conn.end();
-      this.gate.authenticated(remote);
+      this.gate.authenticated(key);
       authenticated = true;
       setup();
       this.metrics.setups.inc({ result: 'ok' });
@@ -206,8 +266,8 @@ export class Gateway {
   }
 
   /** As sshd: SSH_MSG_DISCONNECT "Too many authentication failures", then the socket is closed. */
-  private tooManyFailures(conn: Connection, remote: string, ctx: object): void {
-    const socket = this.gate.socket(remote);
+  private tooManyFailures(conn: Connection, key: string, ctx: object): void {
+    const socket = this.gate.socket(key);
     if (!socket || !this.disconnect.send(ctx, DISCONNECT_PROTOCOL_ERROR, 'Too many authentication failures')) return void conn.end();
     // A client that does not close its end is cut off by the grace timer.
     socket.end();

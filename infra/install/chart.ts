@@ -134,6 +134,8 @@ export class DenInstallChart extends Chart {
         DEN_LISTEN: `:${PORTS.gateway}`,
         DEN_HEALTH_LISTEN: `:${HEALTH_PORT}`,
         DEN_HOST_KEY_FILE: `${GATEWAY_HOST_KEY_DIR}/${GATEWAY_HOST_KEY_FILE}`,
+        ...(settings.gateway.maxStartupsPerSource !== 'none' ? { DEN_MAX_STARTUPS_PER_SOURCE: String(settings.gateway.maxStartupsPerSource) } : {}),
+        ...(settings.gateway.proxyProtocol.trustedProxies.length ? { DEN_PROXY_PROTOCOL_FROM: settings.gateway.proxyProtocol.trustedProxies.join(',') } : {}),
       },
       // The container keeps its unprivileged port whatever port the Service offers.
       ports: [{ name: 'ssh', containerPort: PORTS.gateway, servicePort: settings.gateway.service.port }, healthPort],

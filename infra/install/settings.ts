@@ -61,6 +61,10 @@ export interface InstallSettings {
       annotations: Record<string, string>;
       externalTrafficPolicy: 'Cluster' | 'Local';
     };
+    /** Unauthenticated connections from one client address (the gateway's `--max-startups-per-source`); none: no cap. */
+    maxStartupsPerSource: number | 'none';
+    /** Load balancers that begin each connection with a PROXY protocol header (the gateway's `--proxy-protocol-from`). */
+    proxyProtocol: { trustedProxies: string[] };
   };
 }
 
@@ -96,6 +100,8 @@ export const DEFAULT_SETTINGS: InstallSettings = {
   gateway: {
     ...processDefaults('2'),
     service: { type: 'ClusterIP', port: 22, annotations: {}, externalTrafficPolicy: 'Cluster' },
+    maxStartupsPerSource: 'none',
+    proxyProtocol: { trustedProxies: [] },
   },
 };
 
@@ -238,6 +244,8 @@ const GRAMMAR: Grammar = {
       annotations,
       externalTrafficPolicy: oneOf(['Cluster', 'Local'] as const),
     },
+    maxStartupsPerSource: (v, path) => (v === 'none' || (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 1_000_000) ? v : fail(path, 'must be none or an integer from 1 to 1000000')),
+    proxyProtocol: { trustedProxies: list(addressOrRange) },
   },
 };
 

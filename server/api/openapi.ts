@@ -4,7 +4,7 @@ import { denCrds } from '../../infra/crds/index.js';
 import type { JsonSchema } from '../../infra/crds/schema.js';
 import { KINDS, VERSION } from '../../kube/group.js';
 import { MEMBERSHIP_ROLES } from '../../infra/crds/user-space.js';
-import { loginRequest, localUserRequest, passwordRequest } from '../routes/schemas.js';
+import { loginRequest, localUserRequest, passwordRequest, sshKeyRequest } from '../routes/schemas.js';
 import { requestBodySchema } from './openapi-requests.js';
 import {
   createImageRegistryRequest,
@@ -26,6 +26,7 @@ const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
 const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
 const int = (description: string, extra: Schema = {}): Schema => ({ type: 'integer', description, ...extra });
 const bool = (description: string): Schema => ({ type: 'boolean', description });
+const strings = (description: string): Schema => ({ type: 'array', description, items: { type: 'string' } });
 
 function closed(properties: Record<string, Schema>, required: string[] = [], description?: string): Schema {
   return { type: 'object', ...(description ? { description } : {}), properties, ...(required.length ? { required } : {}), additionalProperties: false };
@@ -86,7 +87,7 @@ function schemas(): Record<string, Schema> {
   return {
     Error: closed({ error: str('What went wrong. For a cluster denial, the cluster\'s own message.') }, ['error']),
     SessionResponse: closed(
-      { email: str('E-mail or cluster username.'), userspace: str('UserSpace name.'), namespace: str('The caller\'s namespace.'), role: str('user or admin.'), csrf_token: str('Value for the X-CSRF-Token header.'), auth: str('How the session was established: local (username and password), provider:<name> (an identity provider), or token (a bearer API token).') },
+      { email: str('E-mail or cluster username.'), userspace: str('UserSpace name.'), namespace: str('The caller\'s namespace.'), role: str('user or admin.'), csrf_token: str('Value for the X-CSRF-Token header.'), auth: str('How the session was established: local (username and password), provider:<name> (an identity provider), or token (a bearer API token).'), token_name: str('With a bearer API token only: that token\'s name (DELETE /tokens/{name} revokes it).') },
       ['email', 'userspace', 'namespace', 'role', 'csrf_token', 'auth'],
     ),
     Workspace: clusterObject(KINDS.workspace),
@@ -156,6 +157,8 @@ function schemas(): Record<string, Schema> {
       'Omitted keys keep their value.',
     ),
     LocalUserRequest: requestBodySchema('LocalUserRequest', localUserRequest, { username: 'Login name.', password: 'Password.', owner: 'UserSpace owner it signs in as.' }),
+    SshKeyRequest: requestBodySchema('SshKeyRequest', sshKeyRequest, { key: 'One OpenSSH public key line (ssh-…, ecdsa-sha2-… or sk-…).' }),
+    SshKeyList: closed({ items: strings('The keys saved in the caller\'s UserSpace (spec.sshAuthorizedKeys); new workspaces that name no key get these.') }, ['items']),
     PasswordRequest: requestBodySchema('PasswordRequest', passwordRequest, { current_password: 'The password now.', new_password: 'The new password.' }),
   };
 }
@@ -313,6 +316,13 @@ function paths(): Record<string, Record<string, Operation>> {
     },
     '/tokens/{name}': {
       delete: op('Tokens', 'Revoke an API token', { parameters: [nameParam('token')], responses: { '204': noContent('Revoked; it stops working at once.'), ...errors([401, 403, 404], { 403: 'Called with a read-scoped token; or the person is disabled or has no UserSpace; or a cookie request without the session\'s X-CSRF-Token.', 404: 'The caller has no token of that name.' }) } }),
+    },
+    '/profile/ssh-keys': {
+      get: op('Profile', 'The SSH public keys saved in the caller\'s UserSpace', { responses: { '200': json('SshKeyList', 'The saved keys.'), ...errors([400, 401, 403]) } }),
+      post: op('Profile', 'Save an SSH public key in the caller\'s UserSpace (kept once)', {
+        requestBody: body('SshKeyRequest'),
+        responses: { '200': json('SshKeyList', 'The saved keys, this one among them.'), ...errors([400, 401, 403]) },
+      }),
     },
     '/profile/password': {
       post: op('Profile', 'Change the password of the session\'s local account', {

@@ -5,10 +5,9 @@
 import { ValidationError } from 'yup';
 import { RESOURCES } from '../../kube/resources.js';
 import { profilePage, type ProfileView } from '../../web/templates/profile.js';
-import { checkAuthorizedKey } from '../../ssh/authorized-keys.js';
 import { describeError, HttpError } from '../../koa/errors.js';
 import type { ClientAddressState } from '../http/client-address.js';
-import { changePasswordOf } from '../routes/profile.js';
+import { addSavedKeyOf, changePasswordOf, savedKeysOf } from '../routes/profile.js';
 import { issueTokenQuery, passwordRequest } from '../routes/schemas.js';
 import { describeToken, issueTokenFor, revokeTokenOf } from '../routes/tokens.js';
 import { viewerOf } from './middleware.js';
@@ -47,18 +46,10 @@ function refusal(err: unknown): { message: string; status: number } {
   return { message: described.message, status: described.status };
 }
 
-async function ownKeys(ctx: PageContext): Promise<string[]> {
-  const us = await ctx.state.kube.get<OwnUserSpace>(RESOURCES.userSpace, ctx.state.caller.userspace);
-  return us.spec?.sshAuthorizedKeys ?? [];
-}
-
 async function addKey(ctx: PageContext, deps: PageDeps): Promise<void> {
   const key = (ctx.request.form?.key ?? '').trim().replace(/\s+/g, ' ');
   try {
-    const check = checkAuthorizedKey(key);
-    if (!check.ok) throw new HttpError(400, `the key ${check.reason}`);
-    const keys = await ownKeys(ctx);
-    if (!keys.includes(key)) await ctx.state.kube.patch(RESOURCES.userSpace, ctx.state.caller.userspace, { spec: { sshAuthorizedKeys: [...keys, key] } });
+    await addSavedKeyOf(ctx.state.kube, ctx.state.caller, key);
     ctx.redirect('/profile?done=key-added');
   } catch (err) {
     const { message, status } = refusal(err);
@@ -69,7 +60,7 @@ async function addKey(ctx: PageContext, deps: PageDeps): Promise<void> {
 async function removeKey(ctx: PageContext, deps: PageDeps): Promise<void> {
   const key = ctx.request.form?.key ?? '';
   try {
-    const keys = await ownKeys(ctx);
+    const keys = await savedKeysOf(ctx.state.kube, ctx.state.caller);
     if (!keys.includes(key)) throw new HttpError(404, 'that key is not among your saved keys (it may have been removed already)');
     await ctx.state.kube.patch(RESOURCES.userSpace, ctx.state.caller.userspace, { spec: { sshAuthorizedKeys: keys.filter((k) => k !== key) } });
     ctx.redirect('/profile?done=key-removed');

@@ -33,6 +33,10 @@ export const localUserRequest = exact({
   owner: string().required('owner is required').max(253, 'owner must be at most 253 characters').matches(/^\S+$/, 'owner must not contain spaces'),
 });
 
+export const sshKeyRequest = exact({
+  key: string().required('key is required').max(16384, 'key must be at most 16384 characters'),
+});
+
 export const issueTokenQuery = exact({
   scope: string().oneOf(['full', 'read'], 'scope must be full or read'),
   name: string()

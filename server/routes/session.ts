@@ -95,6 +95,8 @@ function describeSession(ctx: Router.RouterContext<CoreState>): void {
     // A bearer request needs no CSRF token, so it has none.
     csrf_token: credential.kind === 'cookie' ? credential.session.csrfToken : '',
     auth: establishedBy(credential),
+    // A bearer token's own name, so a client holding only the token can revoke it (den logout).
+    ...(credential.kind === 'bearer' ? { token_name: credential.token.name } : {}),
   };
 }
 

@@ -22,11 +22,14 @@ import { FakeExec } from '../support/fake-exec.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { GATEWAY_TOKEN, NAMESPACE, pod, prepareCluster, workspace } from '../gateway/harness.js';
 import { median } from './stats.js';
+import { Inspector, inspectorUrl, type Memory } from './inspector.js';
 
 const PAYLOAD = 48 * 1024 * 1024;
 const ROUNDS = 3;
 const SETUPS = 15;
 const IDLE_SESSIONS = 100;
+/** Sessions opened before the first memory reading, so one-time costs (code compiled, caches filled) are not counted per session. */
+const WARM_SESSIONS = 20;
 const STALLED = 1000;
 /** The gateway's --login-grace-time in this bench: long enough to measure under the load, short enough to wait out. */
 const STALL_GRACE_S = 10;
@@ -45,6 +48,18 @@ function healthy(port: number): Promise<boolean> {
 async function rssKiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+}
+
+/** CPU milliseconds another process has used (user + system), from /proc. */
+async function cpuMsOf(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in USER_HZ (100 on Linux)
+}
+
+/** CPU milliseconds this process has used. */
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 function connect(port: number, privateKey: string): Promise<ssh2.Client> {
@@ -186,9 +201,9 @@ export async function run(): Promise<string> {
   let gateway: ChildProcess | undefined;
   const clients: ssh2.Client[] = [];
   try {
-    gateway = spawn(process.execPath, [DEN, 'gateway', '--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${sshPort}`, '--health-listen', `127.0.0.1:${healthPort}`, '--host-key-file', join(dir, 'host_key'), '--keepalive-interval', '30s',
+    gateway = spawn(process.execPath, ['--inspect=127.0.0.1:0', DEN, 'gateway', '--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${sshPort}`, '--health-listen', `127.0.0.1:${healthPort}`, '--host-key-file', join(dir, 'host_key'), '--keepalive-interval', '30s',
       // Every stalled connection is held (from one source address) until the grace time closes it.
-      '--login-grace-time', `${STALL_GRACE_S}s`, '--max-startups', String(STALLED + 100), '--max-startups-per-source', String(STALLED + 100)], {
+      '--login-grace-time', `${STALL_GRACE_S}s`, '--max-startups', String(STALLED + 100)], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const logs: string[] = [];
@@ -199,7 +214,11 @@ export async function run(): Promise<string> {
       await new Promise((r) => setTimeout(r, 100));
     }
 
-    // Memory: one idle session as the baseline, then IDLE_SESSIONS more, each an open exec waiting on stdin.
+    // Memory: WARM_SESSIONS idle sessions as the baseline, then IDLE_SESSIONS more, each an open
+    // exec waiting on stdin; both readings after a full collection in the gateway.
+    const url = inspectorUrl(logs.join(''));
+    if (!url) throw new Error('den gateway printed no inspector address');
+    const inspector = await Inspector.connect(url);
     const openIdle = async () => {
       const conn = await connect(sshPort, user.privateKey);
       conn.on('error', () => conn.end());
@@ -207,14 +226,18 @@ export async function run(): Promise<string> {
       const stream = await exec(conn, 'cat');
       stream.resume();
     };
-    await openIdle();
-    await new Promise((r) => setTimeout(r, 1000));
-    const before = await rssKiB(gateway.pid!);
-    for (let i = 0; i < IDLE_SESSIONS; i += 10) await Promise.all(Array.from({ length: 10 }, openIdle));
-    const waitAll = Date.now() + 20_000;
-    while (fake.execs.filter((e) => e.command.includes('cat') && e.exitCode === undefined).length < IDLE_SESSIONS + 1 && Date.now() < waitAll) await new Promise((r) => setTimeout(r, 100));
-    await new Promise((r) => setTimeout(r, 1000));
-    const after = await rssKiB(gateway.pid!);
+    const idleExecs = () => fake.execs.filter((e) => e.command.includes('cat') && e.exitCode === undefined).length;
+    const openIdleSessions = async (n: number): Promise<Memory> => {
+      const target = idleExecs() + n;
+      for (let i = 0; i < n; i += 10) await Promise.all(Array.from({ length: Math.min(10, n - i) }, openIdle));
+      const waitAll = Date.now() + 20_000;
+      while (idleExecs() < target && Date.now() < waitAll) await new Promise((r) => setTimeout(r, 100));
+      if (idleExecs() < target) throw new Error(`${idleExecs()} of ${target} idle sessions running`);
+      return inspector.memory();
+    };
+    const before = await openIdleSessions(WARM_SESSIONS);
+    const after = await openIdleSessions(IDLE_SESSIONS);
+    inspector.close();
     for (const c of clients.splice(0)) c.end();
 
     // Set-up: TCP connect to authenticated, and to the first exec's exit.
@@ -227,11 +250,20 @@ export async function run(): Promise<string> {
     // Throughput, alternating so both see the same machine state.
     const viaGateway: number[] = [];
     const viaDirect: number[] = [];
+    // CPU per MiB does not depend on what else the machine runs, as the wall-clock ratio does.
+    const cpu = { direct: 0, clientAndFake: 0, gateway: 0 };
     await throughGateway(sshPort, user.privateKey); // warm-up
     for (let i = 0; i < ROUNDS; i++) {
+      let own = ownCpuMs();
       viaDirect.push(await direct(api));
+      cpu.direct += ownCpuMs() - own;
+      own = ownCpuMs();
+      const gatewayCpu = await cpuMsOf(gateway.pid!);
       viaGateway.push(await throughGateway(sshPort, user.privateKey));
+      cpu.clientAndFake += ownCpuMs() - own;
+      cpu.gateway += (await cpuMsOf(gateway.pid!)) - gatewayCpu;
     }
+    const perMiB = (ms: number) => (ms / ((ROUNDS * PAYLOAD) / (1024 * 1024))).toFixed(1);
 
     const mib = (bps: number) => (bps / (1024 * 1024)).toFixed(0);
     const g = median(viaGateway);
@@ -242,10 +274,13 @@ export async function run(): Promise<string> {
       `| exec output, direct pods/exec websocket (median of ${ROUNDS} × ${PAYLOAD >> 20} MiB) | ${mib(d)} MiB/s |`,
       `| same output through den gateway + SSH (ssh2 client) | ${mib(g)} MiB/s |`,
       `| ratio gateway / direct | ${(g / d).toFixed(2)} |`,
+      `| CPU per MiB: direct (fake kubelet + exec client, this process) / through the gateway (fake kubelet + ssh2 client, this process; den gateway) | ${perMiB(cpu.direct)} / ${perMiB(cpu.clientAndFake)}; ${perMiB(cpu.gateway)} ms |`,
       `| connect + key exchange + authentication (median of ${SETUPS}) | ${median(authMs).toFixed(1)} ms |`,
       `| connect to first exec's exit status (median of ${SETUPS}) | ${median(firstExecMs).toFixed(1)} ms |`,
-      `| gateway RSS growth per idle session (${IDLE_SESSIONS} open, each an exec waiting on stdin) | ${((after - before) / IDLE_SESSIONS).toFixed(0)} KiB |`,
-      `| gateway RSS with ${IDLE_SESSIONS + 1} idle sessions | ${(after / 1024).toFixed(0)} MiB |`,
+      `| gateway RSS growth per idle session, ${IDLE_SESSIONS} opened after ${WARM_SESSIONS} (each an exec waiting on stdin), read after a full GC | ${((after.rssKiB - before.rssKiB) / IDLE_SESSIONS).toFixed(0)} KiB |`,
+      `| gateway live heap + external memory per idle session, same readings | ${((after.liveKiB - before.liveKiB) / IDLE_SESSIONS).toFixed(0)} KiB |`,
+      `| gateway RSS that full GC freed with ${IDLE_SESSIONS + WARM_SESSIONS} idle sessions open (garbage of their set-up; a reading without GC counts it) | ${((after.rssBeforeGcKiB - after.rssKiB) / 1024).toFixed(1)} MiB |`,
+      `| gateway RSS with ${IDLE_SESSIONS + WARM_SESSIONS} idle sessions | ${(after.rssKiB / 1024).toFixed(0)} MiB |`,
       ...waves.flatMap((w, i) => {
         const wave = `stalled wave ${i + 1} of ${STALL_WAVES}`;
         return [

@@ -3,7 +3,8 @@
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { defaultText } from '../../process/settings.js';
-import { ROLES } from '../../cli/roles.js';
+import { DEV_COMMANDS } from '../../cli/dev/commands.js';
+import { COMMANDS, ROLES } from '../../cli/roles.js';
 import { REPO_ROOT, runCommand, type CommandResult } from '../support/platform.js';
 
 const DEN = join(REPO_ROOT, 'bin/den.js');
@@ -57,8 +58,19 @@ describe('den', function () {
     const { code, stdout, stderr } = results.help;
     expect(code).to.equal(0);
     expect(stderr).to.equal('');
-    expect(stdout).to.match(/^Usage: den <role> \[flags\]\n/);
+    expect(stdout).to.match(/^Usage: den <command> \[flags\]\n/);
     for (const [name, load] of Object.entries(ROLES)) expect(stdout).to.include(`  ${name.padEnd(10)} ${(await load()).summary}\n`);
+  });
+
+  it('den --help puts the developer commands first, apart from the platform roles', () => {
+    const sections = results.help.stdout.split('\n\n');
+    const developer = sections.find((s) => s.startsWith('Developer commands'))!;
+    const platform = sections.find((s) => s.startsWith('Platform roles'))!;
+    const names = (section: string) => section.split('\n').slice(1).map((l) => l.trim().split(/\s+/)[0]);
+    expect(names(developer)).to.deep.equal(Object.keys(DEV_COMMANDS));
+    expect(names(platform)).to.deep.equal(Object.keys(ROLES));
+    expect(sections.indexOf(developer)).to.be.below(sections.indexOf(platform));
+    expect(results.help.stdout).to.include(`  users      ${COMMANDS.users!.summary}\n`);
   });
 
   it('den without a role prints the usage on stderr and exits 2', () => {
@@ -67,9 +79,9 @@ describe('den', function () {
     expect(results.bare.stderr).to.equal(results.help.stdout);
   });
 
-  it('an unknown role is one line naming the roles, exit 2', () => {
+  it('an unknown command is one line naming the commands and roles, exit 2', () => {
     expect(results.unknown.code).to.equal(2);
-    expectOneLine(results.unknown, "den: unknown role 'shepherd' (one of gateway, manager, server, users; see den --help)");
+    expectOneLine(results.unknown, `den: unknown command 'shepherd' (one of ${Object.keys(DEV_COMMANDS).join(', ')}, gateway, manager, server, users; see den --help)`);
   });
 
   for (const role of ['manager', 'server', 'gateway'] as const) {

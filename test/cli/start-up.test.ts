@@ -160,7 +160,7 @@ describe('den start-up', function () {
         const run = await broken(args);
         expect(run.code, args.join(' ')).to.equal(0);
         expect(run.stderr).to.equal('');
-        expect(run.stdout).to.match(args.length === 1 ? /^Usage: den <role>/ : new RegExp(`^den ${args[0]}: `));
+        expect(run.stdout).to.match(args.length === 1 ? /^Usage: den <command>/ : new RegExp(`^den ${args[0]}: `));
       }
     });
 

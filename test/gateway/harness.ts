@@ -93,7 +93,7 @@ export class GatewayHarness {
   workspaces!: Informer<Workspace>;
   private readonly stop = new AbortController();
 
-  async start(opts: { protocols?: string[]; keepaliveIntervalMs?: number; limits?: Partial<GatewayLimits> } = {}): Promise<this> {
+  async start(opts: { protocols?: string[]; keepaliveIntervalMs?: number; limits?: Partial<GatewayLimits>; proxyProtocolFrom?: string[] } = {}): Promise<this> {
     this.home = await mkdtemp(join(tmpdir(), 'den-gw-home-'));
     this.keys = await mkdtemp(join(tmpdir(), 'den-gw-keys-'));
     await this.api.start();
@@ -115,6 +115,7 @@ export class GatewayHarness {
       image: (name) => images.get(name),
       keepaliveIntervalMs: opts.keepaliveIntervalMs ?? 30_000,
       limits: opts.limits,
+      proxyProtocolFrom: opts.proxyProtocolFrom,
       log: (msg, fields) => this.logs.push({ msg, fields }),
     });
     this.port = (await this.gateway.listen('127.0.0.1', 0)).port;

@@ -37,6 +37,8 @@ async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
   }
 }
 
+const hardCap = (n: number) => ({ start: n, rate: 100, full: n });
+
 /** The gateway's version line arrived: the connection was taken in. */
 async function admitted(c: RawConnection): Promise<void> {
   await waitFor(() => c.received().startsWith('SSH-2.0-den-gateway\r\n'));
@@ -112,8 +114,23 @@ describe('gateway limits before authentication', function () {
   });
 
   describe('cap on connections not yet authenticated', () => {
+    it('lets 20 OpenSSH connections opened at once from one address all log in with the defaults', async () => {
+      await start({});
+      const runs = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => h.command('ssh', [...h.sshOptions(alice), '-p', String(h.port), 'demo@127.0.0.1', `echo session ${i}`], undefined, 60_000)),
+      );
+      expect(runs.map((r) => `${r.code} ${r.stdout}`)).to.deep.equal(Array.from({ length: 20 }, (_, i) => `0 session ${i}\n`));
+    });
+
+    it('holds 30 silent connections from one address with the defaults (no per-source cap)', async () => {
+      await start({});
+      const held = await Promise.all(Array.from({ length: 30 }, () => open()));
+      for (const c of held) await admitted(c);
+      expect(h.gateway.unauthenticatedConnections).to.equal(30);
+    });
+
     it('closes connections past the overall cap at once, before sending anything, and takes new ones when a slot frees', async () => {
-      await start({ maxStartups: 3, maxStartupsPerSource: 10 });
+      await start({ maxStartups: hardCap(3) });
       const held = [await open(), await open(), await open()];
       for (const c of held) await admitted(c);
       const refused = await open();
@@ -132,8 +149,8 @@ describe('gateway limits before authentication', function () {
       expect(h.gateway.unauthenticatedConnections).to.equal(3);
     });
 
-    it('counts each source address on its own', async () => {
-      await start({ maxStartups: 10, maxStartupsPerSource: 2 });
+    it('counts each source address on its own under a configured per-source cap', async () => {
+      await start({ maxStartupsPerSource: 2 });
       const first = [await open('127.0.0.1'), await open('127.0.0.1')];
       for (const c of first) await admitted(c);
       const third = await open('127.0.0.1');
@@ -144,7 +161,7 @@ describe('gateway limits before authentication', function () {
     });
 
     it('frees the slot when a connection authenticates', async () => {
-      await start({ maxStartups: 1, maxStartupsPerSource: 1 });
+      await start({ maxStartups: hardCap(1) });
       const conn = await h.client('demo', alice);
       try {
         expect(h.gateway.unauthenticatedConnections).to.equal(0);

@@ -57,7 +57,7 @@ describe('den gateway role', function () {
   it('is registered as `den gateway`', async () => {
     const role = await ROLES.gateway!();
     expect(role.summary).to.equal(gatewayRole.summary);
-    expect(Object.keys(role.settings)).to.deep.equal(['kubeconfig', 'namespace', 'listen', 'healthListen', 'hostKeyFile', 'keepaliveInterval', 'loginGraceTime', 'maxStartups', 'maxStartupsPerSource', 'maxAuthTries']);
+    expect(Object.keys(role.settings)).to.deep.equal(['kubeconfig', 'namespace', 'listen', 'healthListen', 'hostKeyFile', 'keepaliveInterval', 'loginGraceTime', 'maxStartups', 'maxStartupsPerSource', 'proxyProtocolFrom', 'maxAuthTries']);
   });
 
   it('refuses a keepalive interval under a second, naming the setting', () => {
@@ -68,13 +68,21 @@ describe('den gateway role', function () {
   it('reads the limits before authentication, refusing values out of range by name', () => {
     const limits = (argv: string[], env: Record<string, string>) => {
       const s = readSettings(gatewayRole.settings, argv, env);
-      return { grace: s.loginGraceTime, startups: s.maxStartups, perSource: s.maxStartupsPerSource, tries: s.maxAuthTries };
+      return { grace: s.loginGraceTime, startups: s.maxStartups, perSource: s.maxStartupsPerSource, tries: s.maxAuthTries, proxies: s.proxyProtocolFrom };
     };
-    expect(limits([], {})).to.deep.equal({ grace: 30_000, startups: 100, perSource: 10, tries: 6 });
-    expect(limits(['--login-grace-time', '10s', '--max-startups', '50'], { DEN_MAX_STARTUPS_PER_SOURCE: '3', DEN_MAX_AUTH_TRIES: '4' })).to.deep.equal({ grace: 10_000, startups: 50, perSource: 3, tries: 4 });
+    expect(limits([], {})).to.deep.equal({ grace: 30_000, startups: { start: 100, rate: 30, full: 300 }, perSource: undefined, tries: 6, proxies: [] });
+    expect(limits(['--login-grace-time', '10s', '--max-startups', '10:30:100'], { DEN_MAX_STARTUPS_PER_SOURCE: '3', DEN_MAX_AUTH_TRIES: '4', DEN_PROXY_PROTOCOL_FROM: '10.0.0.0/8, 192.0.2.1' })).to.deep.equal({
+      grace: 10_000,
+      startups: { start: 10, rate: 30, full: 100 },
+      perSource: 3,
+      tries: 4,
+      proxies: ['10.0.0.0/8', '192.0.2.1'],
+    });
+    expect(limits(['--max-startups', '50', '--max-startups-per-source', 'none'], {})).to.deep.include({ startups: { start: 50, rate: 100, full: 50 }, perSource: undefined });
+    expect(() => limits([], { DEN_PROXY_PROTOCOL_FROM: '10.0.0.0/33' })).to.throw("--proxy-protocol-from (DEN_PROXY_PROTOCOL_FROM): '10.0.0.0/33' is not an IP address or a CIDR range (such as 10.0.0.0/8)");
     expect(() => limits(['--login-grace-time', '500ms'], {})).to.throw("--login-grace-time (DEN_LOGIN_GRACE_TIME): expected at least 1s, got '500ms'");
     expect(() => limits([], { DEN_MAX_STARTUPS: '0' })).to.throw("--max-startups (DEN_MAX_STARTUPS): expected a whole number from 1 to 1000000, got '0'");
-    expect(() => limits(['--max-startups-per-source', 'ten'], {})).to.throw("--max-startups-per-source (DEN_MAX_STARTUPS_PER_SOURCE): expected a whole number from 1 to 1000000, got 'ten'");
+    expect(() => limits(['--max-startups-per-source', 'ten'], {})).to.throw("--max-startups-per-source (DEN_MAX_STARTUPS_PER_SOURCE): expected none or a whole number from 1 to 1000000, got 'ten'");
     expect(() => limits(['--max-auth-tries', '101'], {})).to.throw("--max-auth-tries (DEN_MAX_AUTH_TRIES): expected a whole number from 1 to 100, got '101'");
   });
 

@@ -80,6 +80,8 @@ describe('install configuration file', () => {
       ['server: { trustedProxies: [10.0.0.0/8] }', [`${D}den-server`]],
       ['gateway: { service: { port: 2022 } }', ['Service svc-system/den-gateway']],
       ['gateway: { service: { type: LoadBalancer, externalTrafficPolicy: Local } }', ['Service svc-system/den-gateway']],
+      ['gateway: { maxStartupsPerSource: 10 }', [`${D}den-gateway`]],
+      ['gateway: { proxyProtocol: { trustedProxies: [10.0.0.0/8] } }', [`${D}den-gateway`]],
     ];
     for (const [yaml, objects] of table) {
       it(`${yaml} → ${objects.length === 1 ? objects[0] : `${objects.length} objects`}`, () => {
@@ -183,6 +185,16 @@ describe('install configuration file', () => {
       expect(env.DEN_TRUSTED_PROXIES).to.equal('10.0.0.0/8,192.168.1.7');
       const { settings } = await ROLES.server!();
       expect((readSettings(settings, [], env) as Record<string, unknown>).trustedProxies).to.deep.equal(['10.0.0.0/8', '192.168.1.7']);
+    });
+
+    it('passes the per-source cap and the PROXY protocol balancers to the gateway as `den gateway` reads them', async () => {
+      const { ROLES } = await import('../../cli/roles.js');
+      const { readSettings } = await import('../../process/settings.js');
+      const c = find(render('gateway: { maxStartupsPerSource: 10, proxyProtocol: { trustedProxies: [10.0.0.0/8, 192.168.1.7] } }'), 'Deployment', 'den-gateway').spec.template.spec.containers[0];
+      const env = Object.fromEntries((c.env as Obj[]).map((e) => [e.name, e.value]));
+      expect(env).to.include({ DEN_MAX_STARTUPS_PER_SOURCE: '10', DEN_PROXY_PROTOCOL_FROM: '10.0.0.0/8,192.168.1.7' });
+      const { settings } = await ROLES.gateway!();
+      expect(readSettings(settings, [], env) as Record<string, unknown>).to.deep.include({ maxStartupsPerSource: 10, proxyProtocolFrom: ['10.0.0.0/8', '192.168.1.7'] });
     });
 
     it('keeps Den\'s own labels over an installer\'s labels of the same key', () => {

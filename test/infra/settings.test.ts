@@ -73,6 +73,8 @@ describe('install settings', () => {
     ['gateway:\n  service:\n    externalTrafficPolicy: Local\n', 'gateway.service.externalTrafficPolicy: Local needs gateway.service.type NodePort or LoadBalancer'],
     ['server:\n  ingress:\n    tlsSecret: den-tls\n', 'server.ingress.tlsSecret: needs server.ingress.enabled: true'],
     ['server:\n  trustedProxies: [10.0.0.0/33]\n', 'server.trustedProxies[0]: must be an IP address or a CIDR range such as 10.0.0.0/8'],
+    ['gateway:\n  maxStartupsPerSource: 0\n', 'gateway.maxStartupsPerSource: must be none or an integer from 1 to 1000000'],
+    ['gateway:\n  proxyProtocol:\n    trustedProxies: [nlb]\n', 'gateway.proxyProtocol.trustedProxies[0]: must be an IP address or a CIDR range such as 10.0.0.0/8'],
     ['idleStop:\n  enabled: yes please\n', 'idleStop.enabled: must be true or false'],
     ['baseUrl: den.example.com\n', 'baseUrl: must be an http or https URL'],
     ['metrics:\n  serviceMonitor:\n    enabled: true\n', 'metrics.serviceMonitor.enabled: set metrics.scrapeAnnotations: false as well (one way of scraping)'],

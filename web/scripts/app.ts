@@ -1,5 +1,6 @@
-// Behaviour shared by every page: copy buttons (`data-copy="<text>"`) and confirmations
-// for forms marked `data-confirm="<question>"`.
+// Behaviour shared by every page: copy buttons (`data-copy="<text>"`), confirmations
+// for forms marked `data-confirm="<question>"`, and forms sent as soon as the page loads
+// (`data-submit-on-load`: the hand-off of den login, whose button stays for scripts off).
 
 function flash(button: HTMLElement, text: string): void {
   const before = button.textContent;
@@ -31,3 +32,6 @@ document.addEventListener('change', (event) => {
   const input = event.target as HTMLInputElement;
   if (input.matches('[data-autosubmit]')) input.form?.requestSubmit();
 });
+
+// The script is deferred: the document is parsed when it runs.
+document.querySelector<HTMLFormElement>('form[data-submit-on-load]')?.requestSubmit();

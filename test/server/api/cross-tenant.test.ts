@@ -10,6 +10,9 @@ import { addPerson, call, login, startCluster, startDen, type Den, type Signed }
 import { doc, documentedPath } from './openapi-check.js';
 import { KEY, serveUserSpaceValidator } from './support.js';
 
+/** A key alice's UserSpace does not hold yet when her read token tries to save it. */
+const SECOND_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBx+HcgO3kajo8CmXfZxgfXd5bhRpU0aU/5aQdcqiIW7 alice@desktop';
+
 type Who = 'anonymous' | 'owner' | 'other' | 'readonly' | 'admin';
 const ORDER: Who[] = ['anonymous', 'owner', 'other', 'readonly', 'admin'];
 
@@ -41,6 +44,9 @@ const CASES: Case[] = [
   { method: 'DELETE', path: '/tokens/ci', expect: { anonymous: 401, owner: 204, other: 404, readonly: 403, admin: 404 } },
   { method: 'POST', path: '/profile/password', bodyFor: (who) => ({ current_password: `${who === 'anonymous' ? 'alice' : PERSON[who]}-password`, new_password: 'changed-password' }),
     expect: { anonymous: 401, owner: 204, other: 204, readonly: 409, admin: 204 } },
+  // Each caller reads and saves keys in their own UserSpace; a read token may read only (the UserSpace webhook refuses its change: 400).
+  { method: 'GET', path: '/profile/ssh-keys', expect: { anonymous: 401, owner: 200, other: 200, readonly: 200, admin: 200 } },
+  { method: 'POST', path: '/profile/ssh-keys', bodyFor: (who) => ({ key: who === 'readonly' ? SECOND_KEY : KEY }), expect: { anonymous: 401, owner: 200, other: 200, readonly: 400, admin: 200 } },
   { method: 'POST', path: '/logout', expect: { anonymous: 401, owner: 204, other: 204, readonly: 400, admin: 204 } },
   { method: 'GET', path: '/admin/local-users', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 },
     check: (_, body) => expect(body.items.map((u: { username: string }) => u.username)).to.deep.equal(['alice', 'bob', 'carol']) },

@@ -65,3 +65,35 @@ describe('password change (POST /profile/password)', () => {
     expect(res.status).to.equal(429);
   });
 });
+
+describe("the person's saved SSH keys (GET and POST /profile/ssh-keys)", () => {
+  let api: FakeApiServer;
+  let den: Den;
+  let alice: Signed;
+  const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@laptop';
+
+  beforeEach(async () => {
+    ({ api, den, signed: { alice } } = await startSignedIn({ alice: {} }));
+  });
+  afterEach(() => stopAll(den, api));
+
+  it("lists the keys of the caller's UserSpace, none at first", async () => {
+    expect(await call(den, 'GET', '/profile/ssh-keys', { as: alice })).to.deep.include({ status: 200, body: { items: [] } });
+  });
+
+  it('saves a key once in spec.sshAuthorizedKeys, spaces collapsed, and answers the keys', async () => {
+    const first = await call(den, 'POST', '/profile/ssh-keys', { as: alice, body: { key: `  ${key.replace(' ', '   ')}\n` } });
+    expect(first).to.deep.include({ status: 200, body: { items: [key] } });
+    const again = await call(den, 'POST', '/profile/ssh-keys', { as: alice, body: { key } });
+    expect(again.body).to.deep.equal({ items: [key] });
+    expect(api.object<any>(RESOURCES.userSpace, 'alice')!.spec.sshAuthorizedKeys).to.deep.equal([key]);
+  });
+
+  it('refuses a key that does not parse with 400 and changes nothing', async () => {
+    const res = await call(den, 'POST', '/profile/ssh-keys', { as: alice, body: { key: 'ssh-ed25519 AAAAnotakey x' } });
+    expect(res.status).to.equal(400);
+    expect(res.body.error).to.match(/^the key /);
+    expect(api.object<any>(RESOURCES.userSpace, 'alice')!.spec.sshAuthorizedKeys ?? []).to.deep.equal([]);
+    expect((await call(den, 'POST', '/profile/ssh-keys', { as: alice, body: {} })).body).to.deep.equal({ error: 'key is required' });
+  });
+});

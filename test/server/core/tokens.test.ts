@@ -49,7 +49,7 @@ describe('API tokens (GET/POST /tokens, DELETE /tokens/{name})', () => {
   it('authenticates a bearer token as its owner, without a CSRF token', async () => {
     const { body } = await call(den, 'POST', '/tokens', { as: alice });
     const session = await call(den, 'GET', '/session', { as: body.token });
-    expect(session.body).to.deep.equal({ email: 'alice@example.com', userspace: 'alice', namespace: 'svc-alice', role: 'user', csrf_token: '', auth: 'token' });
+    expect(session.body).to.deep.equal({ email: 'alice@example.com', userspace: 'alice', namespace: 'svc-alice', role: 'user', csrf_token: '', auth: 'token', token_name: body.name });
     expect((await call(den, 'POST', '/tokens?name=from-bearer', { as: body.token })).status).to.equal(201);
   });
 
