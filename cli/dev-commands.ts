@@ -1,13 +1,13 @@
-// The developer commands of `den`: each talks only to Den's REST API with the person's own
+// The developer commands of `den` (cli/dev/): each talks only to Den's REST API with the person's own
 // API token. Nothing here loads the server's, gateway's or manager's dependencies, so they
 // start as fast as Node does.
-import { COMMANDS, ROLES } from '../roles.js';
-import { complete, completion } from './completion.js';
-import { configSsh } from './config-ssh.js';
-import { CommandError, UsageError, type DevIo } from './io.js';
-import { login, logout } from './login.js';
-import { code, forward, ssh } from './ssh.js';
-import { create, images, logs, ls, remove, start, stop } from './workspaces.js';
+import { COMMANDS, ROLES } from './roles.js';
+import { complete, completion } from './dev/completion.js';
+import { configSsh } from './dev/config-ssh.js';
+import { CommandError, UsageError, type DevIo } from './dev/io.js';
+import { login, logout } from './dev/login.js';
+import { code, forward, ssh } from './dev/ssh.js';
+import { create, images, logs, ls, remove, start, stop } from './dev/workspaces.js';
 
 type Run = (argv: string[], io: DevIo) => Promise<number>;
 

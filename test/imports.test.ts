@@ -91,6 +91,9 @@ export const INNER_LAYERS: Record<string, readonly string[]> = {
   'web/scripts': ['web'],
 };
 
+/** Floors that import nothing of Den outside themselves: the developer commands run on a laptop with no cluster code. */
+export const CONFINED: readonly string[] = ['cli/dev'];
+
 /** A file's top-level folder and, for infra/ and web/, its floor inside (a root file counts as the folder itself). */
 function innerFloorOf(file: string): string {
   const [top, second] = file.split('/');
@@ -102,6 +105,7 @@ export function forbiddenArrows(graph: Map<string, string[]>): string[] {
   return [...graph].flatMap(([file, targets]) =>
     targets.flatMap((t) => {
       const [from, to] = [folderOf(file), folderOf(t)];
+      if (CONFINED.includes(innerFloorOf(file)) && innerFloorOf(t) !== innerFloorOf(file)) return [`${file} -> ${t}`];
       if (from !== to) return LAYERS[from]?.includes(to) ? [] : [`${file} -> ${t}`];
       const [inFrom, inTo] = [innerFloorOf(file), innerFloorOf(t)];
       const inner = INNER_LAYERS[inFrom];
@@ -188,18 +192,20 @@ describe('crossProcessArrows', () => {
 });
 
 describe('forbiddenArrows and folderGraph', () => {
-  it('names an arrow down a floor its layers do not list, and one back up inside infra/ and web/', () => {
+  it('names an arrow down a floor its layers do not list, one back up inside infra/ and web/, and one out of a confined floor', () => {
     const graph = new Map([
       ['kube/client.ts', ['process/role.ts', 'infra/crds/workspace.ts']],
       ['infra/crds/workspace.ts', ['infra/children/workspace/props.ts', 'kube/group.ts']],
       ['infra/children/workspace/props.ts', ['infra/crds/schema.ts']],
       ['web/scripts/terminal.ts', ['web/terminal-protocol.ts', 'web/templates/layout.ts']],
       ['server/pages/new.ts', ['web/templates/new.ts', 'shell/target.ts']],
+      ['cli/dev/ssh.ts', ['cli/dev/io.ts', 'cli/roles.ts']],
     ]);
     expect(forbiddenArrows(graph)).to.deep.equal([
       'kube/client.ts -> infra/crds/workspace.ts',
       'infra/crds/workspace.ts -> infra/children/workspace/props.ts',
       'web/scripts/terminal.ts -> web/templates/layout.ts',
+      'cli/dev/ssh.ts -> cli/roles.ts',
     ]);
   });
 
