@@ -17,6 +17,11 @@ export const DEFAULT_MAX_AUTH_TRIES = 6;
 
 export interface AuthDeps {
   named: (name: string) => Workspace[];
+  /**
+   * The Workspaces of that name as the API server holds them now. Asked before a key is refused:
+   * this gateway's cache may not yet hold a Workspace (or key) written a moment ago.
+   */
+  current?: (name: string) => Promise<Workspace[]>;
   resolve: (ws: Workspace, offered: OfferedKey) => Promise<SessionTarget>;
   banner: Pick<BannerSender, 'send'>;
   log: Log;
@@ -94,10 +99,16 @@ export class ConnectionAuth {
     this.onTooManyFailures(ctx);
   }
 
-  private matches(username: string, offered: OfferedKey): Match[] {
+  private async matches(username: string, offered: OfferedKey): Promise<Match[]> {
     if (!isDns1123Label(username)) return [];
+    const cached = this.authorizing(this.deps.named(username), offered);
+    if (cached.length > 0 || !this.deps.current) return cached;
+    return this.authorizing(await this.deps.current(username), offered);
+  }
+
+  private authorizing(workspaces: Workspace[], offered: OfferedKey): Match[] {
     const out: Match[] = [];
-    for (const ws of this.deps.named(username)) {
+    for (const ws of workspaces) {
       const key = findAuthorizedKey(offered, ws.spec?.sshAuthorizedKeys);
       if (key) out.push({ ws, key });
     }
@@ -106,7 +117,7 @@ export class ConnectionAuth {
 
   private async publicKey(ctx: AuthRequest, offered: OfferedKey): Promise<void> {
     const fingerprint = keyFingerprint(offered.data);
-    const found = this.matches(ctx.username, offered);
+    const found = await this.matches(ctx.username, offered);
     // Unknown workspace and wrong key look the same to the client: no name enumeration.
     if (found.length === 0) return this.fail(ctx, 'unknown-key', 'no workspace of that name authorizes this key', { key: fingerprint });
     if (!ctx.signature || !ctx.blob) {

@@ -126,7 +126,7 @@ export const gatewayRole: Role<typeof settings> = {
     const onError = (what: string) => (err: unknown) => logLine(`${what} cache error`, { error: (err as Error).message });
     const workspaces = new Informer<Workspace>(client, RESOURCES.workspace, { onError: onError('workspace') });
     const images = new Informer<WorkspaceImage>(client, RESOURCES.workspaceImage, { onError: onError('workspaceimage') });
-    const directory = new WorkspaceDirectory(workspaces);
+    const directory = new WorkspaceDirectory(workspaces, client);
     const caches = new AbortController();
     const running: Promise<void>[] = [];
 
@@ -136,6 +136,7 @@ export const gatewayRole: Role<typeof settings> = {
       hostKey,
       client,
       named: (name) => directory.named(name),
+      current: (name) => directory.current(name),
       image: (name) => images.get(name),
       keepaliveIntervalMs: s.keepaliveInterval,
       limits: { loginGraceMs: s.loginGraceTime, maxStartups: s.maxStartups, maxStartupsPerSource: s.maxStartupsPerSource, maxAuthTries: s.maxAuthTries },

@@ -28,6 +28,8 @@ export interface GatewayOptions {
   client: KubeClient;
   /** Cached Workspaces of that name, all namespaces. */
   named: (name: string) => Workspace[];
+  /** The Workspaces of that name as the API server holds them now, asked when the cache authorizes no offered key. */
+  current?: (name: string) => Promise<Workspace[]>;
   /** The cached WorkspaceImage of that name. */
   image: (name: string) => WorkspaceImage | undefined;
   /** Milliseconds between keepalive probes; a client missing three in a row is dropped. */
@@ -227,6 +229,7 @@ export class Gateway {
     const auth = new ConnectionAuth(
       {
         named: this.opts.named,
+        current: this.opts.current,
         resolve: (ws: Workspace, offered: OfferedKey) => resolveTarget({ client: this.opts.client, image: this.opts.image }, ws, offered),
         banner: this.banner,
         log,

@@ -1,7 +1,9 @@
 // The Workspace and WorkspaceImage shapes the gateway reads, and an index of the
 // watch-backed Workspace cache (kube/informer.ts) by name, so matching an SSH username costs a map lookup
 // instead of a LIST per connection (SPEC 1.5 step 2).
+import type { KubeClient } from '../kube/client.js';
 import type { CacheEvent } from '../kube/informer.js';
+import { RESOURCES } from '../kube/resources.js';
 import type { Workspace } from '../infra/crds/workspace.js';
 
 // One Workspace type for every reader, beside its CRD.
@@ -30,10 +32,29 @@ export function indexWorkspaceEvent(index: WorkspaceNameIndex, event: CacheEvent
 /** Workspaces by name across all namespaces, kept current by the Workspace informer. */
 export class WorkspaceDirectory {
   private readonly index: WorkspaceNameIndex = new Map();
+  /** Lookups of the API server under way, by name: clients offering keys at once share one. */
+  private readonly asking = new Map<string, Promise<Workspace[]>>();
 
-  constructor(informer: { on(handler: (event: CacheEvent<Workspace>) => void): unknown; list(): Workspace[] }) {
+  constructor(
+    informer: { on(handler: (event: CacheEvent<Workspace>) => void): unknown; list(): Workspace[] },
+    private readonly client?: KubeClient,
+  ) {
     informer.on((event) => indexWorkspaceEvent(this.index, event));
     for (const object of informer.list()) indexWorkspaceEvent(this.index, { type: 'ADDED', object });
+  }
+
+  /** The Workspaces called `name` as the API server holds them now (none without a client). */
+  current(name: string): Promise<Workspace[]> {
+    if (!this.client) return Promise.resolve([]);
+    let pending = this.asking.get(name);
+    if (!pending) {
+      pending = this.client
+        .list<Workspace>(RESOURCES.workspace, { fieldSelector: `metadata.name=${name}` })
+        .then((list) => [...list.items].sort((a, b) => (a.metadata?.namespace ?? '').localeCompare(b.metadata?.namespace ?? '')))
+        .finally(() => this.asking.delete(name));
+      this.asking.set(name, pending);
+    }
+    return pending;
   }
 
   /** Every cached Workspace called `name`, in namespace order so choices are stable. */

@@ -2,7 +2,7 @@
 // "How REST maps cluster answers"). Handlers throw; nothing else writes error bodies.
 import type { Context, Next } from 'koa';
 import { ValidationError } from 'yup';
-import { KubeApiError, KubeUnavailableError } from '../kube/errors.js';
+import { isNamespaceTerminating, KubeApiError, KubeUnavailableError } from '../kube/errors.js';
 
 /** An error whose status and message are meant for the caller as they are. */
 export class HttpError extends Error {
@@ -15,6 +15,9 @@ export class HttpError extends Error {
     super(message);
   }
 }
+
+/** What a person is told while their namespace is being deleted (the cluster's own words go to the log). */
+export const SPACE_BEING_REMOVED = 'your space is being removed; ask an administrator if this is unexpected';
 
 /** The REST status for a cluster answer. */
 export function restStatusOf(err: KubeApiError): number {
@@ -51,8 +54,8 @@ export function errorMapper(logError: ErrorLogger) {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, `no route for ${ctx.method} ${ctx.path}`);
     } catch (err) {
-      const { status, message, headers } = describeError(err);
-      if (status >= 500) logError('request failed', { method: ctx.method, path: ctx.path, status, error: String((err as Error)?.message ?? err) });
+      const { status, message, headers, logged } = describeError(err);
+      if (status >= 500 || logged) logError('request failed', { method: ctx.method, path: ctx.path, status, error: String((err as Error)?.message ?? err) });
       ctx.status = status;
       for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
       ctx.body = { error: message };
@@ -60,10 +63,14 @@ export function errorMapper(logError: ErrorLogger) {
   };
 }
 
-/** The status, message and headers a failure is answered with (JSON for REST, a page for the web UI). */
-export function describeError(err: unknown): { status: number; message: string; headers: Record<string, string> } {
+/**
+ * The status, message and headers a failure is answered with (JSON for REST, a page for the
+ * web UI); `logged` when the answer hides the cluster's words, which the log keeps.
+ */
+export function describeError(err: unknown): { status: number; message: string; headers: Record<string, string>; logged?: boolean } {
   if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers };
   if (err instanceof ValidationError) return { status: 400, message: err.errors.join('; ') || err.message, headers: {} };
+  if (isNamespaceTerminating(err)) return { status: 409, message: SPACE_BEING_REMOVED, headers: {}, logged: true };
   if (err instanceof KubeApiError) {
     const status = restStatusOf(err);
     if (status === 502) return { status, message: `the cluster API failed: ${err.message}`, headers: {} };

@@ -53,6 +53,11 @@ export function isAlreadyExists(err: unknown): boolean {
   return err instanceof KubeApiError && err.status === 409 && err.reason === 'AlreadyExists';
 }
 
+/** The NamespaceLifecycle refusal: nothing new may be created in a namespace being deleted. */
+export function isNamespaceTerminating(err: unknown): boolean {
+  return err instanceof KubeApiError && err.status === 403 && !!err.body.details?.causes?.some((c) => c.reason === 'NamespaceTerminating');
+}
+
 export function isGone(err: unknown): boolean {
   return err instanceof KubeApiError && err.status === 410;
 }

@@ -18,6 +18,7 @@ import {
 } from './schemas.js';
 import { DEFAULT_LOG_TAIL } from './workspaces.js';
 import { DNS1123_LABEL } from '../../kube/names.js';
+import { SPACE_BEING_REMOVED } from '../../koa/errors.js';
 
 type Schema = Record<string, unknown>;
 type Operation = Record<string, unknown>;
@@ -180,8 +181,10 @@ const ADMIN_ONLY = 'The caller is not an administrator (a SelfSubjectAccessRevie
 
 /** What any request can meet before its route runs: a bad or oversized body, a server still starting, a cluster away. */
 export const EVERY_REQUEST = [400, 413, 415, 503];
-/** What any authenticated request can meet besides: no or a bad credential, a refused person or CSRF token, a failed mint. */
-export const AUTHENTICATED = [401, 403, 502];
+/** What any authenticated request can meet besides: no or a bad credential, a refused person or CSRF token, a space being removed, a failed mint. */
+export const AUTHENTICATED = [401, 403, 409, 502];
+
+const REMOVAL = `Or the caller's space (namespace) is being removed: "${SPACE_BEING_REMOVED}".`;
 
 type Access = 'authenticated' | 'public';
 
@@ -189,7 +192,11 @@ type Access = 'authenticated' | 'public';
 function errors(codes: number[], overrides: Record<number, string> = {}, access: Access = 'authenticated'): Record<string, unknown> {
   const all = new Set([...codes, ...EVERY_REQUEST, ...(access === 'authenticated' ? AUTHENTICATED : [])]);
   return Object.fromEntries(
-    [...all].sort((a, b) => a - b).map((code) => [String(code), { description: overrides[code] ?? STATUS_TEXT[code], content: { 'application/json': { schema: ref('Error') } } }]),
+    [...all].sort((a, b) => a - b).map((code) => {
+      const text = overrides[code] ?? STATUS_TEXT[code];
+      const description = code === 409 && access === 'authenticated' ? `${text} ${REMOVAL}` : text;
+      return [String(code), { description, content: { 'application/json': { schema: ref('Error') } } }];
+    }),
   );
 }
 

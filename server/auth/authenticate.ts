@@ -4,7 +4,6 @@
 import type { Context, Next } from 'koa';
 import type { ClientAddressState } from '../http/client-address.js';
 import type { KubeClient } from '../../kube/client.js';
-import { KubeApiError } from '../../kube/errors.js';
 import { SERVICE_ACCOUNTS } from '../../kube/group.js';
 import type { AuthenticatedState, Caller } from '../http/context.js';
 import { HttpError } from '../../koa/errors.js';
@@ -34,11 +33,21 @@ export interface AuthDeps {
 
 const UNAUTHENTICATED = 'authentication required: sign in with POST /api/v1/login or send Authorization: Bearer <API token>';
 
+/** The request's credential is missing, malformed, unknown, revoked or expired (not: the person is refused). */
+export class CredentialRefused extends HttpError {
+  constructor(message: string) {
+    super(401, message);
+  }
+}
+
+/** Methods that change nothing, so their credential may be confirmed beside the request instead of before it. */
+const READ_METHODS = new Set(['GET', 'HEAD']);
+
 /** The bearer token of an `Authorization` header; undefined when there is none, 401 when it is malformed. */
 export function bearerOf(header: string): string | undefined {
   if (!header) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!m || !looksLikeApiToken(m[1]!)) throw new HttpError(401, 'invalid bearer token: expected Authorization: Bearer svc_…');
+  if (!m || !looksLikeApiToken(m[1]!)) throw new CredentialRefused('invalid bearer token: expected Authorization: Bearer svc_…');
   return m[1]!;
 }
 
@@ -46,19 +55,32 @@ async function credentialOf(ctx: Context, deps: AuthDeps): Promise<Credential> {
   const bearer = bearerOf(ctx.get('Authorization'));
   if (bearer) {
     const token = await deps.tokens.lookup(bearer);
-    if (!token) throw new HttpError(401, 'invalid or revoked API token');
+    if (!token) throw new CredentialRefused('invalid or revoked API token');
     return { kind: 'bearer', token };
   }
   const id = sessionIdFromCookieHeader(ctx.get('Cookie'));
-  if (!id) throw new HttpError(401, UNAUTHENTICATED);
+  if (!id) throw new CredentialRefused(UNAUTHENTICATED);
   const session = await deps.sessions.lookup(id, deps.now());
-  if (!session) throw new HttpError(401, 'your session has ended; sign in again');
+  if (!session) throw new CredentialRefused('your session has ended; sign in again');
   return { kind: 'cookie', session };
 }
 
-export function callerOf(credential: Credential, deps: Pick<AuthDeps, 'directory'>): Caller {
+/** The credential as this replica's informer holds it, when it holds it: a hint, never the answer. */
+function cachedCredentialOf(ctx: Context, deps: AuthDeps): Credential | undefined {
+  const bearer = bearerOf(ctx.get('Authorization'));
+  if (bearer) {
+    const token = deps.tokens.cached(bearer);
+    return token && { kind: 'bearer', token };
+  }
+  const id = sessionIdFromCookieHeader(ctx.get('Cookie'));
+  const session = id ? deps.sessions.cached(id, deps.now()) : undefined;
+  return session && { kind: 'cookie', session };
+}
+
+/** The person a credential stands for, and a client that acts as them on the cluster. */
+export async function actAs(credential: Credential, deps: Pick<AuthDeps, 'directory' | 'minter' | 'serverClient'>): Promise<{ caller: Caller; kube: KubeClient }> {
   const owner = credential.kind === 'bearer' ? credential.token.owner : credential.session.owner;
-  const membership = deps.directory.resolve(owner);
+  const membership = await deps.directory.resolve(owner);
   const caller: Caller = {
     email: owner,
     userspace: membership.userspace,
@@ -69,28 +91,36 @@ export function callerOf(credential: Credential, deps: Pick<AuthDeps, 'directory
     localLogin: credential.kind === 'cookie' && credential.session.method === 'local',
   };
   if (credential.kind === 'cookie' && credential.session.username) caller.username = credential.session.username;
-  return caller;
+  const target = { userspaceUid: membership.uid, namespace: membership.namespace, serviceAccount: serviceAccountOf(caller) };
+  return { caller, kube: new ForwardingClient(deps.serverClient, deps.minter, target) };
 }
 
 export function serviceAccountOf(caller: Pick<Caller, 'scope'>): string {
   return caller.scope === 'read' ? SERVICE_ACCOUNTS.sessionReadonly : SERVICE_ACCOUNTS.session;
 }
 
+/**
+ * Every request's credential is confirmed with the API server (another replica may have revoked
+ * it a moment ago). A write waits for that answer before it runs. A read whose credential this
+ * replica's informer already holds runs beside the confirmation, so the GET adds no latency;
+ * its answer is replaced by the 401 when the confirmation fails, and it changed nothing.
+ */
 export function authenticate(deps: AuthDeps) {
   return async function authenticateRequest(ctx: Context, next: Next): Promise<void> {
-    const credential = await credentialOf(ctx, deps);
-    const caller = callerOf(credential, deps);
-    const serviceAccount = serviceAccountOf(caller);
     const state = ctx.state as CoreState;
-    state.credential = credential;
-    state.caller = caller;
-    state.kube = new ForwardingClient(deps.serverClient, () => deps.minter.token(caller.namespace, serviceAccount));
-    try {
-      await next();
-    } catch (err) {
-      // The cluster no longer accepts the cached token (its ServiceAccount was recreated, say).
-      if (err instanceof KubeApiError && err.status === 401) deps.minter.forget(caller.namespace, serviceAccount);
-      throw err;
+    const admit = async (credential: Credential) => {
+      const { caller, kube } = await actAs(credential, deps);
+      state.credential = credential;
+      state.caller = caller;
+      state.kube = kube;
+    };
+    const hint = READ_METHODS.has(ctx.method) ? cachedCredentialOf(ctx, deps) : undefined;
+    if (!hint) {
+      await admit(await credentialOf(ctx, deps));
+      return next();
     }
+    const [served, confirmation] = await Promise.allSettled([admit(hint).then(() => next()), credentialOf(ctx, deps)]);
+    if (confirmation.status === 'rejected') throw confirmation.reason;
+    if (served.status === 'rejected') throw served.reason;
   };
 }

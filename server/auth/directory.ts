@@ -1,5 +1,8 @@
 // Who a person is on the platform: the UserSpace whose `spec.owner` names them, read
-// with the server's identity from an informer so a request costs no API call.
+// with the server's identity from an informer so a request costs no API call. The informer
+// is this replica's hint: before a person is refused (no UserSpace, or a disabled one), the
+// UserSpaces are listed from the API server, so a UserSpace another replica's caller created
+// (or re-enabled) a moment ago counts before its watch event arrives here.
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { userNamespace } from '../../kube/group.js';
 import { Informer } from '../../kube/informer.js';
@@ -13,6 +16,8 @@ export interface UserSpaceObject extends KubeObject {
 
 export interface Membership {
   owner: string;
+  /** `metadata.uid` of the UserSpace: what belonged to a deleted one never serves its successor. */
+  uid: string;
   userspace: string;
   namespace: string;
   role: MembershipRole;
@@ -24,6 +29,7 @@ export function membershipOf(userspace: UserSpaceObject): Membership {
   const name = userspace.metadata?.name ?? '';
   return {
     owner: userspace.spec?.owner ?? '',
+    uid: userspace.metadata?.uid ?? '',
     userspace: name,
     namespace: userNamespace(name),
     role: roleOf(userspace),
@@ -53,7 +59,10 @@ export function resolveMembership(userspaces: readonly UserSpaceObject[], owner:
 export class UserSpaceDirectory {
   private readonly informer: Informer<UserSpaceObject>;
 
-  constructor(client: KubeClient, opts: { relistIntervalMs?: number; onError?: (err: unknown) => void } = {}) {
+  constructor(
+    private readonly client: KubeClient,
+    opts: { relistIntervalMs?: number; onError?: (err: unknown) => void } = {},
+  ) {
     this.informer = new Informer<UserSpaceObject>(client, RESOURCES.userSpace, opts);
   }
 
@@ -66,15 +75,25 @@ export class UserSpaceDirectory {
   }
 
   /** The enabled membership of `owner`; throws 403 when there is none or it is disabled. */
-  resolve(owner: string): Membership {
-    return resolveMembership(this.informer.list(), owner);
+  resolve(owner: string): Promise<Membership> {
+    return this.resolveChecked(owner, {});
   }
 
   /**
    * The enabled membership of the person an identity provider vouched for: e-mail addresses
    * compare without regard to case. `owner` of the answer is spelled as the UserSpace spells it.
    */
-  resolveEmail(email: string): Membership {
-    return resolveMembership(this.informer.list(), email, { ignoreCase: true });
+  resolveEmail(email: string): Promise<Membership> {
+    return this.resolveChecked(email, { ignoreCase: true });
+  }
+
+  private async resolveChecked(owner: string, opts: { ignoreCase?: boolean }): Promise<Membership> {
+    try {
+      return resolveMembership(this.informer.list(), owner, opts);
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+    }
+    const current = await this.client.list<UserSpaceObject>(RESOURCES.userSpace);
+    return resolveMembership(current.items, owner, opts);
   }
 }

@@ -47,9 +47,9 @@ export class LocalUserStore {
     return record && localUserOf(record);
   }
 
-  list(): LocalUser[] {
-    return this.state
-      .list('local-user')
+  /** Every local user, as the API server holds them. */
+  async list(): Promise<LocalUser[]> {
+    return (await this.state.current('local-user'))
       .map(localUserOf)
       .filter((u): u is LocalUser => u !== undefined)
       .sort((a, b) => a.username.localeCompare(b.username));

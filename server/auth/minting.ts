@@ -1,8 +1,11 @@
 // Short-lived tokens for a person's `session` / `session-readonly` ServiceAccount,
 // minted through TokenRequest with the server's identity and reused until most of
 // their lifetime has passed. Concurrent requests for the same account share one mint.
+// A cached token is keyed by the UID of the UserSpace it serves: a UserSpace deleted and
+// created again under the same name (a new namespace, a new ServiceAccount) never reuses
+// a token of the old one, and a token the API server refuses is dropped (forwarding.ts).
 import type { KubeClient } from '../../kube/client.js';
-import { isNotFound, KubeApiError } from '../../kube/errors.js';
+import { isNamespaceTerminating, isNotFound, KubeApiError } from '../../kube/errors.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
 import { HttpError } from '../../koa/errors.js';
 import { Registry } from 'prom-client';
@@ -29,6 +32,24 @@ interface Minted {
   refreshAt: number;
 }
 
+/** The ServiceAccount a token is minted for, and the UserSpace (by UID) it belongs to. */
+export interface MintTarget {
+  /** `metadata.uid` of the UserSpace whose namespace holds the ServiceAccount. */
+  userspaceUid: string;
+  namespace: string;
+  serviceAccount: string;
+}
+
+/** A token to send, and whether an earlier request was already sent with it. */
+export interface IssuedToken {
+  token: string;
+  reused: boolean;
+}
+
+function keyOf(target: MintTarget): string {
+  return `${target.userspaceUid}/${target.namespace}/${target.serviceAccount}`;
+}
+
 export function serviceAccountUsername(namespace: string, serviceAccount: string): string {
   return `system:serviceaccount:${namespace}:${serviceAccount}`;
 }
@@ -51,27 +72,40 @@ export class TokenMinter {
     this.metrics = opts.metrics ?? new MintingMetrics(new Registry());
   }
 
-  async token(namespace: string, serviceAccount: string): Promise<string> {
-    const key = `${namespace}/${serviceAccount}`;
+  async token(target: MintTarget): Promise<IssuedToken> {
+    const key = keyOf(target);
     const hit = this.cached.get(key);
     if (hit && this.now() < hit.refreshAt) {
       this.metrics.cache.inc({ result: 'hit' });
-      return hit.token;
+      return { token: hit.token, reused: true };
     }
     this.metrics.cache.inc({ result: 'miss' });
     let pending = this.inflight.get(key);
     if (!pending) {
-      pending = this.mint(namespace, serviceAccount).finally(() => this.inflight.delete(key));
+      pending = this.mint(target.namespace, target.serviceAccount).finally(() => this.inflight.delete(key));
       this.inflight.set(key, pending);
     }
     const minted = await pending;
-    if (this.useCache) this.cached.set(key, minted);
-    return minted.token;
+    if (this.useCache) this.keep(key, minted);
+    return { token: minted.token, reused: false };
   }
 
-  /** Drops a cached token the API server no longer accepts. */
-  forget(namespace: string, serviceAccount: string): void {
-    this.cached.delete(`${namespace}/${serviceAccount}`);
+  /** The API server refused `token`: it is not handed out again (a newer one cached meanwhile stays). */
+  refused(target: MintTarget, token: string): void {
+    const key = keyOf(target);
+    if (this.cached.get(key)?.token === token) this.cached.delete(key);
+  }
+
+  /** Tokens held now (one per ServiceAccount served lately). */
+  get size(): number {
+    return this.cached.size;
+  }
+
+  private keep(key: string, minted: Minted): void {
+    // Tokens of UserSpaces that are gone would otherwise stay forever; a mint is rare enough to sweep on.
+    const now = this.now();
+    for (const [k, m] of this.cached) if (m.refreshAt <= now) this.cached.delete(k);
+    this.cached.set(key, minted);
   }
 
   private async mint(namespace: string, serviceAccount: string): Promise<Minted> {
@@ -90,6 +124,8 @@ export class TokenMinter {
       if (isNotFound(err)) {
         throw new HttpError(503, `the namespace ${namespace} is not ready yet (ServiceAccount ${serviceAccount} not found); retry shortly`, { 'Retry-After': '5' });
       }
+      // The person's space is going away: errorMapper words that for them.
+      if (isNamespaceTerminating(err)) throw err;
       if (err instanceof KubeApiError && (err.status === 401 || err.status === 403)) {
         throw new HttpError(502, `the server may not mint tokens for ${serviceAccountUsername(namespace, serviceAccount)}: ${err.message}`);
       }

@@ -78,6 +78,13 @@ export class SessionStore {
     return { id, session: sessionOf(record)! };
   }
 
+  /** The session as this replica's informer holds it, unless expired: a hint, confirmed by `lookup`. */
+  cached(id: string, now: number): Session | undefined {
+    const record = this.state.cached('session', sessionSecretName(id));
+    const session = record && sessionOf(record);
+    return session && !isExpired(session, now, this.policy) ? session : undefined;
+  }
+
   /** The live session for a cookie id; an expired one is deleted and not returned. */
   async lookup(id: string, now: number): Promise<Session | undefined> {
     const record = await this.state.find('session', sessionSecretName(id));
@@ -107,7 +114,8 @@ export class SessionStore {
   /** Ends every session signed in as local `username`, except `keep` (after a password change or user removal). */
   async destroyForUsername(username: string, keep?: string): Promise<number> {
     let ended = 0;
-    for (const record of this.state.list('session')) {
+    // From the API server: a session signed in on another replica a moment ago ends too.
+    for (const record of await this.state.current('session')) {
       const session = sessionOf(record);
       if (session?.username !== username || session.secretName === keep) continue;
       if (await this.state.remove(session.secretName)) ended++;

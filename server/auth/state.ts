@@ -1,6 +1,9 @@
 // The server's own bookkeeping (sessions, API tokens, local users) as Secrets in the
-// platform namespace, written with the server's identity and read from an informer, so
-// every replica shares them and a restart logs nobody out (DESIGN.md "Service state").
+// platform namespace, written with the server's identity, so every replica shares them and
+// a restart logs nobody out (DESIGN.md "Service state"). Whatever decides a request (one
+// record, or the records a person is shown or a change applies to) is read from the API
+// server: another replica may have written or deleted it a moment ago. The informer's copy
+// serves only housekeeping that may lag (sweeps, the bound on open sign-ins).
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isNotFound } from '../../kube/errors.js';
 import { FIELD_MANAGERS, GROUP, LABELS } from '../../kube/group.js';
@@ -78,12 +81,10 @@ export class ServiceState {
   }
 
   /**
-   * One record by Secret name. A cache miss asks the API server once, so a record
-   * another replica wrote a moment ago (before its watch event arrived here) is found.
+   * One record by Secret name, as the API server holds it now: a credential revoked or
+   * changed on another replica is seen on the next request, not when the watch event arrives.
    */
   async find(kind: StateKind, name: string): Promise<StateRecord | undefined> {
-    const cached = this.informer.get(name, this.namespace);
-    if (cached) return recordOf(cached, kind);
     try {
       const secret = await this.client.get<SecretObject>(RESOURCES.secret, name, this.namespace);
       return recordOf(secret, kind);
@@ -93,7 +94,19 @@ export class ServiceState {
     }
   }
 
-  /** Every cached record of `kind`. */
+  /** The record this replica's informer holds: a hint only, to be confirmed with `find`. */
+  cached(kind: StateKind, name: string): StateRecord | undefined {
+    const secret = this.informer.get(name, this.namespace);
+    return secret && recordOf(secret, kind);
+  }
+
+  /** Every record of `kind` as the API server holds it now. */
+  async current(kind: StateKind): Promise<StateRecord[]> {
+    const secrets = await this.client.list<SecretObject>(RESOURCES.secret, { namespace: this.namespace, labelSelector: `${STATE_KIND_LABEL}=${kind}` });
+    return secrets.items.map((secret) => recordOf(secret, kind)).filter((r): r is StateRecord => r !== undefined);
+  }
+
+  /** Every record of `kind` this replica's informer holds (housekeeping only: it may lag). */
   list(kind: StateKind): StateRecord[] {
     const out: StateRecord[] = [];
     for (const secret of this.informer.list()) {

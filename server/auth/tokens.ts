@@ -35,7 +35,7 @@ export class ApiTokenStore {
   /** Issues a token; the plaintext is returned once and never stored. */
   async issue(input: { name?: string; owner: string; userspace: string; namespace: string; scope: TokenScope }, now: number): Promise<{ token: string; record: ApiToken }> {
     const name = input.name ?? `token-${randomHex(4)}`;
-    if (this.list(input.owner).some((t) => t.name === name)) throw new TokenNameTakenError(`a token named ${name} already exists`);
+    if ((await this.list(input.owner)).some((t) => t.name === name)) throw new TokenNameTakenError(`a token named ${name} already exists`);
     const token = newApiToken();
     const record = await this.state.create('api-token', tokenSecretName(token), {
       name,
@@ -53,10 +53,15 @@ export class ApiTokenStore {
     return record && apiTokenOf(record);
   }
 
-  /** The owner's tokens, oldest first. */
-  list(owner: string): ApiToken[] {
-    return this.state
-      .list('api-token')
+  /** The token as this replica's informer holds it: a hint, confirmed by `lookup`. */
+  cached(token: string): ApiToken | undefined {
+    const record = this.state.cached('api-token', tokenSecretName(token));
+    return record && apiTokenOf(record);
+  }
+
+  /** The owner's tokens, oldest first, as the API server holds them (one issued on another replica included). */
+  async list(owner: string): Promise<ApiToken[]> {
+    return (await this.state.current('api-token'))
       .map(apiTokenOf)
       .filter((t): t is ApiToken => t?.owner === owner)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));
@@ -64,7 +69,7 @@ export class ApiTokenStore {
 
   /** Revokes the owner's token `name` at once; false when the owner has none by that name. */
   async revoke(owner: string, name: string): Promise<boolean> {
-    const found = this.list(owner).find((t) => t.name === name);
+    const found = (await this.list(owner)).find((t) => t.name === name);
     if (!found) return false;
     return this.state.remove(found.secretName);
   }

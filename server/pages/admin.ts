@@ -198,7 +198,7 @@ const renderUsers: Render = async (ctx, deps, outcome, status = 200) => {
           .map((u) => ({ name: nameOf(u), owner: String(specOf(u).owner ?? ''), role: roleOf(u), disabled: isDisabled(u), phase: String(statusOf(u).phase ?? 'Pending') }))
           .sort((a, b) => a.name.localeCompare(b.name)),
         localAuth: deps.localAuth,
-        localUsers: deps.localAuth ? deps.auth.localUsers.list().map((u) => ({ username: u.username, owner: u.owner })).sort((a, b) => a.username.localeCompare(b.username)) : [],
+        localUsers: deps.localAuth ? (await deps.auth.localUsers.list()).map((u) => ({ username: u.username, owner: u.owner })).sort((a, b) => a.username.localeCompare(b.username)) : [],
       },
       outcome,
     ),

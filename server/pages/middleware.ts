@@ -2,7 +2,7 @@
 // form bodies, cookie authentication that sends a stranger to /login, and the CSRF field
 // every form POST carries. REST keeps its own (server/app.ts); pages reuse its authentication.
 import type { Context, Middleware, Next } from 'koa';
-import { authenticate, type AuthDeps, type CoreState } from '../auth/authenticate.js';
+import { authenticate, CredentialRefused, type AuthDeps, type CoreState } from '../auth/authenticate.js';
 import { constantTimeEqual } from '../auth/secrets.js';
 import { describeError, HttpError, type ErrorLogger } from '../../koa/errors.js';
 import { CSRF_FIELD, errorPage, type Viewer } from '../../web/templates/layout.js';
@@ -75,8 +75,8 @@ export function pageErrors(store: AssetStore, logError: ErrorLogger) {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, `there is no page at ${ctx.path}`);
     } catch (err) {
-      const { status, message, headers } = describeError(err);
-      if (status >= 500) logError('page failed', { method: ctx.method, path: ctx.path, status, error: String((err as Error)?.message ?? err) });
+      const { status, message, headers, logged } = describeError(err);
+      if (status >= 500 || logged) logError('page failed', { method: ctx.method, path: ctx.path, status, error: String((err as Error)?.message ?? err) });
       ctx.status = status;
       for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
       ctx.type = 'html';
@@ -133,14 +133,10 @@ export function loginRedirect(ctx: Context): string {
 export function authenticatePage(deps: AuthDeps) {
   const inner = authenticate(deps);
   return async function authenticateForPage(ctx: Context, next: Next): Promise<void> {
-    let admitted = false;
     try {
-      await inner(ctx, () => {
-        admitted = true;
-        return next();
-      });
+      await inner(ctx, next);
     } catch (err) {
-      if (admitted || !(err instanceof HttpError) || err.status !== 401) throw err;
+      if (!(err instanceof CredentialRefused)) throw err;
       ctx.redirect(loginRedirect(ctx));
     }
   };

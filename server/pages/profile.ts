@@ -30,7 +30,7 @@ async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, statu
   const view: ProfileView = {
     quota: quotaLines(userSpace, workspaces.items, deps.resources.gpuResource),
     keys: userSpace.spec?.sshAuthorizedKeys ?? [],
-    tokens: deps.auth.tokens.list(caller.email).map(describeToken).map((t) => ({ name: t.name, createdAt: t.created_at })),
+    tokens: (await deps.auth.tokens.list(caller.email)).map(describeToken).map((t) => ({ name: t.name, createdAt: t.created_at })),
     localLogin: caller.localLogin,
     username: caller.username,
     ...extra,

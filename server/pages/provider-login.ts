@@ -124,7 +124,7 @@ async function finishLogin(ctx: Context, deps: ProviderLoginDeps, starts: Attemp
   const callbackUrl = new URL(`${deps.baseUrl}/callback/${name}`);
   callbackUrl.search = ctx.querystring;
   const email = await provider.verifiedEmail({ callbackUrl, redirectUri: `${deps.baseUrl}/callback/${name}`, state, nonce: challenge.nonce, codeVerifier: challenge.codeVerifier });
-  const membership = deps.directory.resolveEmail(email);
+  const membership = await deps.directory.resolveEmail(email);
   const previous = sessionIdFromCookieHeader(ctx.get('Cookie'));
   if (previous) {
     const old = await deps.sessions.lookup(previous, deps.now());

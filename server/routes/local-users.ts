@@ -32,9 +32,9 @@ function localUserManagement(deps: LocalUserRouteDeps): Router.Middleware<CoreSt
   };
 }
 
-function listLocalUsers(ctx: AdminContext, deps: LocalUserRouteDeps): void {
+async function listLocalUsers(ctx: AdminContext, deps: LocalUserRouteDeps): Promise<void> {
   validateQuery(ctx, noQuery);
-  ctx.body = { items: deps.localUsers.list().map(describeLocalUser) };
+  ctx.body = { items: (await deps.localUsers.list()).map(describeLocalUser) };
 }
 
 /** Creates a local user of a checked request; REST and the admin page both call it (after the administrator check). */

@@ -53,7 +53,7 @@ export async function signIn(deps: SessionRouteDeps, input: { username: string; 
   if (!user) throw new HttpError(401, BAD_LOGIN);
   deps.throttle.recordSuccess(attempt);
   // Only now, with the password proven, may the answer say more than "invalid".
-  deps.directory.resolve(user.owner);
+  await deps.directory.resolve(user.owner);
   const previous = sessionIdFromCookieHeader(input.previousCookie);
   if (previous) {
     const old = await deps.sessions.lookup(previous, deps.now());

@@ -24,9 +24,9 @@ function refuseReadScope(ctx: TokenContext, action: string): void {
   if (ctx.state.caller.scope === 'read') throw new HttpError(403, `a read-scoped API token cannot ${action}`);
 }
 
-function listTokens(ctx: TokenContext, deps: TokenRouteDeps): void {
+async function listTokens(ctx: TokenContext, deps: TokenRouteDeps): Promise<void> {
   validateQuery(ctx, noQuery);
-  ctx.body = { items: deps.tokens.list(ctx.state.caller.email).map(describeToken) };
+  ctx.body = { items: (await deps.tokens.list(ctx.state.caller.email)).map(describeToken) };
 }
 
 /** A new API token of `caller`'s, with its plaintext (shown once); REST and the profile page both call it. */

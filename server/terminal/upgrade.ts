@@ -12,10 +12,9 @@ import type { KubeClient } from '../../kube/client.js';
 import { isDns1123Label } from '../../kube/names.js';
 import type { ActivityRecorder } from '../../shell/activity.js';
 import { shellCommand } from '../../shell/commands.js';
-import { callerOf, serviceAccountOf } from '../auth/authenticate.js';
+import { actAs } from '../auth/authenticate.js';
 import { sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
-import { ForwardingClient } from '../auth/forwarding.js';
 import type { TokenMinter } from '../auth/minting.js';
 import { constantTimeEqual } from '../auth/secrets.js';
 import type { SessionStore } from '../auth/sessions.js';
@@ -169,9 +168,7 @@ export class TerminalServer {
     if (!constantTimeEqual(csrf, session.csrfToken)) throw new HttpError(403, 'wrong CSRF token: reload the page');
     if (!offered.includes(TERMINAL_PROTOCOL)) throw new HttpError(400, `offer the subprotocol ${TERMINAL_PROTOCOL}`);
 
-    const caller = callerOf({ kind: 'cookie', session }, this.deps);
-    const serviceAccount = serviceAccountOf(caller);
-    const client = new ForwardingClient(this.deps.serverClient, () => this.deps.minter.token(caller.namespace, serviceAccount));
+    const { caller, kube: client } = await actAs({ kind: 'cookie', session }, this.deps);
     const cols = url.searchParams.has('cols') ? dimension(Number(url.searchParams.get('cols'))) : DEFAULT_SIZE.cols;
     const rows = url.searchParams.has('rows') ? dimension(Number(url.searchParams.get('rows'))) : DEFAULT_SIZE.rows;
     if (!cols || !rows) throw new HttpError(400, 'cols and rows must be whole numbers from 1 to 1000');

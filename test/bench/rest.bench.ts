@@ -181,7 +181,7 @@ async function workspacesTable(): Promise<string> {
     const signed = await login(cached, 'alice', 'alice-password');
     const { body } = await call(cached, 'POST', '/tokens', { as: signed });
     const bearer = body.token as string;
-    const direct = api.client(await new TokenMinter(api.client(SERVER_TOKEN), { ttlSeconds: 600 }).token('svc-alice', 'session'));
+    const direct = api.client((await new TokenMinter(api.client(SERVER_TOKEN), { ttlSeconds: 600 }).token({ userspaceUid: 'bench', namespace: 'svc-alice', serviceAccount: 'session' })).token);
 
     const auth = { Authorization: `Bearer ${bearer}` };
     const check = (label: string, res: { status: number; body: string }) => {

@@ -10,6 +10,9 @@ import { SessionRefused } from '../../gateway/target.js';
 import type { SessionTarget } from '../../shell/target.js';
 import { indexWorkspaceEvent, WorkspaceDirectory, type Workspace, type WorkspaceNameIndex } from '../../gateway/workspaces.js';
 import type { CacheEvent } from '../../kube/informer.js';
+import { denCrds } from '../../infra/crds/index.js';
+import { FakeApiServer } from '../support/fake-apiserver.js';
+import { eventually } from '../support/platform.js';
 
 function generate(type: 'ed25519' | 'ecdsa' | 'rsa'): { private: string; public: string } {
   if (type === 'ed25519') {
@@ -286,5 +289,58 @@ describe('workspace name index', () => {
     emit({ type: 'DELETED', object: ws('demo', 'svc-a', []) });
     emit({ type: 'DELETED', object: ws('demo', 'svc-b', []) });
     expect(directory.named('demo')).to.deep.equal([]);
+  });
+});
+
+describe('gateway authentication when its cache lags behind the cluster', () => {
+  const alice = keyPair();
+  let api: FakeApiServer;
+
+  beforeEach(async () => {
+    api = new FakeApiServer();
+    await api.start();
+    api.installCrds(denCrds().map((crd) => ({ ...crd })));
+  });
+  afterEach(() => api.close());
+
+  /** A gateway whose Workspace cache has seen nothing yet (its watch event still on the way). */
+  function lagging(): { auth: ConnectionAuth; refusals: AuthFailureReason[] } {
+    const directory = new WorkspaceDirectory({ on: () => undefined, list: () => [] }, api.client());
+    const refusals: AuthFailureReason[] = [];
+    const auth = new ConnectionAuth(
+      {
+        named: (name) => directory.named(name),
+        current: (name) => directory.current(name),
+        resolve: async (w) => ({ namespace: w.metadata!.namespace!, workspace: w.metadata!.name!, pod: `${w.metadata!.name}-0`, shell: '/bin/bash', homePath: '/home/dev' }),
+        banner: { send: () => true },
+        log: () => undefined,
+        maxAuthTries: DEFAULT_MAX_AUTH_TRIES,
+        refused: (reason) => refusals.push(reason),
+      },
+      '127.0.0.1:50000',
+      () => undefined,
+    );
+    return { auth, refusals };
+  }
+
+  it('asks the API server before refusing a key, and accepts one a Workspace written a moment ago authorizes', async () => {
+    api.seed(ws('fresh', 'svc-a', [alice.publicLine]));
+    const { auth, refusals } = lagging();
+    const { ctx, outcome } = pkContext('fresh', alice, { sign: true });
+    auth.handle(ctx);
+    await eventually(() => outcome.accepted || outcome.rejected, 'an answer', 5_000, 5);
+    expect(outcome).to.deep.equal({ accepted: true, rejected: false });
+    expect(auth.target).to.include({ namespace: 'svc-a', workspace: 'fresh' });
+    expect(refusals).to.deep.equal([]);
+  });
+
+  it('still refuses a key no Workspace of that name authorizes in the cluster either', async () => {
+    api.seed(ws('fresh', 'svc-a', [keyPair().publicLine]));
+    const { auth, refusals } = lagging();
+    const { ctx, outcome } = pkContext('fresh', alice, { sign: true });
+    auth.handle(ctx);
+    await eventually(() => outcome.accepted || outcome.rejected, 'an answer', 5_000, 5);
+    expect(outcome).to.deep.equal({ accepted: false, rejected: true, methods: ['publickey'] });
+    expect(refusals).to.deep.equal(['unknown-key']);
   });
 });

@@ -93,7 +93,7 @@ export class Rest {
 }
 
 /** `ssh` as a person runs it: their key only, no agent, no prompts, the gateway's host key accepted on first use. */
-export function sshOptions(env: PlatformEnvironment, keyFile: string): string[] {
+export function sshOptions(env: Pick<PlatformEnvironment, 'ssh'>, keyFile: string): string[] {
   return [
     '-F', '/dev/null',
     '-i', keyFile,

@@ -9,6 +9,11 @@ import { uncoveredRequests } from '../infra/rbac-needs.js';
 import { platformJourney } from './journey.js';
 import { scrape, total, type Sample } from '../support/metrics.js';
 
+/** The figures of every replica of a role together, as a dashboard sums them over pods. */
+async function scrapeAll(urls: string[]): Promise<Sample[]> {
+  return (await Promise.all(urls.map((url) => scrape(url)))).flat();
+}
+
 describe('Den on this machine: a person from sign-up to SSH and back', function () {
   this.timeout(60_000);
   const platform = new LocalPlatform();
@@ -27,8 +32,8 @@ describe('Den on this machine: a person from sign-up to SSH and back', function 
   const scraped: Partial<Record<'manager' | 'server' | 'gateway', Sample[]>> = {};
   it('serves /metrics on each process\'s health port', async () => {
     for (const role of ['manager', 'server', 'gateway'] as const) {
-      scraped[role] = await scrape(platform.health[role]!);
-      expect(total(scraped[role]!, 'den_process_resident_memory_bytes'), role).to.be.above(0);
+      for (const url of platform.health[role]) expect(total(await scrape(url), 'den_process_resident_memory_bytes'), url).to.be.above(0);
+      scraped[role] = await scrapeAll(platform.health[role]);
     }
     expect(total(scraped.manager!, 'den_manager_leader')).to.equal(1);
   });
@@ -36,7 +41,7 @@ describe('Den on this machine: a person from sign-up to SSH and back', function 
   platformJourney(() => platform);
 
   it('the figures moved with the journey: reconciles, webhook reviews, REST requests, minted tokens, SSH sessions and bytes', async () => {
-    const [manager, server, gateway] = await Promise.all((['manager', 'server', 'gateway'] as const).map((r) => scrape(platform.health[r]!)));
+    const [manager, server, gateway] = await Promise.all((['manager', 'server', 'gateway'] as const).map((r) => scrapeAll(platform.health[r])));
     const grew = (samples: Sample[], was: Sample[], name: string, labels: Record<string, string> = {}) =>
       expect(total(samples, name, labels), `${name} ${JSON.stringify(labels)}`).to.be.above(total(was, name, labels));
     grew(manager!, scraped.manager!, 'den_reconciles_total', { controller: 'userspace', result: 'ok' });
@@ -81,6 +86,6 @@ describe('Den on this machine: a person from sign-up to SSH and back', function 
   }
 
   it('none of the processes has crashed along the way', () => {
-    for (const p of Object.values(platform.processes)) expect(p.running, `den ${p.role}:\n${p.tail()}`).to.equal(true);
+    for (const p of platform.processes) expect(p.running, `den ${p.name}:\n${p.tail()}`).to.equal(true);
   });
 });

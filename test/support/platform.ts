@@ -1,6 +1,7 @@
 // The whole platform on this machine: the fake kube-apiserver with Den's CRDs and install
-// chart, the three real `den` processes started through bin/den.js under their own
-// ServiceAccounts (as the Deployments run them), and the parts of a cluster the fake lacks:
+// chart, the real `den` processes started through bin/den.js under their own ServiceAccounts
+// (as the Deployments run them: one manager, two server replicas and two gateway replicas,
+// each pair behind a round-robin proxy as behind its Service), and the parts of a cluster the fake lacks:
 // a StatefulSet controller and kubelet that create the workspace pod and its home PVC, and
 // pods/exec served by running commands on this machine (fake-exec).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -18,9 +19,11 @@ import { isNotFound } from '../../kube/errors.js';
 import { SYSTEM_NAMESPACE } from '../../kube/group.js';
 import { Informer } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { FakeApiServer } from './fake-apiserver.js';
+import { ApiError, FakeApiServer } from './fake-apiserver.js';
 import { FakeExec } from './fake-exec.js';
+import { loadHostKey } from '../../gateway/host-key.js';
 import { freePort, kubeconfigYaml } from './loopback.js';
+import { RoundRobinHttpProxy, RoundRobinTcpProxy } from './round-robin.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DEN_BIN = join(REPO_ROOT, 'bin/den.js');
@@ -104,6 +107,8 @@ export class DenProcess {
     readonly role: Role,
     args: string[],
     readonly healthUrl: string,
+    /** Which replica, in failure messages (`server-1`). */
+    readonly name: string = role,
   ) {
     this.child = spawn(process.execPath, [DEN_BIN, role, ...args], { cwd: REPO_ROOT, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
     let partial = '';
@@ -154,7 +159,7 @@ export class DenProcess {
   }
 
   tail(lines = 40): string {
-    return this.stderr.slice(-lines).map((l) => `  [${this.role}] ${l}`).join('\n');
+    return this.stderr.slice(-lines).map((l) => `  [${this.name}] ${l}`).join('\n');
   }
 }
 
@@ -175,7 +180,8 @@ function timestamp(): string {
 
 /**
  * What the StatefulSet controller and the kubelet do for a one-replica StatefulSet: create
- * its home PVCs from the claim templates and its pod `<name>-0` (owned by the StatefulSet,
+ * its home PVCs from the claim templates and its pod `<name>-0` through the API server's
+ * built-in admission (LimitRange defaults, ResourceQuota; a refusal is a FailedCreate event) (owned by the StatefulSet,
  * with the template's labels and a Ready status in the kubelet's shape, or ErrImagePull for
  * an image under `registry.invalid/`), delete the pod when replicas drop to 0, and report the
  * replica counts in the StatefulSet's status.
@@ -213,8 +219,9 @@ export class HarnessKubelet {
     let pod = this.api.object<any>(RESOURCES.pod, podName, namespace);
     if (replicas >= 1) {
       for (const template of sts.spec?.volumeClaimTemplates ?? []) this.ensureClaim(sts, template);
-      if (!pod) {
-        pod = this.api.seed(this.renderPod(sts, podName))[0];
+      const admitted = pod ? undefined : this.admitted(sts, this.renderPod(sts, podName), `Pod ${podName}`);
+      if (admitted) {
+        pod = this.api.seed(admitted)[0];
         this.api.seed(...this.startEvents(pod));
       }
     } else if (pod) {
@@ -241,13 +248,43 @@ export class HarnessKubelet {
     const claim = `${template.metadata.name}-${sts.metadata.name}-0`;
     if (this.api.object(RESOURCES.persistentVolumeClaim, claim, namespace)) return;
     // No ownerReference: without a retention policy the StatefulSet controller leaves claims behind.
-    this.api.seed({
+    const admitted = this.admitted(sts, {
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
       metadata: { name: claim, namespace, labels: { ...sts.spec.selector?.matchLabels, ...template.metadata.labels } },
       spec: { storageClassName: 'standard', volumeMode: 'Filesystem', ...template.spec, volumeName: `pvc-${claim}` },
       status: { phase: 'Bound', accessModes: template.spec?.accessModes ?? ['ReadWriteOnce'], capacity: { storage: template.spec?.resources?.requests?.storage ?? '1Gi' } },
-    } as KubeObject);
+    } as KubeObject, `Claim ${claim} for Pod ${sts.metadata.name}-0`);
+    if (admitted) this.api.seed(admitted);
+  }
+
+  /**
+   * What the API server's built-in admission (LimitRange, ResourceQuota) makes of a pod or
+   * claim the controller creates; a refusal becomes the controller's FailedCreate event.
+   */
+  private admitted(sts: any, obj: KubeObject, what: string): KubeObject | undefined {
+    try {
+      return this.api.admitBuiltIn(obj);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const { name, namespace, uid } = sts.metadata;
+      const now = timestamp();
+      this.api.seed({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `${name}.failedcreate`, namespace },
+        involvedObject: { apiVersion: 'apps/v1', kind: 'StatefulSet', name, namespace, uid },
+        reason: 'FailedCreate',
+        message: `create ${what} in StatefulSet ${name} failed error: ${err.body.message}`,
+        source: { component: 'statefulset-controller' },
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+        type: 'Warning',
+        reportingComponent: 'statefulset-controller',
+      } as KubeObject);
+      return undefined;
+    }
   }
 
   /**
@@ -400,16 +437,41 @@ export interface PlatformEnvironment {
 export interface LocalPlatformOptions {
   /** Manager relist period (`--relist-interval`). */
   relistInterval?: string;
+  /** Replicas of `den server` and of `den gateway` (default 2, as the install chart runs them). */
+  replicas?: number;
+}
+
+/** One replica of `den server` reached directly, not through the proxy. */
+export interface ServerReplica {
+  process: DenProcess;
+  /** Its own address (REST under `/api/v1`). */
+  url: string;
+}
+
+/** One replica of `den gateway` reached directly. */
+export interface GatewayReplica {
+  process: DenProcess;
+  ssh: { host: string; port: number };
 }
 
 /** Everything on loopback: fake API server, harness kubelet, fake exec and the real `den` processes. */
 export class LocalPlatform implements PlatformEnvironment {
   readonly api = new FakeApiServer();
-  readonly processes: Partial<Record<Role, DenProcess>> = {};
+  /** Every `den` process: the manager, then the server replicas, then the gateway replicas. */
+  readonly processes: DenProcess[] = [];
+  /** The round-robin proxy's address in front of the server replicas (what `--base-url` names). */
   baseUrl = '';
+  /** The round-robin proxy in front of the gateway replicas. */
   ssh = { host: '127.0.0.1', port: 0 };
-  /** Each process's health listener: /healthz, /readyz, /metrics. */
-  health: Partial<Record<Role, string>> = {};
+  /** Each replica of `den server`, to reach one directly. */
+  servers: ServerReplica[] = [];
+  /** Each replica of `den gateway`, to reach one directly. */
+  gateways: GatewayReplica[] = [];
+  /** The health listeners (/healthz, /readyz, /metrics) of each role's processes. */
+  health: Record<Role, string[]> = { manager: [], server: [], gateway: [] };
+  /** The proxy in front of the server replicas (how many requests each was sent). */
+  webProxy: RoundRobinHttpProxy | undefined;
+  private proxies: { close(): Promise<void> }[] = [];
   kubeconfig = '';
   workspaceImage = 'registry.example.com/dev/ubuntu:24.04';
   convergeMs = 15_000;
@@ -445,10 +507,21 @@ export class LocalPlatform implements PlatformEnvironment {
     this.kubeletRun = this.kubelet.run(this.stopKubelet.signal);
     await this.kubelet.synced;
 
-    const [managerHealth, webhook, serverPort, serverHealth, sshPort, gatewayHealth] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
-    this.baseUrl = `http://127.0.0.1:${serverPort}`;
-    this.ssh = { host: '127.0.0.1', port: sshPort };
-    this.health = { manager: `http://127.0.0.1:${managerHealth}`, server: `http://127.0.0.1:${serverHealth}`, gateway: `http://127.0.0.1:${gatewayHealth}` };
+    const replicas = this.opts.replicas ?? 2;
+    const ports = () => Promise.all(Array.from({ length: replicas }, () => freePort()));
+    const [managerHealth, webhook] = await Promise.all([freePort(), freePort()]);
+    const [serverPorts, serverHealth, sshPorts, gatewayHealth] = await Promise.all([ports(), ports(), ports(), ports()]);
+    const web = new RoundRobinHttpProxy(serverPorts.map((port) => ({ host: '127.0.0.1', port })));
+    const ssh = new RoundRobinTcpProxy(sshPorts.map((port) => ({ host: '127.0.0.1', port })));
+    this.proxies = [web, ssh];
+    this.webProxy = web;
+    this.baseUrl = `http://127.0.0.1:${await web.listen()}`;
+    this.ssh = { host: '127.0.0.1', port: await ssh.listen() };
+    this.health = {
+      manager: [`http://127.0.0.1:${managerHealth}`],
+      server: serverHealth.map((port) => `http://127.0.0.1:${port}`),
+      gateway: gatewayHealth.map((port) => `http://127.0.0.1:${port}`),
+    };
 
     // The manager first: it registers the webhooks and creates the gateway's host key Secret.
     const manager = new DenProcess(
@@ -463,35 +536,39 @@ export class LocalPlatform implements PlatformEnvironment {
       ],
       `http://127.0.0.1:${managerHealth}`,
     );
-    this.processes.manager = manager;
-    const server = new DenProcess(
-      'server',
-      ['--kubeconfig', await this.identity('den-server'), '--listen', `127.0.0.1:${serverPort}`, '--health-listen', `127.0.0.1:${serverHealth}`, '--base-url', this.baseUrl],
-      this.baseUrl,
-    );
-    this.processes.server = server;
-    const gateway = new DenProcess(
-      'gateway',
-      [
-        '--kubeconfig', await this.identity('den-gateway'),
-        '--listen', `127.0.0.1:${sshPort}`,
-        '--health-listen', `127.0.0.1:${gatewayHealth}`,
-        '--host-key-file', join(this.dir, 'ssh_host_ed25519_key'),
-      ],
-      `http://127.0.0.1:${gatewayHealth}`,
-    );
-    this.processes.gateway = gateway;
-    await Promise.all([manager.ready(), server.ready(), gateway.ready()]);
+    this.processes.push(manager);
+    const serverIdentity = await this.identity('den-server');
+    this.servers = serverPorts.map((port, i) => {
+      const args = ['--kubeconfig', serverIdentity, '--listen', `127.0.0.1:${port}`, '--health-listen', `127.0.0.1:${serverHealth[i]}`, '--base-url', this.baseUrl];
+      return { process: new DenProcess('server', args, `http://127.0.0.1:${port}`, `server-${i + 1}`), url: `http://127.0.0.1:${port}` };
+    });
+    // Both replicas present one host key, as both mount the chart's Secret.
+    const hostKeyFile = join(this.dir, 'ssh_host_ed25519_key');
+    await loadHostKey(hostKeyFile, { generateIfMissing: true });
+    const gatewayIdentity = await this.identity('den-gateway');
+    this.gateways = sshPorts.map((port, i) => {
+      const args = ['--kubeconfig', gatewayIdentity, '--listen', `127.0.0.1:${port}`, '--health-listen', `127.0.0.1:${gatewayHealth[i]}`, '--host-key-file', hostKeyFile];
+      return { process: new DenProcess('gateway', args, `http://127.0.0.1:${gatewayHealth[i]}`, `gateway-${i + 1}`), ssh: { host: '127.0.0.1', port } };
+    });
+    this.processes.push(...this.servers.map((r) => r.process), ...this.gateways.map((r) => r.process));
+    await Promise.all(this.processes.map((p) => p.ready()));
     return this;
   }
 
-  async stop(): Promise<Partial<Record<Role, number | null>>> {
-    const codes: Partial<Record<Role, number | null>> = {};
+  /** The processes of one role. */
+  replicasOf(role: Role): DenProcess[] {
+    return this.processes.filter((p) => p.role === role);
+  }
+
+  /** Stops everything; answers each process's exit code by its name (`server-1`). */
+  async stop(): Promise<Record<string, number | null>> {
+    const codes: Record<string, number | null> = {};
     await Promise.all(
-      Object.values(this.processes).map(async (p) => {
-        codes[p.role] = await p.stop();
+      this.processes.map(async (p) => {
+        codes[p.name] = await p.stop();
       }),
     );
+    await Promise.all(this.proxies.map((p) => p.close()));
     this.stopKubelet.abort();
     await this.kubeletRun?.catch(() => undefined);
     await this.exec?.close();
@@ -502,7 +579,7 @@ export class LocalPlatform implements PlatformEnvironment {
 
   async diagnostics(): Promise<string> {
     const kubelet = (this.kubelet?.errors ?? []).slice(-10).map((e) => `  [harness kubelet] ${e}`);
-    return [...Object.values(this.processes).map((p) => p.tail(25)), ...kubelet].join('\n');
+    return [...this.processes.map((p) => p.tail(25)), ...kubelet].join('\n');
   }
 
   /**

@@ -161,6 +161,6 @@ describe('den login in Chromium', function () {
     const answer = await page.goto(`${base}/cli/login?port=40000&state=short`);
     expect(answer!.status()).to.equal(400);
     expect(await page.getByRole('alert').textContent()).to.include('its state is malformed');
-    expect(den.auth.tokens.list('bob@example.com')).to.deep.equal([]);
+    expect(await den.auth.tokens.list('bob@example.com')).to.deep.equal([]);
   });
 });

@@ -81,7 +81,7 @@ describe('reconcile controller', () => {
     expect(cm.data).to.deep.equal({ value: 'v=one' });
     expect(cm.metadata?.ownerReferences).to.deep.equal([{ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', name: 'a', uid: p!.metadata!.uid, controller: true, blockOwnerDeletion: true }]);
     expect(cm.metadata?.labels).to.include({ 'den.dev/workspace': 'a', 'app.kubernetes.io/managed-by': 'den-manager' });
-    expect(cm.metadata?.managedFields ?? []).to.deep.equal([]);
+    expect((cm.metadata?.managedFields as { manager: string; operation: string }[]).map((e) => `${e.manager} ${e.operation}`)).to.deep.equal(['den-manager Apply']);
     const applied = api.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith('/configmaps/a-cfg'));
     expect(applied[0]?.query).to.include('fieldManager=den-manager').and.include('force=true');
     const status = await eventually(() => parentOf('a')?.status?.phase === 'Ready' && parentOf('a')!.status, 'status Ready');

@@ -140,8 +140,13 @@ describe('REST administration of UserSpaces and quota (SPEC 4.6)', () => {
 
   describe('GET /admin/quota', () => {
     it('answers every UserSpace with its usage beside its quota, read from the namespace\'s ResourceQuota', async () => {
-      const quota = env.api.object<any>(RESOURCES.resourceQuota, 'svc-quota', 'svc-alice');
-      env.api.seed({ ...quota, status: { hard: quota.spec.hard, used: { 'requests.cpu': '1500m', 'requests.memory': '3Gi', 'requests.storage': '20Gi', [`requests.${GPU_RESOURCE}`]: '1', 'count/workspaces.den.dev': '2' } } });
+      // What the namespace holds; the API server's quota controller sums it into status.used.
+      const namespace = 'svc-alice';
+      env.api.seed(
+        { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'w1-0', namespace }, spec: { containers: [{ name: 'dev', image: 'python', resources: { requests: { cpu: '1500m', memory: '3Gi', [GPU_RESOURCE]: '1' } } }] }, status: { phase: 'Running' } },
+        { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'home-w1-0', namespace }, spec: { resources: { requests: { storage: '20Gi' } } } },
+        ...['w1', 'w2'].map((name) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace }, spec: { imageRef: { name: 'python' }, storage: '10Gi' } })),
+      );
       env.api.remove(RESOURCES.resourceQuota, 'svc-quota', 'svc-carol');
       const res = await env.request('GET', '/admin/quota', { token: carol });
       expect(res.status).to.equal(200);

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { membershipOf, resolveMembership, type UserSpaceObject } from '../../../server/auth/directory.js';
+import { denCrds } from '../../../infra/crds/index.js';
+import { membershipOf, resolveMembership, UserSpaceDirectory, type UserSpaceObject } from '../../../server/auth/directory.js';
+import { FakeApiServer } from '../../support/fake-apiserver.js';
 import { HttpError } from '../../../koa/errors.js';
 
 function userSpace(name: string, owner: string, labels: Record<string, string> = {}, extra: Record<string, unknown> = {}): UserSpaceObject {
@@ -17,8 +19,8 @@ function refusal(fn: () => unknown): HttpError {
 }
 
 describe('membership of a UserSpace', () => {
-  it('reads role and disabled from the den.dev labels', () => {
-    expect(membershipOf(userSpace('alice', 'alice@example.com'))).to.deep.equal({ owner: 'alice@example.com', userspace: 'alice', namespace: 'svc-alice', role: 'user', disabled: false });
+  it('reads its UID, and role and disabled from the den.dev labels', () => {
+    expect(membershipOf(userSpace('alice', 'alice@example.com', {}, { uid: 'u-1' }))).to.deep.equal({ owner: 'alice@example.com', uid: 'u-1', userspace: 'alice', namespace: 'svc-alice', role: 'user', disabled: false });
     expect(membershipOf(userSpace('root', 'root@example.com', { 'den.dev/role': 'admin', 'den.dev/disabled': 'true' }))).to.include({ role: 'admin', disabled: true });
   });
 
@@ -44,5 +46,26 @@ describe('membership of a UserSpace', () => {
     expect(refusal(() => resolveMembership(two, 'alice@example.com')).message).to.contain('(a1, a2)');
     const deleting = [userSpace('a1', 'alice@example.com', {}, { deletionTimestamp: '2026-01-01T00:00:00Z' }), userSpace('a2', 'alice@example.com')];
     expect(resolveMembership(deleting, 'alice@example.com').userspace).to.equal('a2');
+  });
+});
+
+describe('UserSpaceDirectory, before it refuses anyone', () => {
+  let api: FakeApiServer;
+  beforeEach(async () => {
+    api = new FakeApiServer();
+    await api.start();
+    api.installCrds(denCrds().map((crd) => ({ ...crd })));
+  });
+  afterEach(() => api.close());
+
+  it("asks the API server about a person its own cache does not know yet (another replica's write), and still refuses who has none", async () => {
+    // Never run: its cache stays empty, as a replica's is before a new UserSpace's watch event arrives.
+    const directory = new UserSpaceDirectory(api.client());
+    const [stored] = api.seed(userSpace('alice', 'alice@example.com'));
+    expect(await directory.resolve('alice@example.com')).to.deep.include({ userspace: 'alice', uid: stored!.metadata!.uid });
+    expect(await directory.resolveEmail('ALICE@example.com')).to.deep.include({ owner: 'alice@example.com' });
+    const err = await directory.resolve('carol@example.com').then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(HttpError);
+    expect((err as HttpError).message).to.equal('no UserSpace belongs to carol@example.com; ask an administrator to create one');
   });
 });

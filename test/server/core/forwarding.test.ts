@@ -2,10 +2,10 @@
 // `session-readonly`) ServiceAccount, reused while fresh; the cluster's RBAC decides.
 import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
-import { TokenMinter } from '../../../server/auth/minting.js';
+import { TokenMinter, type MintTarget } from '../../../server/auth/minting.js';
 import { HttpError } from '../../../koa/errors.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, call, login, provision, SERVER_TOKEN, startCluster, startSignedIn, stopAll, until, type Den, type Signed } from './cluster.js';
+import { addPerson, call, login, provision, SERVER_TOKEN, startCluster, startDen, startSignedIn, stopAll, until, type Den, type Signed } from './cluster.js';
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl';
 
@@ -56,10 +56,30 @@ describe('forwarding with minted ServiceAccount tokens', () => {
     expect(tokenRequests()).to.have.length(0);
   });
 
-  it('mints again after the cluster refused the cached token with 401', async () => {
+  it('answers as the cluster does when the cached token is refused with 401: the token is dropped and the call made once more with a fresh one', async () => {
     await call(den, 'GET', '/workspaces', { as: alice });
     api.failNext('GET', /\/workspaces$/, 401, { reason: 'Unauthorized', message: 'Unauthorized' });
+    expect((await call(den, 'GET', '/workspaces', { as: alice })).status).to.equal(200);
+    expect(tokenRequests()).to.have.length(2);
+    expect((await call(den, 'GET', '/workspaces', { as: alice })).status).to.equal(200);
+    expect(tokenRequests()).to.have.length(2);
+  });
+
+  it('serves a person whose ServiceAccount was deleted and created again (a new UID) without a 401', async () => {
+    await call(den, 'GET', '/workspaces', { as: alice });
+    const account = api.object<any>(RESOURCES.serviceAccount, 'session', 'svc-alice');
+    api.remove(RESOURCES.serviceAccount, 'session', 'svc-alice');
+    const [recreated] = api.seed({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'session', namespace: 'svc-alice', labels: account.metadata.labels } });
+    expect(recreated!.metadata!.uid).to.not.equal(account.metadata.uid);
+    expect((await call(den, 'GET', '/workspaces', { as: alice })).status).to.equal(200);
+    expect(tokenRequests()).to.have.length(2);
+  });
+
+  it('answers 401 without a second try when a freshly minted token is refused', async () => {
+    api.requests.length = 0;
+    api.failNext('GET', /\/workspaces$/, 401, { reason: 'Unauthorized', message: 'Unauthorized' });
     expect((await call(den, 'GET', '/workspaces', { as: alice })).status).to.equal(401);
+    expect(workspaceCalls()).to.have.length(1);
     expect((await call(den, 'GET', '/workspaces', { as: alice })).status).to.equal(200);
     expect(tokenRequests()).to.have.length(2);
   });
@@ -69,6 +89,30 @@ describe('forwarding with minted ServiceAccount tokens', () => {
     const res = await call(den, 'GET', '/workspaces', { as: alice });
     expect(res).to.deep.include({ status: 503, body: { error: 'the namespace svc-alice is not ready yet (ServiceAccount session not found); retry shortly' } });
     expect(res.headers.get('retry-after')).to.equal('5');
+  });
+
+  it("answers 409 'your space is being removed' while the person's namespace terminates, on REST and pages, and logs the cluster's words", async () => {
+    await stopAll(den, api);
+    const logs: { msg: string; fields?: Record<string, unknown> }[] = [];
+    api = await startCluster();
+    await addPerson(api, 'alice');
+    den = await startDen(api, { log: (msg, fields) => void logs.push({ msg, fields }) });
+    alice = await login(den, 'alice', 'alice-password');
+    const { body: readToken } = await call(den, 'POST', '/tokens?scope=read', { as: alice });
+    const admin = api.client();
+    await admin.create(RESOURCES.configMap, { metadata: { name: 'held', finalizers: ['den.dev/test'] } }, 'svc-alice');
+    await admin.delete(RESOURCES.namespace, 'svc-alice');
+
+    const removing = { error: 'your space is being removed; ask an administrator if this is unexpected' };
+    expect(await call(den, 'GET', '/workspaces', { as: alice })).to.deep.include({ status: 409, body: removing });
+    expect(await call(den, 'GET', '/workspaces', { as: readToken.token })).to.deep.include({ status: 409, body: removing });
+    const page = await fetch(`${den.url}/`, { headers: { Cookie: alice.cookie } });
+    expect(page.status).to.equal(409);
+    expect(await page.text()).to.include('your space is being removed; ask an administrator if this is unexpected');
+    expect(logs.map((l) => l.fields?.error)).to.include.members([
+      'serviceaccounts "session" is forbidden: unable to create new content in namespace svc-alice because it is being terminated',
+      'serviceaccounts "session-readonly" is forbidden: unable to create new content in namespace svc-alice because it is being terminated',
+    ]);
   });
 
   it('stops cookie sessions and tokens of a person at once when their UserSpace is disabled', async () => {
@@ -84,7 +128,7 @@ describe('forwarding with minted ServiceAccount tokens', () => {
 
   it('refuses a person an administrator disables through REST: login, cookie and token alike, until re-enabled', async () => {
     await addPerson(api, 'carol', { admin: true });
-    await until(() => den.auth.localUsers.list().some((u) => u.username === 'carol'), 'carol in the cache');
+    await until(async () => (await den.auth.localUsers.list()).some((u) => u.username === 'carol'), 'carol stored');
     const carol = await login(den, 'carol', 'carol-password');
     const { body } = await call(den, 'POST', '/tokens', { as: alice });
     expect(await call(den, 'PATCH', '/admin/userspaces/alice', { as: carol, body: { disabled: true } })).to.deep.include({ status: 200, body: { name: 'alice', role: 'user', disabled: true } });
@@ -110,6 +154,7 @@ describe('forwarding with minted ServiceAccount tokens', () => {
 
 describe('TokenMinter', () => {
   let api: FakeApiServer;
+  const ALICE: MintTarget = { userspaceUid: 'uid-of-alice', namespace: 'svc-alice', serviceAccount: 'session' };
 
   beforeEach(async () => {
     api = await startCluster();
@@ -120,13 +165,15 @@ describe('TokenMinter', () => {
   it('reuses a token until 80 % of its lifetime has passed, then mints a fresh one', async () => {
     let clock = Date.now();
     const minter = new TokenMinter(api.client(SERVER_TOKEN), { ttlSeconds: 600, now: () => clock });
-    const first = await minter.token('svc-alice', 'session');
+    const first = await minter.token(ALICE);
+    expect(first.reused).to.equal(false);
     clock += 479_000;
-    expect(await minter.token('svc-alice', 'session')).to.equal(first);
+    expect(await minter.token(ALICE)).to.deep.equal({ token: first.token, reused: true });
     clock += 2_000;
-    const second = await minter.token('svc-alice', 'session');
-    expect(second).to.not.equal(first);
-    const who = await api.client(second).request<{ status: { userInfo: { username: string } } }>({
+    const second = await minter.token(ALICE);
+    expect(second).to.deep.include({ reused: false });
+    expect(second.token).to.not.equal(first.token);
+    const who = await api.client(second.token).request<{ status: { userInfo: { username: string } } }>({
       method: 'POST',
       path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
       body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'list', group: 'den.dev', resource: 'workspaces', namespace: 'svc-alice' } } },
@@ -136,21 +183,39 @@ describe('TokenMinter', () => {
 
   it('keeps one token per ServiceAccount', async () => {
     const minter = new TokenMinter(api.client(SERVER_TOKEN), { ttlSeconds: 600 });
-    const full = await minter.token('svc-alice', 'session');
-    const read = await minter.token('svc-alice', 'session-readonly');
-    expect(full).to.not.equal(read);
-    expect(await minter.token('svc-alice', 'session')).to.equal(full);
+    const full = await minter.token(ALICE);
+    const read = await minter.token({ ...ALICE, serviceAccount: 'session-readonly' });
+    expect(full.token).to.not.equal(read.token);
+    expect((await minter.token(ALICE)).token).to.equal(full.token);
+  });
+
+  it("never hands a UserSpace created again under the same name the token of the one before (keyed by the UserSpace's UID)", async () => {
+    const minter = new TokenMinter(api.client(SERVER_TOKEN), { ttlSeconds: 600 });
+    const before = await minter.token(ALICE);
+    const after = await minter.token({ ...ALICE, userspaceUid: 'uid-of-the-new-alice' });
+    expect(after).to.deep.include({ reused: false });
+    expect(after.token).to.not.equal(before.token);
+  });
+
+  it('drops a token the API server refused, but not a newer one minted meanwhile', async () => {
+    const minter = new TokenMinter(api.client(SERVER_TOKEN), { ttlSeconds: 600 });
+    const refused = await minter.token(ALICE);
+    minter.refused(ALICE, refused.token);
+    const fresh = await minter.token(ALICE);
+    expect(fresh).to.deep.include({ reused: false });
+    minter.refused(ALICE, refused.token);
+    expect(await minter.token(ALICE)).to.deep.equal({ token: fresh.token, reused: true });
   });
 
   it('mints on every call when its cache is off', async () => {
     const minter = new TokenMinter(api.client(SERVER_TOKEN), { ttlSeconds: 600, cache: false });
-    expect(await minter.token('svc-alice', 'session')).to.not.equal(await minter.token('svc-alice', 'session'));
+    expect((await minter.token(ALICE)).token).to.not.equal((await minter.token(ALICE)).token);
   });
 
   it('reports a server without minting rights as 502, naming the identity', async () => {
     api.addUser('nobody', { username: 'nobody' });
     const minter = new TokenMinter(api.client('nobody'), { ttlSeconds: 600 });
-    const err = await minter.token('svc-alice', 'session').then(() => undefined, (e: unknown) => e);
+    const err = await minter.token(ALICE).then(() => undefined, (e: unknown) => e);
     expect(err).to.be.instanceOf(HttpError);
     expect((err as HttpError).status).to.equal(502);
     expect((err as HttpError).message).to.match(/^the server may not mint tokens for system:serviceaccount:svc-alice:session: serviceaccounts "session" is forbidden/);

@@ -54,7 +54,7 @@ describe('password change (POST /profile/password)', () => {
 
   it('answers 409 when the local user has been removed since sign-in', async () => {
     api.remove(RESOURCES.secret, 'local-user-alice', 'svc-system');
-    await until(() => den.auth.localUsers.list().length === 0, 'the removal to reach the cache');
+    await until(async () => (await den.auth.localUsers.list()).length === 0, 'the removal stored');
     const res = await call(den, 'POST', '/profile/password', { as: alice, body: { current_password: 'old-password', new_password: 'new-password' } });
     expect(res).to.deep.include({ status: 409, body: { error: 'the account alice@example.com has no local password (local user alice no longer exists)' } });
   });

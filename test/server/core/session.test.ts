@@ -100,7 +100,7 @@ describe('sessions (POST /login, GET /session, POST /logout)', () => {
 
   it('answers 403 when the password is right but nobody has a UserSpace for the owner', async () => {
     await seedLocalUser(api, 'carol', 'carol@example.com', 'carol-password');
-    await until(() => den.auth.localUsers.list().some((u) => u.username === 'carol'), 'carol in the cache');
+    await until(async () => (await den.auth.localUsers.list()).some((u) => u.username === 'carol'), 'carol stored');
     const res = await call(den, 'POST', '/login', { body: { username: 'carol', password: 'carol-password' } });
     expect(res).to.deep.include({ status: 403, body: { error: 'no UserSpace belongs to carol@example.com; ask an administrator to create one' } });
   });

@@ -1,6 +1,8 @@
 // An in-process kube-apiserver on loopback for tests and benchmarks. It keeps objects in
 // memory and answers with the shapes recorded from a real API server (fixtures/kube):
-// CRUD, list/watch with resourceVersions and 410, server-side apply, status subresource,
+// CRUD, list/watch with resourceVersions, 410 and bookmarks (events after the write's response),
+// field selectors limited as the real ones, namespaces that terminate, server-side apply with
+// managedFields and conflicts, LimitRange and ResourceQuota admission, status subresource,
 // finalizers, ownerReference garbage collection, token authentication, TokenRequest,
 // RBAC with the real 403 messages, (Self)SubjectAccessReview, admission webhooks and
 // CRD structural defaults/validation.
@@ -15,11 +17,15 @@ import { groupOf, RESOURCES, type ResourceType } from '../../../kube/resources.j
 import { fixture } from '../fixtures.js';
 import { callWebhooks, type AdmissionOutcome } from './admission.js';
 import { authorize, clusterRoleRules, escalationMessage, forbiddenMessage, ruleNotHeld, type Attributes, type PolicyRule, type UserInfo } from './rbac.js';
-import { fieldSelectorName, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { FieldSelectorError, fieldSelectorName, parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { dns1035LabelProblems, metadataProblems } from '../../../kube/names.js';
-import { clone, jsonPatch, JsonPatchError, mergePatch, serverSideApply } from './patch.js';
+import { clone, jsonPatch, JsonPatchError, mergePatch } from './patch.js';
+import { apply, BUILT_IN_LIST_KEYS, conflictMessage, fieldSet, printManager, printPath, recordUpdate, toFieldsV1, type ListKeys } from './managed-fields.js';
 import { CrdSchemas } from './schema.js';
 import { ApiError, status } from './api-error.js';
+import { WatchHub, type WatchEntry } from './watch.js';
+import { AdmissionRefusal, applyLimitDefaults, checkLimitRanges, checkQuotas, defaultPodRequests, quotaStatus, quotaTracks, type Quota } from './quota.js';
+import { API_AUDIENCE, bindingOf, tokenAccepted, type TokenEntry } from './tokens.js';
 
 export { ApiError } from './api-error.js';
 
@@ -32,23 +38,6 @@ interface Route {
   subresource?: string;
 }
 
-interface WatchEntry {
-  rv: number;
-  type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  typeKey: string;
-  object: KubeObject;
-  /** The object before a MODIFIED event: a watch's selector is checked against both. */
-  previous?: KubeObject;
-}
-
-interface Watcher {
-  typeKey: string;
-  namespace?: string;
-  labels: (l: Record<string, string> | undefined) => boolean;
-  fields: (o: any) => boolean;
-  res: http.ServerResponse;
-}
-
 export interface RequestRecord {
   method: string;
   path: string;
@@ -58,6 +47,12 @@ export interface RequestRecord {
 }
 
 export type UpgradeHandler = (req: http.IncomingMessage, socket: Socket, head: Buffer, ctx: { user: UserInfo; match: RegExpMatchArray; url: URL }) => void;
+
+/** Who writes: the authenticated user and the field manager (fieldManager, else the User-Agent's product). */
+interface Writer {
+  user: UserInfo;
+  manager: string;
+}
 
 interface InjectedFailure {
   method: string;
@@ -94,6 +89,12 @@ export interface FakeApiServerOptions {
   seedCluster?: boolean;
   /** Events kept for watches; older resourceVersions answer 410 Gone. */
   historyLimit?: number;
+  /** Milliseconds between a write's response and its watch events (default 0: right after the response). */
+  watchLagMs?: number;
+  /** Milliseconds between BOOKMARK events on watches that allow them (default 60000, as kube-apiserver). */
+  bookmarkIntervalMs?: number;
+  /** Audiences a ServiceAccount token must carry one of (kube-apiserver --api-audiences). */
+  apiAudiences?: string[];
 }
 
 export class FakeApiServer {
@@ -103,20 +104,20 @@ export class FakeApiServer {
   private sockets = new Set<Socket>();
   private types = new Map<string, ResourceType>();
   private data = new Map<string, Map<string, KubeObject>>();
-  private appliedBy = new Map<string, Map<string, unknown>>();
-  private tokens = new Map<string, { user: UserInfo; expires?: number }>();
-  private history: WatchEntry[] = [];
-  private compactedRv = 0;
+  private tokens = new Map<string, TokenEntry>();
+  private readonly hub: WatchHub;
   private rv = 1000;
-  private watchers = new Set<Watcher>();
   private upgrades: { pattern: RegExp; handler: UpgradeHandler }[] = [];
   private failures: InjectedFailure[] = [];
   private delays: { method: string; path: RegExp; ms: number }[] = [];
   private podLogs = new Map<string, string>();
+  /** Terminating namespaces whose next controller pass is scheduled. */
+  private cleanups = new Set<string>();
   readonly schemas = new CrdSchemas();
   url = '';
 
   constructor(private readonly opts: FakeApiServerOptions = {}) {
+    this.hub = new WatchHub({ historyLimit: opts.historyLimit ?? 50_000, lagMs: opts.watchLagMs ?? 0, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000 });
     for (const t of [...Object.values(RESOURCES), ...EXTRA_TYPES]) this.types.set(typeKey(t), t);
     this.addUser(this.adminToken, { username: 'admin', groups: ['system:masters', 'system:authenticated'] });
     if (opts.seedCluster !== false) this.seedCluster();
@@ -125,7 +126,7 @@ export class FakeApiServer {
   // ---- test-facing API -------------------------------------------------------------
 
   async start(): Promise<string> {
-    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server = http.createServer((req, res) => void this.hub.inRequest(res, () => this.handle(req, res)));
     this.server.on('upgrade', (req, socket, head) => this.handleUpgrade(req, socket as Socket, head));
     this.server.on('connection', (s) => {
       this.sockets.add(s);
@@ -137,8 +138,7 @@ export class FakeApiServer {
   }
 
   async close(): Promise<void> {
-    for (const w of this.watchers) w.res.end();
-    this.watchers.clear();
+    this.hub.closeAll();
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
@@ -170,6 +170,24 @@ export class FakeApiServer {
       this.put(t, obj, existing ? 'MODIFIED' : 'ADDED');
       return clone(obj);
     });
+  }
+
+  /**
+   * An object as kube-apiserver's built-in admission would store it on create (namespace
+   * lifecycle, LimitRange defaults and checks, ResourceQuota), for harness controllers that
+   * then seed() it; throws the ApiError a real create would answer. Webhooks are not called.
+   */
+  admitBuiltIn(o: KubeObject): KubeObject {
+    const t = this.typeOfObject(o);
+    const obj = clone(o);
+    this.checkNamespace(t, obj.metadata?.namespace, obj.metadata!.name!);
+    const limitRanges = t.namespaced ? this.objects(RESOURCES.limitRange, obj.metadata!.namespace) : [];
+    if (isCore(t, 'pods')) {
+      defaultPodRequests(obj);
+      applyLimitDefaults(obj, limitRanges);
+    }
+    this.builtInValidation(t, obj, limitRanges);
+    return obj;
   }
 
   /** Removes an object directly (no finalizers), as if it vanished. */
@@ -213,8 +231,7 @@ export class FakeApiServer {
 
   /** Makes every resourceVersion up to now too old: watches from them answer 410 Gone. */
   compact(): void {
-    this.compactedRv = this.rv;
-    this.history = [];
+    this.hub.compact(this.rv);
   }
 
   /** Registers CRDs (as `infra` renders them): their schemas default and validate den.dev objects. */
@@ -227,8 +244,7 @@ export class FakeApiServer {
 
   /** Ends every open watch stream, as an API server restart or a load balancer would. */
   dropWatches(): void {
-    for (const w of this.watchers) w.res.end();
-    this.watchers.clear();
+    this.hub.closeAll();
   }
 
   get resourceVersion(): number {
@@ -271,7 +287,14 @@ export class FakeApiServer {
       const changed = !existing || JSON.stringify(specOf(existing)) !== JSON.stringify(specOf(obj));
       md.generation = changed ? prev + 1 : prev;
     }
-    if (t.plural === 'namespaces') md.labels = { ...md.labels, 'kubernetes.io/metadata.name': md.name! };
+    if (isNamespace(t)) {
+      md.labels = { ...md.labels, 'kubernetes.io/metadata.name': md.name! };
+      if (!existing) {
+        const ns = obj as KubeObject & { spec?: { finalizers?: string[] }; status?: { phase?: string } };
+        ns.spec = { finalizers: ['kubernetes'], ...ns.spec };
+        ns.status = { phase: 'Active', ...ns.status };
+      }
+    }
     md.resourceVersion = String(++this.rv);
     return obj;
   }
@@ -284,19 +307,26 @@ export class FakeApiServer {
     const previous = bucket.get(objectKey);
     bucket.set(objectKey, obj);
     this.publish({ rv: this.rv, type, typeKey: key, object: obj, ...(type === 'MODIFIED' && previous ? { previous } : {}) });
+    if (t.namespaced) this.refreshQuotas(obj.metadata!.namespace!, key);
   }
 
   private drop(t: ResourceType, obj: KubeObject): void {
     const key = typeKey(t);
     this.data.get(key)?.delete(keyOf(t.namespaced ? obj.metadata?.namespace : undefined, obj.metadata!.name!));
-    this.appliedBy.delete(obj.metadata!.uid!);
     const gone = clone(obj);
     gone.metadata!.resourceVersion = String(++this.rv);
     this.publish({ rv: this.rv, type: 'DELETED', typeKey: key, object: gone });
     this.collectDependents(obj);
+    const ns = t.namespaced ? obj.metadata?.namespace : undefined;
+    if (ns) this.refreshQuotas(ns, key);
+    if (ns && this.find(RESOURCES.namespace, undefined, ns)?.metadata?.deletionTimestamp) this.scheduleNamespaceCleanup(ns);
   }
 
-  /** Background cascading deletion: dependents whose owners are all gone are deleted too. */
+  /**
+   * Background cascading deletion: dependents whose owners are all gone are deleted as a
+   * DELETE would (finalizers honoured). The contents of a namespace that vanished without
+   * terminating (remove()) vanish with it.
+   */
   private collectDependents(owner: KubeObject): void {
     const uid = owner.metadata!.uid;
     const isNamespace = owner.kind === 'Namespace' && owner.apiVersion === 'v1';
@@ -306,18 +336,8 @@ export class FakeApiServer {
         const refs = o.metadata?.ownerReferences ?? [];
         const owned = refs.some((r) => r.uid === uid);
         const inNamespace = isNamespace && t.namespaced && o.metadata?.namespace === owner.metadata!.name;
-        if (!owned && !inNamespace) continue;
-        if (owned && !inNamespace && refs.some((r) => r.uid !== uid && this.uidExists(r.uid))) continue;
-        if (o.metadata?.finalizers?.length && !inNamespace) {
-          if (!o.metadata.deletionTimestamp) {
-            const previous = clone(o);
-            o.metadata.deletionTimestamp = new Date().toISOString();
-            o.metadata.resourceVersion = String(++this.rv);
-            this.publish({ rv: this.rv, type: 'MODIFIED', typeKey: key, object: o, previous });
-          }
-          continue;
-        }
-        this.drop(t, o);
+        if (inNamespace) this.drop(t, o);
+        else if (owned && !refs.some((r) => r.uid !== uid && this.uidExists(r.uid))) this.deleteObject(t, o);
       }
     }
   }
@@ -328,31 +348,7 @@ export class FakeApiServer {
   }
 
   private publish(entry: WatchEntry): void {
-    this.history.push(entry);
-    const limit = this.opts.historyLimit ?? 50_000;
-    if (this.history.length > limit) {
-      const dropped = this.history.splice(0, this.history.length - limit);
-      this.compactedRv = dropped[dropped.length - 1]!.rv;
-    }
-    for (const w of this.watchers) this.deliver(w, entry);
-  }
-
-  /**
-   * As the API server's watch cache does it: an object that starts matching the watch's
-   * selectors arrives as ADDED, one that stops matching as DELETED (its previous content
-   * with the event's resourceVersion).
-   */
-  private deliver(w: Watcher, e: WatchEntry): void {
-    if (w.typeKey !== e.typeKey) return;
-    const matches = (o: KubeObject) => (w.namespace === undefined || o.metadata?.namespace === w.namespace) && w.labels(o.metadata?.labels) && w.fields(o);
-    const now = e.type !== 'DELETED' && matches(e.object);
-    const before = e.type === 'DELETED' ? matches(e.object) : e.previous !== undefined && matches(e.previous);
-    let event: { type: WatchEntry['type']; object: KubeObject };
-    if (now) event = { type: before ? e.type : 'ADDED', object: e.object };
-    else if (before && e.type === 'DELETED') event = { type: 'DELETED', object: e.object };
-    else if (before) event = { type: 'DELETED', object: { ...e.previous!, metadata: { ...e.previous!.metadata, resourceVersion: String(e.rv) } } };
-    else return;
-    w.res.write(JSON.stringify(event) + '\n');
+    this.hub.publish(entry);
   }
 
   // ---- HTTP ------------------------------------------------------------------------
@@ -363,8 +359,8 @@ export class FakeApiServer {
     if (!m) return undefined;
     const entry = this.tokens.get(m[1]!);
     if (!entry) return undefined;
-    if (entry.expires !== undefined && entry.expires < Date.now()) return undefined;
-    return entry.user;
+    const lookup = (t: ResourceType, namespace: string, name: string) => this.find(t, namespace, name);
+    return tokenAccepted(entry, lookup, this.opts.apiAudiences ?? [API_AUDIENCE], Date.now()) ? entry.user : undefined;
   }
 
   private rbacObjects() {
@@ -456,7 +452,8 @@ export class FakeApiServer {
       const route = this.parse(url.pathname);
       if (!route) throw new ApiError(404, status(404, 'NotFound', 'the server could not find the requested resource', {}));
       const body = await readBody(req);
-      const result = await this.dispatch(method, route, url, body, req.headers['content-type'] ?? '', user, record, res);
+      const manager = url.searchParams.get('fieldManager') ?? (req.headers['user-agent'] ?? 'unknown').split('/')[0]!.slice(0, 128);
+      const result = await this.dispatch(method, route, url, body, req.headers['content-type'] ?? '', { user, manager }, record, res);
       if (result === undefined) return; // a watch or log stream answered already
       res.writeHead(result.code, { 'Content-Type': result.contentType ?? 'application/json' });
       res.end(typeof result.body === 'string' ? result.body : JSON.stringify(result.body));
@@ -491,8 +488,9 @@ export class FakeApiServer {
     reject(400, status(400, 'BadRequest', `no handler for ${route.subresource}`));
   }
 
-  private async dispatch(method: string, route: Route, url: URL, raw: string, contentType: string, user: UserInfo, record: RequestRecord, res: http.ServerResponse): Promise<{ code: number; body: unknown; contentType?: string } | undefined> {
+  private async dispatch(method: string, route: Route, url: URL, raw: string, contentType: string, writer: Writer, record: RequestRecord, res: http.ServerResponse): Promise<{ code: number; body: unknown; contentType?: string } | undefined> {
     const t = route.type;
+    const { user } = writer;
     const group = groupOf(t.apiVersion);
     const q = url.searchParams;
     const watch = q.get('watch') === 'true' || q.get('watch') === '1';
@@ -526,11 +524,11 @@ export class FakeApiServer {
         this.watch(t, route.namespace, q, res);
         return undefined;
       case 'create':
-        return { code: 201, body: await this.create(t, route.namespace, body, user, q.get('dryRun') === 'All') };
+        return { code: 201, body: await this.create(t, route.namespace, body, writer, q.get('dryRun') === 'All') };
       case 'update':
-        return { code: 200, body: await this.update(t, route, body, user) };
+        return { code: 200, body: await this.update(t, route, body, writer) };
       case 'patch':
-        return this.patch(t, route, body, contentType, user, q.get('fieldManager') ?? undefined);
+        return this.patch(t, route, body, contentType, writer, { fieldManager: q.get('fieldManager') ?? undefined, force: q.get('force') === 'true' });
       case 'delete':
         return { code: 200, body: this.delete(t, route.namespace, route.name!) };
       default:
@@ -552,7 +550,7 @@ export class FakeApiServer {
 
   private list(t: ResourceType, namespace: string | undefined, q: URLSearchParams) {
     const labels = parseLabelSelector(q.get('labelSelector') ?? undefined);
-    const fields = parseFieldSelector(q.get('fieldSelector') ?? undefined);
+    const fields = this.fieldFilter(t, q);
     const items = [...(this.data.get(typeKey(t))?.values() ?? [])]
       .filter((o) => namespace === undefined || o.metadata?.namespace === namespace)
       .filter((o) => labels(o.metadata?.labels) && fields(o))
@@ -560,29 +558,43 @@ export class FakeApiServer {
     return { kind: `${t.kind}List`, apiVersion: t.apiVersion, metadata: { resourceVersion: String(this.rv) }, items };
   }
 
-  private watch(t: ResourceType, namespace: string | undefined, q: URLSearchParams, res: http.ServerResponse): void {
-    const fromRv = Number(q.get('resourceVersion') ?? '0');
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-    const w: Watcher = { typeKey: typeKey(t), namespace, labels: parseLabelSelector(q.get('labelSelector') ?? undefined), fields: parseFieldSelector(q.get('fieldSelector') ?? undefined), res };
-    if (fromRv > 0 && fromRv < this.compactedRv) {
-      res.end(JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', `too old resource version: ${fromRv} (${this.compactedRv})`) }) + '\n');
-      return;
+  /** The request's field selector, limited to the fields kube-apiserver supports for the resource (400 otherwise). */
+  private fieldFilter(t: ResourceType, q: URLSearchParams): (o: KubeObject) => boolean {
+    const group = groupOf(t.apiVersion);
+    const crd = [...(this.data.get(typeKey(RESOURCES.customResourceDefinition))?.values() ?? [])].find((c: any) => c.spec?.group === group && c.spec?.names?.plural === t.plural) as any;
+    const version = crd?.spec?.versions?.find((v: any) => `${group}/${v.name}` === t.apiVersion);
+    const selectable = ((version?.selectableFields ?? []) as { jsonPath: string }[]).map((f) => f.jsonPath.replace(/^\./, ''));
+    try {
+      return parseFieldSelector(q.get('fieldSelector') ?? undefined, `${t.plural}.${group}`, selectable);
+    } catch (err) {
+      if (err instanceof FieldSelectorError) throw new ApiError(400, status(400, 'BadRequest', err.message));
+      throw err;
     }
-    if (fromRv === 0) {
-      for (const o of this.list(t, namespace, q).items) res.write(JSON.stringify({ type: 'ADDED', object: o }) + '\n');
-    } else {
-      for (const e of this.history) if (e.rv > fromRv) this.deliver(w, e);
-    }
-    this.watchers.add(w);
-    res.on('close', () => this.watchers.delete(w));
   }
 
-  private checkNamespace(t: ResourceType, namespace: string | undefined): void {
+  private watch(t: ResourceType, namespace: string | undefined, q: URLSearchParams, res: http.ServerResponse): void {
+    const fromRv = Number(q.get('resourceVersion') ?? '0');
+    const bookmarks = q.get('allowWatchBookmarks') === 'true';
+    const sendInitialEvents = q.get('sendInitialEvents') === 'true';
+    if (sendInitialEvents && q.get('resourceVersionMatch') !== 'NotOlderThan') throw invalidWatch('resourceVersionMatch', 'FieldValueForbidden', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    if (sendInitialEvents && !bookmarks) throw invalidWatch('allowWatchBookmarks', 'FieldValueRequired', 'sendInitialEvents requires setting allowWatchBookmarks to true');
+    const initial = fromRv === 0 || sendInitialEvents ? this.list(t, namespace, q).items : undefined;
+    const watcher = { typeKey: typeKey(t), kind: t.kind, apiVersion: t.apiVersion, namespace, labels: parseLabelSelector(q.get('labelSelector') ?? undefined), fields: this.fieldFilter(t, q), res };
+    this.hub.open(watcher, fromRv, initial, { bookmarks, initialEventsEnd: sendInitialEvents, currentRv: this.rv });
+  }
+
+  /** The NamespaceLifecycle admission plugin: no new content in a missing or terminating namespace. */
+  private checkNamespace(t: ResourceType, namespace: string | undefined, name: string): void {
     if (!t.namespaced) return;
     if (!namespace) throw new ApiError(400, status(400, 'BadRequest', 'the namespace of the object does not match the namespace on the request'));
     const ns = this.find(RESOURCES.namespace, undefined, namespace);
     if (!ns) throw this.notFound(RESOURCES.namespace, namespace);
-    if (ns.metadata?.deletionTimestamp) throw new ApiError(403, status(403, 'Forbidden', `${t.plural} "…" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`));
+    if (ns.metadata?.deletionTimestamp) {
+      const group = groupOf(t.apiVersion);
+      const label = group ? `${t.plural}.${group}` : t.plural;
+      const message = `${label} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`;
+      throw new ApiError(403, status(403, 'Forbidden', message, { name, ...(group ? { group } : {}), kind: t.plural, causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }] }));
+    }
   }
 
   private validateName(t: ResourceType, name: string | undefined): void {
@@ -615,7 +627,8 @@ export class FakeApiServer {
     return current;
   }
 
-  private async create(t: ResourceType, pathNamespace: string | undefined, body: any, user: UserInfo, dryRun: boolean): Promise<KubeObject> {
+  private async create(t: ResourceType, pathNamespace: string | undefined, body: any, writer: Writer, dryRun: boolean, applied?: KubeObject): Promise<KubeObject> {
+    const { user } = writer;
     if (!body || typeof body !== 'object') throw new ApiError(400, status(400, 'BadRequest', 'the request body is not a valid object'));
     const obj = clone(body) as KubeObject;
     obj.metadata ??= {};
@@ -626,17 +639,60 @@ export class FakeApiServer {
     }
     this.validateName(t, obj.metadata.name);
     this.validateMetadata(t, obj);
-    this.checkNamespace(t, obj.metadata.namespace);
+    this.checkNamespace(t, obj.metadata.namespace, obj.metadata.name!);
     if (STATUS_SUBRESOURCE.has(t.plural) && t.plural !== 'pods') delete obj.status;
     for (const k of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'managedFields']) delete obj.metadata[k];
     // Like kube-apiserver: admission (webhooks included) runs before storage, which answers AlreadyExists.
+    const limitRanges = t.namespaced ? this.objects(RESOURCES.limitRange, obj.metadata.namespace) : [];
+    if (isCore(t, 'pods')) {
+      defaultPodRequests(obj);
+      applyLimitDefaults(obj, limitRanges);
+    }
     const admitted = await this.admit(t, 'CREATE', obj, undefined, user);
     this.checkGrant(t, admitted, user);
+    this.builtInValidation(t, admitted, limitRanges);
     if (this.find(t, obj.metadata.namespace, obj.metadata.name!)) throw this.alreadyExists(t, obj.metadata.name!);
+    const time = timestamp();
+    const listKeys = this.listKeysOf(t);
+    admitted.metadata!.managedFields = applied
+      ? [{ manager: writer.manager, operation: 'Apply', apiVersion: t.apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(fieldSet(applied, listKeys)) }]
+      : recordUpdate({ next: admitted, manager: writer.manager, listKeys, time });
     if (dryRun) return admitted;
     const stored = this.stamp(admitted, t);
     this.put(t, stored, 'ADDED');
     return stored;
+  }
+
+  /** LimitRanger's and ResourceQuota's validation of a new object, which run after the webhooks. */
+  private builtInValidation(t: ResourceType, obj: KubeObject, limitRanges: KubeObject[]): void {
+    if (!t.namespaced) return;
+    try {
+      if (isCore(t, 'pods')) checkLimitRanges('Pod', obj, limitRanges);
+      if (isCore(t, 'persistentvolumeclaims')) checkLimitRanges('PersistentVolumeClaim', obj, limitRanges);
+      checkQuotas(typeKey(t), obj, this.objects<Quota>(RESOURCES.resourceQuota, obj.metadata!.namespace));
+    } catch (err) {
+      if (!(err instanceof AdmissionRefusal)) throw err;
+      const group = groupOf(t.apiVersion);
+      const name = obj.metadata!.name!;
+      throw new ApiError(403, status(403, 'Forbidden', `${group ? `${t.plural}.${group}` : t.plural} "${name}" is forbidden: ${err.message}`, { name, ...(group ? { group } : {}), kind: t.plural }));
+    }
+  }
+
+  /**
+   * The quota controller: status.hard and status.used of the namespace's ResourceQuotas,
+   * written when they change after a write of `changed` (a `<plural>.<group>`) they count.
+   */
+  private refreshQuotas(namespace: string, changed: string): void {
+    const quotas = this.data.get(typeKey(RESOURCES.resourceQuota));
+    const inNamespace = [...(quotas?.values() ?? [])].filter((o) => o.metadata?.namespace === namespace) as Quota[];
+    const hardKeys = inNamespace.flatMap((o) => Object.keys(o.spec?.hard ?? {}));
+    if (changed !== typeKey(RESOURCES.resourceQuota) && !quotaTracks(changed, hardKeys)) return;
+    const objects = [...this.data].filter(([key]) => quotaTracks(key, hardKeys)).flatMap(([key, bucket]) => [...bucket.values()].filter((o) => o.metadata?.namespace === namespace).map((object) => ({ resource: key, object })));
+    for (const quota of inNamespace) {
+      const next = quotaStatus(quota, objects);
+      if (JSON.stringify(next) === JSON.stringify({ hard: quota.status?.hard, used: quota.status?.used })) continue;
+      this.put(RESOURCES.resourceQuota, this.stamp({ ...clone(quota), status: next } as KubeObject, RESOURCES.resourceQuota, quota), 'MODIFIED');
+    }
   }
 
   private alreadyExists(t: ResourceType, name: string): ApiError {
@@ -652,7 +708,9 @@ export class FakeApiServer {
   }
 
   /** Writes a new version of an existing object, honouring the status subresource, finalizers and admission. */
-  private async write(t: ResourceType, route: Route, existing: KubeObject, next: KubeObject, user: UserInfo): Promise<KubeObject> {
+  /** Writes a new version (`managedFields` given by an apply, else recorded as an Update by the writer). */
+  private async write(t: ResourceType, route: Route, existing: KubeObject, next: KubeObject, writer: Writer, managedFields?: unknown[]): Promise<KubeObject> {
+    const { user } = writer;
     const statusOnly = route.subresource === 'status';
     let obj: KubeObject;
     if (statusOnly) {
@@ -671,9 +729,12 @@ export class FakeApiServer {
       this.checkGrant(t, obj, user);
       this.validateMetadata(t, obj);
     }
-    if (JSON.stringify(stripVolatile(obj)) === JSON.stringify(stripVolatile(existing))) return existing;
+    obj.metadata!.managedFields = managedFields ?? recordUpdate({ old: existing, next: obj, manager: writer.manager, subresource: route.subresource, listKeys: this.listKeysOf(t), time: timestamp() });
+    const owners = (o: KubeObject) => JSON.stringify(((o.metadata?.managedFields as object[] | undefined) ?? []).map((e) => ({ ...e, time: undefined })));
+    if (JSON.stringify(stripVolatile(obj)) === JSON.stringify(stripVolatile(existing)) && owners(obj) === owners(existing)) return existing;
     const stored = this.stamp(obj, t, existing);
-    if (stored.metadata?.deletionTimestamp && !(stored.metadata.finalizers?.length)) {
+    const finalized = isNamespace(t) ? namespaceFinalized(stored) : !stored.metadata?.finalizers?.length;
+    if (stored.metadata?.deletionTimestamp && finalized) {
       this.drop(t, stored);
       return stored;
     }
@@ -681,29 +742,35 @@ export class FakeApiServer {
     return stored;
   }
 
-  private async update(t: ResourceType, route: Route, body: any, user: UserInfo): Promise<KubeObject> {
+  private async update(t: ResourceType, route: Route, body: any, writer: Writer): Promise<KubeObject> {
     const existing = this.mustFind(t, route.namespace, route.name!);
     const rv = body?.metadata?.resourceVersion;
     if (rv && rv !== existing.metadata?.resourceVersion) throw this.conflict(t, route.name!);
-    return this.write(t, route, existing, body, user);
+    return this.write(t, route, existing, body, writer);
   }
 
-  private async patch(t: ResourceType, route: Route, body: any, contentType: string, user: UserInfo, fieldManager?: string) {
+  /** How server-side apply merges this kind's lists: its CRD schema's list-map keys, else the built-in ones. */
+  private listKeysOf(t: ResourceType): ListKeys {
+    const crd = this.schemas.listKeysOf(t.apiVersion, t.kind);
+    return crd ? (path) => (path[0] === 'metadata' ? BUILT_IN_LIST_KEYS(path) : crd(path)) : BUILT_IN_LIST_KEYS;
+  }
+
+  private async patch(t: ResourceType, route: Route, body: any, contentType: string, writer: Writer, opts: { fieldManager?: string; force: boolean }) {
     const existing = this.find(t, route.namespace, route.name!);
     const type = contentType.split(';')[0]!.trim();
     if (type === 'application/apply-patch+yaml') {
-      if (!fieldManager) throw new ApiError(400, status(400, 'BadRequest', 'PATCH requests of type apply need a fieldManager'));
+      if (!opts.fieldManager) throw new ApiError(400, status(400, 'BadRequest', 'PATCH requests of type apply need a fieldManager'));
       if (!existing) {
         if (route.subresource) throw this.notFound(t, route.name!);
-        const created = await this.create(t, route.namespace, { ...body, metadata: { ...body?.metadata, name: route.name } }, user, false);
-        this.rememberApply(created, fieldManager, route.subresource, body);
-        return { code: 201, body: created };
+        const applied = { ...body, metadata: { ...body?.metadata, name: route.name } };
+        return { code: 201, body: await this.create(t, route.namespace, applied, writer, false, applied) };
       }
-      const previous = this.appliedBy.get(existing.metadata!.uid!)?.get(`${fieldManager}/${route.subresource ?? ''}`);
-      const next = serverSideApply(existing, previous, body);
-      const written = await this.write(t, route, existing, next, user);
-      this.rememberApply(written, fieldManager, route.subresource, body);
-      return { code: 200, body: written };
+      const outcome = apply({ live: existing, applied: body, manager: opts.fieldManager, subresource: route.subresource, force: opts.force, listKeys: this.listKeysOf(t), time: timestamp() });
+      if ('conflicts' in outcome) {
+        const causes = outcome.conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.entry)}`, field: printPath(c.path) }));
+        throw new ApiError(409, status(409, 'Conflict', conflictMessage(outcome.conflicts), { causes }));
+      }
+      return { code: 200, body: await this.write(t, route, existing, outcome.object, writer, outcome.managedFields) };
     }
     if (!existing) throw this.notFound(t, route.name!);
     let next: KubeObject;
@@ -717,44 +784,85 @@ export class FakeApiServer {
     }
     const rv = (body as any)?.metadata?.resourceVersion;
     if (rv && rv !== existing.metadata?.resourceVersion) throw this.conflict(t, route.name!);
-    return { code: 200, body: await this.write(t, route, existing, next, user) };
-  }
-
-  private rememberApply(obj: KubeObject, manager: string, subresource: string | undefined, applied: unknown): void {
-    const uid = obj.metadata!.uid!;
-    let m = this.appliedBy.get(uid);
-    if (!m) this.appliedBy.set(uid, (m = new Map()));
-    m.set(`${manager}/${subresource ?? ''}`, clone(applied));
+    return { code: 200, body: await this.write(t, route, existing, next, writer) };
   }
 
   private delete(t: ResourceType, namespace: string | undefined, name: string): KubeObject {
-    const existing = this.mustFind(t, namespace, name);
+    return this.deleteObject(t, this.mustFind(t, namespace, name));
+  }
+
+  /** A DELETE: an object with finalizers (or a namespace) is marked and stays until they are done. */
+  private deleteObject(t: ResourceType, existing: KubeObject): KubeObject {
+    if (isNamespace(t)) return this.terminateNamespace(existing);
     if (existing.metadata?.finalizers?.length) {
-      if (!existing.metadata.deletionTimestamp) {
-        const marked = clone(existing);
-        marked.metadata!.deletionTimestamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-        const stored = this.stamp(marked, t, existing);
-        this.put(t, stored, 'MODIFIED');
-        return stored;
-      }
-      return existing;
+      if (existing.metadata.deletionTimestamp) return existing;
+      const marked = clone(existing);
+      marked.metadata!.deletionTimestamp = timestamp();
+      const stored = this.stamp(marked, t, existing);
+      this.put(t, stored, 'MODIFIED');
+      return stored;
     }
     this.drop(t, existing);
     return existing;
   }
 
+  /**
+   * As kube-apiserver and the namespace controller do it: the namespace turns Terminating
+   * at once; its contents are deleted afterwards (those with finalizers wait for them), and
+   * the namespace goes only once it is empty and its `kubernetes` finalizer is removed.
+   */
+  private terminateNamespace(ns: KubeObject): KubeObject {
+    if (ns.metadata?.deletionTimestamp) return ns;
+    const marked = clone(ns) as KubeObject & { status?: Record<string, unknown> };
+    marked.metadata!.deletionTimestamp = timestamp();
+    marked.status = { ...marked.status, phase: 'Terminating' };
+    const stored = this.stamp(marked, RESOURCES.namespace, ns);
+    this.put(RESOURCES.namespace, stored, 'MODIFIED');
+    this.scheduleNamespaceCleanup(ns.metadata!.name!);
+    return stored;
+  }
+
+  private scheduleNamespaceCleanup(name: string): void {
+    if (this.cleanups.has(name)) return;
+    this.cleanups.add(name);
+    setImmediate(() => {
+      this.cleanups.delete(name);
+      this.cleanNamespace(name);
+    });
+  }
+
+  /** One pass of the namespace controller over a terminating namespace. */
+  private cleanNamespace(name: string): void {
+    const ns = this.find(RESOURCES.namespace, undefined, name) as (KubeObject & { spec?: { finalizers?: string[] } }) | undefined;
+    if (!ns?.metadata?.deletionTimestamp) return;
+    const contents = () => [...this.data].flatMap(([key, bucket]) => [...bucket.values()].filter((o) => this.types.get(key)!.namespaced && o.metadata?.namespace === name).map((o) => [this.types.get(key)!, o] as const));
+    for (const [t, o] of contents()) if (this.find(t, name, o.metadata!.name!) === o) this.deleteObject(t, o);
+    if (contents().length > 0) return; // finalizers pending: a later drop in the namespace runs this again
+    if (ns.spec?.finalizers?.includes('kubernetes')) {
+      const finalized = clone(ns) as typeof ns;
+      finalized.spec!.finalizers = ns.spec.finalizers.filter((f) => f !== 'kubernetes');
+      const stored = this.stamp(finalized, RESOURCES.namespace, ns);
+      this.put(RESOURCES.namespace, stored, 'MODIFIED');
+      if (namespaceFinalized(stored)) this.drop(RESOURCES.namespace, stored);
+    } else if (namespaceFinalized(ns)) this.drop(RESOURCES.namespace, ns);
+  }
+
   private tokenRequest(route: Route, raw: string) {
+    this.checkNamespace(RESOURCES.serviceAccount, route.namespace, route.name!);
     const sa = this.find(RESOURCES.serviceAccount, route.namespace, route.name!);
     if (!sa) throw this.notFound(RESOURCES.serviceAccount, route.name!);
     const req = raw ? JSON.parse(raw) : {};
     const seconds = Math.max(600, Number(req?.spec?.expirationSeconds ?? 3600));
+    const binding = bindingOf(sa, req?.spec ?? {}, (t, namespace, name) => this.find(t, namespace, name));
     const token = `fake.${randomBytes(24).toString('base64url')}`;
     const expires = Date.now() + seconds * 1000;
     const ns = route.namespace!;
-    this.tokens.set(token, { user: { username: `system:serviceaccount:${ns}:${route.name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'], uid: sa.metadata!.uid }, expires });
+    this.tokens.set(token, { user: { username: `system:serviceaccount:${ns}:${route.name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'], uid: sa.metadata!.uid }, expires, binding });
     const answer = fixture('tokenrequest-session.json').body;
     answer.metadata = { name: route.name, namespace: ns, creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
-    answer.spec = { audiences: req?.spec?.audiences ?? ['https://kubernetes.default.svc'], expirationSeconds: seconds, boundObjectRef: null };
+    const bound = binding.boundObject;
+    const boundObjectRef = bound ? { kind: bound.type.kind, apiVersion: bound.type.apiVersion, name: bound.name, uid: bound.uid } : null;
+    answer.spec = { audiences: binding.audiences, expirationSeconds: seconds, boundObjectRef };
     answer.status = { token, expirationTimestamp: new Date(expires).toISOString().replace(/\.\d+Z$/, 'Z') };
     return { code: 201, body: answer };
   }
@@ -785,6 +893,29 @@ export class FakeApiServer {
     const answer = { kind: t.kind, apiVersion: t.apiVersion, metadata: { creationTimestamp: null }, spec: review?.spec ?? {}, status: allowed ? { allowed: true, reason: 'RBAC: allowed' } : { allowed: false } };
     return { code: 201, body: answer };
   }
+}
+
+/** kube-apiserver's answer to list options that contradict each other. */
+function invalidWatch(field: string, reason: 'FieldValueForbidden' | 'FieldValueRequired', detail: string): ApiError {
+  const problem = `${reason === 'FieldValueForbidden' ? 'Forbidden' : 'Required value'}: ${detail}`;
+  return new ApiError(422, status(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${field}: ${problem}`, { kind: 'ListOptions', group: 'meta.k8s.io', causes: [{ reason, message: problem, field }] }));
+}
+
+function isCore(t: ResourceType, plural: string): boolean {
+  return t.plural === plural && t.apiVersion === 'v1';
+}
+
+function isNamespace(t: ResourceType): boolean {
+  return t.plural === 'namespaces' && t.apiVersion === 'v1';
+}
+
+/** A namespace with no finalizer left, in metadata or spec. */
+function namespaceFinalized(ns: KubeObject): boolean {
+  return !ns.metadata?.finalizers?.length && !(ns as { spec?: { finalizers?: string[] } }).spec?.finalizers?.length;
+}
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 function specOf(o: KubeObject): unknown {

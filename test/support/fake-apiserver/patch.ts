@@ -1,5 +1,5 @@
 // Patch semantics the API server implements: JSON merge patch (RFC 7386), JSON patch
-// (RFC 6902), and a field-ownership approximation of server-side apply.
+// (RFC 6902). Server-side apply is managed-fields.ts.
 
 export type Json = any;
 
@@ -66,32 +66,4 @@ export function jsonPatch(target: Json, ops: { op: string; path: string; value?:
     }
   }
   return doc;
-}
-
-/** Removes from `target` every leaf that `previous` set and `next` no longer sets. */
-function dropReleased(target: Json, previous: Json, next: Json): void {
-  if (!isObject(target) || !isObject(previous)) return;
-  for (const [k, pv] of Object.entries(previous)) {
-    const nv = isObject(next) ? next[k] : undefined;
-    if (nv === undefined) delete target[k];
-    else if (isObject(pv) && isObject(nv)) dropReleased(target[k], pv, nv);
-  }
-}
-
-function deepApply(target: Json, applied: Json): Json {
-  if (!isObject(applied)) return clone(applied);
-  const out: Record<string, unknown> = isObject(target) ? target : {};
-  for (const [k, v] of Object.entries(applied)) out[k] = deepApply(out[k], v);
-  return out;
-}
-
-/**
- * Server-side apply for one field manager: fields this manager applied before and
- * omits now are removed; everything it applies now is set; fields of other managers stay.
- * Lists are atomic (replaced whole), which is what SSA does for lists without merge keys.
- */
-export function serverSideApply(existing: Json, previousApplied: Json, applied: Json): Json {
-  const out = clone(existing) ?? {};
-  if (previousApplied) dropReleased(out, previousApplied, applied);
-  return deepApply(out, applied);
 }

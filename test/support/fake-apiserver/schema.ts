@@ -25,6 +25,8 @@ interface Schema {
   'x-kubernetes-int-or-string'?: boolean;
   'x-kubernetes-embedded-resource'?: boolean;
   'x-kubernetes-validations'?: { rule: string; message?: string }[];
+  'x-kubernetes-list-type'?: string;
+  'x-kubernetes-list-map-keys'?: string[];
 }
 
 interface Cause {
@@ -46,6 +48,20 @@ export class CrdSchemas {
       const schema = v.schema?.openAPIV3Schema as Schema | undefined;
       if (schema) this.byKind.set(`${spec.group}/${v.name}|${spec.names.kind}`, { schema, kind: spec.names.kind, group: spec.group });
     }
+  }
+
+  /** The merge keys of a registered kind's lists (x-kubernetes-list-map-keys) by field path, or undefined for kinds not registered. */
+  listKeysOf(apiVersion: string, kind: string): ((fieldPath: string[]) => string[] | undefined) | undefined {
+    const entry = this.byKind.get(`${apiVersion}|${kind}`);
+    if (!entry) return undefined;
+    return (fieldPath) => {
+      let s: Schema | undefined = entry.schema;
+      for (const field of fieldPath) {
+        if (s?.type === 'array') s = s.items;
+        s = s?.properties?.[field] ?? (typeof s?.additionalProperties === 'object' ? s.additionalProperties : undefined);
+      }
+      return s?.['x-kubernetes-list-type'] === 'map' ? s['x-kubernetes-list-map-keys'] : undefined;
+    };
   }
 
   private lookup(obj: KubeObject) {

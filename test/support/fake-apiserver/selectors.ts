@@ -46,13 +46,53 @@ function splitTopLevel(s: string): string[] {
   return out;
 }
 
-export function parseFieldSelector(selector: string | undefined): (obj: any) => boolean {
+type FieldGetter = (obj: any) => unknown;
+
+const path = (p: string): FieldGetter => (obj) => p.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
+
+const EVENT_FIELDS: Record<string, FieldGetter> = {
+  'involvedObject.kind': path('involvedObject.kind'),
+  'involvedObject.namespace': path('involvedObject.namespace'),
+  'involvedObject.name': path('involvedObject.name'),
+  'involvedObject.uid': path('involvedObject.uid'),
+  'involvedObject.apiVersion': path('involvedObject.apiVersion'),
+  'involvedObject.resourceVersion': path('involvedObject.resourceVersion'),
+  'involvedObject.fieldPath': path('involvedObject.fieldPath'),
+  reason: path('reason'),
+  reportingComponent: path('reportingComponent'),
+  source: path('source.component'),
+  type: path('type'),
+};
+
+/** The field labels kube-apiserver's built-in resources accept beyond metadata.name and metadata.namespace (`<plural>.<group>`). */
+const BUILT_IN_FIELDS: Record<string, Record<string, FieldGetter>> = {
+  'pods.': Object.fromEntries(['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'].map((p) => [p, path(p)])),
+  'events.': EVENT_FIELDS,
+  'secrets.': { type: path('type') },
+  'namespaces.': { 'status.phase': path('status.phase') },
+  'replicasets.apps': { 'status.replicas': path('status.replicas') },
+  'nodes.': { 'spec.unschedulable': path('spec.unschedulable') },
+  'jobs.batch': { 'status.successful': path('status.successful') },
+};
+
+/** A field selector the server refuses: 400 `field label not supported: <label>`. */
+export class FieldSelectorError extends Error {}
+
+/**
+ * Parses a field selector against the fields the resource supports (`<plural>.<group>`;
+ * `selectable` are a CRD version's selectableFields), throwing FieldSelectorError on any other.
+ */
+export function parseFieldSelector(selector: string | undefined, resource: string, selectable: string[] = []): (obj: any) => boolean {
   if (!selector) return () => true;
+  const fields: Record<string, FieldGetter> = { 'metadata.name': path('metadata.name'), 'metadata.namespace': path('metadata.namespace'), ...BUILT_IN_FIELDS[resource] };
+  for (const p of selectable) fields[p] = path(p);
   const reqs = selector.split(',').filter(Boolean).map((term) => {
     const neg = term.includes('!=');
-    const [path, value] = term.split(neg ? '!=' : /==?/) as [string, string];
+    const [label, value] = term.split(neg ? '!=' : /==?/) as [string, string];
+    const get = fields[label.trim()];
+    if (!get) throw new FieldSelectorError(`field label not supported: ${label.trim()}`);
     return (obj: any) => {
-      const actual = path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
+      const actual = get(obj);
       return neg ? String(actual ?? '') !== value : String(actual ?? '') === value;
     };
   });

@@ -1,0 +1,131 @@
+import { expect } from 'chai';
+import { denCrds } from '../../infra/crds/index.js';
+import type { KubeObject } from '../../kube/client.js';
+import { RESOURCES, resourcePath } from '../../kube/resources.js';
+import { FakeApiServer } from './fake-apiserver.js';
+import { refusal } from './fake-apiserver/refusal.js';
+import { fixtureLines } from './fixtures.js';
+import { rawWatch } from './fake-apiserver/stream.js';
+
+const cm = (name: string) => ({ metadata: { name } });
+
+
+describe('the fake API server, lists and watches', () => {
+  let api: FakeApiServer;
+  afterEach(() => api.close());
+  async function start(opts: ConstructorParameters<typeof FakeApiServer>[0] = {}) {
+    api = new FakeApiServer(opts);
+    await api.start();
+    api.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'svc-demo' } });
+  }
+
+  for (const watchLagMs of [0, 50]) {
+    it(`sends a write its response before any watch sees the event (watch lag ${watchLagMs} ms)`, async () => {
+      await start({ watchLagMs });
+      const admin = api.client();
+      const order: string[] = [];
+      const watch = await rawWatch(admin, resourcePath(RESOURCES.configMap, { namespace: 'svc-demo' }), { resourceVersion: String(api.resourceVersion) });
+      const added = watch.next((e) => e.type === 'ADDED').then(() => order.push('event'));
+      const res = await admin.send({ method: 'POST', path: resourcePath(RESOURCES.configMap, { namespace: 'svc-demo' }), body: cm('a') });
+      order.push(`response ${res.statusCode}`);
+      res.resume();
+      await added;
+      expect(order).to.deep.equal(['response 201', 'event']);
+      watch.close();
+    });
+  }
+
+  it('ends the initial events with a BOOKMARK marked k8s.io/initial-events-end, in the recorded shape', async () => {
+    await start();
+    const admin = api.client();
+    await admin.create(RESOURCES.configMap, cm('a'), 'svc-demo');
+    const listed = await admin.list(RESOURCES.configMap, { namespace: 'svc-demo' });
+    const watch = await rawWatch(admin, resourcePath(RESOURCES.configMap, { namespace: 'svc-demo' }), { sendInitialEvents: 'true', allowWatchBookmarks: 'true', resourceVersionMatch: 'NotOlderThan' });
+    const bookmark = await watch.next((e) => e.type === 'BOOKMARK');
+    expect(watch.events.map((e) => `${e.type} ${e.object.metadata.name ?? ''}`)).to.deep.equal(['ADDED a', 'BOOKMARK ']);
+    expect(bookmark.object).to.deep.equal({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: listed.metadata.resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } } });
+    const recorded = fixtureLines('watch-stream-fixtures.jsonl');
+    expect(Object.keys(watch.events[0]!)).to.deep.equal(Object.keys(recorded[0]));
+    watch.close();
+  });
+
+  it('refuses sendInitialEvents without bookmarks or without resourceVersionMatch=NotOlderThan, as kube-apiserver validates them', async () => {
+    await start();
+    const path = resourcePath(RESOURCES.configMap, { namespace: 'svc-demo' });
+    const noMatch = await refusal(api.client().request({ path, query: { watch: true, sendInitialEvents: true, allowWatchBookmarks: true } }));
+    expect(noMatch.status).to.equal(422);
+    expect(noMatch.message).to.equal('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    const noBookmarks = await refusal(api.client().request({ path, query: { watch: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' } }));
+    expect(noBookmarks.message).to.equal('ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: Required value: sendInitialEvents requires setting allowWatchBookmarks to true');
+  });
+
+  it('sends periodic BOOKMARKs only to watches that allow them', async () => {
+    await start({ bookmarkIntervalMs: 10 });
+    const admin = api.client();
+    const path = resourcePath(RESOURCES.configMap, { namespace: 'svc-demo' });
+    const from = { resourceVersion: String(api.resourceVersion) };
+    const plain = await rawWatch(admin, path, from);
+    const bookmarked = await rawWatch(admin, path, { ...from, allowWatchBookmarks: 'true' });
+    await bookmarked.next((e) => e.type === 'BOOKMARK');
+    await bookmarked.next((e) => e.type === 'BOOKMARK');
+    await admin.create(RESOURCES.configMap, cm('a'), 'svc-demo');
+    await Promise.all([plain.next((e) => e.type === 'ADDED'), bookmarked.next((e) => e.type === 'ADDED')]);
+    expect(plain.events.map((e) => e.type)).to.deep.equal(['ADDED']);
+    expect(bookmarked.events[0]).to.deep.equal({ type: 'BOOKMARK', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: from.resourceVersion } } });
+    plain.close();
+    bookmarked.close();
+  });
+
+  describe('field selectors', () => {
+    beforeEach(() => start());
+    const cases: [string, string, string | undefined][] = [
+      ['pods', 'spec.nodeName=node-1', undefined],
+      ['pods', 'status.phase!=Running,spec.serviceAccountName=default', undefined],
+      ['pods', 'spec.containers=x', 'spec.containers'],
+      ['configmaps', 'metadata.name=a', undefined],
+      ['configmaps', 'data.key=v', 'data.key'],
+      ['secrets', 'type=kubernetes.io/dockerconfigjson', undefined],
+      ['events', 'involvedObject.name=dev,reason=Pulled,source=kubelet', undefined],
+      ['services', 'spec.type=ClusterIP', 'spec.type'],
+      ['namespaces', 'status.phase=Active', undefined],
+      ['workspaces', 'spec.running=true', 'spec.running'],
+    ];
+    for (const [plural, selector, unsupported] of cases) {
+      it(`${unsupported ? 'refuses' : 'accepts'} ${selector} on ${plural}${unsupported ? ' with 400' : ''}, in a list and in a watch`, async () => {
+        api.installCrds(denCrds().map((crd) => ({ ...crd })));
+        const t = Object.values(RESOURCES).find((r) => r.plural === plural)!;
+        const path = resourcePath(t, { namespace: t.namespaced ? 'svc-demo' : undefined });
+        for (const query of [{ fieldSelector: selector }, { fieldSelector: selector, watch: true, resourceVersion: String(api.resourceVersion) }]) {
+          const answer = await api.client().send({ path, query });
+          answer.destroy();
+          if (!unsupported) {
+            expect(answer.statusCode).to.equal(200);
+            continue;
+          }
+          const err = await refusal(api.client().request({ path, query }));
+          expect(err.status).to.equal(400);
+          expect(err.body).to.deep.include({ reason: 'BadRequest', message: `field label not supported: ${unsupported}` });
+        }
+      });
+    }
+
+    it('filters secrets by type and namespaces by phase', async () => {
+      const admin = api.client();
+      await admin.create(RESOURCES.secret, { metadata: { name: 'pull' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': Buffer.from('{}').toString('base64') } } as any, 'svc-demo');
+      await admin.create(RESOURCES.secret, { metadata: { name: 'plain' }, data: {} } as any, 'svc-demo');
+      const pulls = await admin.list(RESOURCES.secret, { namespace: 'svc-demo', fieldSelector: 'type=kubernetes.io/dockerconfigjson' });
+      expect(pulls.items.map((s) => s.metadata?.name)).to.deep.equal(['pull']);
+      await admin.create(RESOURCES.configMap, cm('keep'), 'svc-demo');
+      await admin.delete(RESOURCES.namespace, 'svc-demo');
+      const active = await admin.list(RESOURCES.namespace, { fieldSelector: 'status.phase=Active' });
+      expect(active.items.map((n) => n.metadata?.name)).to.not.include('svc-demo');
+    });
+
+    it('accepts a CRD field listed in its selectableFields', async () => {
+      const crds = denCrds().map((crd: any): KubeObject => (crd.spec.names.plural === 'workspaces' ? { ...crd, spec: { ...crd.spec, versions: crd.spec.versions.map((v: any) => ({ ...v, selectableFields: [{ jsonPath: '.spec.running' }] })) } } : crd));
+      api.installCrds(crds);
+      const list = await api.client().list(RESOURCES.workspace, { namespace: 'svc-demo', fieldSelector: 'spec.running=true' });
+      expect(list.items).to.deep.equal([]);
+    });
+  });
+});
