@@ -3,12 +3,13 @@
 
 # --- build: compile TypeScript, then keep only production dependencies -------------------------
 FROM node:24-bookworm-slim AS build
-# re2 compiles its native addon from source during npm ci.
+# npm ci's postinstall (scripts/build-native-addons.js) compiles the native addons from source.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY scripts ./scripts
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build \

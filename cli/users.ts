@@ -3,7 +3,7 @@
 // server reads and the UserSpace the manager provisions.
 import type { Readable, Writable } from 'node:stream';
 import { KubeClient } from '../kube/client.js';
-import { KubeconfigError, loadConnection } from '../kube/connection.js';
+import { KUBECONFIG_LOOKUP, KubeconfigError, loadConnection } from '../kube/connection.js';
 import { isNotFound, KubeApiError, KubeUnavailableError } from '../kube/errors.js';
 import { SYSTEM_NAMESPACE, userNamespace } from '../kube/group.js';
 import { RESOURCES } from '../kube/resources.js';
@@ -30,7 +30,7 @@ const addSettings = {
   admin: setting({ flag: 'admin', env: 'DEN_USERS_ADMIN', describe: 'make the person an administrator (label den.dev/role: admin)', parse: parsers.boolean, default: false, boolean: true }),
   username: setting({ flag: 'username', env: 'DEN_USERS_USERNAME', describe: 'local username to sign in with; default: the UserSpace name', parse: parsers.string, default: '' }),
   passwordStdin: setting({ flag: 'password-stdin', env: 'DEN_USERS_PASSWORD_STDIN', describe: 'read the password from standard input instead of asking on the terminal', parse: parsers.boolean, default: false, boolean: true }),
-  kubeconfig: setting({ flag: 'kubeconfig', env: 'DEN_KUBECONFIG', describe: 'kubeconfig of a cluster administrator; empty: KUBECONFIG', parse: parsers.string, default: '' }),
+  kubeconfig: setting({ flag: 'kubeconfig', env: 'DEN_KUBECONFIG', describe: `kubeconfig of a cluster administrator; empty: ${KUBECONFIG_LOOKUP}`, parse: parsers.string, default: '' }),
   namespace: setting({ flag: 'namespace', env: 'DEN_NAMESPACE', describe: "the platform's own namespace, where local users live", parse: parsers.nonEmpty, default: SYSTEM_NAMESPACE }),
 };
 

@@ -1,4 +1,4 @@
-// How a process reaches the API server: in-cluster service account, or KUBECONFIG.
+// How a process reaches the API server: a kubeconfig, or the in-cluster ServiceAccount.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 
 /** Where a pod's ServiceAccount token is mounted. */
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/** Where a process looks for its cluster when no kubeconfig is named: the words every help text and page uses. */
+export const KUBECONFIG_LOOKUP = 'KUBECONFIG, else ~/.kube/config, else the in-cluster ServiceAccount';
 
 /** What to do when no cluster is named: one line, the same for every command. */
 export const NO_CLUSTER =

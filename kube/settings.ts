@@ -1,12 +1,13 @@
 // The settings every role reads the same way to reach the cluster: how to reach the API
 // server and the platform's own namespace. Each role spreads the ones it uses.
 import { parsers, type Setting } from '../process/settings.js';
+import { KUBECONFIG_LOOKUP } from './connection.js';
 import { SYSTEM_NAMESPACE } from './group.js';
 
 export const kubeconfigSetting: Setting<string> = {
   flag: 'kubeconfig',
   env: 'DEN_KUBECONFIG',
-  describe: 'kubeconfig file; empty: in-cluster service account, else KUBECONFIG or ~/.kube/config',
+  describe: `kubeconfig file; empty: ${KUBECONFIG_LOOKUP}`,
   parse: parsers.string,
   default: '',
 };

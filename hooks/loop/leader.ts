@@ -85,6 +85,8 @@ export class LeaderElector {
   private observed: Observation | undefined;
   private current: Lease | undefined;
   private leading = false;
+  /** The last read-decide-write round, which may still be running after it was given up. */
+  private round: Promise<unknown> = Promise.resolve();
   private readonly durationMs: number;
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
@@ -172,6 +174,7 @@ export class LeaderElector {
       log('leader election: could not read or write the Lease', { error: (err as Error).message });
       return 'failed';
     });
+    this.round = round;
     let giveUp: () => void = () => undefined;
     const late = new Promise<'timed-out'>((resolve) => {
       const timer = setTimeout(() => resolve('timed-out'), withinMs);
@@ -205,18 +208,35 @@ export class LeaderElector {
     }
   }
 
-  /** Gives the Lease up: holder emptied, so the next candidate takes it at once. */
+  /**
+   * Gives the Lease up: holder emptied, so the next candidate takes it at once. A renewal
+   * given up when the lead ended may still write the Lease, so release waits for it (one
+   * retry period at most: shutdown must stay prompt) and, on a conflict, reads the Lease again.
+   */
   async release(log: NonNullable<LeaderElectionOptions['log']> = () => undefined): Promise<void> {
-    if (!this.current || this.current.spec?.holderIdentity !== this.opts.identity) return;
-    try {
-      const released = await this.client.replace<Lease>(RESOURCES.lease, {
-        ...this.current,
-        spec: { ...this.current.spec, holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(this.clock()) },
+    const waited = new AbortController();
+    await Promise.race([this.round, sleep(this.retryPeriodMs, waited.signal)]);
+    waited.abort();
+    const { namespace, name, identity } = this.opts;
+    let lease = this.current;
+    for (let attempt = 1; lease?.spec?.holderIdentity === identity; attempt++) {
+      try {
+        this.current = await this.client.replace<Lease>(RESOURCES.lease, {
+          ...lease,
+          spec: { ...lease.spec, holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(this.clock()) },
+        });
+        log('leader election: released the Lease', { lease: name });
+        return;
+      } catch (err) {
+        if (!isConflict(err) || attempt === 3) {
+          log('leader election: could not release the Lease; a successor waits for it to lapse', { error: (err as Error).message });
+          return;
+        }
+      }
+      lease = await this.client.get<Lease>(RESOURCES.lease, name, namespace).catch((err: unknown) => {
+        log('leader election: could not release the Lease; a successor waits for it to lapse', { error: (err as Error).message });
+        return undefined;
       });
-      this.current = released;
-      log('leader election: released the Lease', { lease: this.opts.name });
-    } catch (err) {
-      log('leader election: could not release the Lease; a successor waits for it to lapse', { error: (err as Error).message });
     }
   }
 }

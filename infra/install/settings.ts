@@ -138,15 +138,27 @@ const integer = (min: number, max: number): Check<number> => (v, path) =>
 const atLeast = (min: number): Check<number> => (v, path) =>
   typeof v === 'number' && Number.isInteger(v) && v >= min ? v : fail(path, `must be an integer ≥ ${min}`);
 const boolean: Check<boolean> = (v, path) => (typeof v === 'boolean' ? v : fail(path, 'must be true or false'));
-const matching = (pattern: Pattern, what: string, allowEmpty = false): Check<string> => (v, path) =>
-  typeof v === 'string' && ((allowEmpty && v === '') || pattern.test(v)) ? v : fail(path, `must be ${what}`);
+/** A text setting given a plain YAML number or boolean (`tag: 1.0` reads as the number 1): say so, not that the value is wrong. */
+const quoteless = (v: unknown, path: string, what: string): void => {
+  if (typeof v === 'number' || typeof v === 'boolean') {
+    fail(path, `must be ${what}, but YAML read the ${typeof v} ${v}: write it in quotes`);
+  }
+};
+const matching = (pattern: Pattern, what: string, allowEmpty = false): Check<string> => (v, path) => {
+  quoteless(v, path, what);
+  return typeof v === 'string' && ((allowEmpty && v === '') || pattern.test(v)) ? v : fail(path, `must be ${what}`);
+};
 const oneOf = <T extends string>(values: readonly T[]): Check<T> => (v, path) =>
   values.find((x) => x === v) ?? fail(path, `must be one of ${values.join(', ')}`);
-const httpUrl: Check<string> = (v, path) => (typeof v === 'string' && isHttpUrl(v) ? v.replace(/\/$/, '') : fail(path, 'must be an http or https URL'));
+const httpUrl: Check<string> = (v, path) => {
+  quoteless(v, path, 'an http or https URL');
+  return typeof v === 'string' && isHttpUrl(v) ? v.replace(/\/$/, '') : fail(path, 'must be an http or https URL');
+};
 const stringMap = (keyPattern: Pattern, valuePattern: Pattern | undefined, what: string): Check<Record<string, string>> => (v, path) => {
   if (!isPlainObject(v)) return fail(path, 'must be a map of strings');
   for (const [key, value] of Object.entries(v)) {
     if (!keyPattern.test(key)) fail(`${path}.${key}`, `is not a valid ${what} key`);
+    quoteless(value, `${path}.${key}`, 'a string');
     if (typeof value !== 'string') fail(`${path}.${key}`, 'must be a string');
     if (valuePattern && !valuePattern.test(value as string)) fail(`${path}.${key}`, `is not a valid ${what} value`);
   }

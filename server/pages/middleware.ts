@@ -5,6 +5,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { authenticate, CredentialRefused, type AuthDeps, type CoreState } from '../auth/authenticate.js';
 import { constantTimeEqual } from '../auth/secrets.js';
 import { describeError, HttpError, type ErrorLogger } from '../../koa/errors.js';
+import { readLimited } from '../../koa/body.js';
 import { CSRF_FIELD, errorPage, type Viewer } from '../../web/templates/layout.js';
 import type { AssetStore, BuiltAssets } from './assets.js';
 
@@ -90,20 +91,11 @@ export function readFormBody(limit: number) {
   return async function formBody(ctx: Context, next: Next): Promise<void> {
     ctx.request.form = {};
     if (ctx.method === 'POST') {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of ctx.req) {
-        size += (chunk as Buffer).length;
-        if (size > limit) {
-          ctx.set('Connection', 'close');
-          throw new HttpError(413, `the form is larger than ${limit} bytes`);
-        }
-        chunks.push(chunk as Buffer);
-      }
-      if (size > 0) {
+      const raw = await readLimited(ctx, limit, `the form is larger than ${limit} bytes`);
+      if (raw.length > 0) {
         if (!ctx.is('application/x-www-form-urlencoded')) throw new HttpError(415, 'pages accept HTML form submissions only (application/x-www-form-urlencoded)');
         const form: FormFields = {};
-        for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) form[k] = v;
+        for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) form[k] = v;
         ctx.request.form = form;
       }
     }

@@ -1,10 +1,11 @@
 // `npm run bench`: runs every test/bench/*.bench.ts in turn, each several times (its exported
 // `repetitions`, else DEFAULT_REPETITIONS; DEN_BENCH_REPEAT overrides both), and prints its
-// Markdown table once with every figure that varied as `min / median / max` over the runs.
+// Markdown table once with every figure that varied as `min / median / max` over the runs,
+// then a summary table (each bench's runs, time and result) and the total time.
 // Each bench measures ratios side by side within a run; none asserts a time.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_REPETITIONS, mergeRuns } from './stats.js';
+import { DEFAULT_REPETITIONS, mergeRuns, summaryTable, type BenchOutcome } from './stats.js';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const only = process.argv.slice(2);
@@ -18,20 +19,27 @@ if (override !== undefined && !(Number.isInteger(override) && override >= 1)) {
   process.exit(2);
 }
 
-let failed = 0;
+const outcomes: BenchOutcome[] = [];
+const startedAll = Date.now();
 process.stdout.write(`# Den benchmarks\n\nnode ${process.version}, ${new Date().toISOString()}; figures that varied between a bench's runs are min / median / max.\n`);
 for (const file of files) {
   const name = file.replace('.bench.ts', '');
   const started = Date.now();
+  let runs = 0;
   try {
     const mod = (await import(new URL(file, import.meta.url).href)) as { run: () => Promise<string>; repetitions?: number };
     const times = override ?? mod.repetitions ?? DEFAULT_REPETITIONS;
     const outputs: string[] = [];
-    for (let i = 0; i < times; i++) outputs.push(await mod.run());
+    for (let i = 0; i < times; i++) {
+      outputs.push(await mod.run());
+      runs++;
+    }
     process.stdout.write(`\n## ${name} (${times} runs, ${((Date.now() - started) / 1000).toFixed(1)} s)\n\n${mergeRuns(outputs)}\n`);
+    outcomes.push({ name, runs, seconds: (Date.now() - started) / 1000 });
   } catch (err) {
-    failed++;
     process.stdout.write(`\n## ${name}\n\nfailed: ${(err as Error).stack ?? err}\n`);
+    outcomes.push({ name, runs, seconds: (Date.now() - started) / 1000, error: (err as Error).message ?? String(err) });
   }
 }
-process.exitCode = failed ? 1 : 0;
+process.stdout.write(`\n## Summary\n\n${summaryTable(outcomes, (Date.now() - startedAll) / 1000)}\n`);
+process.exitCode = outcomes.some((o) => o.error !== undefined) ? 1 : 0;

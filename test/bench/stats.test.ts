@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mergeRuns, spreadOf } from './stats.js';
+import { duration, mergeRuns, spreadOf, summaryTable } from './stats.js';
 
 describe('bench figures over several runs', () => {
   it('writes a figure that varied as min / median / max, with the decimals its runs used', () => {
@@ -35,5 +35,25 @@ describe('bench figures over several runs', () => {
 
   it('returns a single run as it was', () => {
     expect(mergeRuns(['| x | 1.5 |\n'])).to.equal('| x | 1.5 |');
+  });
+
+  it('ends npm run bench with a row per bench (runs, time, result) and the total time', () => {
+    const table = summaryTable(
+      [
+        { name: 'admission', runs: 3, seconds: 12.34 },
+        { name: 'gateway', runs: 1, seconds: 130, error: 'exec | failed\n    at stack' },
+      ],
+      390,
+    );
+    expect(table.split('\n')).to.deep.equal([
+      '| bench | runs | time | result |',
+      '|---|---|---|---|',
+      '| admission | 3 | 12.3 s | ok |',
+      '| gateway | 1 | 2.2 min | failed: exec \\| failed |',
+      '',
+      'Total: 6.5 min for 2 benches, 1 failed.',
+    ]);
+    expect(summaryTable([{ name: 'rest', runs: 3, seconds: 4 }], 4).split('\n').at(-1)).to.equal('Total: 4.0 s for 1 bench.');
+    expect(duration(119.94)).to.equal('119.9 s');
   });
 });

@@ -76,3 +76,29 @@ export function mergeRuns(outputs: string[]): string {
   const split = outputs.map((o) => o.trim().split('\n'));
   return split[0]!.map((_, row) => mergeLine(split.map((lines) => lines[row] ?? ''))).join('\n');
 }
+
+/** How one bench went in `npm run bench`: its runs and their time, or the error that stopped it. */
+export interface BenchOutcome {
+  name: string;
+  runs: number;
+  seconds: number;
+  error?: string;
+}
+
+/** A duration as people read it: seconds under two minutes, else minutes. */
+export function duration(seconds: number): string {
+  return seconds < 120 ? `${seconds.toFixed(1)} s` : `${(seconds / 60).toFixed(1)} min`;
+}
+
+/** The closing section of `npm run bench`: one row per bench, then the total time and how many failed. */
+export function summaryTable(outcomes: BenchOutcome[], totalSeconds: number): string {
+  const rows = outcomes.map((o) => `| ${o.name} | ${o.runs} | ${duration(o.seconds)} | ${o.error === undefined ? 'ok' : `failed: ${o.error.split('\n')[0]!.replaceAll('|', '\\|')}`} |`);
+  const failed = outcomes.filter((o) => o.error !== undefined).length;
+  return [
+    '| bench | runs | time | result |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    `Total: ${duration(totalSeconds)} for ${outcomes.length} bench${outcomes.length === 1 ? '' : 'es'}${failed ? `, ${failed} failed` : ''}.`,
+  ].join('\n');
+}

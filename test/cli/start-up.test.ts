@@ -45,7 +45,7 @@ describe('den start-up', function () {
     for (const [role, args] of roles) {
       it(`den ${role} says in one line how to name a cluster and exits 2, writing nothing`, async () => {
         const run = await runCommand(process.execPath, [DEN, role, ...args], { env: bareEnv(home), timeoutMs: 30_000 });
-        expect(run.code).to.equal(2);
+        expect(run.code, run.stderr).to.equal(2);
         expect(run.stdout).to.equal('');
         expect(run.stderr).to.equal(`den ${role}: ${NO_CLUSTER}\n`);
         expect(existsSync(join(home, '.config')), 'no host key or folder made').to.equal(false);

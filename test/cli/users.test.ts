@@ -13,10 +13,18 @@ interface Run {
   err: string;
 }
 
-function sink(): Writable & { text: () => string } {
+function sink(onChunk: (chunk: string) => void = () => undefined): Writable & { text: () => string } {
   const chunks: string[] = [];
-  const w = new Writable({ write(chunk, _enc, done) { chunks.push(String(chunk)); done(); } });
+  const w = new Writable({ write(chunk, _enc, done) { chunks.push(String(chunk)); onChunk(String(chunk)); done(); } });
   return Object.assign(w, { text: () => chunks.join('') });
+}
+
+/** An output that types the next reply into `tty` each time a prompt (`…: `) is written, as a person would. */
+function answering(tty: PassThrough, replies: string[]): Writable & { text: () => string } {
+  return sink((chunk) => {
+    const reply = chunk.endsWith(': ') ? replies.shift() : undefined;
+    if (reply !== undefined) setImmediate(() => tty.write(reply));
+  });
 }
 
 async function den(argv: string[], stdin: Readable & Partial<Pick<CommandIo['stdin'], 'isTTY' | 'setRawMode'>>): Promise<Run> {
@@ -100,10 +108,8 @@ describe('den users add', () => {
 
   it('asks for the password twice on a terminal without echoing it', async () => {
     const tty = Object.assign(new PassThrough(), { isTTY: true, modes: [] as boolean[], setRawMode(raw: boolean) { this.modes.push(raw); return this; } });
-    const stdout = sink();
+    const stdout = answering(tty, ['dora-secret\r', 'dora-secret\r']);
     const done = runUsers(['add', 'dora', '--owner', 'dora@example.com', '--kubeconfig', admin], { stdin: tty, stdout, stderr: sink(), env: {} });
-    setTimeout(() => tty.write('dora-secret\r'), 20);
-    setTimeout(() => tty.write('dora-secret\r'), 60);
     expect(await done).to.equal(0);
     expect(stdout.text()).to.equal('Password for dora: \nRepeat the password: \ncreated UserSpace dora (owner dora@example.com, role user, namespace svc-dora) and local user dora\n');
     expect(stdout.text()).to.not.contain('dora-secret');
@@ -134,9 +140,8 @@ describe('den users add', () => {
     for (const [first, second, message] of [['dora-secret\r', 'dora-secreT\r', 'the two passwords differ'], ['dora\u0003', '', 'cancelled']]) {
       const tty = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => tty });
       const stderr = sink();
-      const done = runUsers(['add', 'dora', '--owner', 'dora@example.com', '--kubeconfig', admin], { stdin: tty, stdout: sink(), stderr, env: {} });
-      setTimeout(() => tty.write(first!), 20);
-      if (second) setTimeout(() => tty.write(second), 60);
+      const stdout = answering(tty, [first!, ...(second ? [second] : [])]);
+      const done = runUsers(['add', 'dora', '--owner', 'dora@example.com', '--kubeconfig', admin], { stdin: tty, stdout, stderr, env: {} });
       expect(await done).to.equal(2);
       expect(stderr.text()).to.equal(`den users: ${message}\n(see den users --help)\n`);
     }

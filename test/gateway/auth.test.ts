@@ -10,6 +10,7 @@ import { SessionRefused } from '../../gateway/target.js';
 import type { SessionTarget } from '../../shell/target.js';
 import { indexWorkspaceEvent, WorkspaceDirectory, type Workspace, type WorkspaceNameIndex } from '../../gateway/workspaces.js';
 import type { CacheEvent } from '../../kube/informer.js';
+import { generateSshKey } from '../support/ssh-keys.js';
 import { denCrds } from '../../infra/crds/index.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { eventually } from '../support/platform.js';
@@ -19,7 +20,8 @@ function generate(type: 'ed25519' | 'ecdsa' | 'rsa'): { private: string; public:
     const pair = generateHostKey('test');
     return { private: pair.privateKey, public: pair.publicKey };
   }
-  return type === 'rsa' ? ssh2.utils.generateKeyPairSync('rsa', { bits: 2048 }) : ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 });
+  const key = generateSshKey(type);
+  return { private: key.privateKey.export({ type: type === 'rsa' ? 'pkcs1' : 'sec1', format: 'pem' }).toString(), public: key.publicLine };
 }
 
 function keyPair(type: 'ed25519' | 'ecdsa' | 'rsa' = 'ed25519') {

@@ -149,8 +149,7 @@ describe('gateway with the ssh2 client', function () {
     const r = collect(await exec(conn, 'sleep 0.7; echo finished'));
     await waitFor(() => h.fake.execs.length === 1);
     const shutdown = h.gateway.shutdown(10_000);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const refused = await new Promise<string>((resolve) => {
+    const tryConnect = () => new Promise<string>((resolve) => {
       const s = net.connect(h.port, '127.0.0.1');
       s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
       s.on('connect', () => {
@@ -158,6 +157,9 @@ describe('gateway with the ssh2 client', function () {
         resolve('connected');
       });
     });
+    // The listener closes as shutdown begins; try until it has.
+    let refused = await tryConnect();
+    for (const deadline = Date.now() + 5000; refused === 'connected' && Date.now() < deadline; ) refused = await tryConnect();
     expect(refused).to.equal('ECONNREFUSED');
     expect(await r.exit).to.equal(0);
     expect(r.out()).to.equal('finished\n');

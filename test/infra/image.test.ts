@@ -66,13 +66,23 @@ describe('the image (Dockerfile)', () => {
       .to.be.at.least(major * 1e6 + minor * 1e3 + patch);
   });
 
+  it('copies the postinstall script that builds the native addons before npm ci runs it', async () => {
+    const build = stagesOf(await readFile(join(ROOT, 'Dockerfile'), 'utf8'))[0]!;
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: { postinstall: string } };
+    const script = /node (\S+)/.exec(pkg.scripts.postinstall)![1]!;
+    const copied = build.findIndex((l) => /^COPY\s/.test(l) && l.split(/\s+/).slice(1, -1).some((src) => script === src || script.startsWith(`${src.replace(/\/$/, '')}/`)));
+    const install = build.findIndex((l) => /^RUN\s.*npm ci/.test(l));
+    expect(copied, `a COPY of ${script}`).to.be.at.least(0);
+    expect(copied).to.be.below(install);
+  });
+
   it('keeps in the build context every file npm ci and npm run build read', async () => {
     const ignored = (await readFile(join(ROOT, '.dockerignore'), 'utf8'))
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith('#'));
     const tsconfig = JSON.parse(await readFile(join(ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] };
-    const needed = ['package.json', 'package-lock.json', 'tsconfig.json', ...tsconfig.include.filter((dir) => dir !== 'test')];
+    const needed = ['package.json', 'package-lock.json', 'scripts', 'tsconfig.json', ...tsconfig.include.filter((dir) => dir !== 'test')];
     for (const name of needed) expect(ignored, name).to.not.include(name);
     expect(ignored).to.include.members(['node_modules', 'build', 'dist', '.git']);
   });

@@ -336,7 +336,9 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
       const logs = await rest.call('GET', `/workspaces/${names.workspace}/logs?tail=5`, { as: { session: alice } });
       expect(logs.status, JSON.stringify(logs.body)).to.equal(200);
       expect(logs.body).to.include({ namespace: aliceNs(), pod: `${names.workspace}-0` });
-      expect(logs.body.lines).to.be.a('string');
+      const written = env.podLog?.(`${names.workspace}-0`);
+      if (written) expect(logs.body.lines).to.equal(`${written.trimEnd().split('\n').slice(-5).join('\n')}\n`);
+      else expect((logs.body.lines as string).trimEnd().split('\n').length, 'lines of ?tail=5').to.be.at.most(5);
       const bad = await rest.call('GET', `/workspaces/${names.workspace}/logs?tail=0`, { as: { session: alice } });
       expect(bad.status).to.equal(400);
       expect(bad.body.error).to.include('tail');

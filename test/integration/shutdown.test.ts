@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import { LocalPlatform } from '../support/platform.js';
 
-const PROMPT_EXIT_MS = 5_000;
+// Well under the 10 s shutdown grace that a pending timer would make it wait.
+const PROMPT_EXIT_MS = 8_000;
 
 describe('Den processes on SIGTERM', function () {
   this.timeout(60_000);

@@ -3,7 +3,7 @@ import { denCrds } from '../../infra/crds/index.js';
 import { ActivityRecorder } from '../../shell/activity.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
-import { sleep } from '../../process/timers.js';
+import { eventually } from '../hooks/support/eventually.js';
 
 describe('activity recorder', () => {
   let api: FakeApiServer;
@@ -18,38 +18,64 @@ describe('activity recorder', () => {
 
   const statusPatches = () => api.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith('/workspaces/dev/status')).length;
 
+  /** The recorder's refresh timers (those of `periodMs`), seen as setInterval and clearInterval are called. */
+  function watchRefreshTimers(periodMs: number) {
+    const started: NodeJS.Timeout[] = [];
+    const stopped = new Set<unknown>();
+    const realSet = globalThis.setInterval;
+    const realClear = globalThis.clearInterval;
+    globalThis.setInterval = Object.assign((callback: () => void, ms?: number) => {
+      const timer = realSet(callback, ms);
+      if (ms === periodMs) started.push(timer);
+      return timer;
+    }, realSet);
+    globalThis.clearInterval = (timer) => {
+      stopped.add(timer);
+      realClear(timer);
+    };
+    return {
+      started,
+      running: () => started.filter((t) => !stopped.has(t)).length,
+      restore() {
+        globalThis.setInterval = realSet;
+        globalThis.clearInterval = realClear;
+      },
+    };
+  }
+
   it('writes on open and close, and refreshes while any session to the workspace stays open', async () => {
     let clock = Date.parse('2026-11-22T10:00:00Z');
     const errors: string[] = [];
-    const recorder = new ActivityRecorder({
-      client: api.client(),
-      fieldManager: 'den-gateway',
-      refreshMs: 40,
-      now: () => new Date((clock += 1000)),
-      onError: (err) => errors.push(err.message),
-    });
-    const closeFirst = recorder.open('svc-alice', 'dev');
-    const closeSecond = recorder.open('svc-alice', 'dev');
-    expect(recorder.openSessions).to.equal(2);
-    await sleep(150);
-    await recorder.settled();
-    const whileOpen = statusPatches();
-    // Two opens, then one refresh per period for the workspace (not one per session).
-    expect(whileOpen).to.be.within(4, 6);
-    closeFirst();
-    closeFirst();
-    await sleep(100);
-    await recorder.settled();
-    expect(statusPatches(), 'still refreshing for the second session').to.be.at.least(whileOpen + 2);
-    closeSecond();
-    await recorder.settled();
-    const afterClose = statusPatches();
-    await sleep(150);
-    expect(statusPatches(), 'no refresh once every session closed').to.equal(afterClose);
-    expect(recorder.openSessions).to.equal(0);
-    const ws = api.object<{ status?: { lastActivityTime?: string } }>(RESOURCES.workspace, 'dev', 'svc-alice');
-    expect(ws?.status?.lastActivityTime).to.match(/^2026-11-22T10:\d\d:\d\dZ$/);
-    expect(errors).to.deep.equal([]);
+    const timers = watchRefreshTimers(40);
+    try {
+      const recorder = new ActivityRecorder({
+        client: api.client(),
+        fieldManager: 'den-gateway',
+        refreshMs: 40,
+        now: () => new Date((clock += 1000)),
+        onError: (err) => errors.push(err.message),
+      });
+      const closeFirst = recorder.open('svc-alice', 'dev');
+      const closeSecond = recorder.open('svc-alice', 'dev');
+      expect(recorder.openSessions).to.equal(2);
+      expect(timers.started, 'one refresh timer for the workspace, not one per session').to.have.length(1);
+      // Two opens, then refreshes.
+      await eventually(() => statusPatches() >= 4, 'two refreshes while both sessions are open');
+      closeFirst();
+      closeFirst();
+      expect(timers.running(), 'still refreshing for the second session').to.equal(1);
+      const whileOpen = statusPatches();
+      await eventually(() => statusPatches() >= whileOpen + 2, 'refreshes for the second session');
+      closeSecond();
+      expect(timers.running(), 'no refresh once every session closed').to.equal(0);
+      await recorder.settled();
+      expect(recorder.openSessions).to.equal(0);
+      const ws = api.object<{ status?: { lastActivityTime?: string } }>(RESOURCES.workspace, 'dev', 'svc-alice');
+      expect(ws?.status?.lastActivityTime).to.match(/^2026-11-22T10:\d\d:\d\dZ$/);
+      expect(errors).to.deep.equal([]);
+    } finally {
+      timers.restore();
+    }
   });
 
   it('reports a failed write with where it happened, and keeps going', async () => {

@@ -36,6 +36,8 @@ export interface EcrCall {
   accessKeyId: string;
   region: string;
   body: Record<string, unknown>;
+  /** When the call arrived (Date.now()). */
+  at: number;
 }
 
 export interface FakeEcrOptions {
@@ -148,7 +150,7 @@ export class FakeEcr {
     } catch {
       return this.ecrError(res, 'SerializationException', 'the body is not JSON');
     }
-    this.calls.push({ operation, accessKeyId, region, body });
+    this.calls.push({ operation, accessKeyId, region, body, at: Date.now() });
     if (!accessKeyId) return this.ecrError(res, 'MissingAuthenticationTokenException', 'Missing Authentication Token');
     const account = typeof body.registryId === 'string' && body.registryId ? body.registryId : this.accountOf(accessKeyId);
     const delay = this.delays.get(account);
@@ -213,7 +215,7 @@ export class FakeEcr {
 
   private assumeRole(form: URLSearchParams, accessKeyId: string, region: string, res: http.ServerResponse): void {
     const roleArn = form.get('RoleArn') ?? '';
-    this.calls.push({ operation: 'AssumeRole', accessKeyId, region, body: Object.fromEntries(form) });
+    this.calls.push({ operation: 'AssumeRole', accessKeyId, region, body: Object.fromEntries(form), at: Date.now() });
     const failure = this.takeFailure('AssumeRole');
     if (failure || !accessKeyId) {
       const code = failure?.type ?? 'InvalidClientTokenId';

@@ -223,6 +223,7 @@ export class HarnessKubelet {
       if (admitted) {
         pod = this.api.seed(admitted)[0];
         this.api.seed(...this.startEvents(pod));
+        this.api.setPodLog(namespace, podName, harnessPodLog(podName));
       }
     } else if (pod) {
       this.api.remove(RESOURCES.pod, podName, namespace);
@@ -356,6 +357,11 @@ export class HarnessKubelet {
   }
 }
 
+/** What a workspace pod started by the harness kubelet has written to its log. */
+export function harnessPodLog(pod: string): string {
+  return Array.from({ length: 8 }, (_, i) => `${pod} log line ${i + 1}\n`).join('');
+}
+
 /** A pod's status once its containers run, as the kubelet reports it. */
 function runningStatus(containers: any[], podName: string, now: string): Record<string, unknown> {
   return {
@@ -432,6 +438,8 @@ export interface PlatformEnvironment {
   suffix: string;
   /** Recent output of the platform's processes, for failure messages. */
   diagnostics(): Promise<string>;
+  /** The log a workspace pod has written, where the platform writes it (a real image writes its own). */
+  podLog?(pod: string): string;
 }
 
 export interface LocalPlatformOptions {
@@ -476,6 +484,7 @@ export class LocalPlatform implements PlatformEnvironment {
   workspaceImage = 'registry.example.com/dev/ubuntu:24.04';
   convergeMs = 15_000;
   suffix = '';
+  podLog = harnessPodLog;
   /** The "pod's" filesystem: where commands run through pods/exec start. */
   podRoot = '';
   dir = '';

@@ -244,12 +244,16 @@ describe('reconcile controller', () => {
 
   describe('a parent fed by a polled outside source', () => {
     // The outside source: read by `related` (the loop's I/O), never by the hook.
-    let outside: { tags: number; polls: number };
-    const pollingHook = (resyncAfterMs?: number): SyncHook<{ prefix: string }, { markers: number }> => ({ parent, related }) => ({
-      status: { phase: 'Ready', markers: related.markers, request: parent.metadata?.annotations?.['den.dev/sync-requested'] ?? null },
-      children: [],
-      ...(parent.metadata?.name === 'polled' ? { resyncAfterMs } : {}),
-    });
+    let outside: { tags: number; polls: number; runs: Record<string, number> };
+    const pollingHook = (resyncAfterMs?: number): SyncHook<{ prefix: string }, { markers: number }> => ({ parent, related }) => {
+      const name = parent.metadata?.name ?? '';
+      outside.runs[name] = (outside.runs[name] ?? 0) + 1;
+      return {
+        status: { phase: 'Ready', markers: related.markers, request: parent.metadata?.annotations?.['den.dev/sync-requested'] ?? null },
+        children: [],
+        ...(name === 'polled' ? { resyncAfterMs } : {}),
+      };
+    };
     const polledRelated = async () => {
       outside.polls++;
       await new Promise((r) => setTimeout(r, 5));
@@ -257,7 +261,7 @@ describe('reconcile controller', () => {
     };
 
     beforeEach(() => {
-      outside = { tags: 1, polls: 0 };
+      outside = { tags: 1, polls: 0, runs: {} };
     });
 
     it('runs the parent again after the resyncAfterMs its hook asked for, with no event, and only that parent', async () => {
@@ -268,7 +272,9 @@ describe('reconcile controller', () => {
       await new Promise((r) => setTimeout(r, 200));
       outside.tags = 2;
       await eventually(() => parentOf('polled')?.status?.markers === 2, 'the polled parent follows the outside source', 2000);
-      await new Promise((r) => setTimeout(r, 300));
+      // Two more resyncs of the polled parent: a resync of every parent would have run the other by then.
+      const polledRuns = outside.runs.polled!;
+      await eventually(() => outside.runs.polled! >= polledRuns + 2, 'two more resyncs of the polled parent', 2000);
       expect(parentOf('other')?.status?.markers, 'a parent whose hook asked for no resync is not run again').to.equal(1);
     });
 

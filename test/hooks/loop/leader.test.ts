@@ -48,7 +48,7 @@ describe('leader election', () => {
 
     const fast = { namespace: 'svc-system', name: 'den-manager', leaseDurationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 50 };
 
-    function until(cond: () => boolean, ms = 5000): Promise<void> {
+    function until(cond: () => boolean, ms = 10_000): Promise<void> {
       const start = Date.now();
       return new Promise((resolve, reject) => {
         const check = () => {
@@ -61,8 +61,17 @@ describe('leader election', () => {
     }
 
     it('lets exactly one of two replicas lead, and hands over on release', async () => {
-      const a = new LeaderElector(api.client(), { ...fast, identity: 'a' });
-      const b = new LeaderElector(api.client(), { ...fast, identity: 'b' });
+      // A lease far longer than the wait below: b can only lead that soon because a released it.
+      const long = { ...fast, leaseDurationMs: 60_000, renewDeadlineMs: 40_000 };
+      const a = new LeaderElector(api.client(), { ...long, identity: 'a' });
+      const clientB = api.client();
+      const readLease = clientB.get.bind(clientB);
+      let readsByB = 0;
+      clientB.get = ((...args: Parameters<typeof readLease>) => {
+        readsByB++;
+        return readLease(...args);
+      }) as typeof clientB.get;
+      const b = new LeaderElector(clientB, { ...long, identity: 'b' });
       const stopA = new AbortController();
       const stopB = new AbortController();
       let both = false;
@@ -75,13 +84,11 @@ describe('leader election', () => {
       await until(() => a.isLeader);
       const runB = b.run(stopB.signal, work('b'));
       const watch = setInterval(() => (both ||= a.isLeader && b.isLeader), 5);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(b.isLeader).to.equal(false);
-      const handOver = Date.now();
+      await until(() => readsByB >= 3);
+      expect(b.isLeader, 'b leads after three looks at a Lease a holds').to.equal(false);
       stopA.abort();
       await runA;
       await until(() => b.isLeader);
-      expect(Date.now() - handOver).to.be.below(1000);
       clearInterval(watch);
       expect(both).to.equal(false);
       expect(leaders).to.deep.equal(['a', 'b']);
@@ -91,6 +98,35 @@ describe('leader election', () => {
       stopB.abort();
       await runB;
       expect(api.object<Lease>(RESOURCES.lease, 'den-manager', 'svc-system')?.spec?.holderIdentity).to.equal(null);
+    });
+
+    it('releases the Lease on stop even when a renewal it gave up has written it meanwhile', async () => {
+      const long = { ...fast, leaseDurationMs: 60_000, renewDeadlineMs: 40_000 };
+      const clientA = api.client();
+      const replace = clientA.replace.bind(clientA);
+      let holdAnswer: Promise<void> | undefined;
+      let answerHeld: () => void = () => undefined;
+      // The next renewal reaches the API server, but its answer is held back until after the stop.
+      clientA.replace = (async (...args: Parameters<typeof replace>) => {
+        const written = await replace(...args);
+        if (holdAnswer) await holdAnswer;
+        return written;
+      }) as typeof clientA.replace;
+      const a = new LeaderElector(clientA, { ...long, identity: 'a' });
+      const stopA = new AbortController();
+      const runA = a.run(stopA.signal, (signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })));
+      await until(() => a.isLeader);
+      const renewedBefore = api.requests.filter((r) => r.method === 'PUT').length;
+      holdAnswer = new Promise((resolve) => (answerHeld = resolve));
+      await until(() => api.requests.filter((r) => r.method === 'PUT').length > renewedBefore);
+      stopA.abort();
+      setTimeout(() => {
+        holdAnswer = undefined;
+        answerHeld();
+      }, 100);
+      await runA;
+      const stored = api.object<Lease>(RESOURCES.lease, 'den-manager', 'svc-system');
+      expect(stored?.spec?.holderIdentity, 'released, not left to lapse for 60 s').to.equal(null);
     });
 
     it('takes over a Lease whose holder stopped renewing, only after the lease duration', async () => {
@@ -125,7 +161,9 @@ describe('leader election', () => {
 
     it('stops leading by the renew deadline when the API server stops answering its renewals', async () => {
       const client = api.client();
-      const a = new LeaderElector(client, { ...fast, identity: 'a' });
+      // The renew deadline well inside the lease duration, so a busy machine's late timers still fit between.
+      const timing = { ...fast, leaseDurationMs: 10_000, renewDeadlineMs: 2_000 };
+      const a = new LeaderElector(client, { ...timing, identity: 'a' });
       const stop = new AbortController();
       let leadEndedAt = 0;
       const run = a.run(stop.signal, (signal) => new Promise((resolve) => signal.addEventListener('abort', () => {
@@ -136,9 +174,9 @@ describe('leader election', () => {
       // From now on every read of the Lease hangs, as over a dead connection (no answer, no error).
       const hungAt = Date.now();
       client.get = () => new Promise<never>(() => undefined);
-      await until(() => leadEndedAt > 0, 3000);
+      await until(() => leadEndedAt > 0, timing.leaseDurationMs + 5_000);
       // Another replica may take over one lease duration after the last renewal: this one must be gone by then.
-      expect(leadEndedAt - hungAt).to.be.below(fast.leaseDurationMs);
+      expect(leadEndedAt - hungAt).to.be.below(timing.leaseDurationMs);
       stop.abort();
       await run;
     });

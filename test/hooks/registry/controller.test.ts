@@ -172,7 +172,8 @@ describe('registry sync in den manager (SPEC 1.6, 3.3, 3.4)', function () {
     const good = await ready('ecr', 2);
     const owned = entries('ecr').map((e) => e.metadata?.name).sort();
     // lastSyncTime has whole seconds: a later second shows whether the failed sync moved it.
-    await new Promise((ok) => setTimeout(ok, 1100));
+    const syncedAt = Date.parse(good.status?.lastSyncTime as string);
+    await eventually(() => Math.floor(Date.now() / 1000) * 1000 > syncedAt, 'a second later than lastSyncTime', 3000);
     ecr.fail({ operation: 'DescribeRepositories', type: 'AccessDeniedException', message: 'User: arn:aws:iam::111122223333:user/den is not authorized to perform: ecr:DescribeRepositories', times: 1 });
     await forceSync('ecr', 'denied');
     await eventually(() => condition('ecr', 'Degraded')?.status === 'True', 'Degraded');
@@ -190,10 +191,10 @@ describe('registry sync in den manager (SPEC 1.6, 3.3, 3.4)', function () {
     ecr.fail({ operation: 'DescribeRepositories', type: 'ThrottlingException', message: 'Rate exceeded', times: 1000 });
     await api.client().create(RESOURCES.imageRegistry, registry('ecr'));
     await eventually(() => condition('ecr', 'Degraded')?.reason === 'Throttled', 'Degraded Throttled');
-    await new Promise((ok) => setTimeout(ok, 1000));
-    const times = ecr.callsOf('DescribeRepositories').length;
-    // 100, 200, 400 ms after the first: four calls in the first second (the plain base of 5 ms would make about a hundred).
-    expect(times).to.be.within(3, 5);
+    const calls = await eventually(() => ecr.callsOf('DescribeRepositories').length >= 4 && ecr.callsOf('DescribeRepositories'), 'four listings');
+    // Timers fire late on a busy machine, never early: each gap is at least 100, 200, 400 ms (the plain base would make 5, 10, 20).
+    const gaps = calls.slice(1, 4).map((call, i) => call.at - calls[i]!.at);
+    expect(gaps.map((gap, i) => gap >= 100 * 2 ** i), `gaps of ${gaps.join(', ')} ms`).to.deep.equal([true, true, true]);
     expect(get('ecr')?.status).not.to.have.property('lastSyncTime');
   });
 

@@ -70,11 +70,15 @@ describe('the Terminal tab in Chromium', function () {
 
   it("opens only when the tab is opened, runs a command and shows its output", async () => {
     const page = await world.signedIn('alice', '/w/dev');
+    // Nothing connects before the tab is opened: the page loaded again, its scripts run, no WebSocket made.
+    const sockets: string[] = [];
+    page.on('websocket', (socket) => sockets.push(socket.url()));
+    await page.reload({ waitUntil: 'load' });
     await page.waitForSelector('#tab-terminal');
-    // Nothing connects before the tab is opened.
-    await new Promise((r) => setTimeout(r, 300));
+    expect(sockets).to.deep.equal([]);
     expect(exec.execs.length).to.equal(0);
     await openTerminalTab(page);
+    await until(async () => sockets.length === 1, 'the terminal WebSocket', 10_000);
     await until(async () => PROMPT.test(await screenText(page)), 'the prompt', 10_000);
     await page.keyboard.type('echo "answer=$((6*7))"\n');
     await until(async () => (await screenText(page)).includes('answer=42'), 'the command output in xterm', 10_000);
