@@ -2,7 +2,7 @@
 // developer commands (cli/dev/) that talk to Den's REST API from a laptop.
 // Exit codes: 0 done, 1 the role or command failed, 2 bad usage or configuration.
 // A developer command is dispatched before anything of the roles is loaded (no kube client).
-import { DEV_COMMANDS, isDevCommand, runDevCommand } from './dev/commands.js';
+import { DEV_COMMANDS, isDevCommand, runDevCommand } from './dev-commands.js';
 import { readSettings, settingsHelp, SettingsError } from '../process/settings.js';
 import { COMMANDS, ROLE_SUMMARIES, ROLES } from './roles.js';
 

@@ -12,7 +12,7 @@ import { userSpaceObject } from '../server/api/mapping.js';
 import { userSpaceRequest } from '../server/api/schemas.js';
 import { localUserSecretName, renderLocalUserSecret, USERNAME_PATTERN } from '../server/auth/local-users.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../server/auth/passwords.js';
-import { HttpError } from '../server/http/errors.js';
+import { HttpError } from '../koa/errors.js';
 import { validate } from '../server/http/validate.js';
 import { parsers, readSettings, settingsHelp, SettingsError, type Setting } from '../process/settings.js';
 

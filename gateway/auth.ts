@@ -3,17 +3,17 @@
 // spec.sshAuthorizedKeys and its signature must verify, then the target is re-checked
 // against the API server before the session starts.
 import { createHash } from 'node:crypto';
+import { isDns1123Label } from '../kube/names.js';
 import type { Log } from '../process/role.js';
 import type { BannerSender } from './banner.js';
 import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.js';
-import type { SessionTarget } from '../infra/crds/workspace-target.js';
+import type { SessionTarget } from '../shell/target.js';
 import { SessionRefused } from './target.js';
 import type { Workspace } from './workspaces.js';
 import type { AuthFailureReason } from './metrics.js';
 
 /** sshd's default MaxAuthTries: the failed attempts after which a client is disconnected. */
 export const DEFAULT_MAX_AUTH_TRIES = 6;
-const WORKSPACE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export interface AuthDeps {
   named: (name: string) => Workspace[];
@@ -100,7 +100,7 @@ export class ConnectionAuth {
   }
 
   private async matches(username: string, offered: OfferedKey): Promise<Match[]> {
-    if (username.length > 63 || !WORKSPACE_NAME.test(username)) return [];
+    if (!isDns1123Label(username)) return [];
     const cached = this.authorizing(this.deps.named(username), offered);
     if (cached.length > 0 || !this.deps.current) return cached;
     return this.authorizing(await this.deps.current(username), offered);

@@ -7,7 +7,7 @@ import ssh2, { type Connection, type ServerChannel, type TcpipRequestInfo } from
 import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { sleep } from '../process/timers.js';
-import { ActivityRecorder } from '../kube/activity.js';
+import { ActivityRecorder } from '../shell/activity.js';
 import { FIELD_MANAGERS } from '../kube/group.js';
 import { GatewayMetrics } from './metrics.js';
 import { Metrics } from '../process/metrics.js';
@@ -19,7 +19,7 @@ import { DEFAULT_PRE_AUTH_LIMITS, PreAuthGate, type PreAuthLimits } from './pre-
 import { readProxyHeader, startsLikeProxyHeader, type ProxiedAddress } from './proxy-protocol.js';
 import { normaliseAddress, TrustedProxies } from '../process/trusted-proxies.js';
 import { serveSession } from './session.js';
-import type { SessionTarget } from '../infra/crds/workspace-target.js';
+import type { SessionTarget } from '../shell/target.js';
 import { resolveTarget } from './target.js';
 import type { Workspace, WorkspaceImage } from './workspaces.js';
 

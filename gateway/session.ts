@@ -6,9 +6,9 @@ import type { ServerChannel, Session } from 'ssh2';
 import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { KubeApiError } from '../kube/errors.js';
-import { envRefusal, execCommand, sanitizeTerm, sftpCommand, shellCommand } from '../infra/crds/workspace-commands.js';
+import { envRefusal, execCommand, sanitizeTerm, sftpCommand, shellCommand } from '../shell/commands.js';
 import { EXEC_FAILURE_CODE, startExec, type ExecExit, type ExecSession } from '../kube/exec.js';
-import type { SessionTarget } from '../infra/crds/workspace-target.js';
+import type { SessionTarget } from '../shell/target.js';
 
 export interface SessionDeps {
   client: KubeClient;

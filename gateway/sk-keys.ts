@@ -5,6 +5,7 @@
 // the key's), i.e. `inner-signature || byte flags || uint32 counter`. OpenSSH's own layout
 // (`string inner, byte flags, uint32 counter`) arrives in exactly that shape.
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { splitPublicKeyLine, WireReader } from '../ssh/wire.js';
 
 export const SK_ED25519 = 'sk-ssh-ed25519@openssh.com';
 export const SK_ECDSA_P256 = 'sk-ecdsa-sha2-nistp256@openssh.com';
@@ -27,25 +28,6 @@ export interface SecurityKey {
 
 export function isSecurityKeyType(type: string): boolean {
   return type === SK_ED25519 || type === SK_ECDSA_P256;
-}
-
-/** Reads SSH `string`s one after another; every read returns undefined past the end. */
-class WireReader {
-  private pos = 0;
-  constructor(private readonly buf: Buffer) {}
-
-  string(): Buffer | undefined {
-    if (this.pos + 4 > this.buf.length) return undefined;
-    const len = this.buf.readUInt32BE(this.pos);
-    if (this.pos + 4 + len > this.buf.length) return undefined;
-    const out = this.buf.subarray(this.pos + 4, this.pos + 4 + len);
-    this.pos += 4 + len;
-    return out;
-  }
-
-  rest(): Buffer {
-    return this.buf.subarray(this.pos);
-  }
 }
 
 const b64url = (b: Buffer): string => b.toString('base64url');
@@ -89,12 +71,11 @@ export function parseSecurityKeyBlob(blob: Buffer): SecurityKey | undefined {
 
 /** Parses one authorized-keys line `<sk type> <base64 blob> [comment]` into a security key. */
 export function parseSecurityKeyLine(line: string): { key: SecurityKey; blob: Buffer } | undefined {
-  const m = /^(\S+) ([A-Za-z0-9+/]+={0,2})(?:\s.*)?$/s.exec(line.trim());
-  if (!m || !isSecurityKeyType(m[1]!)) return undefined;
-  const blob = Buffer.from(m[2]!, 'base64');
-  const key = parseSecurityKeyBlob(blob);
-  if (!key || key.type !== m[1]) return undefined;
-  return { key, blob };
+  const split = splitPublicKeyLine(line);
+  if ('wrong' in split || !isSecurityKeyType(split.type)) return undefined;
+  const key = parseSecurityKeyBlob(split.blob);
+  if (!key || key.type !== split.type) return undefined;
+  return { key, blob: split.blob };
 }
 
 /** An SSH mpint as an unsigned big-endian integer of `width` bytes; undefined when negative or too wide. */

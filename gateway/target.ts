@@ -1,5 +1,5 @@
 // Where an authenticated SSH session goes (SPEC 1.5 steps 4 and 5): the Workspace is
-// re-fetched and checked by the rules every shell follows (infra/crds/workspace-target.ts).
+// re-fetched and checked by the rules every shell follows (shell/target.ts).
 // Nothing here comes from client input except the username, which only selects among
 // Workspaces whose keys the client proved it holds.
 import type { KubeClient } from '../kube/client.js';
@@ -12,9 +12,9 @@ import {
   podNameOf,
   shellAndHome,
   type SessionTarget,
-  type WorkspaceImage,
   type WorkspacePod,
-} from '../infra/crds/workspace-target.js';
+} from '../shell/target.js';
+import type { WorkspaceImage } from '../infra/crds/workspace-image.js';
 import { findAuthorizedKey, type OfferedKey } from './keys.js';
 import type { Workspace } from './workspaces.js';
 

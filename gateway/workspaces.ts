@@ -9,7 +9,7 @@ import type { Workspace } from '../infra/crds/workspace.js';
 // One Workspace type for every reader, beside its CRD.
 export type { Workspace } from '../infra/crds/workspace.js';
 
-export type { WorkspaceImage } from '../infra/crds/workspace-target.js';
+export type { WorkspaceImage } from '../infra/crds/workspace-image.js';
 
 /** name -> namespace -> Workspace */
 export type WorkspaceNameIndex = Map<string, Map<string, Workspace>>;

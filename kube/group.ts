@@ -51,7 +51,7 @@ export const ANNOTATIONS = {
   stoppedBy: `${GROUP}/stopped-by`,
 } as const;
 
-/** While a session to a workspace is open, its status.lastActivityTime is refreshed this often (kube/activity.ts). */
+/** While a session to a workspace is open, its status.lastActivityTime is refreshed this often (shell/activity.ts). */
 export const ACTIVITY_REFRESH_MS = 5 * 60_000;
 
 export const FIELD_MANAGERS = {

@@ -2,11 +2,15 @@
 // messages kube-apiserver gives (k8s.io/apimachinery/pkg/util/validation). Whatever Den names
 // or labels must pass these, or the API server refuses the write that carries it.
 
-const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
+// Every other reader of these grammars (REST schemas, CRD patterns, install settings, the
+// gateway, the terminal path) imports them from here.
+export const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+export const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
+export const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
 const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
+/** `[prefix/]name`, the prefix a DNS subdomain: a label or annotation key, or a resource name such as nvidia.com/gpu. */
+export const PREFIXED_QUALIFIED_NAME_FMT = `(${DNS1123_SUBDOMAIN_FMT}/)?(${QUALIFIED_NAME_FMT})`;
 
 export const DNS1123_LABEL_MAX = 63;
 export const DNS1123_SUBDOMAIN_MAX = 253;
@@ -17,8 +21,10 @@ const QUALIFIED_NAME_MAX = 63;
 export const ANNOTATIONS_MAX_BYTES = 256 * 1024;
 
 const whole = (fmt: string) => new RegExp(`^${fmt}$`);
-const DNS1123_LABEL = whole(DNS1123_LABEL_FMT);
-const DNS1123_SUBDOMAIN = whole(DNS1123_SUBDOMAIN_FMT);
+/** The pattern alone, without the length limit (DNS1123_LABEL_MAX): for schemas that state the two apart. */
+export const DNS1123_LABEL = whole(DNS1123_LABEL_FMT);
+/** The pattern alone, without the length limit (DNS1123_SUBDOMAIN_MAX). */
+export const DNS1123_SUBDOMAIN = whole(DNS1123_SUBDOMAIN_FMT);
 const DNS1035_LABEL = whole(DNS1035_LABEL_FMT);
 const QUALIFIED_NAME = whole(QUALIFIED_NAME_FMT);
 const LABEL_VALUE = whole(LABEL_VALUE_FMT);
@@ -72,6 +78,11 @@ export function qualifiedNameProblems(value: string): string[] {
   if (!QUALIFIED_NAME.test(name)) errs.push(`name part ${regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
+
+export const isDns1123Label = (value: string): boolean => dns1123LabelProblems(value).length === 0;
+export const isDns1123Subdomain = (value: string): boolean => dns1123SubdomainProblems(value).length === 0;
+export const isQualifiedName = (value: string): boolean => qualifiedNameProblems(value).length === 0;
+export const isLabelValue = (value: string): boolean => labelValueProblems(value).length === 0;
 
 /**
  * kube-apiserver's refusals of an object's labels and annotation keys, each as

@@ -1,5 +1,7 @@
 // Exact Kubernetes resource quantities ("500m", "1.5Gi", "2e3"): parsing, comparison,
-// addition and printing, without floating point so that quota sums never drift.
+// addition and printing, without floating point so that quota sums never drift. The one
+// grammar of a quantity in Den: the CRDs' pattern, the REST schemas, the install settings and
+// the hooks all read it from here.
 
 /** A quantity as the exact rational `num / den`, with `den` a power of ten. */
 export interface Quantity {
@@ -32,9 +34,17 @@ const DECIMAL_SUFFIXES: Record<string, number> = {
   E: 18,
 };
 
-// The grammar of k8s.io/apimachinery/pkg/api/resource: a signed decimal number, then a
-// binary suffix, a decimal suffix or a decimal exponent ("e" or "E" followed by an integer).
-const QUANTITY = /^([+-]?)(\d+\.?\d*|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei)|([eE][+-]?\d+)|(n|u|m|k|M|G|T|P|E)?)$/;
+/**
+ * The grammar of k8s.io/apimachinery/pkg/api/resource: a signed decimal number, then a
+ * binary suffix, a decimal suffix or a decimal exponent ("e" or "E" followed by an integer).
+ * Written for both JavaScript and Go's RE2, as the CRDs' `pattern` it also is.
+ */
+const quantityPattern = (sign: string) => `^(${sign})([0-9]+\\.?[0-9]*|\\.[0-9]+)(?:(Ki|Mi|Gi|Ti|Pi|Ei)|([eE][+-]?[0-9]+)|(n|u|m|k|M|G|T|P|E)?)$`;
+export const QUANTITY_PATTERN = quantityPattern('[+-]?');
+/** The same grammar without a minus sign: an amount a person asks for. */
+export const NON_NEGATIVE_QUANTITY_PATTERN = quantityPattern('\\+?');
+const NON_NEGATIVE = new RegExp(NON_NEGATIVE_QUANTITY_PATTERN);
+const QUANTITY = new RegExp(QUANTITY_PATTERN);
 
 /** Longest quantity string accepted; the API server refuses far shorter ones in practice. */
 const MAX_LENGTH = 64;
@@ -126,6 +136,11 @@ export function subtractQuantities(a: Quantity, b: Quantity): Quantity {
 
 export function isNegative(q: Quantity): boolean {
   return q.num < 0n;
+}
+
+/** Whether `input` is a quantity of zero or more, what every amount a person asks for must be. */
+export function isNonNegativeQuantity(input: unknown): boolean {
+  return typeof input === 'string' && NON_NEGATIVE.test(input) && tryParseQuantity(input) !== undefined;
 }
 
 /** A whole number of units (GPUs, workspaces) as a quantity. */

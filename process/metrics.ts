@@ -1,5 +1,5 @@
 // One Prometheus registry per process, made by the role and handed to what it runs; each part
-// registers its own figures on it (hooks/loop/metrics.ts, server/admission/metrics.ts, …), and
+// registers its own figures on it (hooks/loop/metrics.ts, hooks/admission/metrics.ts, …), and
 // the health server answers GET /metrics with all of them. No figure lives in module state.
 import { collectDefaultMetrics, Registry } from 'prom-client';
 
@@ -15,9 +15,4 @@ export class Metrics {
   async exposition(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
-}
-
-/** Seconds since `started` (a `performance.now()` reading). */
-export function secondsSince(started: number): number {
-  return (performance.now() - started) / 1000;
 }

@@ -1,7 +1,7 @@
 // The server's figures: every HTTP request by route template, method and status, and the
 // minted-token cache (hits, misses) with the TokenRequests behind the misses.
 import type Koa from 'koa';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Histogram, type Registry } from 'prom-client';
 
 export class HttpMetrics {
   readonly duration: Histogram<'route' | 'method' | 'status'>;
@@ -40,21 +40,4 @@ export class HttpMetrics {
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 function methodLabel(method: string): string {
   return METHODS.has(method) ? method : 'other';
-}
-
-export class MintingMetrics {
-  readonly cache: Counter<'result'>;
-  readonly tokenRequests: Histogram<'result'>;
-
-  constructor(registry: Registry) {
-    const registers = [registry];
-    this.cache = new Counter({ name: 'den_minted_token_cache_total', help: 'Minted-token look-ups: hit (cached token reused) or miss (TokenRequest or a shared one in flight).', labelNames: ['result'], registers });
-    this.tokenRequests = new Histogram({
-      name: 'den_token_request_duration_seconds',
-      help: 'TokenRequests to the API server for a person\'s ServiceAccount, by result (ok, error).',
-      labelNames: ['result'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers,
-    });
-  }
 }

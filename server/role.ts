@@ -14,8 +14,9 @@ import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { sleep, untilAborted } from '../process/timers.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { Metrics } from '../process/metrics.js';
-import { HttpMetrics, MintingMetrics } from './metrics.js';
-import { re2 } from '../infra/crds/re2.js';
+import { MintingMetrics } from './auth/minting-metrics.js';
+import { HttpMetrics } from './metrics.js';
+import { re2 } from '../process/re2.js';
 import { createApp } from './app.js';
 import { parseTrustedProxies } from './http/client-address.js';
 import { loadProviders, ProviderConfigError, type ProviderConfig } from './auth/providers/config.js';
@@ -23,7 +24,7 @@ import { IdentityProviders } from './auth/providers/registry.js';
 import { AssetStore } from './pages/assets.js';
 import { createAuthServices } from './auth/services.js';
 import { TerminalServer } from './terminal/upgrade.js';
-import { ActivityRecorder } from '../kube/activity.js';
+import { ActivityRecorder } from '../shell/activity.js';
 import { FIELD_MANAGERS } from '../kube/group.js';
 
 /** The API server refuses TokenRequests shorter than ten minutes. */

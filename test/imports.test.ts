@@ -1,8 +1,10 @@
 // The project read as a house: files are rooms, imports are arrows. No arrow may go round in a
-// circle, the ground floor (the process kit and kube/) never points up into a role's folder, and
+// circle, between files or between folders; each top-level folder points only at the floors
+// LAYERS allows it (the ground floor, the process kit and kube/, never up into a role's folder);
 // the three processes' folders (server/, gateway/, hooks/) do not reach into each other: a rule
-// two of them follow lives below them (infra/, kube/, process/). Only a process's entry point
-// (`role.ts`, `manager-role.ts`) may start another's part, as the manager starts the webhooks.
+// two of them follow lives below them (infra/, ssh/, shell/, koa/, kube/, process/). Inside
+// infra/ and web/ the sub-folders are floors too (INNER_LAYERS). Only an entry point named in
+// ENTRY_POINTS may start another process's part.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,13 +62,75 @@ export function importCircles(graph: Map<string, string[]>): string[][] {
 
 const folderOf = (file: string) => file.split('/')[0]!;
 const PROCESS_FOLDERS = ['server', 'gateway', 'hooks'];
-const isEntryPoint = (file: string) => /(^|\/|-)role\.ts$/.test(file);
+/** Files that start a process and so may start another process's part; none does today. */
+const ENTRY_POINTS: readonly string[] = [];
+
+/** The top-level folders each top-level folder may import (besides itself). */
+export const LAYERS: Record<string, readonly string[]> = {
+  process: [],
+  kube: ['process'],
+  infra: ['kube', 'process'],
+  koa: ['kube', 'process'],
+  ssh: ['infra', 'kube', 'process'],
+  shell: ['infra', 'kube', 'process'],
+  web: [],
+  hooks: ['infra', 'koa', 'ssh', 'kube', 'process'],
+  gateway: ['infra', 'ssh', 'shell', 'kube', 'process'],
+  server: ['infra', 'koa', 'ssh', 'shell', 'web', 'kube', 'process'],
+  cli: ['hooks', 'gateway', 'server', 'infra', 'koa', 'ssh', 'shell', 'web', 'kube', 'process'],
+};
+
+/** Inside infra/ and web/: the sub-folders (or root files, as `web/`) each sub-folder may import. */
+export const INNER_LAYERS: Record<string, readonly string[]> = {
+  'infra/crds': [],
+  'infra/children': ['infra/crds', 'infra/install'],
+  'infra/install': ['infra/crds'],
+  infra: ['infra/crds', 'infra/children', 'infra/install'],
+  web: [],
+  'web/templates': ['web'],
+  'web/scripts': ['web'],
+};
+
+/** Floors that import nothing of Den outside themselves: the developer commands run on a laptop with no cluster code. */
+export const CONFINED: readonly string[] = ['cli/dev'];
+
+/** A file's top-level folder and, for infra/ and web/, its floor inside (a root file counts as the folder itself). */
+function innerFloorOf(file: string): string {
+  const [top, second] = file.split('/');
+  return second && !second.endsWith('.ts') ? `${top}/${second}` : top!;
+}
+
+/** Arrows a layer table does not allow: from a top-level folder, or from a floor inside infra/ and web/. */
+export function forbiddenArrows(graph: Map<string, string[]>): string[] {
+  return [...graph].flatMap(([file, targets]) =>
+    targets.flatMap((t) => {
+      const [from, to] = [folderOf(file), folderOf(t)];
+      if (CONFINED.includes(innerFloorOf(file)) && innerFloorOf(t) !== innerFloorOf(file)) return [`${file} -> ${t}`];
+      if (from !== to) return LAYERS[from]?.includes(to) ? [] : [`${file} -> ${t}`];
+      const [inFrom, inTo] = [innerFloorOf(file), innerFloorOf(t)];
+      const inner = INNER_LAYERS[inFrom];
+      return !inner || inFrom === inTo || inner.includes(inTo) ? [] : [`${file} -> ${t}`];
+    }),
+  );
+}
+
+/** The graph of folders (each file's own folder), an arrow wherever one of its files imports another folder's. */
+export function folderGraph(graph: Map<string, string[]>): Map<string, string[]> {
+  const folders = new Map<string, Set<string>>();
+  const dir = (file: string) => dirname(file);
+  for (const [file, targets] of graph) {
+    const from = folders.get(dir(file)) ?? new Set<string>();
+    for (const t of targets) if (dir(t) !== dir(file)) from.add(dir(t));
+    folders.set(dir(file), from);
+  }
+  return new Map([...folders].map(([folder, targets]) => [folder, [...targets].sort()]));
+}
 
 /** Arrows from one process's folder into another's, except from an entry point. */
-export function crossProcessArrows(graph: Map<string, string[]>): string[] {
+export function crossProcessArrows(graph: Map<string, string[]>, entryPoints = ENTRY_POINTS): string[] {
   return [...graph].flatMap(([file, targets]) => {
     const from = folderOf(file);
-    if (!PROCESS_FOLDERS.includes(from) || isEntryPoint(file)) return [];
+    if (!PROCESS_FOLDERS.includes(from) || entryPoints.includes(file)) return [];
     return targets.filter((t) => PROCESS_FOLDERS.includes(folderOf(t)) && folderOf(t) !== from).map((t) => `${file} -> ${t}`);
   });
 }
@@ -75,9 +139,19 @@ describe('the import graph of the project', () => {
   const files = projectFiles();
   const graph = importGraph(files, (file) => readFileSync(join(ROOT, file), 'utf8'));
 
-  it('reads the project: the executable, every role and the ground floor are in it', () => {
+  it('reads the project: the executable, every role and the ground floor are in it, and every top-level folder has a layer', () => {
     for (const file of ['cli/den.ts', 'cli/roles.ts', 'hooks/manager-role.ts', 'server/role.ts', 'gateway/role.ts', 'process/role.ts', 'kube/client.ts']) expect(files).to.include(file);
     expect(graph.get('cli/roles.ts')).to.include.members(['gateway/role.ts', 'hooks/manager-role.ts', 'server/role.ts']);
+    expect([...new Set(files.filter((f) => f.includes('/')).map(folderOf))].filter((folder) => !(folder in LAYERS))).to.deep.equal([]);
+    for (const entry of ENTRY_POINTS) expect(files).to.include(entry);
+  });
+
+  it('has no circle between folders', () => {
+    expect(importCircles(folderGraph(graph)).map((circle) => circle.join(' -> '))).to.deep.equal([]);
+  });
+
+  it('has only the arrows its layers allow, between top-level folders and between the floors of infra/ and web/', () => {
+    expect(forbiddenArrows(graph)).to.deep.equal([]);
   });
 
   it('has no circle', () => {
@@ -106,13 +180,43 @@ describe('the import graph of the project', () => {
 describe('crossProcessArrows', () => {
   it("names a module of one process importing another's, and lets entry points and shared floors be", () => {
     const graph = new Map([
-      ['server/terminal/target.ts', ['gateway/target.ts', 'infra/crds/workspace-target.ts']],
+      ['server/terminal/target.ts', ['gateway/target.ts', 'shell/target.ts']],
       ['hooks/registry/cloud-registry.ts', ['server/api/concurrency.ts', 'process/concurrency.ts']],
-      ['hooks/manager-role.ts', ['server/admission/index.ts', 'gateway/host-key.ts']],
+      ['hooks/manager-role.ts', ['hooks/admission/index.ts', 'gateway/host-key.ts']],
       ['server/role.ts', ['server/app.ts']],
       ['cli/users.ts', ['server/auth/passwords.ts']],
     ]);
-    expect(crossProcessArrows(graph)).to.deep.equal(['server/terminal/target.ts -> gateway/target.ts', 'hooks/registry/cloud-registry.ts -> server/api/concurrency.ts']);
+    expect(crossProcessArrows(graph, ['hooks/manager-role.ts'])).to.deep.equal(['server/terminal/target.ts -> gateway/target.ts', 'hooks/registry/cloud-registry.ts -> server/api/concurrency.ts']);
+    expect(crossProcessArrows(graph, [])).to.include('hooks/manager-role.ts -> gateway/host-key.ts');
+  });
+});
+
+describe('forbiddenArrows and folderGraph', () => {
+  it('names an arrow down a floor its layers do not list, one back up inside infra/ and web/, and one out of a confined floor', () => {
+    const graph = new Map([
+      ['kube/client.ts', ['process/role.ts', 'infra/crds/workspace.ts']],
+      ['infra/crds/workspace.ts', ['infra/children/workspace/props.ts', 'kube/group.ts']],
+      ['infra/children/workspace/props.ts', ['infra/crds/schema.ts']],
+      ['web/scripts/terminal.ts', ['web/terminal-protocol.ts', 'web/templates/layout.ts']],
+      ['server/pages/new.ts', ['web/templates/new.ts', 'shell/target.ts']],
+      ['cli/dev/ssh.ts', ['cli/dev/io.ts', 'cli/roles.ts']],
+    ]);
+    expect(forbiddenArrows(graph)).to.deep.equal([
+      'kube/client.ts -> infra/crds/workspace.ts',
+      'infra/crds/workspace.ts -> infra/children/workspace/props.ts',
+      'web/scripts/terminal.ts -> web/templates/layout.ts',
+      'cli/dev/ssh.ts -> cli/roles.ts',
+    ]);
+  });
+
+  it('draws one arrow per pair of folders, so two folders importing each other make a circle', () => {
+    const graph = new Map([
+      ['infra/crds/workspace.ts', ['infra/children/workspace/props.ts', 'infra/crds/schema.ts']],
+      ['infra/crds/schema.ts', []],
+      ['infra/children/workspace/props.ts', ['infra/crds/schema.ts']],
+    ]);
+    expect(folderGraph(graph)).to.deep.equal(new Map([['infra/crds', ['infra/children/workspace']], ['infra/children/workspace', ['infra/crds']]]));
+    expect(importCircles(folderGraph(graph))).to.deep.equal([['infra/children/workspace', 'infra/crds', 'infra/children/workspace']]);
   });
 });
 

@@ -1,6 +1,6 @@
 // The page templating: a tagged template `html\`…\`` whose interpolations are escaped for
 // HTML text and quoted attribute values, unless they are already `Html` (another template's
-// result, or `trusted(...)` for markup the code itself wrote). Arrays are joined, and null,
+// result). Arrays are joined, and null,
 // undefined and false render nothing, so `${cond && html\`…\`}` and `${items.map(...)}` read
 // naturally. Attributes must be quoted in the templates; the escaping covers both quote kinds.
 
@@ -30,9 +30,4 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
   let out = strings[0]!;
   for (let i = 0; i < values.length; i++) out += render(values[i]!) + strings[i + 1]!;
   return new Html(out);
-}
-
-/** Markup written by Den's own code (never anything a person or the cluster supplied). */
-export function trusted(markup: string): Html {
-  return new Html(markup);
 }

@@ -1,13 +1,14 @@
 // The UserSpace sync hook (SPEC 1.2, DESIGN.md hook contract): pure, no I/O, no clock.
 // Observed children and related objects in; the desired children and the status out.
 import { renderUserSpaceChildren } from '../../infra/children/userspace/chart.js';
+import { isDisabled, roleOf } from '../../infra/crds/user-space.js';
 import { SYSTEM_NAMESPACE, userNamespace } from '../../kube/group.js';
 import { apiServerRules } from './api-server.js';
 import { holdObserved } from './observed.js';
 import { mirroredPullSecrets } from './pull-secrets.js';
 import { userSpaceStatus } from './status.js';
 import type { ChildObject, UserSpaceSyncInput, UserSpaceSyncResult } from './types.js';
-import { isAdmin, isDisabled, planUserSpace } from './validate.js';
+import { planUserSpace } from './validate.js';
 
 export type { UserSpaceSyncInput, UserSpaceSyncResult } from './types.js';
 
@@ -29,7 +30,7 @@ export function syncUserSpace(input: UserSpaceSyncInput): UserSpaceSyncResult {
         containerDefaults: planned.plan.containerDefaults,
         networkPolicy: planned.plan.networkPolicy,
         apiServer,
-        admin: isAdmin(parent),
+        admin: roleOf(parent) === 'admin',
         disabled,
         pullSecrets: mirroredPullSecrets(related.pullSecrets, config.managerNamespace),
       }) as ChildObject[])

@@ -1,7 +1,8 @@
 // Reads a UserSpace into the values its children are rendered from, or says exactly which
 // fields are wrong. The CRD schema refuses most bad input; this is the render-time check for
 // whatever got past it (an older CRD, a quantity the schema only types as a string).
-import { LABELS, userNamespace } from '../../kube/group.js';
+import { userNamespace } from '../../kube/group.js';
+import { DNS1123_LABEL_MAX, isDns1123Label } from '../../kube/names.js';
 import { isNegative, tryParseQuantity } from '../../kube/quantity.js';
 import type { NetworkPolicyMode } from '../../infra/children/userspace/props.js';
 import { NETWORK_POLICIES } from '../../infra/crds/user-space.js';
@@ -21,18 +22,9 @@ export interface UserSpacePlan {
 
 export type PlanResult = { ok: true; plan: UserSpacePlan } | { ok: false; problems: string[] };
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const MAX_LABEL = 63;
 
-/** `den.dev/role: admin`; any other value, or none, is an ordinary user. */
-export function isAdmin(parent: UserSpace): boolean {
-  return parent.metadata?.labels?.[LABELS.role] === 'admin';
-}
 
 /** `den.dev/disabled: "true"`, exactly; any other value leaves the UserSpace enabled. */
-export function isDisabled(parent: UserSpace): boolean {
-  return parent.metadata?.labels?.[LABELS.disabled] === 'true';
-}
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -82,10 +74,10 @@ export function planUserSpace(parent: UserSpace, reservedNamespaces: readonly st
   const problems: string[] = [];
   const name = parent.metadata?.name ?? '';
   const namespace = userNamespace(name);
-  if (!DNS_LABEL.test(namespace) || namespace.length > MAX_LABEL) {
+  if (!isDns1123Label(namespace)) {
     problems.push(
       `metadata.name: ${show(name)} gives the namespace ${show(namespace)}, which is not a valid namespace name ` +
-        `(lower-case letters, digits and '-', at most ${MAX_LABEL} characters)`,
+        `(lower-case letters, digits and '-', at most ${DNS1123_LABEL_MAX} characters)`,
     );
   } else if (reservedNamespaces.includes(namespace)) {
     problems.push(`metadata.name: ${show(name)} gives the namespace ${show(namespace)}, which is the platform's own namespace; choose another name`);

@@ -1,15 +1,11 @@
 // The decision step of the Workspace hook: from the Workspace and its catalog entry to the
 // values the child constructs draw, or the reason there is nothing to draw.
-import { QUANTITY_PATTERN } from '../../infra/crds/schema.js';
+import { tryParseQuantity } from '../../kube/quantity.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from '../../infra/crds/workspace-image.js';
 import { homePathOf, imageRootViolations, isRunning, nameViolations, volumeViolations, type WorkspaceViolation } from '../../infra/crds/workspace-rules.js';
-import {
-  HOME_VOLUME,
-  type PullPolicy,
-  type QuantityJson,
-  type ResourceRequirementsJson,
-  type WorkspaceChildrenProps,
-} from '../../infra/children/workspace/props.js';
+import type { WorkspaceChildrenProps } from '../../infra/children/workspace/props.js';
+import { PULL_POLICIES, type PullPolicy, type QuantityJson, type ResourceRequirementsJson } from '../../infra/crds/schema.js';
+import { HOME_VOLUME } from '../../infra/crds/workspace.js';
 import type { Workspace, WorkspaceImage } from './types.js';
 
 /** Why the hook renders no children; `image` is true when the catalog entry is at fault. */
@@ -21,8 +17,6 @@ export interface SpecProblem {
 
 export type Decision = { props: WorkspaceChildrenProps } | { problem: SpecProblem };
 
-const quantity = new RegExp(QUANTITY_PATTERN);
-const PULL_POLICIES: readonly string[] = ['Always', 'IfNotPresent', 'Never'];
 
 /** Reads one observability flag: anything but an explicit false is true (SPEC 2.5 default). */
 function flag(value: unknown): boolean {
@@ -81,7 +75,7 @@ function ruleProblem(violation: WorkspaceViolation, workspace: Workspace, entry:
 export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
   const name = workspace.metadata?.name ?? '';
   const spec = workspace.spec ?? {};
-  const entry = image.metadata.name ?? '';
+  const entry = image.metadata?.name ?? '';
   const img = image.spec ?? {};
   const problem = (reason: string, message: string, fromImage = false): Decision => ({
     problem: { reason, message, image: fromImage },
@@ -98,7 +92,7 @@ export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
     );
   }
   const pullPolicy = img.imagePullPolicy ?? WORKSPACE_IMAGE_DEFAULTS.imagePullPolicy;
-  if (!PULL_POLICIES.includes(pullPolicy)) {
+  if (!(PULL_POLICIES as readonly string[]).includes(pullPolicy)) {
     return problem(
       'ImageInvalid',
       `WorkspaceImage "${entry}" has spec.imagePullPolicy "${pullPolicy}"; it must be Always, IfNotPresent or Never. Ask an administrator to fix it.`,
@@ -124,7 +118,7 @@ export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
     );
   }
   const storage = String(spec.storage);
-  if (!quantity.test(storage)) {
+  if (tryParseQuantity(storage) === undefined) {
     return problem(
       'InvalidSpec',
       `spec.storage "${storage}" is not a quantity (for example 10Gi). Delete this workspace and create it again with a valid size.`,

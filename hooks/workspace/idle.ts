@@ -1,7 +1,7 @@
 // Idle auto-stop (opt-in, `den manager --idle-stop`): a running Workspace whose last activity
 // is older than its spec.idleTimeout is stopped. Activity is status.lastActivityTime, which
 // the gateway (and the browser terminal) write on session open and close and refresh every
-// ACTIVITY_REFRESH_MS while a session stays open (kube/activity.ts); so every replica's
+// ACTIVITY_REFRESH_MS while a session stays open (shell/activity.ts); so every replica's
 // sessions count, and a workspace with a session open is never idle. Pure functions: the
 // hook turns the verdict into a parent change and a timer, the loop does the writes.
 import { ACTIVITY_REFRESH_MS, ANNOTATIONS } from '../../kube/group.js';

@@ -3,31 +3,13 @@
 // typed, and every read is checked before it is trusted.
 import type { V1Toleration } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/client.js';
-import type { PullPolicy } from '../../infra/children/workspace/props.js';
 import type { WorkspacePhase } from '../../infra/crds/workspace.js';
 import type { Condition as LoopCondition, ConditionInput as LoopConditionInput } from '../loop/conditions.js';
 import type { ChildError, HookInput, HookOutput } from '../loop/types.js';
 
-// One Workspace type for every reader, beside its CRD.
+// One Workspace and one WorkspaceImage type for every reader, beside their CRDs.
 export type { Workspace, WorkspacePhase, WorkspaceSpec } from '../../infra/crds/workspace.js';
-
-export interface WorkspaceImageSpec {
-  displayName?: string;
-  image?: string;
-  imagePullPolicy?: PullPolicy;
-  shell?: string;
-  homePath?: string;
-  runAsUser?: number;
-  command?: string[];
-  allowRoot?: boolean;
-  placement?: { nodeSelector?: Record<string, string>; tolerations?: V1Toleration[] };
-  imagePullSecretRef?: { name?: string };
-}
-
-export interface WorkspaceImage extends KubeObject {
-  metadata: NonNullable<KubeObject['metadata']>;
-  spec?: WorkspaceImageSpec;
-}
+export type { WorkspaceImage, WorkspaceImageSpec } from '../../infra/crds/workspace-image.js';
 
 export interface ContainerStateJson {
   waiting?: { reason?: string; message?: string };

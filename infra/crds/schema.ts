@@ -1,5 +1,20 @@
 // Building blocks of the CRDs' OpenAPI v3 schemas. The CRDs are the source of truth for the
 // API, so every helper takes the description `kubectl explain` shows for the field.
+import { PREFIXED_QUALIFIED_NAME_FMT } from '../../kube/names.js';
+import { QUANTITY_PATTERN } from '../../kube/quantity.js';
+
+/** When the kubelet pulls an image (core/v1 PullPolicy). */
+export const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
+export type PullPolicy = (typeof PULL_POLICIES)[number];
+
+/** A resource.Quantity as JSON carries it: `10Gi`, `500m` or a bare integer. */
+export type QuantityJson = string | number;
+
+export interface ResourceRequirementsJson {
+  limits?: Record<string, QuantityJson>;
+  requests?: Record<string, QuantityJson>;
+  claims?: { name: string }[];
+}
 
 /** The subset of apiextensions.k8s.io/v1 JSONSchemaProps the Den CRDs use. */
 export interface JsonSchema {
@@ -66,10 +81,6 @@ export function stringMap(description: string): JsonSchema {
   return { type: 'object', description, additionalProperties: { type: 'string' } };
 }
 
-/** The pattern Kubernetes' own CRDs (controller-gen) use for resource.Quantity. */
-export const QUANTITY_PATTERN =
-  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
-
 /** A resource.Quantity: `2`, `500m`, `10Gi`. */
 export function quantity(description: string): JsonSchema {
   return {
@@ -126,8 +137,7 @@ export function conditions(description: string): JsonSchema {
       {
         type: string('Type of condition in CamelCase, for example Ready.', {
           maxLength: 316,
-          pattern:
-            '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+          pattern: `^${PREFIXED_QUALIFIED_NAME_FMT}$`,
         }),
         status: string('Status of the condition.', { enum: ['True', 'False', 'Unknown'] }),
         reason: string("A programmatic identifier, in CamelCase, of the reason for the condition's last transition.", {

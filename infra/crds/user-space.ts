@@ -1,10 +1,32 @@
 // UserSpace (SPEC 2.4): one person, their namespace, quota, RBAC and network policy.
-import { KINDS, PLURALS } from '../../kube/group.js';
+import { GROUP, KINDS, LABELS, PLURALS } from '../../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
 import { arrayOf, conditions, integer, object, observedGeneration, quantity, string } from './schema.js';
 
 export const USERSPACE_PHASES = ['Pending', 'Ready', 'Failed'] as const;
 export const NETWORK_POLICIES = ['Isolated', 'ClusterEgress'] as const;
+
+/** The ResourceQuota in every UserSpace namespace that enforces spec.quota (SPEC 2.4). */
+export const QUOTA_NAME = 'svc-quota';
+
+/** Object-count quota key of Workspaces: `count/<plural>.<group>`. */
+export const WORKSPACE_COUNT_KEY = `count/${PLURALS.workspace}.${GROUP}`;
+
+/** What a person is in Den, as the UserSpace's label den.dev/role says. */
+export const MEMBERSHIP_ROLES = ['user', 'admin'] as const;
+export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];
+
+type Labelled = { metadata?: { labels?: Record<string, string> } };
+
+/** `den.dev/role: admin` makes an administrator; any other value, or none, an ordinary user. */
+export function roleOf(userSpace: Labelled): MembershipRole {
+  return userSpace.metadata?.labels?.[LABELS.role] === 'admin' ? 'admin' : 'user';
+}
+
+/** `den.dev/disabled: "true"` disables the person; any other value, or none, does not. */
+export function isDisabled(userSpace: Labelled): boolean {
+  return userSpace.metadata?.labels?.[LABELS.disabled] === 'true';
+}
 
 export function userSpaceCrd(): CustomResourceDefinition {
   return customResourceDefinition({

@@ -1,4 +1,6 @@
 // WorkspaceImage (SPEC 2.2): one catalog entry. It carries no sizes and no storage defaults.
+import type { V1Toleration } from '@kubernetes/client-node';
+import type { KubeObject } from '../../kube/client.js';
 import { KINDS, PLURALS } from '../../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
 import {
@@ -7,6 +9,8 @@ import {
   conditions,
   integer,
   localObjectReference,
+  PULL_POLICIES,
+  type PullPolicy,
   object,
   string,
   stringMap,
@@ -48,7 +52,7 @@ export function workspaceImageCrd(): CustomResourceDefinition {
         }),
         image: string('Container image reference.'),
         imagePullPolicy: string('When the kubelet pulls the image.', {
-          enum: ['Always', 'IfNotPresent', 'Never'],
+          enum: [...PULL_POLICIES],
           default: WORKSPACE_IMAGE_DEFAULTS.imagePullPolicy,
         }),
         shell: string('Login shell the gateway runs.', { default: WORKSPACE_IMAGE_DEFAULTS.shell }),
@@ -79,4 +83,34 @@ export function workspaceImageCrd(): CustomResourceDefinition {
       { name: 'Deprecated', type: 'boolean', jsonPath: '.spec.deprecated', description: 'Hidden from the catalog.' },
     ],
   });
+}
+
+/** `spec` of a WorkspaceImage; every field optional, since a reader may see an object the schema never checked. */
+export interface WorkspaceImageSpec {
+  displayName?: string;
+  description?: string;
+  icon?: string;
+  tags?: string[];
+  maintainer?: string;
+  deprecated?: boolean;
+  image?: string;
+  imagePullPolicy?: PullPolicy;
+  shell?: string;
+  homePath?: string;
+  runAsUser?: number;
+  command?: string[];
+  allowRoot?: boolean;
+  deprecateAt?: string;
+  placement?: { nodeSelector?: Record<string, string>; tolerations?: V1Toleration[] };
+  imagePullSecretRef?: { name?: string };
+}
+
+export interface WorkspaceImageStatusFields {
+  conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string; observedGeneration?: number }[];
+}
+
+/** The one WorkspaceImage type for every reader (test/infra/crd-types.test.ts holds it to the schema). */
+export interface WorkspaceImage extends KubeObject {
+  spec?: WorkspaceImageSpec;
+  status?: WorkspaceImageStatusFields;
 }

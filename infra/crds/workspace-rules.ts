@@ -1,11 +1,11 @@
 // The rules a Workspace must satisfy beyond what its CRD schema can say (SPEC 1.4, 2.2, 2.5),
 // as pure functions returning violations. The admission webhook turns them into a denial
-// (server/admission/validate-workspace.ts); the Workspace hook turns the first into the
+// (hooks/admission/validate-workspace.ts); the Workspace hook turns the first into the
 // SpecProblem that stops rendering (hooks/workspace/desired.ts), for objects admitted before
 // a rule existed or while the webhook was away.
 import { posix } from 'node:path';
 import { dns1035LabelProblems } from '../../kube/names.js';
-import { HOME_VOLUME } from '../children/workspace/props.js';
+import { HOME_VOLUME } from './workspace.js';
 import type { Workspace } from './workspace.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from './workspace-image.js';
 

@@ -3,7 +3,6 @@
 // Workspace uses it; test/infra/workspace-type.test.ts holds it to the schema below).
 import type { V1Affinity, V1EnvFromSource, V1EnvVar, V1Toleration, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/client.js';
-import type { QuantityJson, ResourceRequirementsJson } from '../children/workspace/props.js';
 import { KINDS, PLURALS } from '../../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
 import {
@@ -19,6 +18,8 @@ import {
   stringMap,
   timestamp,
   tolerations,
+  type QuantityJson,
+  type ResourceRequirementsJson,
 } from './schema.js';
 
 export const WORKSPACE_PHASES = ['Pending', 'Starting', 'Running', 'Suspended', 'Failed'] as const;
@@ -157,6 +158,12 @@ export function workspaceCrd(): CustomResourceDefinition {
 }
 
 export type WorkspacePhase = (typeof WORKSPACE_PHASES)[number];
+
+/** Name of the pod's home volumeClaimTemplate; the StatefulSet names the claim `home-<workspace>-0`. */
+export const HOME_VOLUME = 'home';
+
+/** The one container of a Workspace's pod; a shell execs into it by this name. */
+export const WORKSPACE_CONTAINER = 'workspace';
 
 /** `spec` of a Workspace; every field optional, since a reader may see an object the schema never checked. */
 export interface WorkspaceSpec {

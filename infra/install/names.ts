@@ -27,7 +27,7 @@ export const PORTS = { webhook: 9443, server: 8080, gateway: 2222 } as const;
 /** Every process's plain-HTTP /healthz, /readyz and /metrics. */
 export const HEALTH_PORT = 8081;
 export const LEADER_LEASE = 'den-manager';
-/** The manager's webhook CA and serving certificate (server/admission/tls-secret.ts). */
+/** The manager's webhook CA and serving certificate (hooks/admission/tls-secret.ts). */
 export const WEBHOOK_TLS_SECRET = 'den-webhook-tls';
 
 /** Built-in ClusterRole the manager binds `workspace` to in each user namespace (SPEC 1.2 rule 1). */

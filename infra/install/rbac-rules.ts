@@ -38,7 +38,7 @@ const CORE = '';
 export function managerClusterRules(): PolicyRule[] {
   return [
     // update: the UserSpace validator lets only administrators, those who may update every
-    // UserSpace (server/admission/admins.ts), change metadata.finalizers, and the manager does.
+    // UserSpace (hooks/admission/admins.ts), change metadata.finalizers, and the manager does.
     { apiGroups: [GROUP], resources: ['userspaces'], verbs: ['get', ...CACHE, 'update', 'patch'] },
     { apiGroups: [GROUP], resources: ['workspaces'], verbs: CRUD },
     // Registry sync (SPEC 1.6): ImageRegistries are parents, read and never written but for
@@ -107,7 +107,7 @@ export function serverClusterRules(): PolicyRule[] {
       resourceNames: [SERVICE_ACCOUNTS.session, SERVICE_ACCOUNTS.sessionReadonly],
     },
     { apiGroups: [GROUP], resources: ['userspaces'], verbs: CACHE },
-    // status.lastActivityTime while a browser terminal is open (kube/activity.ts), as the gateway does for SSH.
+    // status.lastActivityTime while a browser terminal is open (shell/activity.ts), as the gateway does for SSH.
     { apiGroups: [GROUP], resources: ['workspaces/status'], verbs: ['patch'] },
   ];
 }

@@ -3,13 +3,14 @@
 // `npm run synth` over it, read once and checked before anything is rendered.
 import { isIP } from 'node:net';
 import { parse as parseYaml } from 'yaml';
+import { isDns1123Subdomain, isLabelValue, isQualifiedName } from '../../kube/names.js';
+import { isNonNegativeQuantity } from '../../kube/quantity.js';
+import { PULL_POLICIES, type PullPolicy } from '../crds/schema.js';
 
 export const DEFAULT_IMAGE = 'ghcr.io/den-dev/den:0.1.0';
 
 export type ServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer';
 const SERVICE_TYPES: readonly ServiceType[] = ['ClusterIP', 'NodePort', 'LoadBalancer'];
-export type PullPolicy = 'IfNotPresent' | 'Always' | 'Never';
-const PULL_POLICIES: readonly PullPolicy[] = ['IfNotPresent', 'Always', 'Never'];
 
 /** Kubernetes structures passed through to the pod spec as written (checked by the API server on apply). */
 export type KubeValue = Record<string, unknown>;
@@ -106,16 +107,20 @@ export const DEFAULT_SETTINGS: InstallSettings = {
 
 export class InstallSettingsError extends Error {}
 
+type Pattern = { test(value: string): boolean };
+
 const IMAGE_REF = /^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(\/[a-z0-9]+([._-]{1,2}[a-z0-9]+)*)*(:[\w][\w.-]{0,127})?(@sha256:[a-f0-9]{64})?$/;
 const REPOSITORY = /^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(\/[a-z0-9]+([._-]{1,2}[a-z0-9]+)*)*$/;
 const TAG = /^[\w][\w.-]{0,127}$/;
 const DIGEST = /^sha256:[a-f0-9]{64}$/;
-const HOST = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const RESOURCE_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const QUANTITY = /^([+]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
-const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
-const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+/** What a rule of kube/names.ts looks like to the checks below, which also take regular expressions. */
+const grammar = (test: (value: string) => boolean): Pattern => ({ test });
+const HOST = grammar(isDns1123Subdomain);
+const DNS_NAME = grammar(isDns1123Subdomain);
+const RESOURCE_NAME = grammar(isQualifiedName);
+const QUANTITY = grammar(isNonNegativeQuantity);
+const LABEL_KEY = grammar(isQualifiedName);
+const LABEL_VALUE = grammar(isLabelValue);
 const SECRET_KEY = /^[-._a-zA-Z0-9]{1,253}$/;
 const DURATION = /^[0-9]+(ms|s|m|h)$/;
 
@@ -139,7 +144,7 @@ const quoteless = (v: unknown, path: string, what: string): void => {
     fail(path, `must be ${what}, but YAML read the ${typeof v} ${v}: write it in quotes`);
   }
 };
-const matching = (pattern: RegExp, what: string, allowEmpty = false): Check<string> => (v, path) => {
+const matching = (pattern: Pattern, what: string, allowEmpty = false): Check<string> => (v, path) => {
   quoteless(v, path, what);
   return typeof v === 'string' && ((allowEmpty && v === '') || pattern.test(v)) ? v : fail(path, `must be ${what}`);
 };
@@ -149,7 +154,7 @@ const httpUrl: Check<string> = (v, path) => {
   quoteless(v, path, 'an http or https URL');
   return typeof v === 'string' && isHttpUrl(v) ? v.replace(/\/$/, '') : fail(path, 'must be an http or https URL');
 };
-const stringMap = (keyPattern: RegExp, valuePattern: RegExp | undefined, what: string): Check<Record<string, string>> => (v, path) => {
+const stringMap = (keyPattern: Pattern, valuePattern: Pattern | undefined, what: string): Check<Record<string, string>> => (v, path) => {
   if (!isPlainObject(v)) return fail(path, 'must be a map of strings');
   for (const [key, value] of Object.entries(v)) {
     if (!keyPattern.test(key)) fail(`${path}.${key}`, `is not a valid ${what} key`);

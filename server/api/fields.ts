@@ -1,27 +1,23 @@
 // Field checks shared by the request schemas: Kubernetes names and quantities.
+import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from '../../kube/names.js';
+import { isNonNegativeQuantity } from '../../kube/quantity.js';
 import { fields } from '../http/validate.js';
 
-/** RFC 1123 label: what Kubernetes accepts as a namespace or a Service name. */
-export const RFC1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-/** RFC 1123 subdomain: what Kubernetes accepts as most object names (Secrets, say). */
-export const RFC1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-/** A non-negative Kubernetes quantity: a decimal number with an optional SI, binary or exponent suffix. */
-export const QUANTITY = /^(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
 
 export function label(max = 63) {
   return fields
     .string()
     .max(max, `\${path} must be at most ${max} characters`)
-    .matches(RFC1123_LABEL, '${path} must be an RFC 1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit');
+    .matches(DNS1123_LABEL, '${path} must be an RFC 1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit');
 }
 
 export function subdomain(max = 253) {
   return fields
     .string()
     .max(max, `\${path} must be at most ${max} characters`)
-    .matches(RFC1123_SUBDOMAIN, '${path} must be an RFC 1123 subdomain: lower-case letters, digits, "-" and "."');
+    .matches(DNS1123_SUBDOMAIN, '${path} must be an RFC 1123 subdomain: lower-case letters, digits, "-" and "."');
 }
 
 export function quantity() {
-  return fields.string().matches(QUANTITY, '${path} must be a Kubernetes quantity such as 500m, 2, 4Gi or 10G');
+  return fields.string().test('quantity', '${path} must be a Kubernetes quantity such as 500m, 2, 4Gi or 10G', (value) => value === undefined || isNonNegativeQuantity(value));
 }

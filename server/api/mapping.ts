@@ -1,5 +1,6 @@
 // Pure translations between the REST shapes (snake_case, SPEC 2.6 and 2.7) and cluster
 // objects (camelCase, as the CRDs define them). No I/O here: routes call these.
+import { isDisabled, roleOf, WORKSPACE_COUNT_KEY } from '../../infra/crds/user-space.js';
 import { API_VERSION, ANNOTATIONS, KINDS, LABELS } from '../../kube/group.js';
 import type { KubeObject } from '../../kube/client.js';
 import type {
@@ -41,6 +42,23 @@ export function workspaceObject(req: CreateWorkspaceRequest, namespace: string, 
   spec.sshAuthorizedKeys = [req.ssh_public_key.trim()];
   spec.running = true;
   return { apiVersion: API_VERSION, kind: KINDS.workspace, metadata: { name: req.name, namespace }, spec };
+}
+
+/**
+ * The request field a field of the Workspace came from, as workspaceObject writes it, so a
+ * refusal that names the Workspace's field (a webhook's or the schema's cause) is shown
+ * beside the request field it concerns; undefined for a field no request field writes.
+ */
+export function requestFieldOf(objectField: string, gpuResource: string): keyof CreateWorkspaceRequest | undefined {
+  const path = objectField.replace(/\[\d+\]/g, '');
+  if (path === 'metadata.name') return 'name';
+  if (path.startsWith('spec.imageRef')) return 'image';
+  if (path === 'spec.storage') return 'storage';
+  if (path === 'spec.sshAuthorizedKeys') return 'ssh_public_key';
+  const sized = /^spec\.resources\.(?:requests|limits)\.(.+)$/.exec(path)?.[1];
+  if (sized === 'cpu' || sized === 'memory') return sized;
+  if (sized === gpuResource) return 'gpu';
+  return undefined;
 }
 
 export function runningPatch(running: boolean): Json {
@@ -139,8 +157,7 @@ export interface Membership {
 }
 
 export function membershipOf(userSpace: KubeObject): Membership {
-  const labels = userSpace.metadata?.labels ?? {};
-  return { name: userSpace.metadata?.name ?? '', role: labels[LABELS.role] ?? 'user', disabled: labels[LABELS.disabled] === 'true' };
+  return { name: userSpace.metadata?.name ?? '', role: roleOf(userSpace), disabled: isDisabled(userSpace) };
 }
 
 export function quotaPatch(req: QuotaRequest): Json {
@@ -174,6 +191,6 @@ export function usageOf(resourceQuota: KubeObject, gpuResource: string): Quota {
     memory: pick('requests.memory', 'memory', 'limits.memory'),
     storage: pick('requests.storage'),
     gpu: asInteger(pick(`requests.${gpuResource}`, `limits.${gpuResource}`)),
-    workspaces: asInteger(pick('count/workspaces.den.dev')),
+    workspaces: asInteger(pick(WORKSPACE_COUNT_KEY)),
   };
 }

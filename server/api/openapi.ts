@@ -1,13 +1,24 @@
 // The OpenAPI 3 description of the whole REST API (SPEC 4.1-4.6), served at /api/v1/openapi.json.
 // The four cluster kinds are described by their CRD schemas, the single source of truth.
 import { denCrds } from '../../infra/crds/index.js';
-import { IMAGE_REGISTRY_LIMITS as LIMITS } from '../../infra/crds/image-registry-rules.js';
 import type { JsonSchema } from '../../infra/crds/schema.js';
 import { KINDS, VERSION } from '../../kube/group.js';
-import { MEMBERSHIP_ROLES, REGISTRY_PROVIDERS, TAG_MODES, USERSPACE_NAME_MAX, WORKSPACE_NAME_MAX } from './schemas.js';
+import { MEMBERSHIP_ROLES } from '../../infra/crds/user-space.js';
+import { loginRequest, localUserRequest, passwordRequest, sshKeyRequest } from '../routes/schemas.js';
+import { requestBodySchema } from './openapi-requests.js';
+import {
+  createImageRegistryRequest,
+  createWorkspaceImageRequest,
+  createWorkspaceRequest,
+  membershipRequest,
+  patchImageRegistryRequest,
+  patchWorkspaceImageRequest,
+  quotaRequest,
+  userSpaceRequest,
+} from './schemas.js';
 import { DEFAULT_LOG_TAIL } from './workspaces.js';
-import { QUANTITY, RFC1123_LABEL } from './fields.js';
-import { SPACE_BEING_REMOVED } from '../http/errors.js';
+import { DNS1123_LABEL } from '../../kube/names.js';
+import { SPACE_BEING_REMOVED } from '../../koa/errors.js';
 
 type Schema = Record<string, unknown>;
 type Operation = Record<string, unknown>;
@@ -26,10 +37,8 @@ function listOf(item: string): Schema {
   return { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref(item) } } };
 }
 
-// The patterns the request schemas check (fields.ts), as the document states them.
-const NAME_PATTERN = RFC1123_LABEL.source;
-const QUANTITY_PATTERN = QUANTITY.source;
-const quantity = (description: string): Schema => str(description, { pattern: QUANTITY_PATTERN });
+// The pattern of a namespace query parameter, as the request schemas check it (fields.ts).
+const NAME_PATTERN = DNS1123_LABEL.source;
 
 /** A cluster object as the cluster returns it; its own fields stay camelCase (SPEC 2.7). */
 function clusterObject(kind: string): Schema {
@@ -51,6 +60,29 @@ const quotaShape = (description: string): Schema =>
     ['cpu', 'memory', 'storage', 'gpu', 'workspaces'],
     description,
   );
+
+const IMAGE_PROSE = {
+  image: 'Container image reference.',
+  display_name: 'Catalog title; the name when omitted on create.',
+  description: 'Longer text. On PATCH an empty string removes it.',
+  icon: 'Icon URL. On PATCH an empty string removes it.',
+  tags: 'Catalog filter tags.',
+  deprecated: 'Hidden from the catalog unless asked for.',
+};
+
+const REGISTRY_PROSE = {
+  region: 'Region.',
+  registry_id: "Account id; empty resolves to the credentials' own account.",
+  role_arn: 'Role assumed before listing. On PATCH an empty string removes it.',
+  interval_seconds: 'Seconds between listings.',
+  include: 'RE2 patterns against the repository name.',
+  exclude: 'RE2 patterns; wins over include.',
+  tag_mode: 'latest or pattern.',
+  tag_patterns: 'RE2 tag patterns for mode pattern.',
+  tag_limit: 'Newest matching tags per repository.',
+  prune: 'Delete a synced entry once its remote image is gone.',
+  image_pull_secret: 'Secret (RFC 1123 subdomain) replicated into every user namespace. On PATCH an empty string removes it.',
+};
 
 function schemas(): Record<string, Schema> {
   return {
@@ -84,69 +116,51 @@ function schemas(): Record<string, Schema> {
     LocalUserResponse: closed({ name: str('Object name.'), username: str('Login name.'), owner: str('UserSpace owner it signs in as.') }, ['name', 'username', 'owner']),
     LocalUserList: listOf('LocalUserResponse'),
     LogsResponse: closed({ namespace: str('Namespace of the pod.'), pod: str('Pod the lines come from.'), lines: str('The last lines of the log.') }, ['namespace', 'pod', 'lines']),
-    LoginRequest: closed({ username: str('Local username.'), password: str('Password.') }, ['username', 'password']),
-    CreateWorkspaceRequest: closed(
-      {
-        name: str('Workspace name (RFC 1035 label: it also names the Service).', { pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$', maxLength: WORKSPACE_NAME_MAX }),
-        image: str('WorkspaceImage entry name.'),
-        cpu: quantity('Used as both request and limit.'),
-        memory: quantity('Used as both request and limit.'),
-        gpu: str('Whole number of GPUs, request equal to limit, under the platform\'s GPU resource name.', { pattern: '^\\d+$' }),
-        storage: quantity('Home PVC size. Immutable.'),
-        ssh_public_key: str('OpenSSH public key line accepted by the gateway.', { pattern: '^(ssh-|ecdsa-sha2-|sk-)' }),
-      },
-      ['name', 'image', 'storage', 'ssh_public_key'],
+    LoginRequest: requestBodySchema('LoginRequest', loginRequest, { username: 'Local username.', password: 'Password.' }),
+    CreateWorkspaceRequest: requestBodySchema('CreateWorkspaceRequest', createWorkspaceRequest, {
+      name: 'Workspace name (RFC 1035 label: it also names the Service).',
+      image: 'WorkspaceImage entry name.',
+      cpu: 'Used as both request and limit.',
+      memory: 'Used as both request and limit.',
+      gpu: "Whole number of GPUs, request equal to limit, under the platform's GPU resource name.",
+      storage: 'Home PVC size. Immutable.',
+      ssh_public_key: 'OpenSSH public key line accepted by the gateway.',
+    }),
+    WorkspaceImageRequest: requestBodySchema('WorkspaceImageRequest', createWorkspaceImageRequest, { name: 'Entry name.', ...IMAGE_PROSE }, 'A new catalog entry.'),
+    WorkspaceImagePatch: requestBodySchema(
+      'WorkspaceImagePatch',
+      patchWorkspaceImageRequest,
+      { name: 'Refused: the name is create-only.', ...IMAGE_PROSE },
+      'Every field is optional and omitted keys keep their value.',
     ),
-    WorkspaceImageRequest: closed(
-      {
-        name: str('Entry name. Required on create, refused on PATCH (create-only).'),
-        image: str('Container image reference. Required on create.'),
-        display_name: str('Catalog title; the name when omitted on create.'),
-        description: str('Longer text. On PATCH an empty string removes it.'),
-        icon: str('Icon URL. On PATCH an empty string removes it.'),
-        tags: strings('Catalog filter tags.'),
-        deprecated: bool('Hidden from the catalog unless asked for.'),
-      },
-      [],
-      'On create name and image are required. On PATCH every field is optional, omitted keys keep their value, and name is refused.',
+    ImageRegistryRequest: requestBodySchema(
+      'ImageRegistryRequest',
+      createImageRegistryRequest,
+      { name: 'Registry name (RFC 1123 label).', provider: 'cloud-registry when omitted.', ...REGISTRY_PROSE },
+      'A new image registry.',
     ),
-    ImageRegistryRequest: closed(
-      {
-        name: str('Registry name (RFC 1123 label). Create-only.', { pattern: NAME_PATTERN, maxLength: 63 }),
-        provider: str('Create-only; cloud-registry when omitted.', { enum: [...REGISTRY_PROVIDERS] }),
-        region: str('Region. Required on create.', { minLength: 1, maxLength: LIMITS.regionMaxLength }),
-        registry_id: str('Account id; empty resolves to the credentials\' own account.', { maxLength: LIMITS.registryIdMaxLength }),
-        role_arn: str('Role assumed before listing. On PATCH an empty string removes it.', { maxLength: LIMITS.roleArnMaxLength }),
-        interval_seconds: int('Seconds between listings.', { minimum: LIMITS.intervalSecondsMin }),
-        include: strings('RE2 patterns against the repository name.'),
-        exclude: strings('RE2 patterns; wins over include.'),
-        tag_mode: str('latest or pattern.', { enum: [...TAG_MODES] }),
-        tag_patterns: strings('RE2 tag patterns for mode pattern.'),
-        tag_limit: int('Newest matching tags per repository.', { minimum: LIMITS.tagLimitMin }),
-        prune: bool('Delete a synced entry once its remote image is gone.'),
-        image_pull_secret: str('Secret replicated into every user namespace. On PATCH an empty string removes it.'),
-      },
-      [],
-      'On create name and region are required. name and provider are create-only; every other field is optional on PATCH and omitted keys keep their value.',
+    ImageRegistryPatch: requestBodySchema(
+      'ImageRegistryPatch',
+      patchImageRegistryRequest,
+      { name: 'Refused: the name is create-only.', provider: 'Refused: the provider is create-only.', ...REGISTRY_PROSE },
+      'Every field is optional and omitted keys keep their value.',
     ),
-    UserSpaceRequest: closed(
-      {
-        name: str('UserSpace name; the namespace is svc-<name>.', { pattern: NAME_PATTERN, maxLength: USERSPACE_NAME_MAX }),
-        owner: str('E-mail or cluster username.', { minLength: 1 }),
-        role: str('Membership role, user when omitted.', { enum: [...MEMBERSHIP_ROLES] }),
-      },
-      ['name', 'owner'],
-    ),
-    MembershipRequest: closed({ role: str('Membership role.', { enum: [...MEMBERSHIP_ROLES] }), disabled: bool('Disable or re-enable the person.') }, [], 'Omitted keys keep their value.'),
-    QuotaRequest: closed(
-      { workspaces: int('Workspace objects.', { minimum: 0 }), cpu: quantity('CPU budget.'), memory: quantity('Memory budget.'), storage: quantity('Storage budget.'), gpu: int('GPUs.', { minimum: 0 }) },
-      [],
+    UserSpaceRequest: requestBodySchema('UserSpaceRequest', userSpaceRequest, {
+      name: 'UserSpace name; the namespace is svc-<name>.',
+      owner: 'E-mail or cluster username.',
+      role: 'Membership role, user when omitted.',
+    }),
+    MembershipRequest: requestBodySchema('MembershipRequest', membershipRequest, { role: 'Membership role.', disabled: 'Disable or re-enable the person.' }, 'Omitted keys keep their value.'),
+    QuotaRequest: requestBodySchema(
+      'QuotaRequest',
+      quotaRequest,
+      { workspaces: 'Workspace objects.', cpu: 'CPU budget.', memory: 'Memory budget.', storage: 'Storage budget.', gpu: 'GPUs.' },
       'Omitted keys keep their value.',
     ),
-    LocalUserRequest: closed({ username: str('Login name.'), password: str('Password.'), owner: str('UserSpace owner it signs in as.') }, ['username', 'password', 'owner']),
-    SshKeyRequest: closed({ key: str('One OpenSSH public key line (ssh-…, ecdsa-sha2-… or sk-…).', { maxLength: 16384 }) }, ['key']),
+    LocalUserRequest: requestBodySchema('LocalUserRequest', localUserRequest, { username: 'Login name.', password: 'Password.', owner: 'UserSpace owner it signs in as.' }),
+    SshKeyRequest: requestBodySchema('SshKeyRequest', sshKeyRequest, { key: 'One OpenSSH public key line (ssh-…, ecdsa-sha2-… or sk-…).' }),
     SshKeyList: closed({ items: strings('The keys saved in the caller\'s UserSpace (spec.sshAuthorizedKeys); new workspaces that name no key get these.') }, ['items']),
-    PasswordRequest: closed({ current_password: str('The password now.'), new_password: str('The new password.') }, ['current_password', 'new_password']),
+    PasswordRequest: requestBodySchema('PasswordRequest', passwordRequest, { current_password: 'The password now.', new_password: 'The new password.' }),
   };
 }
 
@@ -274,7 +288,7 @@ function paths(): Record<string, Record<string, Operation>> {
     },
     '/workspace-images/{name}': {
       get: op('Catalog', 'Get a catalog entry', { parameters: [nameParam('entry')], responses: { '200': json('WorkspaceImage', 'The entry.'), ...errors([401, 404]) } }),
-      patch: op('Catalog', 'Change a catalog entry (administrators)', { parameters: [nameParam('entry')], requestBody: body('WorkspaceImageRequest'), responses: { '200': json('WorkspaceImage', 'The entry.'), ...errors([400, 401, 403, 404]) } }),
+      patch: op('Catalog', 'Change a catalog entry (administrators)', { parameters: [nameParam('entry')], requestBody: body('WorkspaceImagePatch'), responses: { '200': json('WorkspaceImage', 'The entry.'), ...errors([400, 401, 403, 404]) } }),
       delete: op('Catalog', 'Delete a catalog entry (administrators)', { parameters: [nameParam('entry')], responses: { '204': noContent('Deleted.'), ...errors([401, 403, 404]) } }),
     },
     '/image-registries': {
@@ -283,7 +297,7 @@ function paths(): Record<string, Record<string, Operation>> {
     },
     '/image-registries/{name}': {
       get: op('Registries', 'Get an image registry', { parameters: [nameParam('registry')], responses: { '200': json('ImageRegistry', 'The registry.'), ...errors([401, 403, 404]) } }),
-      patch: op('Registries', 'Change an image registry (administrators)', { parameters: [nameParam('registry')], requestBody: body('ImageRegistryRequest'), responses: { '200': json('ImageRegistry', 'The registry.'), ...errors([400, 401, 403, 404]) } }),
+      patch: op('Registries', 'Change an image registry (administrators)', { parameters: [nameParam('registry')], requestBody: body('ImageRegistryPatch'), responses: { '200': json('ImageRegistry', 'The registry.'), ...errors([400, 401, 403, 404]) } }),
       delete: op('Registries', 'Delete an image registry and every entry it synced (administrators)', { parameters: [nameParam('registry')], responses: { '204': noContent('Deleted, with the entries it synced.'), ...errors([401, 403, 404]) } }),
     },
     '/image-registries/{name}/force-sync': {

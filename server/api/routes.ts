@@ -1,9 +1,9 @@
 // The resource endpoints of SPEC 4.2, 4.3 and 4.6 (paths relative to `/api/v1`), and the public
 // OpenAPI description. REST-core's app mounts both: the first behind authentication, the second not.
 import type Router from '@koa/router';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { mountCatalogRoutes } from './catalog.js';
-import { RFC1123_SUBDOMAIN } from './fields.js';
+import { isDns1123Subdomain } from '../../kube/names.js';
 import { openApiDocument } from './openapi.js';
 import { mountRegistryRoutes } from './registries.js';
 import type { ApiRouter, ResourceDeps } from './types.js';
@@ -20,7 +20,7 @@ export { DEFAULT_QUOTA } from './userspaces.js';
 export function mountResourceRoutes(router: ApiRouter, deps: ResourceDeps): void {
   // No object can carry a name Kubernetes refuses, so such a path is a 404 without a cluster call.
   router.param('name', (name, ctx, next) => {
-    if (name.length > 253 || !RFC1123_SUBDOMAIN.test(name)) throw new HttpError(404, `not found: "${name}" is not a valid object name`);
+    if (!isDns1123Subdomain(name)) throw new HttpError(404, `not found: "${name}" is not a valid object name`);
     return next();
   });
   mountWorkspaceRoutes(router, deps);

@@ -1,4 +1,7 @@
 // The REST request shapes of SPEC 2.6 that the resource endpoints accept, and their query strings.
+import { MEMBERSHIP_ROLES } from '../../infra/crds/user-space.js';
+import { ACCEPTED_KEY_TYPES } from '../../ssh/authorized-keys.js';
+import { publicKeyLineSource } from '../../ssh/wire.js';
 import { exact, fields } from '../http/validate.js';
 import { IMAGE_REGISTRY_LIMITS as LIMITS, re2Problem, TAG_MODES } from '../../infra/crds/image-registry-rules.js';
 import { REGISTRY_PROVIDERS } from '../../infra/crds/image-registry.js';
@@ -12,7 +15,8 @@ export { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
 /** `svc-<name>` must itself be a namespace name (63 characters). */
 export const USERSPACE_NAME_MAX = 63 - 'svc-'.length;
 
-const SSH_KEY = /^(ssh-|ecdsa-sha2-|sk-)\S+ \S+( [^\r\n]*)?$/;
+/** The line's shape and type; the key itself is the webhook's to check (ssh/authorized-keys.ts). */
+const KEY_LINE = new RegExp(publicKeyLineSource(ACCEPTED_KEY_TYPES));
 
 function re2Patterns() {
   return strings().test('re2', '${path} is not a valid RE2 pattern', function check(list) {
@@ -35,7 +39,7 @@ export const createWorkspaceRequest = exact({
   ssh_public_key: string()
     .required('ssh_public_key is required')
     .max(16384, 'ssh_public_key must be at most 16384 characters')
-    .matches(SSH_KEY, 'ssh_public_key must be one OpenSSH public key line starting with ssh-, ecdsa-sha2- or sk-'),
+    .matches(KEY_LINE, 'ssh_public_key must be one OpenSSH public key line starting with ssh-, ecdsa-sha2- or sk-'),
 });
 export type CreateWorkspaceRequest = typeof createWorkspaceRequest.__outputType;
 
@@ -92,7 +96,6 @@ export const patchImageRegistryRequest = exact({
 });
 export type PatchImageRegistryRequest = typeof patchImageRegistryRequest.__outputType;
 
-export const MEMBERSHIP_ROLES = ['user', 'admin'] as const;
 const role = () => string().oneOf([...MEMBERSHIP_ROLES], `role must be one of ${MEMBERSHIP_ROLES.join(', ')}`);
 
 export const userSpaceRequest = exact({

@@ -1,5 +1,6 @@
 // SPEC 4.6: UserSpaces, membership and quota. Administrator-only because the cluster's RBAC
 // says so (only `den-admin` lists and writes UserSpaces); nothing here checks the role.
+import { QUOTA_NAME } from '../../infra/crds/user-space.js';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isNotFound } from '../../kube/errors.js';
 import { userNamespace } from '../../kube/group.js';
@@ -17,8 +18,6 @@ import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
  */
 export const DEFAULT_QUOTA: Readonly<Quota> = Object.freeze({ cpu: '4', memory: '8Gi', storage: '50Gi', gpu: 0, workspaces: 3 });
 
-/** The ResourceQuota every UserSpace namespace gets (SPEC 1.2). */
-export const QUOTA_OBJECT = 'svc-quota';
 
 const USAGE_CONCURRENCY = 16;
 
@@ -30,7 +29,7 @@ async function usageOfUserSpace(kube: KubeClient, userSpace: KubeObject, gpuReso
   const status = (userSpace.status ?? {}) as { namespace?: string };
   const namespace = status.namespace || userNamespace(userSpace.metadata?.name ?? '');
   try {
-    return usageOf(await kube.get(RESOURCES.resourceQuota, QUOTA_OBJECT, namespace), gpuResource);
+    return usageOf(await kube.get(RESOURCES.resourceQuota, QUOTA_NAME, namespace), gpuResource);
   } catch (err) {
     if (isNotFound(err)) return null;
     throw err;

@@ -5,7 +5,7 @@ import type { Caller } from '../http/context.js';
 import { isNotFound, KubeApiError } from '../../kube/errors.js';
 import { defaultPodName, homeClaimName, LABELS } from '../../kube/group.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { noQuery, validateBody, validateQuery } from '../http/validate.js';
 import { runningPatch, workspaceObject } from './mapping.js';
 import { createWorkspaceRequest, deleteWorkspaceQuery, logsQuery, namespaceQuery, type CreateWorkspaceRequest } from './schemas.js';

@@ -4,7 +4,7 @@
 import type { KubeClient } from '../../kube/client.js';
 import { GROUP, PLURALS } from '../../kube/group.js';
 import type { Caller } from '../http/context.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { serviceAccountOf } from './authenticate.js';
 import { serviceAccountUsername } from './minting.js';
 

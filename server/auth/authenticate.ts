@@ -6,7 +6,7 @@ import type { ClientAddressState } from '../http/client-address.js';
 import type { KubeClient } from '../../kube/client.js';
 import { SERVICE_ACCOUNTS } from '../../kube/group.js';
 import type { AuthenticatedState, Caller } from '../http/context.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { sessionIdFromCookieHeader } from './cookie.js';
 import type { UserSpaceDirectory } from './directory.js';
 import { ForwardingClient } from './forwarding.js';

@@ -2,7 +2,7 @@
 // header a cross-site form cannot set (SPEC 5). Bearer requests carry no ambient
 // credential, so they need none.
 import type { Context, Next } from 'koa';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import type { CoreState } from './authenticate.js';
 import { constantTimeEqual } from './secrets.js';
 

@@ -4,11 +4,11 @@
 // UserSpaces are listed from the API server, so a UserSpace another replica's caller created
 // (or re-enabled) a moment ago counts before its watch event arrives here.
 import type { KubeClient, KubeObject } from '../../kube/client.js';
-import { LABELS, userNamespace } from '../../kube/group.js';
+import { userNamespace } from '../../kube/group.js';
 import { Informer } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { HttpError } from '../http/errors.js';
-import type { MembershipRole } from '../http/context.js';
+import { HttpError } from '../../koa/errors.js';
+import { isDisabled, roleOf, type MembershipRole } from '../../infra/crds/user-space.js';
 
 export interface UserSpaceObject extends KubeObject {
   spec?: { owner?: string; [key: string]: unknown };
@@ -27,14 +27,13 @@ export interface Membership {
 /** Role and disabled flag as DESIGN.md stores them: labels on the UserSpace. */
 export function membershipOf(userspace: UserSpaceObject): Membership {
   const name = userspace.metadata?.name ?? '';
-  const labels = userspace.metadata?.labels ?? {};
   return {
     owner: userspace.spec?.owner ?? '',
     uid: userspace.metadata?.uid ?? '',
     userspace: name,
     namespace: userNamespace(name),
-    role: labels[LABELS.role] === 'admin' ? 'admin' : 'user',
-    disabled: labels[LABELS.disabled] === 'true',
+    role: roleOf(userspace),
+    disabled: isDisabled(userspace),
   };
 }
 

@@ -7,9 +7,9 @@
 import type { KubeClient } from '../../kube/client.js';
 import { isNamespaceTerminating, isNotFound, KubeApiError } from '../../kube/errors.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { Registry } from 'prom-client';
-import { MintingMetrics } from '../metrics.js';
+import { MintingMetrics } from './minting-metrics.js';
 
 export interface MinterOptions {
   /** Requested lifetime; the API server may shorten it (and refuses less than 10 minutes). */

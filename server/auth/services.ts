@@ -2,13 +2,13 @@
 import type { KubeClient } from '../../kube/client.js';
 import { UserSpaceDirectory } from './directory.js';
 import { LocalUserStore } from './local-users.js';
-import { LoginChallengeStore } from './providers/challenges.js';
+import { LoginChallengeStore } from './login-challenges.js';
 import { TokenMinter } from './minting.js';
 import { DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sessions.js';
 import { ServiceState } from './state.js';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './throttle.js';
 import { ApiTokenStore } from './tokens.js';
-import type { MintingMetrics } from '../metrics.js';
+import type { MintingMetrics } from './minting-metrics.js';
 
 export interface AuthServiceOptions {
   /** Namespace of the server's state Secrets (`--namespace`). */

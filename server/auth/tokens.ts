@@ -4,8 +4,6 @@ import type { TokenScope } from '../http/context.js';
 import { newApiToken, randomHex, sha256Hex } from './secrets.js';
 import type { ServiceState, StateRecord } from './state.js';
 
-export const TOKEN_NAME_PATTERN = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-
 export interface ApiToken {
   secretName: string;
   name: string;

@@ -1,9 +1,9 @@
 // What the authentication middleware puts on `ctx.state` for every authenticated request.
+import type { MembershipRole } from '../../infra/crds/user-space.js';
 import type { KubeClient } from '../../kube/client.js';
 
 export type SessionKind = 'cookie' | 'bearer';
 export type TokenScope = 'full' | 'read';
-export type MembershipRole = 'user' | 'admin';
 
 export interface Caller {
   /** The person's e-mail or cluster username (`UserSpace.spec.owner`). */

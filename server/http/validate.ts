@@ -3,7 +3,7 @@
 // A failure becomes a 400 `{error}` through errorMapper; nothing reaches the cluster.
 import type { Context } from 'koa';
 import { array, boolean, number, object, string, ValidationError, type AnyObject, type AnySchema, type InferType, type ObjectShape } from 'yup';
-import { HttpError } from './errors.js';
+import { HttpError } from '../../koa/errors.js';
 
 function fieldPath(path: string | undefined, key: string): string {
   return path && path !== 'this' ? `${path}.${key}` : key;

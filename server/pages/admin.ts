@@ -2,6 +2,7 @@
 // REST mappings and schemas (server/api/*.ts, server/routes/local-users.ts): the cluster's RBAC
 // decides, and someone without the rights sees its 403 message naming the missing right.
 // Forms post back to their page; a refusal is shown above that form with what was typed.
+import { isDisabled, roleOf } from '../../infra/crds/user-space.js';
 import { randomBytes } from 'node:crypto';
 import type { AnySchema } from 'yup';
 import type { KubeObject } from '../../kube/client.js';
@@ -44,7 +45,7 @@ import {
 } from '../api/schemas.js';
 import { DEFAULT_QUOTA, userSpacesWithUsage } from '../api/userspaces.js';
 import { requireAdministrator } from '../auth/admin.js';
-import { describeError, HttpError } from '../http/errors.js';
+import { describeError, HttpError } from '../../koa/errors.js';
 import { createLocalUserOf, deleteLocalUserOf } from '../routes/local-users.js';
 import { localUserRequest } from '../routes/schemas.js';
 import { viewerOf } from './middleware.js';
@@ -169,8 +170,8 @@ async function overview(ctx: PageContext): Promise<void> {
     ctx,
     adminOverviewPage(assets, viewerOf(ctx)!, {
       people: people.items.length,
-      admins: people.items.filter((u) => labelsOf(u)[LABELS.role] === 'admin').length,
-      disabled: people.items.filter((u) => labelsOf(u)[LABELS.disabled] === 'true').length,
+      admins: people.items.filter((u) => roleOf(u) === 'admin').length,
+      disabled: people.items.filter(isDisabled).length,
       workspaces: workspaces.items.length,
       phases: [...phases.entries()].sort(([a], [b]) => a.localeCompare(b)),
       images: images.items.length,
@@ -194,7 +195,7 @@ const renderUsers: Render = async (ctx, deps, outcome, status = 200) => {
       viewerOf(ctx)!,
       {
         people: people.items
-          .map((u) => ({ name: nameOf(u), owner: String(specOf(u).owner ?? ''), role: labelsOf(u)[LABELS.role] ?? 'user', disabled: labelsOf(u)[LABELS.disabled] === 'true', phase: String(statusOf(u).phase ?? 'Pending') }))
+          .map((u) => ({ name: nameOf(u), owner: String(specOf(u).owner ?? ''), role: roleOf(u), disabled: isDisabled(u), phase: String(statusOf(u).phase ?? 'Pending') }))
           .sort((a, b) => a.name.localeCompare(b.name)),
         localAuth: deps.localAuth,
         localUsers: deps.localAuth ? (await deps.auth.localUsers.list()).map((u) => ({ username: u.username, owner: u.owner })).sort((a, b) => a.username.localeCompare(b.username)) : [],

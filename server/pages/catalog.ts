@@ -1,29 +1,19 @@
 // /catalog and /workspace-images/{name}/icon. The entries are REST's `GET /workspace-images`
 // (what the person may `use`, read with their token); an icon is a redirect to its http(s)
 // URL or the decoded image of a data: URL of an allowed type, never fetched by the server.
+import type { WorkspaceImageSpec } from '../../infra/crds/workspace-image.js';
 import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { catalogPage, type CatalogEntry, type CatalogFilter } from '../../web/templates/catalog.js';
 import { listUsableImages } from '../api/catalog.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { viewerOf } from './middleware.js';
 import { sendPage } from './workspaces.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
-interface ImageSpec {
-  displayName?: string;
-  description?: string;
-  icon?: string;
-  tags?: string[];
-  maintainer?: string;
-  deprecated?: boolean;
-  deprecateAt?: string;
-  image?: string;
-}
-
 /** An entry as the catalog shows it: past its `deprecateAt` it counts as deprecated (SPEC 2.2). */
 export function catalogEntry(obj: KubeObject, now: number): CatalogEntry {
-  const spec = (obj.spec ?? {}) as ImageSpec;
+  const spec = (obj.spec ?? {}) as WorkspaceImageSpec;
   const at = spec.deprecateAt ? Date.parse(spec.deprecateAt) : NaN;
   const pastDeadline = !Number.isNaN(at) && at <= now;
   return {
@@ -96,7 +86,7 @@ export function iconAnswer(icon: string | undefined): IconAnswer | undefined {
 async function icon(ctx: PageContext): Promise<void> {
   const name = ctx.params.name!;
   const obj = await ctx.state.kube.get(RESOURCES.workspaceImage, name);
-  const answer = iconAnswer(((obj.spec ?? {}) as ImageSpec).icon);
+  const answer = iconAnswer(((obj.spec ?? {}) as WorkspaceImageSpec).icon);
   if (!answer) throw new HttpError(404, `catalog entry ${name} has no usable icon (an http(s) URL or a data: URL of type ${[...ICON_TYPES].join(', ')})`);
   ctx.set('Cache-Control', 'private, max-age=300');
   if ('redirect' in answer) {

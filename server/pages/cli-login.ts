@@ -4,7 +4,7 @@
 // the token service, and answers a page whose form posts it to the command's loopback port.
 // That answer's CSP allows form submission to exactly that loopback address.
 import { randomHex } from '../auth/secrets.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { issueTokenFor } from '../routes/tokens.js';
 import { cliLoginHandOffPage, cliLoginQuestionPage, type CliRequest } from '../../web/templates/cli-login.js';
 import { PAGE_CSP, viewerOf } from './middleware.js';

@@ -3,8 +3,8 @@
 // pages (/login), authentication (a stranger goes to /login?next=…), the CSRF field, pages.
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
-import { RFC1123_SUBDOMAIN } from '../api/fields.js';
-import { HttpError } from '../http/errors.js';
+import { isDns1123Subdomain } from '../../kube/names.js';
+import { HttpError } from '../../koa/errors.js';
 import { serveAssets } from './assets.js';
 import type { PageDeps, PageRouter } from './types.js';
 import { authenticatePage, compose, pageErrors, pageHeaders, readFormBody, requireFormCsrf, withAssets, type PageState } from './middleware.js';
@@ -27,7 +27,7 @@ export function isPagePath(path: string): boolean {
 /** Object names in page paths are checked as REST checks them: a name Kubernetes refuses is a 404 without a cluster call. */
 export function checkNameParam(router: PageRouter): void {
   router.param('name', (name, _ctx, next) => {
-    if (name.length > 253 || !RFC1123_SUBDOMAIN.test(name)) throw new HttpError(404, `not found: "${name}" is not a valid object name`);
+    if (!isDns1123Subdomain(name)) throw new HttpError(404, `not found: "${name}" is not a valid object name`);
     return next();
   });
 }

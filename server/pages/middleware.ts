@@ -4,8 +4,8 @@
 import type { Context, Middleware, Next } from 'koa';
 import { authenticate, CredentialRefused, type AuthDeps, type CoreState } from '../auth/authenticate.js';
 import { constantTimeEqual } from '../auth/secrets.js';
-import { describeError, HttpError, type ErrorLogger } from '../http/errors.js';
-import { readLimited } from '../http/body.js';
+import { describeError, HttpError, type ErrorLogger } from '../../koa/errors.js';
+import { readLimited } from '../../koa/body.js';
 import { CSRF_FIELD, errorPage, type Viewer } from '../../web/templates/layout.js';
 import type { AssetStore, BuiltAssets } from './assets.js';
 

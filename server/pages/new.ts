@@ -2,16 +2,19 @@
 // The request is checked by REST's schema; refusals (the schema's, the webhook's, the
 // cluster's) are placed beside the field they are about, and everything typed is kept.
 import { ValidationError } from 'yup';
-import type { KubeClient, KubeObject } from '../../kube/client.js';
+import type { KubeClient } from '../../kube/client.js';
 import { KubeApiError } from '../../kube/errors.js';
-import { addQuantities, formatQuantity, tryParseQuantity, ZERO } from '../../kube/quantity.js';
+import { formatQuantity } from '../../kube/quantity.js';
+import { quotaUse } from '../../infra/crds/quota-use.js';
+import type { Workspace } from '../../infra/crds/workspace.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { newPage, type NewField, type NewValues, type NewView, type QuotaLine } from '../../web/templates/new.js';
 import { listUsableImages } from '../api/catalog.js';
 import { createWorkspaceRequest } from '../api/schemas.js';
+import { requestFieldOf } from '../api/mapping.js';
 import { createWorkspaceOf } from '../api/workspaces.js';
 import type { Caller } from '../http/context.js';
-import { describeError } from '../http/errors.js';
+import { describeError } from '../../koa/errors.js';
 import { catalogEntry } from './catalog.js';
 import { viewerOf } from './middleware.js';
 import { leaveNotice } from './notice.js';
@@ -22,19 +25,17 @@ interface UserSpaceView {
   spec?: { quota?: Record<string, unknown>; sshAuthorizedKeys?: string[] };
 }
 
-const FIELD_OF_REFUSAL: [RegExp, NewField][] = [
-  [/sshAuthorizedKeys|ssh_public_key|SSH key/i, 'ssh_public_key'],
-  [/imageRef|catalog entry|WorkspaceImage|\bimage\b/i, 'image'],
-  [/already exists|metadata\.name|\bname\b/i, 'name'],
-  [/storage/i, 'storage'],
-  [/gpu/i, 'gpu'],
-  [/memory/i, 'memory'],
-  [/cpu/i, 'cpu'],
-];
-
-/** The form field a cluster or webhook refusal is about, by the words it uses; undefined when it names none. */
-export function fieldOfRefusal(message: string): NewField | undefined {
-  return FIELD_OF_REFUSAL.find(([pattern]) => pattern.test(message))?.[1];
+/**
+ * The form field a cluster or webhook refusal is about, from the Workspace fields its causes
+ * name (an existing name is the name's); undefined when it names none the form has.
+ */
+export function fieldOfRefusal(err: KubeApiError, gpuResource: string): NewField | undefined {
+  if (err.reason === 'AlreadyExists') return 'name';
+  for (const cause of err.body.details?.causes ?? []) {
+    const field = cause.field === undefined ? undefined : requestFieldOf(cause.field, gpuResource);
+    if (field) return field;
+  }
+  return undefined;
 }
 
 function valuesOf(form: Record<string, string>): NewValues {
@@ -42,25 +43,24 @@ function valuesOf(form: Record<string, string>): NewValues {
   return { name: v('name'), image: v('image'), cpu: v('cpu'), memory: v('memory'), gpu: v('gpu'), storage: v('storage'), ssh_public_key: v('ssh_public_key'), save_key: form.save_key === '1' };
 }
 
-/** What the person's workspaces hold against their quota: the count, storage of all, cpu/memory/gpu of the running ones. */
-export function quotaLines(userSpace: UserSpaceView, workspaces: KubeObject[], gpuResource: string): QuotaLine[] {
+/** What the person's workspaces hold against their quota (infra/crds/quota-use.ts; storage as their spec.storage asks). */
+export function quotaLines(userSpace: UserSpaceView, workspaces: Workspace[], gpuResource: string): QuotaLine[] {
   const quota = userSpace.spec?.quota ?? {};
-  const sum = (pick: (ws: any) => unknown, runningOnly: boolean) =>
-    formatQuantity(addQuantities(ZERO, ...workspaces.filter((ws: any) => !runningOnly || ws.spec?.running !== false).map((ws) => tryParseQuantity(pick(ws)) ?? ZERO)));
-  const req = (name: string) => (ws: any) => ws.spec?.resources?.requests?.[name];
-  const lines: QuotaLine[] = [{ what: 'workspaces', used: String(workspaces.length), limit: String(quota.workspaces ?? '–') }];
-  lines.push({ what: 'CPU', used: sum(req('cpu'), true), limit: String(quota.cpu ?? '–') });
-  lines.push({ what: 'memory', used: sum(req('memory'), true), limit: String(quota.memory ?? '–') });
-  lines.push({ what: 'storage', used: sum((ws) => ws.spec?.storage, false), limit: String(quota.storage ?? '–') });
-  lines.push({ what: 'GPUs', used: sum(req(gpuResource), true), limit: String(quota.gpu ?? 0) });
-  return lines;
+  const use = quotaUse(workspaces, [], gpuResource);
+  return [
+    { what: 'workspaces', used: String(workspaces.length), limit: String(quota.workspaces ?? '–') },
+    { what: 'CPU', used: formatQuantity(use.cpu), limit: String(quota.cpu ?? '–') },
+    { what: 'memory', used: formatQuantity(use.memory), limit: String(quota.memory ?? '–') },
+    { what: 'storage', used: formatQuantity(use.storage), limit: String(quota.storage ?? '–') },
+    { what: 'GPUs', used: formatQuantity(use.gpu), limit: String(quota.gpu ?? 0) },
+  ];
 }
 
 async function context(kube: KubeClient, caller: Caller, deps: PageDeps, now: number) {
   const [images, userSpace, workspaces] = await Promise.all([
     listUsableImages(kube, deps.resources),
     kube.get<UserSpaceView>(RESOURCES.userSpace, caller.userspace),
-    kube.list(RESOURCES.workspace, { namespace: caller.namespace }),
+    kube.list<Workspace>(RESOURCES.workspace, { namespace: caller.namespace }),
   ]);
   const offered = images
     .map((o) => catalogEntry(o, now))
@@ -95,7 +95,7 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
         errors[f] ??= e.message;
       }
     } else if (err instanceof KubeApiError && err.status < 500) {
-      const f = fieldOfRefusal(err.message);
+      const f = fieldOfRefusal(err, deps.resources.gpuResource);
       if (f) errors[f] = err.message;
       else formError = err.message;
     } else {

@@ -5,7 +5,7 @@
 import { ValidationError } from 'yup';
 import { RESOURCES } from '../../kube/resources.js';
 import { profilePage, type ProfileView } from '../../web/templates/profile.js';
-import { describeError, HttpError } from '../http/errors.js';
+import { describeError, HttpError } from '../../koa/errors.js';
 import type { ClientAddressState } from '../http/client-address.js';
 import { addSavedKeyOf, changePasswordOf, savedKeysOf } from '../routes/profile.js';
 import { issueTokenQuery, passwordRequest } from '../routes/schemas.js';

@@ -10,14 +10,14 @@ import { randomPKCECodeVerifier, randomNonce } from 'openid-client';
 import type { Log } from '../../process/role.js';
 import { cookieValue, httpOnlyCookie, sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
-import { TooManyChallengesError, type LoginChallengeStore } from '../auth/providers/challenges.js';
+import { TooManyChallengesError, type LoginChallengeStore } from '../auth/login-challenges.js';
 import { LoginRefused } from '../auth/providers/refusals.js';
 import type { IdentityProviders } from '../auth/providers/registry.js';
 import { constantTimeEqual, randomSecret } from '../auth/secrets.js';
 import type { SessionStore } from '../auth/sessions.js';
 import { AttemptCounter, type ThrottlePolicy } from '../auth/throttle.js';
 import type { ClientAddressState } from '../http/client-address.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { sameOriginPath, type PageState } from './middleware.js';
 
 /** Ties a sign-in to the browser that started it, so nobody can make a victim finish theirs (login CSRF). */

@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { loginPage, type IdentityProviderLink } from '../../web/templates/login.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { ClientAddressState } from '../http/client-address.js';
 import { signIn, signOut, sessionCookieOf, type SessionRouteDeps } from '../routes/session.js';

@@ -5,7 +5,7 @@ import type { KubeClient } from '../../kube/client.js';
 import type { ResourceDeps } from '../api/types.js';
 import type { IdentityProviders } from '../auth/providers/registry.js';
 import type { AuthServices } from '../auth/services.js';
-import type { ErrorLogger } from '../http/errors.js';
+import type { ErrorLogger } from '../../koa/errors.js';
 import type { AssetStore } from './assets.js';
 import type { PageState } from './middleware.js';
 

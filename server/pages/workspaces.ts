@@ -11,7 +11,7 @@ import { defaultPodName, homeClaimName } from '../../kube/group.js';
 import { byEventTime, statusCard, workspacePage, type EventView } from '../../web/templates/workspace.js';
 import { phaseOf, reasonOf } from '../../web/templates/format.js';
 import { DEFAULT_LOG_TAIL, deleteWorkspaceOf, listWorkspacesOf, readWorkspaceLogs, setWorkspaceRunning } from '../api/workspaces.js';
-import { describeError } from '../http/errors.js';
+import { describeError } from '../../koa/errors.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
 import { takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';

@@ -2,7 +2,7 @@
 // is off. The users live in Secrets the server writes with its own identity, so the
 // administrator check is an access review made with the caller's forwarded token.
 import type Router from '@koa/router';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { noQuery, validateBody, validateQuery } from '../http/validate.js';
 import { requireAdministrator } from '../auth/admin.js';
 import type { CoreState } from '../auth/authenticate.js';

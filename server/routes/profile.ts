@@ -6,8 +6,8 @@
 import type Router from '@koa/router';
 import type { KubeClient } from '../../kube/client.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { checkAuthorizedKey } from '../admission/ssh-keys.js';
-import { HttpError } from '../http/errors.js';
+import { checkAuthorizedKey } from '../../ssh/authorized-keys.js';
+import { HttpError } from '../../koa/errors.js';
 import { noQuery, validateBody, validateQuery } from '../http/validate.js';
 import type { CoreState, Credential } from '../auth/authenticate.js';
 import type { Caller } from '../http/context.js';

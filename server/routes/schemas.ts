@@ -3,9 +3,10 @@
 import { exact, fields } from '../http/validate.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords.js';
 import { USERNAME_PATTERN } from '../auth/local-users.js';
-import { TOKEN_NAME_PATTERN } from '../auth/tokens.js';
+import { DNS1123_LABEL, DNS1123_LABEL_MAX } from '../../kube/names.js';
 
 const { string } = fields;
+const TOKEN_NAME_RULE = 'name must be 1-63 lower-case letters, digits or "-", starting and ending with a letter or digit';
 
 function newPassword(field: string) {
   return string()
@@ -38,5 +39,7 @@ export const sshKeyRequest = exact({
 
 export const issueTokenQuery = exact({
   scope: string().oneOf(['full', 'read'], 'scope must be full or read'),
-  name: string().matches(TOKEN_NAME_PATTERN, 'name must be 1-63 lower-case letters, digits or "-", starting and ending with a letter or digit'),
+  name: string()
+    .max(DNS1123_LABEL_MAX, TOKEN_NAME_RULE)
+    .matches(DNS1123_LABEL, TOKEN_NAME_RULE),
 });

@@ -1,7 +1,7 @@
 // SPEC 4.1: POST /login (public), GET /session, POST /logout.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { noQuery, validateBody, validateQuery } from '../http/validate.js';
 import type { CoreState, Credential } from '../auth/authenticate.js';
 import { clearedSessionCookie, sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';

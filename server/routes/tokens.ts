@@ -1,7 +1,7 @@
 // SPEC 4.4: the caller's own API tokens. The scope is asked for with `?scope=read`
 // (default full) and an optional `?name=`; the plaintext is in the 201 answer only.
 import type Router from '@koa/router';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { noQuery, validateQuery } from '../http/validate.js';
 import type { CoreState } from '../auth/authenticate.js';
 import type { Caller } from '../http/context.js';

@@ -8,7 +8,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { KubeClient } from '../../kube/client.js';
 import { startExec, type ExecExit, type ExecSession, type ExecTarget } from '../../kube/exec.js';
 import { asBuffer } from '../../kube/channel-ws.js';
-import { CLOSE, dimension, type ServerNotice } from './protocol.js';
+import { CLOSE, dimension, type ServerNotice } from '../../web/terminal-protocol.js';
 import { refusalOf, TerminalRefused } from './target.js';
 
 /** Unsent output to the browser above which the exec stops being read. */

@@ -1,13 +1,14 @@
 // Where a browser terminal goes: the person's own Workspace, read with their minted token
-// (so RBAC decides), checked by the rules every shell follows (infra/crds/workspace-target.ts:
+// (so RBAC decides), checked by the rules every shell follows (shell/target.ts:
 // Running, the pod of status.podName with den.dev/workspace=<name>, the image's shell and
 // home), as the SSH gateway does, through the person's identity instead of its caches.
 import type { KubeClient } from '../../kube/client.js';
 import { isNotFound, KubeApiError, KubeUnavailableError } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
 import type { Workspace } from '../../infra/crds/workspace.js';
-import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, shellAndHome, type SessionTarget, type WorkspaceImage, type WorkspacePod } from '../../infra/crds/workspace-target.js';
-import { CLOSE } from './protocol.js';
+import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, shellAndHome, type SessionTarget, type WorkspacePod } from '../../shell/target.js';
+import type { WorkspaceImage } from '../../infra/crds/workspace-image.js';
+import { CLOSE } from '../../web/terminal-protocol.js';
 
 /** The terminal cannot open; `message` is shown in the browser, `code` closes the websocket. */
 export class TerminalRefused extends Error {

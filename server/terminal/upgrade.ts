@@ -9,8 +9,9 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Log } from '../../process/role.js';
 import type { KubeClient } from '../../kube/client.js';
-import type { ActivityRecorder } from '../../kube/activity.js';
-import { shellCommand } from '../../infra/crds/workspace-commands.js';
+import { isDns1123Label } from '../../kube/names.js';
+import type { ActivityRecorder } from '../../shell/activity.js';
+import { shellCommand } from '../../shell/commands.js';
 import { actAs } from '../auth/authenticate.js';
 import { sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
@@ -18,12 +19,13 @@ import type { TokenMinter } from '../auth/minting.js';
 import { constantTimeEqual } from '../auth/secrets.js';
 import type { SessionStore } from '../auth/sessions.js';
 import type { Caller } from '../http/context.js';
-import { HttpError } from '../http/errors.js';
-import { CLOSE, CSRF_PROTOCOL_PREFIX, dimension, TERMINAL_PROTOCOL } from './protocol.js';
+import { HttpError } from '../../koa/errors.js';
+import { CLOSE, CSRF_PROTOCOL_PREFIX, dimension, TERMINAL_PROTOCOL } from '../../web/terminal-protocol.js';
 import { refuse, relayTerminal, type Relay } from './relay.js';
 import { refusalOf, resolveTerminalTarget } from './target.js';
 
-export const TERMINAL_PATH = /^\/w\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\/terminal\/ws$/;
+/** The terminal's websocket path; the workspace name in it must also be a DNS label (isDns1123Label). */
+export const TERMINAL_PATH = /^\/w\/([^/]+)\/terminal\/ws$/;
 /** Terminals one person may have open at once; each is an exec in a pod. */
 export const MAX_TERMINALS_PER_PERSON = 10;
 /** Largest message a browser may send (a paste is split by the page script). */
@@ -151,7 +153,7 @@ export class TerminalServer {
   private async admit(req: http.IncomingMessage): Promise<Opened> {
     const url = new URL(req.url ?? '/', 'http://den.invalid');
     const match = TERMINAL_PATH.exec(url.pathname);
-    if (!match || req.method !== 'GET') throw new HttpError(404, `no websocket is served at ${url.pathname.slice(0, 200)}`);
+    if (!match || !isDns1123Label(match[1]!) || req.method !== 'GET') throw new HttpError(404, `no websocket is served at ${url.pathname.slice(0, 200)}`);
     if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly');
     if (req.headers.origin !== this.origin) throw new HttpError(403, `a terminal may only be opened from a page of ${this.origin}`);
 

@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import ssh2, { type ClientChannel } from 'ssh2';
 import { startExec } from '../../kube/exec.js';
-import { generateHostKey } from '../../gateway/host-key.js';
+import { generateHostKey } from '../../ssh/host-key.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { FakeExec } from '../support/fake-exec.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { defaultText } from '../../process/settings.js';
-import { DEV_COMMANDS } from '../../cli/dev/commands.js';
+import { DEV_COMMANDS } from '../../cli/dev-commands.js';
 import { COMMANDS, ROLES } from '../../cli/roles.js';
 import { REPO_ROOT, runCommand, type CommandResult } from '../support/platform.js';
 

@@ -11,7 +11,7 @@ import { LABELS } from '../../kube/group.js';
 import { Informer } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { gatewayClusterRules } from '../../infra/install/rbac-rules.js';
-import { generateHostKey } from '../../gateway/host-key.js';
+import { generateHostKey } from '../../ssh/host-key.js';
 import { Gateway, type GatewayLimits } from '../../gateway/server.js';
 import { WorkspaceDirectory, type Workspace, type WorkspaceImage } from '../../gateway/workspaces.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';

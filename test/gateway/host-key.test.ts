@@ -6,7 +6,9 @@ import ssh2 from 'ssh2';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { RESOURCES } from '../../kube/resources.js';
-import { ensureHostKeySecret, generateHostKey, HOST_KEY_SECRET, HOST_KEY_SECRET_KEY, HOST_KEY_SECRET_PUBLIC_KEY, HostKeyError, loadHostKey } from '../../gateway/host-key.js';
+import { HostKeyError, loadHostKey } from '../../gateway/host-key.js';
+import { ensureHostKeySecret } from '../../hooks/host-key-secret.js';
+import { generateHostKey, HOST_KEY_SECRET, HOST_KEY_SECRET_KEY, HOST_KEY_SECRET_PUBLIC_KEY } from '../../ssh/host-key.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 
 const run = promisify(execFile);

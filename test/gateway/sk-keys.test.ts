@@ -4,10 +4,10 @@
 import { expect } from 'chai';
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import ssh2, { type ParsedKey } from 'ssh2';
-import { generateHostKey } from '../../gateway/host-key.js';
+import { generateHostKey } from '../../ssh/host-key.js';
 import { findAuthorizedKey, parseAuthorizedKey } from '../../gateway/keys.js';
 import { parseSecurityKeyBlob, parseSecurityKeyLine, securityKeySignedData, SK_ECDSA_P256, SK_ED25519, verifySecurityKeySignature } from '../../gateway/sk-keys.js';
-import { checkAuthorizedKey } from '../../server/admission/ssh-keys.js';
+import { checkAuthorizedKey } from '../../ssh/authorized-keys.js';
 import { GatewayHarness, pod, workspace } from './harness.js';
 
 type Kind = typeof SK_ED25519 | typeof SK_ECDSA_P256;

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { envArgs, envRefusal, execCommand, MAX_ENV_VARS, sanitizeTerm, sftpCommand, shellCommand } from '../../infra/crds/workspace-commands.js';
-import { activityPatch } from '../../kube/activity.js';
+import { envArgs, envRefusal, execCommand, MAX_ENV_VARS, sanitizeTerm, sftpCommand, shellCommand } from '../../shell/commands.js';
+import { activityPatch } from '../../shell/activity.js';
 import { isLocalDestination } from '../../gateway/portforward.js';
-import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, shellAndHome, type SessionTarget } from '../../infra/crds/workspace-target.js';
+import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, shellAndHome, type SessionTarget } from '../../shell/target.js';
 import type { Workspace } from '../../gateway/workspaces.js';
 
 const run = promisify(execFile);

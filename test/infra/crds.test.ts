@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { denCrds, type CustomResourceDefinition, type JsonSchema } from '../../infra/crds/index.js';
-import { QUANTITY_PATTERN } from '../../infra/crds/schema.js';
+import { QUANTITY_PATTERN } from '../../kube/quantity.js';
 import { fieldsOf, rootSchema, schemaAt } from './schema-paths.js';
 
 type Kind = 'WorkspaceImage' | 'ImageRegistry' | 'UserSpace' | 'Workspace';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { imageRegistryViolations } from '../../infra/crds/image-registry-rules.js';
-import { reviewImageRegistry } from '../../server/admission/webhooks.js';
+import { reviewImageRegistry } from '../../hooks/admission/webhooks.js';
 import { createImageRegistryRequest } from '../../server/api/schemas.js';
 
 const base = { provider: 'cloud-registry', cloud: { region: 'eu-west-1' } };

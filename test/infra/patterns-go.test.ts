@@ -1,9 +1,12 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { denCrds } from '../../infra/crds/index.js';
-import { DURATION_PATTERN, QUANTITY_PATTERN } from '../../infra/crds/schema.js';
-import { addQuantities, formatQuantity, parseQuantity, QuantityError } from '../../kube/quantity.js';
-import { QUANTITY as REST_QUANTITY } from '../../server/api/fields.js';
+import { DURATION_PATTERN } from '../../infra/crds/schema.js';
+import { InstallSettingsError, settingsOfConfig } from '../../infra/install/settings.js';
+import { addQuantities, formatQuantity, parseQuantity, QUANTITY_PATTERN, QuantityError } from '../../kube/quantity.js';
+import { quantity } from '../../server/api/fields.js';
+import { exact, validate } from '../../server/http/validate.js';
+import { HttpError } from '../../koa/errors.js';
 import { buildGoTool, type GoTool } from '../support/go.js';
 
 // Quantities from k8s.io/apimachinery/pkg/api/resource's TestQuantityParse: what ParseQuantity
@@ -18,6 +21,28 @@ const APIMACHINERY_VALID = [
   '100.035Ki', '0.5Mi', '0.05Gi', '0.025Ti', '0.000000000001Ki', '.001', '.0001k', '1.', '1.G',
 ];
 const APIMACHINERY_INVALID = ['1.1.M', '1+1.0M', '0.1mi', '0.1am', 'aoeu', '.5i', '1i', '-3.01i', '-3.01e-', ' 1', '1 ', '', '1K', '1ki', '1KI', '1KiB', '1Zi', '1e', '1e+', '1e3k', '1E3Ki', '1..5', '1,5', '0x10', 'Inf', 'NaN', '++1', '1-'];
+
+/** Whether the REST schemas take `q` as a quantity field (cpu, memory, storage). */
+function restAccepts(q: string): boolean {
+  try {
+    validate(exact({ cpu: quantity() }), { cpu: q });
+    return true;
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 400) return false;
+    throw err;
+  }
+}
+
+/** Whether an install configuration file may ask for `q` as a process's CPU request. */
+function installAccepts(q: string): boolean {
+  try {
+    settingsOfConfig(`manager:\n  resources:\n    requests:\n      cpu: ${JSON.stringify(q)}\n`, 'den.config.yaml');
+    return true;
+  } catch (err) {
+    if (err instanceof InstallSettingsError) return false;
+    throw err;
+  }
+}
 
 /** Every `pattern` in a schema, with the path it is at. */
 function patternsOf(schema: unknown, path: string, out: [string, string][]): [string, string][] {
@@ -64,7 +89,7 @@ describe("schema patterns and quantities, as kube-apiserver's Go code reads them
     for (const pattern of Object.keys(SAMPLES)) expect(found.map(([, p]) => p), 'a sampled pattern is no longer in the CRDs').to.include(pattern);
   });
 
-  it('accepts every quantity apimachinery accepts, and its CRD pattern does too', () => {
+  it('accepts every quantity apimachinery accepts: in Den, in the CRD pattern, in the REST schema and in the install settings', () => {
     const signed = APIMACHINERY_VALID.flatMap((q) => [q, `-${q}`, `+${q}`]);
     const [answer] = goMatches([{ pattern: QUANTITY_PATTERN, values: signed }]);
     expect(signed.filter((_, i) => !answer!.matches[i]), 'the CRD pattern refuses').to.deep.equal([]);
@@ -78,13 +103,17 @@ describe("schema patterns and quantities, as kube-apiserver's Go code reads them
       }
     });
     expect(refusedByDen).to.deep.equal([]);
-    expect(APIMACHINERY_VALID.filter((q) => !REST_QUANTITY.test(q)), 'the REST schema refuses').to.deep.equal([]);
+    expect(APIMACHINERY_VALID.filter((q) => !restAccepts(q)), 'the REST schema refuses').to.deep.equal([]);
+    expect(APIMACHINERY_VALID.filter((q) => !installAccepts(q)), 'the install settings refuse').to.deep.equal([]);
+    const negative = APIMACHINERY_VALID.filter((q) => parseQuantity(q).num !== 0n).map((q) => `-${q}`);
+    expect(negative.filter((q) => restAccepts(q) || installAccepts(q)), 'an amount below zero is taken').to.deep.equal([]);
   });
 
-  it('refuses every quantity apimachinery refuses: in Den, in the REST schema and in the CRD pattern', () => {
+  it('refuses every quantity apimachinery refuses: in Den, in the CRD pattern, in the REST schema and in the install settings', () => {
     const [answer] = goMatches([{ pattern: QUANTITY_PATTERN, values: APIMACHINERY_INVALID }]);
     expect(APIMACHINERY_INVALID.filter((_, i) => answer!.matches[i]), 'the CRD pattern accepts').to.deep.equal([]);
-    expect(APIMACHINERY_INVALID.filter((q) => REST_QUANTITY.test(q)), 'the REST schema accepts').to.deep.equal([]);
+    expect(APIMACHINERY_INVALID.filter((q) => restAccepts(q)), 'the REST schema accepts').to.deep.equal([]);
+    expect([...APIMACHINERY_INVALID, '1.2.3'].filter((q) => installAccepts(q)), 'the install settings accept').to.deep.equal([]);
     for (const q of APIMACHINERY_INVALID) expect(() => parseQuantity(q), JSON.stringify(q)).to.throw(QuantityError);
   });
 

@@ -35,19 +35,19 @@ const RBAC = 'rbac.authorization.k8s.io';
 
 export const NEEDS: Record<Process, Need[]> = {
   'den-manager': [
-    { verbs: [...CACHE, 'get', 'patch'], group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'hooks/loop/controller.ts: parent cache, status-conflict re-read, finalizer patch; server/admission/caches.ts' },
+    { verbs: [...CACHE, 'get', 'patch'], group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'hooks/loop/controller.ts: parent cache, status-conflict re-read, finalizer patch; hooks/admission/caches.ts' },
     // Not a call: the UserSpace validator asks a SubjectAccessReview whether the manager may update every UserSpace before it lets the finalizer patch through.
-    { verbs: ['update'], group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'server/admission/admins.ts isAdmin' },
+    { verbs: ['update'], group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'hooks/admission/admins.ts isAdmin' },
     { verbs: ['update'], group: 'den.dev', resource: 'userspaces/status', scope: 'cluster', why: 'hooks/loop/controller.ts writeStatus' },
     // A child's owner reference has blockOwnerDeletion (hooks/loop/keys.ts): the API server wants update on the owner's finalizers.
     { verbs: ['update'], group: 'den.dev', resource: 'userspaces/finalizers', scope: 'cluster', why: 'hooks/loop/keys.ts ownerReference' },
-    { verbs: CACHE, group: 'den.dev', resource: 'workspaces', scope: 'cluster', why: 'hooks/loop/controller.ts parent cache; server/admission/caches.ts' },
+    { verbs: CACHE, group: 'den.dev', resource: 'workspaces', scope: 'cluster', why: 'hooks/loop/controller.ts parent cache; hooks/admission/caches.ts' },
     { verbs: ['get'], group: 'den.dev', resource: 'workspaces', scope: 'any namespace', why: 'hooks/loop/controller.ts status-conflict re-read' },
     { verbs: ['update'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'hooks/loop/controller.ts writeStatus' },
     { verbs: ['patch'], group: 'den.dev', resource: 'workspaces', scope: 'any namespace', why: 'hooks/loop/controller.ts changeParent (idle stop)' },
     { verbs: ['create'], group: '', resource: 'events', scope: 'any namespace', why: 'hooks/loop/controller.ts changeParent events (IdleStopped)' },
     { verbs: ['update'], group: 'den.dev', resource: 'workspaces/finalizers', scope: 'any namespace', why: 'hooks/loop/keys.ts ownerReference' },
-    { verbs: CACHE, group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'hooks/workspace/controller.ts related images; hooks/loop/controller.ts child cache of ImageRegistry; server/admission/caches.ts' },
+    { verbs: CACHE, group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'hooks/workspace/controller.ts related images; hooks/loop/controller.ts child cache of ImageRegistry; hooks/admission/caches.ts' },
     { verbs: ['create', 'patch', 'delete'], group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'hooks/loop/controller.ts applyChild, deleteChild (ImageRegistry entries)' },
     { verbs: [...CACHE, 'get'], group: 'den.dev', resource: 'imageregistries', scope: 'cluster', why: 'hooks/loop/controller.ts parent cache, status-conflict re-read' },
     { verbs: ['update'], group: 'den.dev', resource: 'imageregistries/status', scope: 'cluster', why: 'hooks/loop/controller.ts writeStatus' },
@@ -69,10 +69,10 @@ export const NEEDS: Record<Process, Need[]> = {
       clusterWide: 'a Role in default would be the chart\'s only object outside svc-system, and the manager reads every pod\'s address anyway',
     },
     { verbs: CACHE, group: '', resource: 'secrets', scope: 'svc-system', why: 'hooks/manager.ts pullSecrets' },
-    { verbs: ['create'], group: '', resource: 'secrets', scope: 'svc-system', why: 'gateway/host-key.ts ensureHostKeySecret; server/admission/tls-secret.ts' },
-    { verbs: ['get', 'update'], group: '', resource: 'secrets', scope: 'svc-system', names: ['den-webhook-tls'], why: 'server/admission/tls-secret.ts ensureWebhookTls (rotation)' },
+    { verbs: ['create'], group: '', resource: 'secrets', scope: 'svc-system', why: 'gateway/host-key.ts ensureHostKeySecret; hooks/admission/tls-secret.ts' },
+    { verbs: ['get', 'update'], group: '', resource: 'secrets', scope: 'svc-system', names: ['den-webhook-tls'], why: 'hooks/admission/tls-secret.ts ensureWebhookTls (rotation)' },
     { verbs: CACHE, group: '', resource: 'pods', scope: 'cluster', why: 'hooks/manager.ts related pods' },
-    { verbs: CACHE, group: '', resource: 'persistentvolumeclaims', scope: 'cluster', why: 'server/admission/caches.ts claims' },
+    { verbs: CACHE, group: '', resource: 'persistentvolumeclaims', scope: 'cluster', why: 'hooks/admission/caches.ts claims' },
     { verbs: CACHE, group: 'apps', resource: 'statefulsets', scope: 'cluster', why: 'hooks/loop/controller.ts child cache' },
     { verbs: ['create', 'patch', 'delete'], group: 'apps', resource: 'statefulsets', scope: 'any namespace', why: 'hooks/loop/controller.ts applyChild, deleteChild' },
     { verbs: CACHE, group: 'networking.k8s.io', resource: 'networkpolicies', scope: 'cluster', why: 'hooks/loop/controller.ts child cache' },
@@ -85,9 +85,9 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: CHILD, group: RBAC, resource: 'clusterrolebindings', scope: 'cluster', why: 'UserSpace child; hooks/manager.ts finalizer' },
     // Binding a ClusterRole whose rules the creator does not hold needs `bind` on it (infra/children/userspace/role-bindings.ts).
     { verbs: ['bind'], group: RBAC, resource: 'clusterroles', scope: 'cluster', names: ['edit', 'den-admin'], why: 'svc-workspace-edit and the administrators\' binding' },
-    { verbs: ['create'], group: 'authorization.k8s.io', resource: 'subjectaccessreviews', scope: 'cluster', why: 'server/admission/admins.ts' },
+    { verbs: ['create'], group: 'authorization.k8s.io', resource: 'subjectaccessreviews', scope: 'cluster', why: 'hooks/admission/admins.ts' },
     ...['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'].map(
-      (resource): Need => ({ verbs: ['get', 'list', 'watch', 'update'], group: 'admissionregistration.k8s.io', resource, scope: 'cluster', names: ['den-webhooks'], why: 'server/admission/registration.ts registerOne, keepWebhooksRegistered' }),
+      (resource): Need => ({ verbs: ['get', 'list', 'watch', 'update'], group: 'admissionregistration.k8s.io', resource, scope: 'cluster', names: ['den-webhooks'], why: 'hooks/admission/registration.ts registerOne, keepWebhooksRegistered' }),
     ),
     { verbs: ['create'], group: 'coordination.k8s.io', resource: 'leases', scope: 'svc-system', why: 'hooks/loop/leader.ts (first election)' },
     { verbs: ['get', 'update'], group: 'coordination.k8s.io', resource: 'leases', scope: 'svc-system', names: ['den-manager'], why: 'hooks/loop/leader.ts renew, release' },
@@ -95,7 +95,7 @@ export const NEEDS: Record<Process, Need[]> = {
   'den-server': [
     { verbs: ['create'], group: '', resource: 'serviceaccounts/token', scope: 'any namespace', names: ['session', 'session-readonly'], why: 'server/auth/minting.ts' },
     { verbs: CACHE, group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'server/auth/directory.ts' },
-    { verbs: ['patch'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'kube/activity.ts for server/terminal/upgrade.ts (lastActivityTime)' },
+    { verbs: ['patch'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'shell/activity.ts for server/terminal/upgrade.ts (lastActivityTime)' },
     { verbs: [...CACHE, 'get', 'create', 'patch', 'delete'], group: '', resource: 'secrets', scope: 'svc-system', why: 'server/auth/state.ts' },
   ],
   'den-gateway': [

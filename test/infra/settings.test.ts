@@ -63,7 +63,7 @@ describe('install settings', () => {
     ['server:\n  replicas: "2"\n', 'server.replicas: must be an integer ≥ 1'],
     ['gateway:\n  replica: 2\n', 'gateway.replica: unknown key (see den.config.example.yaml)'],
     ['namespace: den\n', 'namespace: unknown key (see den.config.example.yaml)'],
-    ['image:\n  pullPolicy: Sometimes\n', 'image.pullPolicy: must be one of IfNotPresent, Always, Never'],
+    ['image:\n  pullPolicy: Sometimes\n', 'image.pullPolicy: must be one of Always, IfNotPresent, Never'],
     ['image:\n  pullSecrets: [Regcred]\n', 'image.pullSecrets[0]: must be a Secret name (lower-case DNS name)'],
     ['manager:\n  resources:\n    limits:\n      memory: lots\n', 'manager.resources.limits.memory: must be a Kubernetes quantity such as 500m or 256Mi'],
     ['server:\n  labels:\n    team: "a b"\n', 'server.labels.team: is not a valid label value'],

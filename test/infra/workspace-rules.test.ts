@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { decide } from '../../hooks/workspace/desired.js';
 import type { Workspace, WorkspaceSpec } from '../../hooks/workspace/types.js';
 import type { WorkspaceRuleId } from '../../infra/crds/workspace-rules.js';
-import { validateWorkspace } from '../../server/admission/validate-workspace.js';
+import { validateWorkspace } from '../../hooks/admission/validate-workspace.js';
 
 // Each rule of infra/crds/workspace-rules.ts, fed to both of its readers: the admission webhook
 // must refuse exactly where the Workspace hook stops rendering, and admit where it renders.

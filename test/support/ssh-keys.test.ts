@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkAuthorizedKey } from '../../server/admission/ssh-keys.js';
+import { checkAuthorizedKey } from '../../ssh/authorized-keys.js';
 import { blobFields, generateSshKey, keyLine, type SshKeyOptions, type SshKeyType } from './ssh-keys.js';
 
 /** OpenSSH's SHA256 fingerprint of a key line: unpadded base64 of the blob's digest. */

@@ -7,7 +7,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import './terminal.css';
-import { CLOSE, CSRF_PROTOCOL_PREFIX, TERMINAL_PROTOCOL, type ServerNotice } from '../../server/terminal/protocol.js';
+import { CLOSE, CSRF_PROTOCOL_PREFIX, TERMINAL_PROTOCOL, type ServerNotice } from '../terminal-protocol.js';
 import { cssomDocument, stylesThroughCssom } from './lib/cssom-document.js';
 
 /** Keystrokes and pastes go out in pieces under the server's message limit. */

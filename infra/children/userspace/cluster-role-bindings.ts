@@ -3,12 +3,11 @@
 import { Construct } from 'constructs';
 import { KubeClusterRoleBinding } from 'cdk8s-plus-28/lib/imports/k8s.js';
 import { SERVICE_ACCOUNTS } from '../../../kube/group.js';
+import { ADMIN_CLUSTER_ROLE } from '../../install/names.js';
 import { userSpaceAccessName } from './cluster-role.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 import { bindingSubjects, clusterRoleRef, ownerSubject, serviceAccountSubject } from './subjects.js';
 
-/** The administrators' ClusterRole (docs/contracts.md), installed with the platform. */
-export const ADMIN_CLUSTER_ROLE = 'den-admin';
 
 export function adminBindingName(userSpace: string): string {
   return `svc-admin-${userSpace}`;

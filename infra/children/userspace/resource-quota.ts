@@ -1,13 +1,8 @@
 // ResourceQuota `svc-quota`: the UserSpace's budget as the API server enforces it (SPEC 2.4).
 import { Construct } from 'constructs';
 import { KubeResourceQuota, Quantity } from 'cdk8s-plus-28/lib/imports/k8s.js';
-import { GROUP, PLURALS } from '../../../kube/group.js';
+import { QUOTA_NAME, WORKSPACE_COUNT_KEY } from '../../crds/user-space.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
-
-export const QUOTA_NAME = 'svc-quota';
-
-/** Object-count quota key of Workspaces: `count/<plural>.<group>`. */
-export const WORKSPACE_COUNT_KEY = `count/${PLURALS.workspace}.${GROUP}`;
 
 /** The `hard` limits, keyed as ResourceQuota expects. A GPU quota of 0 still renders: it forbids GPUs. */
 export function quotaHard(props: Pick<UserSpaceChildrenProps, 'quota' | 'gpuResource'>): Record<string, string> {

@@ -10,16 +10,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { ObjectMeta } from 'cdk8s-plus-28/lib/imports/k8s.js';
 import { FIELD_MANAGERS, LABELS } from '../../../kube/group.js';
-export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
-
-/** A resource.Quantity as JSON carries it: `10Gi`, `500m` or a bare integer. */
-export type QuantityJson = string | number;
-
-export interface ResourceRequirementsJson {
-  limits?: Record<string, QuantityJson>;
-  requests?: Record<string, QuantityJson>;
-  claims?: { name: string }[];
-}
+import type { PullPolicy, QuantityJson, ResourceRequirementsJson } from '../../crds/schema.js';
 
 export interface WorkspaceChildrenProps {
   /** The Workspace's metadata.name: names the Service, the StatefulSet and the pod label. */
@@ -50,12 +41,6 @@ export interface WorkspaceChildrenProps {
   logsEnabled: boolean;
   metricsEnabled: boolean;
 }
-
-/** Name of the volumeClaimTemplate; the StatefulSet names the claim `home-<workspace>-0`. */
-export const HOME_VOLUME = 'home';
-
-/** The one container of the pod; the gateway execs into it by this name. */
-export const WORKSPACE_CONTAINER = 'workspace';
 
 /** Selects the workspace's pod: the Service and the StatefulSet select on exactly this. */
 export function podSelector(props: Pick<WorkspaceChildrenProps, 'workspace'>): Record<string, string> {

@@ -8,9 +8,8 @@ import {
   type PodSecurityContext,
 } from 'cdk8s-plus-28/lib/imports/k8s.js';
 import { ANNOTATIONS, LABELS, SERVICE_ACCOUNTS } from '../../../kube/group.js';
+import { HOME_VOLUME, WORKSPACE_CONTAINER } from '../../crds/workspace.js';
 import {
-  HOME_VOLUME,
-  WORKSPACE_CONTAINER,
   childMetadata,
   podSelector,
   type WorkspaceChildrenProps,

@@ -12,7 +12,7 @@ import {
   quotaRequest,
   userSpaceRequest,
 } from '../../../server/api/schemas.js';
-import { HttpError } from '../../../server/http/errors.js';
+import { HttpError } from '../../../koa/errors.js';
 import { validate } from '../../../server/http/validate.js';
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBv3J1ZSGmkN1PjLWbEmQ1xW7i1hl8XG0Pqf4dm8Iuo5 alice@laptop';

@@ -16,10 +16,11 @@ import { LABELS, SERVICE_ACCOUNTS, userNamespace } from '../../../kube/group.js'
 import { RESOURCES } from '../../../kube/resources.js';
 import { mountPublicRoutes, mountResourceRoutes } from '../../../server/api/routes.js';
 import type { ResourceDeps } from '../../../server/api/types.js';
-import type { AuthenticatedState, Caller, MembershipRole, TokenScope } from '../../../server/http/context.js';
-import { errorMapper, HttpError } from '../../../server/http/errors.js';
-import { parseReview, answer } from '../../../server/admission/review.js';
-import { reviewUserSpaceUpdate } from '../../../server/admission/webhooks.js';
+import type { AuthenticatedState, Caller, TokenScope } from '../../../server/http/context.js';
+import type { MembershipRole } from '../../../infra/crds/user-space.js';
+import { errorMapper, HttpError } from '../../../koa/errors.js';
+import { parseReview, answer } from '../../../hooks/admission/review.js';
+import { reviewUserSpaceUpdate } from '../../../hooks/admission/webhooks.js';
 import { FakeApiServer } from '../../support/fake-apiserver.js';
 import { expectDocumented } from './openapi-check.js';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { denCrds } from '../../../infra/crds/index.js';
 import { membershipOf, resolveMembership, UserSpaceDirectory, type UserSpaceObject } from '../../../server/auth/directory.js';
 import { FakeApiServer } from '../../support/fake-apiserver.js';
-import { HttpError } from '../../../server/http/errors.js';
+import { HttpError } from '../../../koa/errors.js';
 
 function userSpace(name: string, owner: string, labels: Record<string, string> = {}, extra: Record<string, unknown> = {}): UserSpaceObject {
   return { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name, labels, ...extra }, spec: { owner } };

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { HttpError } from '../../../server/http/errors.js';
+import { HttpError } from '../../../koa/errors.js';
 import { validate } from '../../../server/http/validate.js';
 import { issueTokenQuery, localUserRequest, loginRequest, passwordRequest } from '../../../server/routes/schemas.js';
 

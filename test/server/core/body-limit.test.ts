@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { DISCARD_LIMIT } from '../../../server/http/body.js';
+import { DISCARD_LIMIT } from '../../../koa/body.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { startWith, stopAll, type Den } from './cluster.js';
 

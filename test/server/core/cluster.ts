@@ -20,7 +20,7 @@ import { expectDocumented } from '../api/openapi-check.js';
 import { fixture } from '../../support/fixtures.js';
 import { SHARED_ASSETS } from '../../support/web.js';
 import { TerminalServer } from '../../../server/terminal/upgrade.js';
-import { ActivityRecorder } from '../../../kube/activity.js';
+import { ActivityRecorder } from '../../../shell/activity.js';
 
 export const SERVER_TOKEN = 'den-server-token';
 export const SERVER_USER = `system:serviceaccount:${SYSTEM_NAMESPACE}:den-server`;

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
 import { TokenMinter, type MintTarget } from '../../../server/auth/minting.js';
-import { HttpError } from '../../../server/http/errors.js';
+import { HttpError } from '../../../koa/errors.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { addPerson, call, login, provision, SERVER_TOKEN, startCluster, startDen, startSignedIn, stopAll, until, type Den, type Signed } from './cluster.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { HttpError } from '../../../server/http/errors.js';
+import { HttpError } from '../../../koa/errors.js';
 import { exact, fields, validate } from '../../../server/http/validate.js';
 
 function problem(fn: () => unknown): HttpError {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { LABELS } from '../../../kube/group.js';
 import { RESOURCES } from '../../../kube/resources.js';
-import { CLOSE, CSRF_PROTOCOL_PREFIX, TERMINAL_PROTOCOL } from '../../../server/terminal/protocol.js';
+import { CLOSE, CSRF_PROTOCOL_PREFIX, TERMINAL_PROTOCOL } from '../../../web/terminal-protocol.js';
 import { OUTPUT_HIGH_WATER } from '../../../server/terminal/relay.js';
 import { SESSION_ENDED, type TerminalServer } from '../../../server/terminal/upgrade.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';

@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../../kube/client.js';
 import type { KubeStatus } from '../../../kube/errors.js';
 import { groupOf, type ResourceType } from '../../../kube/resources.js';
-import { splitPem } from '../../../server/admission/certs.js';
-import { goParseRefusals } from '../../../server/admission/go-x509.js';
+import { splitPem } from '../../../hooks/admission/certs.js';
+import { goParseRefusals } from '../../../hooks/admission/go-x509.js';
 import { jsonPatch } from './patch.js';
 import { ApiError as AdmissionError } from './api-error.js';
 import type { UserInfo } from './rbac.js';
@@ -143,7 +143,9 @@ export async function callWebhooks(args: {
       const code = response.status?.code ?? 400;
       const text = response.status?.message ? `admission webhook "${wh.name}" denied the request: ${response.status.message}` : `admission webhook "${wh.name}" denied the request without explanation`;
       const reason = response.status?.reason || (code === 403 ? 'Forbidden' : code === 422 ? 'Invalid' : 'BadRequest');
-      throw new AdmissionError(code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: text, reason, code } as KubeStatus);
+      // kube-apiserver's ToStatusErr keeps the webhook's details (the refused fields) as they are.
+      const details = response.status?.details;
+      throw new AdmissionError(code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: text, reason, code, ...(details ? { details } : {}) } as KubeStatus);
     }
     if (args.mutating && response.patch) {
       const ops = JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8'));

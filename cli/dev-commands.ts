@@ -1,0 +1,57 @@
+// The developer commands of `den` (cli/dev/): each talks only to Den's REST API with the person's own
+// API token. Nothing here loads the server's, gateway's or manager's dependencies, so they
+// start as fast as Node does.
+import { COMMANDS, ROLES } from './roles.js';
+import { complete, completion } from './dev/completion.js';
+import { configSsh } from './dev/config-ssh.js';
+import { CommandError, UsageError, type DevIo } from './dev/io.js';
+import { login, logout } from './dev/login.js';
+import { code, forward, ssh } from './dev/ssh.js';
+import { create, images, logs, ls, remove, start, stop } from './dev/workspaces.js';
+
+type Run = (argv: string[], io: DevIo) => Promise<number>;
+
+export const DEV_COMMANDS: Record<string, { summary: string; run: Run }> = {
+  login: { summary: 'sign in to a Den in the browser (or --token-stdin) and keep the token', run: login },
+  logout: { summary: 'revoke the token on the server and forget it here', run: logout },
+  ls: { summary: 'list your workspaces (-o json for scripts)', run: ls },
+  create: { summary: 'create a workspace: den create <name> --image <entry>', run: create },
+  start: { summary: 'start a stopped workspace', run: start },
+  stop: { summary: 'stop a workspace (its home volume stays)', run: stop },
+  delete: { summary: 'delete a workspace and, unless --keep-home, its home volume', run: remove },
+  logs: { summary: "print a workspace's log", run: logs },
+  images: { summary: 'list the catalog entries you may use', run: images },
+  'config-ssh': { summary: 'write Host entries for your workspaces into ~/.ssh/config', run: configSsh },
+  ssh: { summary: 'open a shell (or run a command) in a workspace, starting it if stopped', run: ssh },
+  code: { summary: "open VS Code's Remote-SSH in a workspace", run: code },
+  forward: { summary: "forward a local port to a port in a workspace: den forward <name> 8080:3000", run: forward },
+  completion: { summary: 'print bash or zsh completion: source <(den completion bash)', run: completion(() => [...Object.keys(DEV_COMMANDS), ...Object.keys(ROLES), ...Object.keys(COMMANDS)]) },
+};
+
+const HIDDEN: Record<string, Run> = { __complete: complete };
+
+export function isDevCommand(name: string): boolean {
+  return Object.hasOwn(DEV_COMMANDS, name) || Object.hasOwn(HIDDEN, name);
+}
+
+/** Runs one developer command: exit 0 done, 1 refused or unreachable, 2 bad usage; one line on stderr, never a stack. */
+export async function runDev(name: string, argv: string[], io: DevIo): Promise<number> {
+  const run = DEV_COMMANDS[name]?.run ?? HIDDEN[name]!;
+  try {
+    return await run(argv, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`den ${name}: ${err.message}\n(see den ${name} --help)\n`);
+      return 2;
+    }
+    if (err instanceof CommandError) {
+      io.stderr.write(`den ${name}: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+export function runDevCommand(name: string, argv: string[]): Promise<number> {
+  return runDev(name, argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+}

@@ -1,0 +1,61 @@
+// Where a shell into a Workspace goes (SPEC 1.5 steps 4 and 5), for every reader that opens
+// one: the SSH gateway (gateway/target.ts, through its caches) and the browser terminal
+// (server/terminal/target.ts, with the person's own token). The Workspace must be Running,
+// the pod comes from status.podName (else <name>-0) and must carry den.dev/workspace=<name>;
+// the shell and home come from its WorkspaceImage. Nothing here comes from client input.
+import type { KubeObject } from '../kube/client.js';
+import { defaultPodName, LABELS } from '../kube/group.js';
+import { WORKSPACE_CONTAINER } from '../infra/crds/workspace.js';
+import type { Workspace } from '../infra/crds/workspace.js';
+import { WORKSPACE_IMAGE_DEFAULTS, type WorkspaceImage } from '../infra/crds/workspace-image.js';
+
+export interface WorkspacePod extends KubeObject {
+  spec?: { containers?: { name?: string }[] };
+}
+
+/** Where a shell runs: the pod and container of a Workspace, and the image's shell and home. */
+export interface SessionTarget {
+  namespace: string;
+  workspace: string;
+  pod: string;
+  container?: string;
+  shell: string;
+  homePath: string;
+}
+
+export function podNameOf(ws: Workspace): string {
+  const fromStatus = ws.status?.podName;
+  return typeof fromStatus === 'string' && fromStatus ? fromStatus : defaultPodName(ws.metadata?.name ?? '');
+}
+
+/** Why a Workspace cannot take sessions now, or undefined when it is Running. */
+export function notRunningMessage(ws: Workspace): string | undefined {
+  const phase = ws.status?.phase;
+  if (phase === 'Running') return undefined;
+  const name = ws.metadata?.name ?? '';
+  if (phase === 'Starting' || phase === 'Pending') return `workspace ${name} is ${phase}; try again when it is Running`;
+  if (phase === 'Failed') return `workspace ${name} is Failed; see its status in the web UI`;
+  return `workspace ${name} is ${phase || 'not running'}; start it first`;
+}
+
+/** Why `pod` is not a target for workspace `name`, or undefined when it is. */
+export function podMismatchMessage(pod: WorkspacePod, name: string): string | undefined {
+  if (pod.metadata?.labels?.[LABELS.workspace] === name) return undefined;
+  return `pod ${pod.metadata?.name ?? ''} does not carry the label ${LABELS.workspace}=${name}; refusing to connect`;
+}
+
+/** The container to exec into: the one named `workspace`, else the pod's only/first one. */
+export function containerOf(pod: WorkspacePod): string | undefined {
+  const containers = pod.spec?.containers ?? [];
+  const named = containers.find((c) => c.name === WORKSPACE_CONTAINER);
+  return named?.name ?? containers[0]?.name;
+}
+
+export function shellAndHome(image: WorkspaceImage | undefined): { shell: string; homePath: string } {
+  const shell = image?.spec?.shell;
+  const homePath = image?.spec?.homePath;
+  return {
+    shell: typeof shell === 'string' && shell.startsWith('/') ? shell : WORKSPACE_IMAGE_DEFAULTS.shell,
+    homePath: typeof homePath === 'string' && homePath.startsWith('/') ? homePath : WORKSPACE_IMAGE_DEFAULTS.homePath,
+  };
+}
