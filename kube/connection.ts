@@ -1,11 +1,12 @@
 // How a process reaches the API server: a kubeconfig, or the in-cluster ServiceAccount.
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { delimiter, join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { inClusterConfig, readPlainKubeconfig, SERVICE_ACCOUNT_TOKEN, type PlainConfig } from './plain-kubeconfig.js';
 
-/** Where a pod's ServiceAccount token is mounted. */
-const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+const require = createRequire(import.meta.url);
 
 /** Where a process looks for its cluster when no kubeconfig is named: the words every help text and page uses. */
 export const KUBECONFIG_LOOKUP = 'KUBECONFIG, else ~/.kube/config, else the in-cluster ServiceAccount';
@@ -48,16 +49,36 @@ export function inCluster(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 /**
- * Loads what client-node's loadFromDefault would (KUBECONFIG, else ~/.kube/config, else the
- * in-cluster ServiceAccount), but refuses instead of falling back to http://localhost:8080
- * when there is none of them.
+ * What client-node's loadFromDefault would load (KUBECONFIG, else ~/.kube/config, else the
+ * in-cluster ServiceAccount), read without that library when it is a plain form; undefined
+ * when the library is needed. Refuses instead of falling back to http://localhost:8080 when
+ * there is none of them.
  */
-function loadDefault(kc: KubeConfig, env: NodeJS.ProcessEnv): void {
-  if (env.KUBECONFIG) return kc.loadFromDefault();
-  const home = env.HOME || homedir();
-  if (existsSync(join(home, '.kube', 'config'))) return kc.loadFromDefault();
-  if (inCluster(env)) return kc.loadFromCluster();
+function loadPlain(kubeconfig: string | undefined, env: NodeJS.ProcessEnv): PlainConfig | undefined {
+  if (kubeconfig) return readPlainKubeconfig(kubeconfig);
+  if (env.KUBECONFIG) return env.KUBECONFIG.includes(delimiter) || !existsSync(env.KUBECONFIG) ? undefined : readPlainKubeconfig(env.KUBECONFIG);
+  const home = join(env.HOME || homedir(), '.kube', 'config');
+  if (existsSync(home)) return readPlainKubeconfig(home);
+  if (inCluster(env)) return inClusterConfig(env);
   throw new KubeconfigError(NO_CLUSTER);
+}
+
+/** The same through client-node (exec plugins, auth providers, proxies, merged lists), loaded only then. */
+function loadWithLibrary(kubeconfig: string | undefined): PlainConfig | undefined {
+  const { KubeConfig: Config } = require('@kubernetes/client-node') as { KubeConfig: new () => KubeConfig };
+  const kc = new Config();
+  if (kubeconfig) kc.loadFromFile(kubeconfig);
+  else kc.loadFromDefault();
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) return undefined;
+  return {
+    cluster: { name: cluster.name, server: cluster.server, skipTLSVerify: cluster.skipTLSVerify },
+    async credentials() {
+      const opts: { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthorized?: boolean; headers?: Record<string, string> } = {};
+      await kc.applyToHTTPSOptions(opts as never);
+      return { tls: { ca: opts.ca, cert: opts.cert, key: opts.key }, authorization: opts.headers?.Authorization ?? opts.headers?.authorization };
+    },
+  };
 }
 
 /**
@@ -66,29 +87,25 @@ function loadDefault(kc: KubeConfig, env: NodeJS.ProcessEnv): void {
  * KubeconfigError when none is there or it cannot be used.
  */
 export function loadConnection(kubeconfig?: string, env: NodeJS.ProcessEnv = process.env): KubeConnection {
-  const kc = new KubeConfig();
+  let config: PlainConfig | undefined;
   try {
-    if (kubeconfig) kc.loadFromFile(kubeconfig);
-    else loadDefault(kc, env);
+    config = loadPlain(kubeconfig, env) ?? loadWithLibrary(kubeconfig);
   } catch (err) {
     if (err instanceof KubeconfigError) throw err;
     const e = err as NodeJS.ErrnoException;
     const reason = e.code === 'ENOENT' ? 'no such file' : e.code === 'EACCES' ? 'permission denied' : e.message;
     throw new KubeconfigError(`kubeconfig ${kubeconfig ?? env.KUBECONFIG ?? '~/.kube/config'}: ${reason}`);
   }
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new KubeconfigError('kubeconfig: no current cluster (set KUBECONFIG or --kubeconfig)');
+  if (!config) throw new KubeconfigError('kubeconfig: no current cluster (set KUBECONFIG or --kubeconfig)');
+  const { cluster } = config;
   if (cluster.server.startsWith('http:') && !cluster.skipTLSVerify) {
     throw new KubeconfigError(`kubeconfig: cluster ${cluster.name} is plain HTTP (${cluster.server}); use https, or set insecure-skip-tls-verify: true for it`);
   }
   return {
     server: cluster.server.replace(/\/$/, ''),
     async credentials() {
-      const opts: { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthorized?: boolean; headers?: Record<string, string> } = {};
-      await kc.applyToHTTPSOptions(opts as never);
-      const tls: TlsOptions = { ca: opts.ca, cert: opts.cert, key: opts.key };
-      if (opts.rejectUnauthorized === false) tls.rejectUnauthorized = false;
-      return { tls, authorization: opts.headers?.Authorization ?? opts.headers?.authorization };
+      const { tls, authorization } = await config.credentials();
+      return { tls: cluster.skipTLSVerify ? { ...tls, rejectUnauthorized: false } : tls, authorization };
     },
   };
 }
