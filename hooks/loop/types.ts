@@ -54,6 +54,8 @@ export interface ParentEvent {
   /** UpperCamelCase, as Kubernetes' own reasons. */
   reason: string;
   message: string;
+  /** Den's Event annotations (kube/den-events.ts: den.dev/kind, den.dev/person, …). */
+  annotations?: Record<string, string>;
 }
 
 export type SyncHook<Config, Related> = (input: HookInput<Config, Related>) => HookOutput;

@@ -8,6 +8,7 @@ import { renderWorkspaceChildren } from '../../infra/children/workspace/chart.js
 import { withTransitionTimes } from '../loop/conditions.js';
 import { isRunning } from '../../infra/crds/workspace-rules.js';
 import { decide } from './desired.js';
+import { DEN_EVENT_ANNOTATIONS, DEN_EVENT_REASONS } from '../../kube/den-events.js';
 import { idleStopMessage, idleVerdict, IDLE_STOPPED_BY, IDLE_STOPPED_REASON, stoppedForIdleness } from './idle.js';
 import { ANNOTATIONS } from '../../kube/group.js';
 import { workspacePod } from './pod.js';
@@ -124,7 +125,7 @@ function idleStep(workspace: Workspace, input: WorkspaceHookInput): Pick<Workspa
     parentChange: {
       annotations: { [ANNOTATIONS.stoppedBy]: IDLE_STOPPED_BY },
       spec: { running: false },
-      events: [{ type: 'Normal', reason: IDLE_STOPPED_REASON, message: idleStopMessage(workspace, verdict.idleForMs) }],
+      events: [{ type: 'Normal', reason: DEN_EVENT_REASONS.stopped, message: idleStopMessage(workspace, verdict.idleForMs), annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' } }],
     },
   };
 }

@@ -53,8 +53,9 @@ export function managerClusterRules(): PolicyRule[] {
     // gateway host key are read and replaced through the Role in svc-system).
     { apiGroups: [CORE], resources: ['resourcequotas', 'limitranges', 'serviceaccounts', 'services', 'secrets'], verbs: CHILD },
     { apiGroups: [CORE], resources: ['pods', 'events'], verbs: READ },
-    // Events about parents the loop changes itself (hooks/workspace/idle.ts: IdleStopped).
-    { apiGroups: [CORE], resources: ['events'], verbs: ['create'] },
+    // Events about parents the loop changes itself (hooks/workspace/idle.ts: Stopped by idle
+    // auto-stop), patched when one repeats (kube/den-events.ts); patch is also what owners get.
+    { apiGroups: [CORE], resources: ['events'], verbs: ['create', 'patch'] },
     // pods/log, pods/exec and PVC delete are held only so the manager may grant them to workspace
     // owners (see above); the manager itself never deletes a home PVC (SPEC 1.3).
     { apiGroups: [CORE], resources: ['pods/log'], verbs: ['get'] },
@@ -147,6 +148,9 @@ export function adminClusterRules(): PolicyRule[] {
     },
     // An administrator deleting someone's workspace through REST also removes its home PVC (SPEC 4.2).
     { apiGroups: [CORE], resources: ['persistentvolumeclaims'], verbs: ['delete'] },
+    // Den's Events (kube/den-events.ts) say so when an administrator starts, stops or deletes
+    // someone's workspace, written with the administrator's own token.
+    { apiGroups: [CORE], resources: ['events'], verbs: ['create', 'patch'] },
     { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
   ];
 }

@@ -12,6 +12,7 @@ import { byEventTime, statusCard, workspacePage, type EventView } from '../../we
 import { phaseOf, reasonOf } from '../../web/templates/format.js';
 import { DEFAULT_LOG_TAIL, deleteWorkspaceOf, listWorkspacesOf, readWorkspaceLogs, setWorkspaceRunning } from '../api/workspaces.js';
 import { describeError } from '../../koa/errors.js';
+import type { Actor } from '../api/lifecycle-events.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
 import { takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
@@ -36,11 +37,16 @@ async function dashboard(ctx: PageContext, deps: PageDeps): Promise<void> {
   sendPage(ctx, dashboardPage(assets, viewerOf(ctx)!, { workspaces: sorted, homePaths, defaultHomePath: WORKSPACE_IMAGE_DEFAULTS.homePath, now: deps.now() }));
 }
 
-function startOrStop(running: boolean) {
+/** The person acting on a page, with their minted client. */
+function pageActor(ctx: PageContext): Actor {
+  const { caller, kube, clientAddress } = ctx.state;
+  return { caller, kube, clientAddress };
+}
+
+function startOrStop(running: boolean, deps: PageDeps) {
   return async (ctx: PageContext): Promise<void> => {
-    const { caller, kube } = ctx.state;
     const name = ctx.params.name!;
-    await setWorkspaceRunning(kube, name, caller.namespace, running);
+    await setWorkspaceRunning(pageActor(ctx), name, ctx.state.caller.namespace, running, deps.resources);
     ctx.redirect(sameOriginPath(ctx.request.form?.back ?? `/w/${name}`));
   };
 }
@@ -106,9 +112,8 @@ async function logs(ctx: PageContext): Promise<void> {
 }
 
 async function remove(ctx: PageContext, deps: PageDeps): Promise<void> {
-  const { kube, caller } = ctx.state;
   const name = ctx.params.name!;
-  await deleteWorkspaceOf(kube, name, caller.namespace, ctx.request.form?.delete_volume !== '1', deps.resources);
+  await deleteWorkspaceOf(pageActor(ctx), name, ctx.state.caller.namespace, ctx.request.form?.delete_volume !== '1', deps.resources);
   ctx.redirect('/');
 }
 
@@ -117,8 +122,8 @@ export function mountWorkspacePages(router: PageRouter, deps: PageDeps): void {
   router.get('/w/:name', (ctx) => workspacePageOf(ctx, deps));
   router.get('/w/:name/status', (ctx) => status(ctx, deps));
   router.get('/w/:name/logs', logs);
-  router.post('/w/:name/start', startOrStop(true));
-  router.post('/w/:name/stop', startOrStop(false));
+  router.post('/w/:name/start', startOrStop(true, deps));
+  router.post('/w/:name/stop', startOrStop(false, deps));
   router.post('/w/:name/delete', (ctx) => remove(ctx, deps));
 }
 

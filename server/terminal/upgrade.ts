@@ -11,6 +11,7 @@ import type { Log } from '../../process/role.js';
 import type { KubeClient } from '../../kube/client.js';
 import { isDns1123Label } from '../../kube/names.js';
 import type { ActivityRecorder } from '../../shell/activity.js';
+import { DEN_EVENT_ANNOTATIONS, DEN_EVENT_REASONS, humanDuration, type DenEventReason, type RecordDenEvent } from '../../kube/den-events.js';
 import { shellCommand } from '../../shell/commands.js';
 import { actAs } from '../auth/authenticate.js';
 import { sessionIdFromCookieHeader } from '../auth/cookie.js';
@@ -22,7 +23,7 @@ import type { Caller } from '../http/context.js';
 import { HttpError } from '../../koa/errors.js';
 import { CLOSE, CSRF_PROTOCOL_PREFIX, dimension, TERMINAL_PROTOCOL } from '../../web/terminal-protocol.js';
 import { refuse, relayTerminal, type Relay } from './relay.js';
-import { refusalOf, resolveTerminalTarget } from './target.js';
+import { refusalOf, resolveTerminalTarget, type TerminalTarget } from './target.js';
 
 /** The terminal's websocket path; the workspace name in it must also be a DNS label (isDns1123Label). */
 export const TERMINAL_PATH = /^\/w\/([^/]+)\/terminal\/ws$/;
@@ -49,6 +50,8 @@ export interface TerminalDeps {
   sessionCheckMs?: number;
   /** An open terminal is activity on its workspace (status.lastActivityTime, for idle stop), as an SSH session is. */
   activity: ActivityRecorder;
+  /** Writes the TerminalOpened and TerminalClosed Events, with the person's own token. */
+  events: RecordDenEvent;
 }
 
 interface Opened {
@@ -90,6 +93,7 @@ export class TerminalServer {
   /** The session each relay was opened with. */
   private readonly sessionOf = new Map<Relay, string>();
   private sessionCheck: NodeJS.Timeout | undefined;
+  private readonly recording = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: TerminalDeps) {
     this.origin = new URL(deps.baseUrl).origin;
@@ -147,6 +151,7 @@ export class TerminalServer {
     const all = [...this.relays];
     for (const relay of all) relay.close(CLOSE.goingAway, 'den server is restarting; reconnect in a moment');
     await Promise.all(all.map((r) => r.done));
+    await this.eventsWritten();
   }
 
   /** The checks made before upgrading; throws HttpError with what the person should know. */
@@ -175,6 +180,23 @@ export class TerminalServer {
     return { sessionId: id, caller, client, workspace: match[1]!, size: { cols, rows } };
   }
 
+  /** Writes a terminal Event as the person; a failure is logged, and the terminal goes on. */
+  private record(opened: Opened, target: TerminalTarget, reason: DenEventReason, message: string): void {
+    const { caller, client } = opened;
+    const ref = { name: target.workspace, namespace: target.namespace, ...(target.workspaceUid ? { uid: target.workspaceUid } : {}) };
+    const annotations = { [DEN_EVENT_ANNOTATIONS.person]: caller.userspace, [DEN_EVENT_ANNOTATIONS.kind]: 'terminal' };
+    const write = this.deps.events(client, ref, { reason, message, annotations }).catch((err: unknown) =>
+      this.deps.log('cannot record event', { namespace: target.namespace, workspace: target.workspace, reason, error: (err as Error)?.message ?? String(err) }),
+    );
+    this.recording.add(write);
+    void write.finally(() => this.recording.delete(write));
+  }
+
+  /** Settles once every terminal Event started so far is written (or failed). */
+  async eventsWritten(): Promise<void> {
+    await Promise.allSettled([...this.recording]);
+  }
+
   private serve(ws: WebSocket, opened: Opened): void {
     const { caller, workspace } = opened;
     const fields = { namespace: caller.namespace, workspace, owner: caller.email };
@@ -197,6 +219,8 @@ export class TerminalServer {
       (target) => {
         if (ws.readyState !== ws.OPEN) return;
         const ended = this.deps.activity.open(target.namespace, target.workspace);
+        const openedAt = this.now();
+        this.record(opened, target, DEN_EVENT_REASONS.terminalOpened, `Browser terminal opened by ${caller.userspace} in pod ${target.pod}.`);
         const relay = relayTerminal(ws, {
           client: opened.client,
           target,
@@ -204,6 +228,7 @@ export class TerminalServer {
           size: opened.size,
           onEnd: ({ exit, refused, by }) => {
             ended();
+            this.record(opened, target, DEN_EVENT_REASONS.terminalClosed, `Browser terminal of ${caller.userspace} closed after ${humanDuration(this.now() - openedAt)}.`);
             this.deps.log('terminal closed', { ...fields, by, exitCode: exit?.exitCode, error: refused?.message ?? exit?.message });
           },
         });

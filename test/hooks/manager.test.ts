@@ -249,7 +249,7 @@ describe('den manager controllers', () => {
         await eventually(() => workspaces.stats.reconciles > before + 1, 'a second reconcile after the jump');
       }
 
-      it('stops a workspace idle past its idleTimeout: running false, stopped-by idle, an Event and the IdleStopped condition; nothing deleted', async () => {
+      it('stops a workspace idle past its idleTimeout: running false, stopped-by idle, a Stopped Event by den.dev/manager and the IdleStopped condition; nothing deleted', async () => {
         await runningWorkspace(true);
         fiveHoursLater();
         const stopped = await eventually(() => {
@@ -257,9 +257,11 @@ describe('den manager controllers', () => {
           return ws?.spec?.running === false && ws.status?.conditions?.some((c: { reason: string }) => c.reason === 'IdleStopped') && ws;
         }, 'the workspace stopped for idleness');
         expect(stopped.metadata?.annotations?.['den.dev/stopped-by']).to.equal('idle');
-        const events = api.objects<Obj & { reason: string; message: string; involvedObject: { name: string; kind: string } }>(RESOURCES.event, 'svc-alice');
-        expect(events.map((e) => [e.reason, e.involvedObject.kind, e.involvedObject.name])).to.deep.equal([['IdleStopped', 'Workspace', 'alice-dev']]);
-        expect(events[0]!.message).to.match(/^Stopped after 5h with no SSH session or browser terminal open \(spec.idleTimeout 4h\)/);
+        const events = api.objects<Obj & { reason: string; message: string; involvedObject: { name: string; kind: string; uid: string }; source: { component: string }; reportingComponent: string }>(RESOURCES.event, 'svc-alice');
+        expect(events.map((e) => [e.reason, e.involvedObject.kind, e.involvedObject.name, e.source.component, e.reportingComponent])).to.deep.equal([['Stopped', 'Workspace', 'alice-dev', 'den', 'den.dev/manager']]);
+        expect(events[0]!.involvedObject.uid).to.equal(stopped.metadata?.uid);
+        expect(events[0]!.metadata?.annotations).to.deep.equal({ 'den.dev/kind': 'lifecycle' });
+        expect(events[0]!.message).to.match(/^Stopped by idle auto-stop after 5h with no SSH session or browser terminal open \(spec.idleTimeout 4h\)/);
         await eventually(() => get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice')?.spec?.replicas === 0, 'the StatefulSet at 0 replicas');
         expect(get(RESOURCES.service, 'alice-dev', 'svc-alice')).to.not.equal(undefined);
       });

@@ -1,0 +1,190 @@
+// Den's own Events about what people do with a Workspace (core/v1 Events on the Workspace, in
+// its namespace), so `kubectl describe workspace`, the page's Events tab and the activity page
+// show them. One home for the reasons, the annotations and the recorder every process uses.
+// Bursts are aggregated as Kubernetes' EventRecorder does: the same reason, object and message
+// again within AGGREGATION_WINDOW_MS patches the first Event's count and lastTimestamp.
+import { randomInt } from 'node:crypto';
+import type { KubeClient, KubeObject } from './client.js';
+import { isNotFound } from './errors.js';
+import { API_VERSION, GROUP, KINDS } from './group.js';
+import { RESOURCES } from './resources.js';
+
+export const DEN_EVENT_REASONS = {
+  sshSessionOpened: 'SSHSessionOpened',
+  sshSessionClosed: 'SSHSessionClosed',
+  terminalOpened: 'TerminalOpened',
+  terminalClosed: 'TerminalClosed',
+  started: 'Started',
+  stopped: 'Stopped',
+  resized: 'Resized',
+  deleted: 'Deleted',
+} as const;
+export type DenEventReason = (typeof DEN_EVENT_REASONS)[keyof typeof DEN_EVENT_REASONS];
+
+/** What kind of act an Event records (`den.dev/kind`), the activity filter's values. */
+export const ACTIVITY_KINDS = ['shell', 'exec', 'sftp', 'forward', 'terminal', 'lifecycle'] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+
+export const DEN_EVENT_ANNOTATIONS = {
+  /** The person who acted (their UserSpace name); absent when Den itself acted (idle stop). */
+  person: `${GROUP}/person`,
+  kind: `${GROUP}/kind`,
+  /** SHA256 fingerprint of the SSH key that opened a session. */
+  fingerprint: `${GROUP}/fingerprint`,
+  /** The client's address as the process that served it saw it. */
+  clientAddress: `${GROUP}/client-address`,
+} as const;
+
+/** `source.component` of every Den Event: what the activity list selects on. */
+export const DEN_EVENT_SOURCE = 'den';
+
+export const REPORTING_COMPONENTS = {
+  server: `${GROUP}/server`,
+  manager: `${GROUP}/manager`,
+  gateway: `${GROUP}/gateway`,
+} as const;
+
+/** As Kubernetes' EventCorrelator: a repeat within this window counts on the first Event. */
+export const AGGREGATION_WINDOW_MS = 10 * 60_000;
+/** Kubernetes refuses longer Event messages (events.k8s.io). */
+const MAX_MESSAGE_LENGTH = 1024;
+/** Recent Events kept for aggregation; the oldest are forgotten first. */
+const MAX_REMEMBERED = 4096;
+
+export interface WorkspaceRef {
+  name: string;
+  namespace: string;
+  uid?: string;
+  /** Another kind of object than a Workspace (the manager's loop records Events about any parent). */
+  kind?: { apiVersion: string; kind: string };
+}
+
+export interface DenEvent {
+  /** One of DEN_EVENT_REASONS for what people do; the manager's loop may pass others. */
+  reason: string;
+  /** A sentence a person reads. */
+  message: string;
+  annotations: Record<string, string>;
+  /** Normal unless said otherwise. */
+  type?: 'Normal' | 'Warning';
+}
+
+export type RecordDenEvent = (client: KubeClient, workspace: WorkspaceRef, event: DenEvent) => Promise<void>;
+
+/** The Workspace an object names, for an Event about it. */
+export function workspaceRefOf(workspace: KubeObject): WorkspaceRef {
+  const { name = '', namespace = '', uid } = workspace.metadata ?? {};
+  return uid ? { name, namespace, uid } : { name, namespace };
+}
+
+/** `3h12m`, `45m`, `30s`: how long, for people (Event messages). */
+export function humanDuration(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes === 0) return `${Math.floor(Math.max(0, ms) / 1000)}s`;
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return h === 0 ? `${m}m` : m === 0 ? `${h}h` : `${h}h${m}m`;
+}
+
+/** RFC 3339 with whole seconds, as Kubernetes writes Event timestamps. */
+function timestamp(now: Date): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function clip(message: string): string {
+  return message.length <= MAX_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+}
+
+/** The core/v1 Event first written for `event` (count 1), named as Kubernetes names them: `<object>.<hex time>`. */
+export function denEventObject(workspace: WorkspaceRef, event: DenEvent, reportingComponent: string, now: Date): KubeObject {
+  const at = timestamp(now);
+  // Nanoseconds as Kubernetes uses, with the sub-millisecond part random: two replicas never collide.
+  const suffix = (BigInt(now.getTime()) * 1_000_000n + BigInt(randomInt(1_000_000))).toString(16);
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: `${workspace.name}.${suffix}`, namespace: workspace.namespace, annotations: { ...event.annotations } },
+    involvedObject: {
+      apiVersion: workspace.kind?.apiVersion ?? API_VERSION,
+      kind: workspace.kind?.kind ?? KINDS.workspace,
+      name: workspace.name,
+      namespace: workspace.namespace,
+      ...(workspace.uid ? { uid: workspace.uid } : {}),
+    },
+    type: event.type ?? 'Normal',
+    reason: event.reason,
+    message: clip(event.message),
+    source: { component: DEN_EVENT_SOURCE },
+    reportingComponent,
+    firstTimestamp: at,
+    lastTimestamp: at,
+    count: 1,
+  };
+}
+
+interface Remembered {
+  name: string;
+  namespace: string;
+  count: number;
+  last: number;
+}
+
+export interface DenEventRecorderOptions {
+  reportingComponent: string;
+  now?: () => Date;
+  windowMs?: number;
+}
+
+/**
+ * Writes Den Events for one process, aggregating repeats. Each write uses the client it is
+ * given, so an Event is written with the identity of whoever acted (a person's minted token).
+ * Writes of one key run one after another, so a burst yields one create and then patches.
+ */
+export class DenEventRecorder {
+  private readonly recent = new Map<string, Remembered>();
+  private readonly queues = new Map<string, Promise<void>>();
+  private readonly now: () => Date;
+  private readonly windowMs: number;
+
+  constructor(private readonly opts: DenEventRecorderOptions) {
+    this.now = opts.now ?? (() => new Date());
+    this.windowMs = opts.windowMs ?? AGGREGATION_WINDOW_MS;
+  }
+
+  /** Records `event` about `workspace`; rejects with the API server's error when it cannot. */
+  readonly record: RecordDenEvent = (client, workspace, event) => {
+    const key = JSON.stringify([workspace.kind?.kind ?? KINDS.workspace, workspace.namespace, workspace.name, workspace.uid ?? '', event.type ?? 'Normal', event.reason, clip(event.message)]);
+    const previous = this.queues.get(key) ?? Promise.resolve();
+    const run = previous.then(() => this.write(client, key, workspace, event));
+    const settled = run.catch(() => undefined);
+    this.queues.set(key, settled);
+    void settled.then(() => {
+      if (this.queues.get(key) === settled) this.queues.delete(key);
+    });
+    return run;
+  };
+
+  private async write(client: KubeClient, key: string, workspace: WorkspaceRef, event: DenEvent): Promise<void> {
+    const now = this.now();
+    const seen = this.recent.get(key);
+    if (seen && now.getTime() - seen.last < this.windowMs) {
+      const count = seen.count + 1;
+      try {
+        await client.patch(RESOURCES.event, seen.name, { count, lastTimestamp: timestamp(now) }, { namespace: seen.namespace, type: 'merge' });
+        this.remember(key, { ...seen, count, last: now.getTime() });
+        return;
+      } catch (err) {
+        // Expired or deleted meanwhile: start a new one.
+        if (!isNotFound(err)) throw err;
+      }
+    }
+    const created = await client.create(RESOURCES.event, denEventObject(workspace, event, this.opts.reportingComponent, now), workspace.namespace);
+    this.remember(key, { name: created.metadata?.name ?? '', namespace: workspace.namespace, count: 1, last: now.getTime() });
+  }
+
+  private remember(key: string, entry: Remembered): void {
+    this.recent.delete(key);
+    this.recent.set(key, entry);
+    if (this.recent.size > MAX_REMEMBERED) this.recent.delete(this.recent.keys().next().value!);
+  }
+}
