@@ -8,6 +8,8 @@ import { KINDS, userSpaceOfNamespace } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { validateQuery } from '../http/validate.js';
 import { ACTIVITY_LIMIT, adminActivityQuery, workspaceEventsQuery } from './schemas.js';
+
+export { ACTIVITY_KINDS } from '../../kube/den-events.js';
 import type { ApiContext, ApiRouter } from './types.js';
 
 /** One Den Event as REST and the pages show it. */
@@ -47,6 +49,7 @@ interface EventObject extends KubeObject {
   lastTimestamp?: string;
   eventTime?: string;
   reportingComponent?: string;
+  source?: { component?: string };
 }
 
 export function activityEntry(e: EventObject): ActivityEntry {
@@ -69,9 +72,9 @@ export function activityEntry(e: EventObject): ActivityEntry {
 }
 
 /** Entries of Den's Workspace Events that pass `filter`, newest first, at most `filter.limit`. */
-export function activityOf(events: readonly EventObject[], filter: ActivityFilter): ActivityEntry[] {
-  const entries = events
-    .filter((e) => e.involvedObject?.kind === KINDS.workspace)
+export function activityOf(events: readonly KubeObject[], filter: ActivityFilter): ActivityEntry[] {
+  const entries = (events as readonly EventObject[])
+    .filter((e) => e.involvedObject?.kind === KINDS.workspace && e.source?.component === DEN_EVENT_SOURCE)
     .map((e) => ({ entry: activityEntry(e), version: Number(e.metadata?.resourceVersion) || 0 }))
     .filter(({ entry }) => !filter.workspace || entry.workspace === filter.workspace)
     .filter(({ entry }) => !filter.kind || entry.kind === filter.kind)
@@ -93,7 +96,7 @@ export async function readActivity(kube: KubeClient, where: { namespace?: string
   return activityOf(items, { ...filter, workspace: where.workspace ?? filter.workspace });
 }
 
-const limitOf = (raw: string | undefined) => (raw === undefined ? undefined : Number(raw));
+export const limitOf = (raw: string | undefined) => (raw === undefined ? undefined : Number(raw));
 
 async function adminActivity(ctx: ApiContext): Promise<void> {
   const q = validateQuery(ctx, adminActivityQuery);

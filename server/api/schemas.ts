@@ -145,4 +145,7 @@ const activityFilters = {
 
 export const adminActivityQuery = exact({ ...activityFilters, workspace: label() });
 
+/** The filters of one workspace's activity on its page (always the caller's own namespace). */
+export const activityFilterQuery = exact(activityFilters);
+
 export const workspaceEventsQuery = exact({ ...activityFilters, namespace: label() });

@@ -1,7 +1,8 @@
 // The dashboard and the workspace actions, read and written with the person's own minted
 // token through the REST handlers' functions (server/api/workspaces.ts).
 import type { Context } from 'koa';
-import type { KubeClient } from '../../kube/client.js';
+import type { KubeClient, KubeObject } from '../../kube/client.js';
+import { ACTIVITY_KINDS, activityOf, type ActivityEntry } from '../api/activity.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from '../../infra/crds/workspace-image.js';
 import { dashboardPage } from '../../web/templates/dashboard.js';
@@ -51,14 +52,17 @@ function startOrStop(running: boolean, deps: PageDeps) {
   };
 }
 
-/** Events about the workspace, its pod and its home volume, newest last; the pod's alone for the progress list. */
-export async function eventsOf(kube: KubeClient, ws: WorkspaceView, namespace: string): Promise<{ all: EventView[]; pod: EventView[] }> {
+/**
+ * Events about the workspace, its pod and its home volume, newest last; the pod's alone for the
+ * progress list; and Den's among them as the activity list shows them, newest first.
+ */
+export async function eventsOf(kube: KubeClient, ws: WorkspaceView, namespace: string): Promise<{ all: EventView[]; pod: EventView[]; activity: ActivityEntry[] }> {
   const name = ws.metadata?.name ?? '';
   const pod = ws.status?.podName || defaultPodName(name);
   const about = new Set([name, pod, homeClaimName(name)]);
-  const { items } = await kube.list<EventView>(RESOURCES.event, { namespace });
+  const { items } = await kube.list<EventView & KubeObject>(RESOURCES.event, { namespace });
   const all = items.filter((e) => about.has(e.involvedObject?.name ?? '')).sort(byEventTime);
-  return { all, pod: all.filter((e) => e.involvedObject?.kind === 'Pod' && e.involvedObject.name === pod) };
+  return { all, pod: all.filter((e) => e.involvedObject?.kind === 'Pod' && e.involvedObject.name === pod), activity: activityOf(all, { workspace: name }) };
 }
 
 async function readWorkspace(ctx: PageContext): Promise<WorkspaceView> {
@@ -81,6 +85,8 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps): Promise<void> 
       homePath: homePaths.get(ws.spec?.imageRef?.name ?? '') ?? WORKSPACE_IMAGE_DEFAULTS.homePath,
       now: deps.now(),
       notice,
+      activity: events.activity,
+      activityKinds: ACTIVITY_KINDS,
     }),
   );
 }

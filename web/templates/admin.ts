@@ -4,8 +4,9 @@
 // is shown above the form it is about.
 import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
+import { activitySection, type ActivityFilterView, type ActivityLine } from './activity.js';
 
-export type AdminSection = 'overview' | 'users' | 'quota' | 'catalog' | 'workspaces' | 'settings';
+export type AdminSection = 'overview' | 'users' | 'quota' | 'catalog' | 'workspaces' | 'activity' | 'settings';
 
 const SECTIONS: { key: AdminSection; label: string }[] = [
   { key: 'overview', label: 'Overview' },
@@ -13,6 +14,7 @@ const SECTIONS: { key: AdminSection; label: string }[] = [
   { key: 'quota', label: 'Quota' },
   { key: 'catalog', label: 'Catalog' },
   { key: 'workspaces', label: 'Workspaces' },
+  { key: 'activity', label: 'Activity' },
   { key: 'settings', label: 'Settings' },
 ];
 
@@ -31,7 +33,7 @@ export interface QuotaValues {
   workspaces: number;
 }
 
-function frame(assets: AssetUrls, viewer: Viewer, section: AdminSection, title: string, outcome: AdminOutcome, body: Html): string {
+function frame(assets: AssetUrls, viewer: Viewer, section: AdminSection, title: string, outcome: AdminOutcome, body: Html, scripts: string[] = []): string {
   const nav = html`<nav aria-label="Administration" class="subnav"><ul class="row">${SECTIONS.map(
     (s) => html`<li><a href="/admin/${s.key}"${s.key === section ? html` aria-current="page"` : ''}>${s.label}</a></li>`,
   )}</ul></nav>`;
@@ -41,6 +43,7 @@ function frame(assets: AssetUrls, viewer: Viewer, section: AdminSection, title: 
     viewer,
     active: 'admin',
     body: html`<h1>${title}</h1>${nav}${outcome.done && html`<div class="notice" role="status" id="done">${outcome.done}</div>`}${body}`,
+    scripts,
   });
 }
 
@@ -284,6 +287,14 @@ export function adminWorkspacesPage(assets: AssetUrls, viewer: Viewer, v: { item
 <table id="workspaces"><thead><tr><th scope="col">${link('name', 'Name')}</th><th scope="col">${link('namespace', 'Namespace')}</th><th scope="col">${link('owner', 'Owner')}</th><th scope="col">${link('phase', 'Phase')}</th><th scope="col">Image</th><th scope="col">${link('age', 'Created')}</th></tr></thead>
 <tbody>${v.items.map((w) => html`<tr data-workspace="${w.namespace}/${w.name}"><td>${w.name}</td><td>${w.namespace}</td><td>${w.owner}</td><td><span class="badge ${w.phase}">${w.phase}</span></td><td>${w.image}</td><td>${w.age}</td></tr>`)}</tbody></table>`;
   return frame(assets, viewer, 'workspaces', 'All workspaces', {}, body);
+}
+
+// Activity
+
+export function adminActivityPage(assets: AssetUrls, viewer: Viewer, v: { kinds: readonly string[]; filter: ActivityFilterView; entries: ActivityLine[]; now: number }): string {
+  const body = html`<p class="muted">What people did with workspaces in every namespace you may read: SSH sessions, browser terminals, starts and stops (and by whom), resizes and deletions, as Den records them in Events on each Workspace.</p>
+${activitySection({ id: 'activity', action: '/admin/activity', listUrl: '/admin/activity/list', kinds: v.kinds, filter: v.filter, withWorkspace: true, entries: v.entries, now: v.now })}`;
+  return frame(assets, viewer, 'activity', 'Activity', {}, body, ['live.js']);
 }
 
 // Settings

@@ -1,9 +1,11 @@
 // The workspace page: a status card (re-fetched every 3 s as this same fragment), and tabs
-// for logs, events, the terminal and the Workspace's YAML; start, stop and delete.
+// for logs, what people did (activity, kept live), events, the terminal and the Workspace's
+// YAML; start, stop and delete.
 import { html, type Html } from '../html.js';
 import { connectBlock, runForm } from './dashboard.js';
 import { ago, canStart, canStop, phaseBadge, reasonOf, type WorkspaceView } from './format.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
+import { activitySection, type ActivityLine } from './activity.js';
 
 export interface EventView {
   type?: string;
@@ -61,6 +63,9 @@ export interface WorkspacePageView {
   now: number;
   /** Something the last action on this page left to say (a key that could not be saved). */
   notice?: string;
+  /** What people did with it (Den's Events), newest first, and the kinds the filter offers. */
+  activity: ActivityLine[];
+  activityKinds: readonly string[];
 }
 
 function eventsTable(events: EventView[], now: number): Html {
@@ -81,12 +86,22 @@ ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.not
 <section class="card"><h2>Connect</h2>${connectBlock(v.ws, v.homePath)}
   <div class="row">${runForm(name, 'start', canStart(v.ws), viewer.csrf, `/w/${name}`)}${runForm(name, 'stop', canStop(v.ws), viewer.csrf, `/w/${name}`)}</div>
 </section>
-<div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
+<div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('activity', 'Activity')}${tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
 <section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs">
   <div class="row"><label for="tail">Lines</label><select id="tail" name="tail"><option value="100">100</option><option value="200" selected>200</option><option value="500">500</option><option value="1000">1000</option></select></div>
   <p class="muted" id="logs-state">Loading the log…</p>
   <pre id="logs" tabindex="0" aria-label="Pod log"></pre>
 </section>
+<section role="tabpanel" id="panel-activity" aria-labelledby="tab-activity" hidden>${activitySection({
+    id: 'activity',
+    action: `/w/${name}`,
+    listUrl: `/w/${name}/activity`,
+    kinds: v.activityKinds,
+    filter: {},
+    withWorkspace: false,
+    entries: v.activity,
+    now: v.now,
+  })}</section>
 <section role="tabpanel" id="panel-events" aria-labelledby="tab-events" hidden>${eventsTable(v.events, v.now)}</section>
 <section role="tabpanel" id="panel-terminal" aria-labelledby="tab-terminal" hidden>
   <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws"></div>
@@ -102,5 +117,5 @@ ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.not
     <p><button type="submit" class="danger">Delete ${name}</button></p>
   </form></details>
 </section>`;
-  return page({ title: name, assets, viewer, body, scripts: ['workspace.js', 'terminal.js'], styles: ['terminal.css'] });
+  return page({ title: name, assets, viewer, body, scripts: ['workspace.js', 'terminal.js', 'live.js'], styles: ['terminal.css'] });
 }
