@@ -5,7 +5,7 @@
 // again within AGGREGATION_WINDOW_MS patches the first Event's count and lastTimestamp.
 import { randomInt } from 'node:crypto';
 import type { KubeClient, KubeObject } from './client.js';
-import { isNotFound } from './errors.js';
+import { isConflict, isNotFound, KubeApiError } from './errors.js';
 import { API_VERSION, GROUP, KINDS } from './group.js';
 import { RESOURCES } from './resources.js';
 
@@ -122,12 +122,23 @@ export function denEventObject(workspace: WorkspaceRef, event: DenEvent, reporti
   };
 }
 
-interface Remembered {
+interface EventShape extends KubeObject {
+  message?: string;
+  type?: string;
+  count?: number;
+  lastTimestamp?: string;
+}
+
+/** An Event as it stands in the cluster, to count one more on. */
+interface Counted {
   name: string;
-  namespace: string;
+  resourceVersion: string;
   count: number;
   last: number;
 }
+
+/** Times a count is re-read after another writer changed the Event first. */
+const COUNT_ATTEMPTS = 3;
 
 export interface DenEventRecorderOptions {
   reportingComponent: string;
@@ -138,10 +149,14 @@ export interface DenEventRecorderOptions {
 /**
  * Writes Den Events for one process, aggregating repeats. Each write uses the client it is
  * given, so an Event is written with the identity of whoever acted (a person's minted token).
- * Writes of one key run one after another, so a burst yields one create and then patches.
+ * Writes of one key run one after another, so a burst yields one create and then patches. The
+ * count is always read from the cluster and written back guarded by its resourceVersion, and an
+ * act this replica has not written recently is first looked for among the namespace's Events, so
+ * the replicas of a process (and a restarted one) count on the same Event.
  */
 export class DenEventRecorder {
-  private readonly recent = new Map<string, Remembered>();
+  /** The name of the Event last written per act (key), newest last. */
+  private readonly recent = new Map<string, string>();
   private readonly queues = new Map<string, Promise<void>>();
   private readonly now: () => Date;
   private readonly windowMs: number;
@@ -166,25 +181,70 @@ export class DenEventRecorder {
 
   private async write(client: KubeClient, key: string, workspace: WorkspaceRef, event: DenEvent): Promise<void> {
     const now = this.now();
-    const seen = this.recent.get(key);
-    if (seen && now.getTime() - seen.last < this.windowMs) {
-      const count = seen.count + 1;
+    for (let attempt = 0; attempt < COUNT_ATTEMPTS; attempt++) {
+      const current = await this.current(client, key, workspace, event, now);
+      if (!current) break;
+      const count = current.count + 1;
       try {
-        await client.patch(RESOURCES.event, seen.name, { count, lastTimestamp: timestamp(now) }, { namespace: seen.namespace, type: 'merge' });
-        this.remember(key, { ...seen, count, last: now.getTime() });
+        // Guarded by the resourceVersion read: a replica counting at the same moment makes this one read again.
+        await client.patch(RESOURCES.event, current.name, { metadata: { resourceVersion: current.resourceVersion }, count, lastTimestamp: timestamp(now) }, { namespace: workspace.namespace, type: 'merge' });
+        this.remember(key, current.name);
         return;
       } catch (err) {
-        // Expired or deleted meanwhile: start a new one.
-        if (!isNotFound(err)) throw err;
+        if (isNotFound(err)) break;
+        if (!isConflict(err)) throw err;
       }
     }
     const created = await client.create(RESOURCES.event, denEventObject(workspace, event, this.opts.reportingComponent, now), workspace.namespace);
-    this.remember(key, { name: created.metadata?.name ?? '', namespace: workspace.namespace, count: 1, last: now.getTime() });
+    this.remember(key, created.metadata?.name ?? '');
   }
 
-  private remember(key: string, entry: Remembered): void {
+  /**
+   * The Event to count this act on, as the cluster holds it now: the one this process wrote last
+   * for the same act, else one another replica (or this one before a restart) wrote; none when
+   * the last was longer than the window ago.
+   */
+  private async current(client: KubeClient, key: string, workspace: WorkspaceRef, event: DenEvent, now: Date): Promise<Counted | undefined> {
+    const name = this.recent.get(key);
+    let found: Counted | undefined;
+    try {
+      found = name ? countedOf(await client.get<EventShape>(RESOURCES.event, name, workspace.namespace)) : await this.findRecent(client, workspace, event);
+    } catch (err) {
+      if (isNotFound(err)) found = undefined;
+      // An identity that may write Events but not read them still records the act, uncounted.
+      else if (err instanceof KubeApiError && err.status === 403) return undefined;
+      else throw err;
+    }
+    return found && now.getTime() - found.last < this.windowMs ? found : undefined;
+  }
+
+  /** The latest Den Event of the same act on the object, as the cluster holds it. */
+  private async findRecent(client: KubeClient, workspace: WorkspaceRef, event: DenEvent): Promise<Counted | undefined> {
+    const selector = [
+      `source=${DEN_EVENT_SOURCE}`,
+      `reason=${event.reason}`,
+      `involvedObject.kind=${workspace.kind?.kind ?? KINDS.workspace}`,
+      `involvedObject.name=${workspace.name}`,
+      ...(workspace.uid ? [`involvedObject.uid=${workspace.uid}`] : []),
+    ].join(',');
+    const { items } = await client.list<EventShape>(RESOURCES.event, { namespace: workspace.namespace, fieldSelector: selector });
+    const message = clip(event.message);
+    let found: Counted | undefined;
+    for (const e of items) {
+      if (e.message !== message || (e.type ?? 'Normal') !== (event.type ?? 'Normal')) continue;
+      const counted = countedOf(e);
+      if (!found || counted.last > found.last) found = counted;
+    }
+    return found;
+  }
+
+  private remember(key: string, name: string): void {
     this.recent.delete(key);
-    this.recent.set(key, entry);
+    this.recent.set(key, name);
     if (this.recent.size > MAX_REMEMBERED) this.recent.delete(this.recent.keys().next().value!);
   }
+}
+
+function countedOf(e: EventShape): Counted {
+  return { name: e.metadata?.name ?? '', resourceVersion: e.metadata?.resourceVersion ?? '', count: e.count ?? 1, last: Date.parse(e.lastTimestamp ?? '') || 0 };
 }

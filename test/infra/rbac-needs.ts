@@ -45,7 +45,7 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: ['get'], group: 'den.dev', resource: 'workspaces', scope: 'any namespace', why: 'hooks/loop/controller.ts status-conflict re-read' },
     { verbs: ['update'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'hooks/loop/controller.ts writeStatus' },
     { verbs: ['patch'], group: 'den.dev', resource: 'workspaces', scope: 'any namespace', why: 'hooks/loop/controller.ts changeParent (idle stop)' },
-    { verbs: ['create', 'patch'], group: '', resource: 'events', scope: 'any namespace', why: 'hooks/loop/controller.ts changeParent events (idle stop), aggregated by kube/den-events.ts' },
+    { verbs: ['get', 'list', 'create', 'patch'], group: '', resource: 'events', scope: 'any namespace', why: 'hooks/loop/controller.ts changeParent events (idle stop), counted by kube/den-events.ts' },
     { verbs: ['update'], group: 'den.dev', resource: 'workspaces/finalizers', scope: 'any namespace', why: 'hooks/loop/keys.ts ownerReference' },
     { verbs: CACHE, group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'hooks/workspace/controller.ts related images; hooks/loop/controller.ts child cache of ImageRegistry; hooks/admission/caches.ts' },
     { verbs: ['create', 'patch', 'delete'], group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'hooks/loop/controller.ts applyChild, deleteChild (ImageRegistry entries)' },

@@ -34,7 +34,7 @@ describe('Den Events (kube/den-events.ts)', () => {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'Role',
       metadata: { name: 'events', namespace: 'svc-alice' },
-      rules: [{ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }],
+      rules: [{ apiGroups: [''], resources: ['events'], verbs: ['get', 'list', 'create', 'patch'] }],
     } as KubeObject);
     api.seed({
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -60,8 +60,9 @@ describe('Den Events (kube/den-events.ts)', () => {
     expect(event!.source).to.deep.equal({ component: 'den' });
     expect(event!.metadata?.annotations).to.deep.equal(OPENED.annotations);
     expect(event!.metadata?.name).to.match(/^dev\.[0-9a-f]+$/);
-    const writes = api.requests.filter((r) => r.path.startsWith('/api/v1/namespaces/svc-alice/events'));
-    expect(writes.map((r) => [r.method, r.user])).to.deep.equal([['POST', 'system:serviceaccount:svc-alice:session']]);
+    const calls = api.requests.filter((r) => r.path.startsWith('/api/v1/namespaces/svc-alice/events'));
+    expect(calls.map((r) => [r.method, r.user])).to.deep.equal([['GET', 'system:serviceaccount:svc-alice:session'], ['POST', 'system:serviceaccount:svc-alice:session']]);
+    expect(new URLSearchParams(calls[0]!.query).get('fieldSelector')).to.equal(`source=den,reason=TerminalOpened,involvedObject.kind=Workspace,involvedObject.name=dev,involvedObject.uid=${WORKSPACE.uid}`);
   });
 
   it('turns a burst of the same act, even sent all at once, into one Event with a count and the last time', async () => {
@@ -72,8 +73,28 @@ describe('Den Events (kube/den-events.ts)', () => {
     const [event, ...more] = events();
     expect(more).to.deep.equal([]);
     expect(event).to.deep.include({ count: 6, firstTimestamp: '2026-11-26T10:00:00Z', lastTimestamp: '2026-11-26T10:04:00Z' });
-    const writes = api.requests.filter((r) => r.path.startsWith('/api/v1/namespaces/svc-alice/events')).map((r) => r.method);
+    const writes = api.requests.filter((r) => r.path.startsWith('/api/v1/namespaces/svc-alice/events') && r.method !== 'GET').map((r) => r.method);
     expect(writes).to.deep.equal(['POST', 'PATCH', 'PATCH', 'PATCH', 'PATCH', 'PATCH']);
+  });
+
+  it('counts on the Event another replica wrote, as two replicas of one process behind a round-robin proxy do, even at the same moment', async () => {
+    const other = new DenEventRecorder({ reportingComponent: REPORTING_COMPONENTS.server, now: () => clock });
+    const alice = api.client('alice-session');
+    for (let i = 0; i < 4; i++) {
+      clock = new Date(clock.getTime() + 1000);
+      await (i % 2 === 0 ? recorder : other).record(alice, WORKSPACE, OPENED);
+    }
+    expect(events().map((e) => [e.count, e.firstTimestamp, e.lastTimestamp])).to.deep.equal([[4, '2026-11-26T10:00:01Z', '2026-11-26T10:00:04Z']]);
+    await Promise.all([recorder.record(alice, WORKSPACE, OPENED), other.record(alice, WORKSPACE, OPENED)]);
+    expect(events().map((e) => e.count)).to.deep.equal([6]);
+  });
+
+  it('still records an act, uncounted, for an identity that may write Events but not read them', async () => {
+    const role = api.object<KubeObject & { rules: unknown[] }>(RESOURCES.role, 'events', 'svc-alice')!;
+    api.seed({ ...role, rules: [{ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }] });
+    await recorder.record(api.client('alice-session'), WORKSPACE, OPENED);
+    await recorder.record(api.client('alice-session'), WORKSPACE, OPENED);
+    expect(events().map((e) => e.count)).to.deep.equal([1, 1]);
   });
 
   it('keeps different messages, reasons and workspaces apart', async () => {
