@@ -274,6 +274,7 @@ export class Controller<Config = unknown, Related = unknown> {
     stopIfAborted(stop);
     await this.writeStatus(parent, output.status);
     if (errors.length) throw new ChildrenFailedError(errors);
+    await this.recordEvents(parent, output.events ?? []);
     if (output.resyncAfterMs !== undefined && output.resyncAfterMs > 0 && !this.stopping) this.scheduleResync(key, output.resyncAfterMs);
   }
 
@@ -285,12 +286,18 @@ export class Controller<Config = unknown, Related = unknown> {
       metadata: { resourceVersion, ...(change.annotations ? { annotations: change.annotations } : {}) },
       ...(change.spec ? { spec: change.spec } : {}),
     }, { namespace, type: 'merge', fieldManager: FIELD_MANAGERS.manager });
+    await this.recordEvents(changed, change.events ?? []);
+  }
+
+  /** Den's Events about `parent` (kube/den-events.ts), counted when they repeat. */
+  private async recordEvents(parent: KubeObject, events: readonly ParentEvent[]): Promise<void> {
     const { apiVersion, kind } = this.spec.parent;
-    const ref = { name: changed.metadata?.name ?? name, namespace: changed.metadata?.namespace ?? namespace ?? '', uid: changed.metadata?.uid, kind: { apiVersion, kind } };
-    for (const event of change.events ?? []) {
+    const { name = '', namespace = '', uid } = parent.metadata ?? {};
+    const ref = { name, namespace, ...(uid ? { uid } : {}), kind: { apiVersion, kind } };
+    for (const event of events) {
       this.metrics.events.inc({ controller: this.spec.name, reason: event.reason });
       this.log('event', { controller: this.spec.name, parent: objectKey(parent), reason: event.reason, message: event.message });
-      // The change is written; a lost Event must not make the loop write it again.
+      // What the Event tells of is written; a lost Event must not make the loop write it again.
       await this.events.record(this.client, ref, { type: event.type, reason: event.reason, message: event.message, annotations: event.annotations ?? {} }).catch((err: unknown) =>
         this.log('cannot record event', { controller: this.spec.name, parent: objectKey(parent), reason: event.reason, error: messageOf(err) }),
       );

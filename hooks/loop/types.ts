@@ -38,6 +38,8 @@ export interface HookOutput {
    * it is written, and the parent's own watch event brings the next run.
    */
   parentChange?: ParentChange;
+  /** Kubernetes Events about the parent, recorded once this run's children are written (a resize). */
+  events?: ParentEvent[];
 }
 
 export interface ParentChange {

@@ -206,6 +206,20 @@ describe('den manager controllers', () => {
       expect(status.podName).to.equal('alice-dev-0');
     });
 
+    it('records a Resized Event by den.dev/manager when spec.resources changes, once the StatefulSet has the new size', async () => {
+      await managerWithWorkspace();
+      await eventually(() => get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice'), 'the StatefulSet');
+      const resized = () => api.objects<Obj & { reason: string; message: string; count: number; reportingComponent: string }>(RESOURCES.event, 'svc-alice').filter((e) => e.reason === 'Resized');
+      expect(resized()).to.deep.equal([]);
+      await api.client().patch(RESOURCES.workspace, 'alice-dev', { spec: { resources: { requests: { cpu: '2', memory: '4Gi' }, limits: { cpu: '2', memory: '4Gi' } } } }, { namespace: 'svc-alice', type: 'merge' });
+      const [event] = await eventually(() => resized().length > 0 && resized(), 'the Resized Event');
+      const container = (get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice')?.spec as any).template.spec.containers[0];
+      expect(container.resources).to.deep.equal({ requests: { cpu: '2', memory: '4Gi' }, limits: { cpu: '2', memory: '4Gi' } });
+      expect(event!.message).to.equal('Resized: cpu request none → 2, memory request none → 4Gi, cpu limit none → 2, memory limit none → 4Gi. The pod restarts with the new size; the home volume is kept.');
+      expect(event!.reportingComponent).to.equal('den.dev/manager');
+      expect(event!.metadata?.annotations).to.deep.equal({ 'den.dev/kind': 'lifecycle' });
+    });
+
     describe('idle auto-stop', () => {
       const HOUR = 3_600_000;
       /** The manager's clock: real time plus a jump the test makes. */
