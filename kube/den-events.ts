@@ -56,7 +56,7 @@ export interface WorkspaceRef {
   namespace: string;
   uid?: string;
   /** Another kind of object than a Workspace (the manager's loop records Events about any parent). */
-  kind?: { apiVersion: string; kind: string };
+  objectType?: { apiVersion: string; kind: string };
 }
 
 export interface DenEvent {
@@ -105,8 +105,8 @@ export function denEventObject(workspace: WorkspaceRef, event: DenEvent, reporti
     kind: 'Event',
     metadata: { name: `${workspace.name}.${suffix}`, namespace: workspace.namespace, annotations: { ...event.annotations } },
     involvedObject: {
-      apiVersion: workspace.kind?.apiVersion ?? API_VERSION,
-      kind: workspace.kind?.kind ?? KINDS.workspace,
+      apiVersion: workspace.objectType?.apiVersion ?? API_VERSION,
+      kind: workspace.objectType?.kind ?? KINDS.workspace,
       name: workspace.name,
       namespace: workspace.namespace,
       ...(workspace.uid ? { uid: workspace.uid } : {}),
@@ -168,7 +168,7 @@ export class DenEventRecorder {
 
   /** Records `event` about `workspace`; rejects with the API server's error when it cannot. */
   readonly record: RecordDenEvent = (client, workspace, event) => {
-    const key = JSON.stringify([workspace.kind?.kind ?? KINDS.workspace, workspace.namespace, workspace.name, workspace.uid ?? '', event.type ?? 'Normal', event.reason, clip(event.message)]);
+    const key = JSON.stringify([workspace.objectType?.kind ?? KINDS.workspace, workspace.namespace, workspace.name, workspace.uid ?? '', event.type ?? 'Normal', event.reason, clip(event.message)]);
     const previous = this.queues.get(key) ?? Promise.resolve();
     const run = previous.then(() => this.write(client, key, workspace, event));
     const settled = run.catch(() => undefined);
@@ -223,7 +223,7 @@ export class DenEventRecorder {
     const selector = [
       `source=${DEN_EVENT_SOURCE}`,
       `reason=${event.reason}`,
-      `involvedObject.kind=${workspace.kind?.kind ?? KINDS.workspace}`,
+      `involvedObject.kind=${workspace.objectType?.kind ?? KINDS.workspace}`,
       `involvedObject.name=${workspace.name}`,
       ...(workspace.uid ? [`involvedObject.uid=${workspace.uid}`] : []),
     ].join(',');

@@ -293,7 +293,7 @@ export class Controller<Config = unknown, Related = unknown> {
   private async recordEvents(parent: KubeObject, events: readonly ParentEvent[]): Promise<void> {
     const { apiVersion, kind } = this.spec.parent;
     const { name = '', namespace = '', uid } = parent.metadata ?? {};
-    const ref = { name, namespace, ...(uid ? { uid } : {}), kind: { apiVersion, kind } };
+    const ref = { name, namespace, ...(uid ? { uid } : {}), objectType: { apiVersion, kind } };
     for (const event of events) {
       this.metrics.events.inc({ controller: this.spec.name, reason: event.reason });
       this.log('event', { controller: this.spec.name, parent: objectKey(parent), reason: event.reason, message: event.message });
