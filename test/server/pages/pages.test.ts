@@ -242,7 +242,10 @@ describe('web UI pages (server side)', function () {
         ['Started', 'Started container workspace'],
       ]);
       const html = await fetchPage(`${den.url}/w/dev/status`, { cookie: alice.cookie, headers: { Accept: 'text/html' } });
-      expect(html.text).to.match(/<ol class="progress" aria-label="Pod events"><li class="Normal"><strong>Pulled<\/strong>/);
+      expect(html.text, 'the start as steps with their times').to.match(
+        /<ol class="progress" aria-label="Steps of the latest start"><li class="Normal"><time datetime="2030-01-01T00:00:01Z">[^<]+<\/time> <strong>Pulled<\/strong>.*<li class="Normal"><time datetime="2030-01-01T00:00:02Z">\+1 s<\/time> <strong>Started<\/strong>/s,
+      );
+      expect(html.text, 'the Connect card and its buttons are part of the poll').to.contain('<section class="card" id="connect-card">').and.contain('aria-label="Stop dev"');
 
       const logs = await fetch(`${den.url}/w/dev/logs?tail=2`, { headers: { Cookie: alice.cookie } });
       expect(await logs.json()).to.deep.equal({ namespace: 'svc-alice', pod: 'dev-0', lines: 'two\nthree\n' });
