@@ -178,14 +178,19 @@ describe('live pages in Chromium', function () {
     await admin.locator('tr[data-workspace="svc-alice/extra"] .badge.Running').waitFor({ timeout: 10_000 });
     expect(await admin.locator('#workspace-count').textContent()).to.equal('2 workspaces.');
 
+    const watching = await alice.newPage();
+    await watching.goto(`${platform.baseUrl}/w/extra`);
     await remove(second, 'extra');
     await dashboard.locator('[data-workspace="extra"]').waitFor({ state: 'detached', timeout: 15_000 });
+    await eventually(async () => (await dashboard.locator('#live-announcer').textContent())?.includes('extra is no longer listed.'), 'the dashboard saying the card went', 5_000);
+    await watching.locator('#live').getByText('This no longer exists: it was deleted, or you may no longer see it.').waitFor({ timeout: 10_000 });
+    expect(await watching.getByRole('link', { name: 'Back to the dashboard' }).getAttribute('href')).to.equal('/');
     await admin.locator('tr[data-workspace="svc-alice/extra"]').waitFor({ state: 'detached', timeout: 15_000 });
     expect(await dashboard.locator('article.workspace').count()).to.equal(1);
     expect(await marked(dashboard)).to.equal(true);
     expect(await marked(admin)).to.equal(true);
     expect(await gone(platform.admin.get(RESOURCES.workspace, 'extra', 'svc-alice'))).to.equal(true);
-    await Promise.all([dashboard.close(), admin.close(), second.close()]);
+    await Promise.all([dashboard.close(), admin.close(), second.close(), watching.close()]);
   });
 
   it('says once, in a sentence, why a workspace cannot start, offers what to do and no connection, and polls no log', async () => {
