@@ -111,6 +111,8 @@ describe('live pages in Chromium', function () {
   });
 
   it('turns the page of a new workspace connectable without a reload, and then says nothing while nothing changes', async () => {
+    // The controller's StatefulSet write waits a moment, as on a busy cluster: the page is surely drawn before the workspace runs.
+    platform.api.slowDown('PATCH', /\/statefulsets\/live(\?|$)/, 3_000);
     const first = page.waitForResponse((r) => new URL(r.url()).pathname === '/w/live' && r.request().method() === 'GET');
     await create(page, 'live', 'ubuntu');
     expect(await (await first).text(), 'drawn before the workspace ran').not.to.contain('data-phase="Running"');
@@ -161,6 +163,24 @@ describe('live pages in Chromium', function () {
     expect(said.every((s) => s.startsWith('live is Suspended.')), said.join(' | ')).to.equal(true);
     await dashboard.close();
     await second.close();
+  });
+
+  it('asks nothing while its tab is hidden, and catches up as soon as it is shown', async () => {
+    const tab = await alice.newPage();
+    await tab.goto(`${platform.baseUrl}/`);
+    const polls: number[] = [];
+    tab.on('request', (r) => {
+      if (r.headers()['x-den-fragment'] === 'live') polls.push(Date.now());
+    });
+    const seem = (state: string) => `Object.defineProperty(document, 'visibilityState', { configurable: true, get() { return '${state}'; } }); document.dispatchEvent(new Event('visibilitychange'));`;
+    await tab.evaluate(seem('hidden'));
+    await tab.waitForTimeout(TWO_POLLS_MS);
+    expect(polls, 'no poll from a hidden tab').to.deep.equal([]);
+    const shown = Date.now();
+    await tab.evaluate(seem('visible'));
+    await eventually(() => polls.length > 0, 'a poll once shown', 2_000);
+    expect(polls[0]! - shown, 'at once, not at the next 3 s tick').to.be.below(1_000);
+    await tab.close();
   });
 
   it('adds, changes and removes dashboard cards and admin list rows without a reload', async () => {
