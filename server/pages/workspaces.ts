@@ -34,12 +34,6 @@ function entryFacts(entry: CatalogEntry | undefined): EntryFacts {
   return { homePath: entry?.spec?.homePath || WORKSPACE_IMAGE_DEFAULTS.homePath, title: entry?.spec?.displayName || undefined };
 }
 
-/** Every catalog entry the person can read, by name. */
-export async function catalogEntriesOf(kube: KubeClient): Promise<Map<string, EntryFacts>> {
-  const { items } = await kube.list<CatalogEntry>(RESOURCES.workspaceImage);
-  return new Map(items.map((i) => [i.metadata?.name ?? '', entryFacts(i)]));
-}
-
 /** One catalog entry; an entry gone or hidden from the person reads as the defaults. */
 async function catalogEntryOf(kube: KubeClient, name: string): Promise<EntryFacts> {
   if (!name) return entryFacts(undefined);
@@ -49,6 +43,28 @@ async function catalogEntryOf(kube: KubeClient, name: string): Promise<EntryFact
     if (err instanceof KubeApiError && (err.status === 404 || err.status === 403)) return entryFacts(undefined);
     throw err;
   }
+}
+
+/** A workspace's page or card shows its entry (the VS Code link's home path, the title a failure names) only when Running or Failed. */
+function showsEntry(ws: WorkspaceView): boolean {
+  const phase = phaseOf(ws);
+  return phase === 'Running' || phase === 'Failed';
+}
+
+/** Beyond this many different entries the cards read the whole catalog at once. */
+const ENTRY_READS_AT_MOST = 4;
+
+/**
+ * The catalog entries the cards show, by name: one read each, as entries carry icons and a
+ * catalog can be large (the dashboard asks every 3 s); the whole catalog when many are shown.
+ */
+async function entriesShownBy(kube: KubeClient, workspaces: WorkspaceView[]): Promise<Map<string, EntryFacts>> {
+  const names = [...new Set(workspaces.filter(showsEntry).map((ws) => ws.spec?.imageRef?.name ?? ''))].filter(Boolean);
+  if (names.length > ENTRY_READS_AT_MOST) {
+    const { items } = await kube.list<CatalogEntry>(RESOURCES.workspaceImage);
+    return new Map(items.map((i) => [i.metadata?.name ?? '', entryFacts(i)]));
+  }
+  return new Map(await Promise.all(names.map(async (name) => [name, await catalogEntryOf(kube, name)] as const)));
 }
 
 /** Is this request a live page's poll for its live part alone (web/templates/live.ts)? */
@@ -65,8 +81,9 @@ export function sendPage(ctx: Context, body: string, status = 200): void {
 async function dashboard(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { caller, kube, assets } = ctx.state;
   // A person's own namespace, even for an administrator (the admin pages list everyone's).
-  const [workspaces, entries] = await Promise.all([listWorkspacesOf({ ...caller, role: 'user' }, kube), catalogEntriesOf(kube)]);
-  const sorted = (workspaces as WorkspaceView[]).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  const workspaces = (await listWorkspacesOf({ ...caller, role: 'user' }, kube)) as WorkspaceView[];
+  const sorted = workspaces.sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  const entries = await entriesShownBy(kube, sorted);
   const failures = new Map<string, Failure>();
   for (const ws of sorted) {
     const failure = failureOf(ws, entries.get(ws.spec?.imageRef?.name ?? '')?.title);
@@ -173,7 +190,7 @@ async function status(ctx: PageContext, deps: PageDeps): Promise<void> {
   const phase = phaseOf(ws);
   const [events, entry] = await Promise.all([
     eventsOf(kube, ws, caller.namespace),
-    phase === 'Running' || phase === 'Failed' ? catalogEntryOf(kube, ws.spec?.imageRef?.name ?? '') : entryFacts(undefined),
+    showsEntry(ws) ? catalogEntryOf(kube, ws.spec?.imageRef?.name ?? '') : entryFacts(undefined),
   ]);
   if (ctx.accepts('html', 'json') === 'json') {
     ctx.body = { phase, reason: reasonOf(ws), conditions: ws.status?.conditions ?? [], events: events.pod };
