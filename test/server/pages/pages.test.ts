@@ -117,9 +117,9 @@ describe('web UI pages (server side)', function () {
   });
 
   it('refuses a form POST without the session\'s CSRF token, or with a wrong one, and changes nothing', async () => {
-    for (const form of [{ back: '/' }, { _csrf: 'x'.repeat(43), back: '/' }] as Record<string, string>[]) {
-      const answer = await fetchPage(`${den.url}/w/dev/stop`, { cookie: alice.cookie, form });
-      expect(answer.status).to.equal(403);
+    for (const [action, form] of ['stop', 'restart'].flatMap((a) => [[a, { back: '/' }], [a, { _csrf: 'x'.repeat(43), back: '/' }]] as [string, Record<string, string>][])) {
+      const answer = await fetchPage(`${den.url}/w/dev/${action}`, { cookie: alice.cookie, form });
+      expect(answer.status, action).to.equal(403);
       expect(answer.text).to.contain('CSRF token does not match your session');
       expect((api.object(RESOURCES.workspace, 'dev', 'svc-alice') as any).spec.running).to.equal(true);
     }
