@@ -18,7 +18,7 @@ const TWO_POLLS_MS = 6_500;
 interface Observed {
   observe(target: unknown, options: { childList?: boolean; characterData?: boolean; subtree?: boolean }): void;
 }
-declare const document: { querySelector(selector: string): { textContent: string | null } | null };
+declare const document: { querySelector(selector: string): { textContent: string | null } | null; activeElement: { getAttribute(name: string): string | null } | null };
 declare const MutationObserver: new (callback: () => void) => Observed;
 declare const window: { denMark?: string; denSaid?: string[]; denSwaps?: number };
 
@@ -118,8 +118,10 @@ describe('live pages in Chromium', function () {
     expect(await (await first).text(), 'drawn before the workspace ran').not.to.contain('data-phase="Running"');
     await mark(page);
     await listen(page);
+    await page.getByRole('button', { name: 'Stop live' }).focus();
 
     await page.locator('#connect-card code').waitFor({ timeout: 30_000 });
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'focus stays on its button across the swaps').to.equal('Stop live');
     expect(await page.locator('#connect-card code').textContent()).to.equal('ssh live@127.0.0.1');
     expect(await page.getByRole('link', { name: 'Open in VS Code (Remote-SSH)' }).getAttribute('href')).to.match(/^vscode:\/\/vscode-remote\/ssh-remote\+live@127\.0\.0\.1\//);
     expect(await badge(page, 'Running').count()).to.equal(1);
