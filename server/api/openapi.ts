@@ -19,7 +19,7 @@ import {
 import { DEFAULT_LOG_TAIL } from './workspaces.js';
 import { ACTIVITY_LIMIT } from './schemas.js';
 import { ACTIVITY_KINDS } from '../../kube/den-events.js';
-import { DNS1123_LABEL } from '../../kube/names.js';
+import { DNS1123_LABEL, DNS1123_LABEL_MAX } from '../../kube/names.js';
 import { SPACE_BEING_REMOVED } from '../../koa/errors.js';
 
 type Schema = Record<string, unknown>;
@@ -39,8 +39,8 @@ function listOf(item: string): Schema {
   return { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref(item) } } };
 }
 
-// The pattern of a namespace query parameter, as the request schemas check it (fields.ts).
-const NAME_PATTERN = DNS1123_LABEL.source;
+// A namespace or token name query parameter, as the request schemas check it (fields.ts).
+const LABEL_PARAMETER = { type: 'string', pattern: DNS1123_LABEL.source, maxLength: DNS1123_LABEL_MAX };
 
 /** A cluster object as the cluster returns it; its own fields stay camelCase (SPEC 2.7). */
 function clusterObject(kind: string): Schema {
@@ -227,11 +227,11 @@ const optionalBody = (schema: string) => ({ required: false, content: { 'applica
 const noContent = (description: string) => ({ description });
 
 const nameParam = (what: string) => ({ name: 'name', in: 'path', required: true, description: `Name of the ${what}.`, schema: { type: 'string' } });
-const namespaceParam = (description: string) => ({ name: 'namespace', in: 'query', required: false, description, schema: { type: 'string', pattern: NAME_PATTERN } });
+const namespaceParam = (description: string) => ({ name: 'namespace', in: 'query', required: false, description, schema: LABEL_PARAMETER });
 const OTHER_NAMESPACE = 'Namespace of a visible workspace the caller does not own; the caller\'s own namespace when omitted.';
 
 const activityParams = [
-  { name: 'person', in: 'query', required: false, description: 'Only what this person (UserSpace name) did, and what happened to workspaces in their namespace svc-<person>.', schema: { type: 'string', pattern: NAME_PATTERN, maxLength: 63 } },
+  { name: 'person', in: 'query', required: false, description: 'Only what this person (UserSpace name) did, and what happened to workspaces in their namespace svc-<person>.', schema: LABEL_PARAMETER },
   { name: 'kind', in: 'query', required: false, description: 'Only this kind of act.', schema: { type: 'string', enum: [...ACTIVITY_KINDS] } },
   { name: 'limit', in: 'query', required: false, description: 'At most this many entries, the newest.', schema: { type: 'integer', minimum: 1, maximum: ACTIVITY_LIMIT.max, default: ACTIVITY_LIMIT.default } },
 ];
@@ -348,7 +348,7 @@ function paths(): Record<string, Record<string, Operation>> {
         description: 'No body. A read-scoped token acts as the session-readonly identity (reads only); a read-scoped token cannot issue or revoke tokens.',
         parameters: [
           { name: 'scope', in: 'query', required: false, description: 'full (default) or read.', schema: { type: 'string', enum: ['full', 'read'], default: 'full' } },
-          { name: 'name', in: 'query', required: false, description: 'Token name (RFC 1123 label); generated when omitted.', schema: { type: 'string', pattern: NAME_PATTERN, maxLength: 63 } },
+          { name: 'name', in: 'query', required: false, description: 'Token name (RFC 1123 label); generated when omitted.', schema: LABEL_PARAMETER },
         ],
         responses: {
           '201': json('Token', 'The token, with its plaintext shown this once.'),
@@ -391,7 +391,7 @@ function paths(): Record<string, Record<string, Operation>> {
         description: `${ACTIVITY_ORDER} Read with the caller's token across every namespace, which the cluster's RBAC allows administrators (403 with its message otherwise).`,
         parameters: [
           ...activityParams,
-          { name: 'workspace', in: 'query', required: false, description: 'Only workspaces of this name (in any namespace).', schema: { type: 'string', pattern: NAME_PATTERN, maxLength: 63 } },
+          { name: 'workspace', in: 'query', required: false, description: 'Only workspaces of this name (in any namespace).', schema: LABEL_PARAMETER },
         ],
         responses: { '200': json('ActivityList', 'The entries.'), ...errors([400, 401, 403]) },
       }),

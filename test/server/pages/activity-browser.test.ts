@@ -1,5 +1,6 @@
 // The activity pages in Chromium: an administrator's /admin/activity lists what people did in
-// every namespace, newest first, filters it in place and shows new acts while it stays open; a
+// every namespace, newest first, filters it (a GET form: the filter is the page's address) and
+// shows new acts while it stays open (its live part); a
 // person gets the cluster's refusal in words; the workspace page's Activity tab shows what
 // happened to that workspace, live as well. Acts are made through the pages' own forms.
 import { expect } from 'chai';
@@ -19,7 +20,7 @@ function workspace(name: string, namespace: string): KubeObject {
 
 /** The rows of an activity list, each as `namespace/workspace reason person kind`. */
 async function rows(page: Page): Promise<string[]> {
-  return page.locator('#activity tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-activity') ?? ''));
+  return page.locator('tr[data-activity]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-activity') ?? ''));
 }
 
 async function eventually<T>(probe: () => Promise<T>, ok: (value: T) => boolean, what: string, ms = 15_000): Promise<T> {
@@ -52,29 +53,28 @@ describe('the activity pages in Chromium', function () {
   it('lists what people did for an administrator, with who and how, and keeps the list live while open', async () => {
     expect(await root.locator('nav.subnav a[aria-current="page"]').textContent()).to.equal('Activity');
     expect(await rows(root)).to.deep.equal(['svc-alice/dev Stopped alice lifecycle']);
-    expect(await root.locator('#activity tbody tr td').nth(5).innerText()).to.equal('Stopped by alice; the home volume is kept.\nfrom 127.0.0.1');
+    expect(await root.locator('tr[data-activity] td').nth(5).innerText()).to.equal('Stopped by alice; the home volume is kept.\nfrom 127.0.0.1');
 
     const bob = await world.signedIn('bob', '/w/web');
     await bob.click('form[action="/w/web/stop"] button');
     await bob.waitForURL((u) => u.pathname === '/w/web');
     const live = await eventually(() => rows(root), (r) => r.length === 2, 'bob\'s stop on the open page');
     expect(live).to.deep.equal(['svc-bob/web Stopped bob lifecycle', 'svc-alice/dev Stopped alice lifecycle']);
-    expect(await root.locator('#activity tbody tr td').nth(1).innerText()).to.equal('web\nsvc-bob');
-    expect(await root.locator('#activity tbody tr td').nth(2).textContent()).to.equal('bob');
+    expect(await root.locator('tr[data-activity] td').nth(1).innerText()).to.equal('web\nsvc-bob');
+    expect(await root.locator('tr[data-activity] td').nth(2).textContent()).to.equal('bob');
   });
 
-  it('filters by person, workspace and kind in place, keeping the filter in the address', async () => {
+  it('filters by person, workspace and kind, the filter being the page\'s address', async () => {
     await root.goto(`${world.den.url}/admin/activity`);
     await root.fill('#activity-person', 'bob');
-    await root.click('#activity-filter button');
-    await eventually(() => rows(root), (r) => r.length === 1, 'the list filtered to bob');
+    await Promise.all([root.waitForURL((u) => u.searchParams.get('person') === 'bob'), root.click('#activity-filter button')]);
     expect(await rows(root)).to.deep.equal(['svc-bob/web Stopped bob lifecycle']);
-    expect(new URL(root.url()).search).to.equal('?person=bob');
+    expect(await root.inputValue('#activity-person')).to.equal('bob');
 
     await root.fill('#activity-person', '');
     await root.selectOption('#activity-kind', 'terminal');
-    await root.click('#activity-filter button');
-    await eventually(() => root.locator('#activity [data-activity-empty]').count(), (n) => n === 1, 'nothing of kind terminal');
+    await Promise.all([root.waitForURL((u) => u.searchParams.get('kind') === 'terminal'), root.click('#activity-filter button')]);
+    expect(await root.locator('#live [data-activity-empty]').count()).to.equal(1);
 
     await root.goto(`${world.den.url}/admin/activity?workspace=dev&kind=lifecycle`);
     expect(await rows(root)).to.deep.equal(['svc-alice/dev Stopped alice lifecycle']);
@@ -110,7 +110,7 @@ describe('the activity pages in Chromium', function () {
     const stop = await admin.request.post(`${world.den.url}/api/v1/workspaces/dev/stop?namespace=svc-alice`, { headers: { 'X-CSRF-Token': csrf } });
     expect(stop.status()).to.equal(200);
     await eventually(() => rows(alice), (r) => r.length === 3, 'the administrator\'s stop on the open tab');
-    expect(await alice.locator('#activity tbody tr td').nth(4).innerText()).to.equal('Stopped by root (administrator); the home volume is kept.\nfrom 127.0.0.1');
+    expect(await alice.locator('tr[data-activity] td').nth(4).innerText()).to.equal('Stopped by root (administrator); the home volume is kept.\nfrom 127.0.0.1');
 
     await alice.selectOption('#activity-kind', 'terminal');
     await alice.click('#activity-filter button');
