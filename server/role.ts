@@ -142,6 +142,7 @@ export const serverRole: Role<typeof serverSettings> = {
       log: say,
       ready: () => synced && listening,
       events: events.record,
+      trustedProxies: settings.trustedProxies,
       activity: new ActivityRecorder({
         client,
         fieldManager: FIELD_MANAGERS.server,

@@ -21,6 +21,7 @@ import { constantTimeEqual } from '../auth/secrets.js';
 import type { SessionStore } from '../auth/sessions.js';
 import type { Caller } from '../http/context.js';
 import { HttpError } from '../../koa/errors.js';
+import { clientAddress, TrustedProxies } from '../http/client-address.js';
 import { CLOSE, CSRF_PROTOCOL_PREFIX, dimension, TERMINAL_PROTOCOL } from '../../web/terminal-protocol.js';
 import { refuse, relayTerminal, type Relay } from './relay.js';
 import { refusalOf, resolveTerminalTarget, type TerminalTarget } from './target.js';
@@ -52,6 +53,8 @@ export interface TerminalDeps {
   activity: ActivityRecorder;
   /** Writes the TerminalOpened and TerminalClosed Events, with the person's own token. */
   events: RecordDenEvent;
+  /** `--trusted-proxies`: whose X-Forwarded-For names the client in those Events (none: the TCP peer). */
+  trustedProxies?: readonly string[];
 }
 
 interface Opened {
@@ -61,6 +64,8 @@ interface Opened {
   client: KubeClient;
   workspace: string;
   size: { cols: number; rows: number };
+  /** The client's address (server/http/client-address.ts), for the terminal's Events. */
+  clientAddress: string;
 }
 
 /** Offered subprotocols of an upgrade request, in order. */
@@ -94,9 +99,11 @@ export class TerminalServer {
   private readonly sessionOf = new Map<Relay, string>();
   private sessionCheck: NodeJS.Timeout | undefined;
   private readonly recording = new Set<Promise<unknown>>();
+  private readonly trusted: TrustedProxies;
 
   constructor(private readonly deps: TerminalDeps) {
     this.origin = new URL(deps.baseUrl).origin;
+    this.trusted = new TrustedProxies(deps.trustedProxies ?? []);
     this.now = deps.now ?? Date.now;
   }
 
@@ -177,14 +184,16 @@ export class TerminalServer {
     const cols = url.searchParams.has('cols') ? dimension(Number(url.searchParams.get('cols'))) : DEFAULT_SIZE.cols;
     const rows = url.searchParams.has('rows') ? dimension(Number(url.searchParams.get('rows'))) : DEFAULT_SIZE.rows;
     if (!cols || !rows) throw new HttpError(400, 'cols and rows must be whole numbers from 1 to 1000');
-    return { sessionId: id, caller, client, workspace: match[1]!, size: { cols, rows } };
+    const forwardedFor = typeof req.headers['x-forwarded-for'] === 'string' ? req.headers['x-forwarded-for'] : undefined;
+    return { sessionId: id, caller, client, workspace: match[1]!, size: { cols, rows }, clientAddress: clientAddress(req.socket.remoteAddress, forwardedFor, this.trusted) };
   }
 
   /** Writes a terminal Event as the person; a failure is logged, and the terminal goes on. */
   private record(opened: Opened, target: TerminalTarget, reason: DenEventReason, message: string): void {
     const { caller, client } = opened;
     const ref = { name: target.workspace, namespace: target.namespace, ...(target.workspaceUid ? { uid: target.workspaceUid } : {}) };
-    const annotations = { [DEN_EVENT_ANNOTATIONS.person]: caller.userspace, [DEN_EVENT_ANNOTATIONS.kind]: 'terminal' };
+    const annotations: Record<string, string> = { [DEN_EVENT_ANNOTATIONS.person]: caller.userspace, [DEN_EVENT_ANNOTATIONS.kind]: 'terminal' };
+    if (opened.clientAddress) annotations[DEN_EVENT_ANNOTATIONS.clientAddress] = opened.clientAddress;
     const write = this.deps.events(client, ref, { reason, message, annotations }).catch((err: unknown) =>
       this.deps.log('cannot record event', { namespace: target.namespace, workspace: target.workspace, reason, error: (err as Error)?.message ?? String(err) }),
     );

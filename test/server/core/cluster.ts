@@ -133,6 +133,7 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     log: opts.log ?? (() => undefined),
     ready: opts.ready ?? (() => true),
     events: events.record,
+    trustedProxies: opts.trustedProxies,
     activity: new ActivityRecorder({ client: serverClient, fieldManager: FIELD_MANAGERS.server, onError: (err) => (opts.log ?? (() => undefined))('cannot record activity', { error: err.message }) }),
   });
   terminals.attach(server);

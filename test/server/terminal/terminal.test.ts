@@ -203,7 +203,7 @@ describe('browser terminal relay (GET /w/{name}/terminal/ws)', function () {
     expect(more, 'the reopen counts on the first Event').to.deep.equal([]);
     expect([opened!.count, opened!.message]).to.deep.equal([2, 'Browser terminal opened by alice in pod dev-0.']);
     for (const e of denEvents()) {
-      expect([e.involvedObject.kind, e.involvedObject.name, e.involvedObject.uid, e.reportingComponent, e.metadata?.annotations]).to.deep.equal(['Workspace', 'dev', uid, 'den.dev/server', { 'den.dev/person': 'alice', 'den.dev/kind': 'terminal' }]);
+      expect([e.involvedObject.kind, e.involvedObject.name, e.involvedObject.uid, e.reportingComponent, e.metadata?.annotations]).to.deep.equal(['Workspace', 'dev', uid, 'den.dev/server', { 'den.dev/person': 'alice', 'den.dev/kind': 'terminal', 'den.dev/client-address': '127.0.0.1' }]);
     }
     // The same duration (as people read it) makes the same message, which counts on one Event.
     for (const e of denEvents().filter((c) => c.reason === 'TerminalClosed')) expect(e.message).to.match(/^Browser terminal of alice closed after \d+s\.$/);
