@@ -40,5 +40,5 @@ export function resourceChanges(observed: KubeObject, desired: KubeObject): stri
 }
 
 export function resizeMessage(changes: string[]): string {
-  return `Resized: ${changes.join(', ')}. The pod restarts with the new size; the home volume is kept.`;
+  return `Resized: ${changes.join(', ')}. A running pod restarts with the new size; the home volume is kept.`;
 }

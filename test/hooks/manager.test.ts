@@ -215,7 +215,7 @@ describe('den manager controllers', () => {
       const [event] = await eventually(() => resized().length > 0 && resized(), 'the Resized Event');
       const container = (get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice')?.spec as any).template.spec.containers[0];
       expect(container.resources).to.deep.equal({ requests: { cpu: '2', memory: '4Gi' }, limits: { cpu: '2', memory: '4Gi' } });
-      expect(event!.message).to.equal('Resized: cpu request none → 2, memory request none → 4Gi, cpu limit none → 2, memory limit none → 4Gi. The pod restarts with the new size; the home volume is kept.');
+      expect(event!.message).to.equal('Resized: cpu request none → 2, memory request none → 4Gi, cpu limit none → 2, memory limit none → 4Gi. A running pod restarts with the new size; the home volume is kept.');
       expect(event!.reportingComponent).to.equal('den.dev/manager');
       expect(event!.metadata?.annotations).to.deep.equal({ 'den.dev/kind': 'lifecycle' });
     });

@@ -14,7 +14,7 @@ describe('resourceChanges (a Workspace resize)', () => {
     const after = statefulSet({ requests: { cpu: '2', memory: '2Gi' }, limits: { cpu: '4', memory: '2Gi', 'nvidia.com/gpu': '1' } });
     const changes = resourceChanges(before, after);
     expect(changes).to.deep.equal(['cpu request 1 → 2', 'cpu limit 2 → 4', 'nvidia.com/gpu limit none → 1']);
-    expect(resizeMessage(changes)).to.equal('Resized: cpu request 1 → 2, cpu limit 2 → 4, nvidia.com/gpu limit none → 1. The pod restarts with the new size; the home volume is kept.');
+    expect(resizeMessage(changes)).to.equal('Resized: cpu request 1 → 2, cpu limit 2 → 4, nvidia.com/gpu limit none → 1. A running pod restarts with the new size; the home volume is kept.');
   });
 
   it('sees no change where the API server wrote the same quantity another way', () => {
