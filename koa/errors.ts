@@ -3,6 +3,7 @@
 import type { Context, Next } from 'koa';
 import { ValidationError } from 'yup';
 import { isNamespaceTerminating, KubeApiError, KubeUnavailableError } from '../kube/errors.js';
+import { MintError } from '../kube/minting.js';
 
 /** An error whose status and message are meant for the caller as they are. */
 export class HttpError extends Error {
@@ -69,6 +70,7 @@ export function errorMapper(logError: ErrorLogger) {
  */
 export function describeError(err: unknown): { status: number; message: string; headers: Record<string, string>; logged?: boolean } {
   if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers };
+  if (err instanceof MintError) return err.retryable ? { status: 503, message: err.message, headers: { 'Retry-After': '5' } } : { status: 502, message: err.message, headers: {} };
   if (err instanceof ValidationError) return { status: 400, message: err.errors.join('; ') || err.message, headers: {} };
   if (isNamespaceTerminating(err)) return { status: 409, message: SPACE_BEING_REMOVED, headers: {}, logged: true };
   if (err instanceof KubeApiError) {

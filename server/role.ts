@@ -14,7 +14,7 @@ import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { sleep, untilAborted } from '../process/timers.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { Metrics } from '../process/metrics.js';
-import { MintingMetrics } from './auth/minting-metrics.js';
+import { MintingMetrics } from '../kube/minting-metrics.js';
 import { HttpMetrics } from './metrics.js';
 import { re2 } from '../process/re2.js';
 import { createApp } from './app.js';

@@ -15,7 +15,7 @@ import { shellCommand } from '../../shell/commands.js';
 import { actAs } from '../auth/authenticate.js';
 import { sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
-import type { TokenMinter } from '../auth/minting.js';
+import type { TokenMinter } from '../../kube/minting.js';
 import { constantTimeEqual } from '../auth/secrets.js';
 import type { SessionStore } from '../auth/sessions.js';
 import type { Caller } from '../http/context.js';

@@ -93,7 +93,7 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: ['get', 'update'], group: 'coordination.k8s.io', resource: 'leases', scope: 'svc-system', names: ['den-manager'], why: 'hooks/loop/leader.ts renew, release' },
   ],
   'den-server': [
-    { verbs: ['create'], group: '', resource: 'serviceaccounts/token', scope: 'any namespace', names: ['session', 'session-readonly'], why: 'server/auth/minting.ts' },
+    { verbs: ['create'], group: '', resource: 'serviceaccounts/token', scope: 'any namespace', names: ['session', 'session-readonly'], why: 'kube/minting.ts for server/auth/authenticate.ts' },
     { verbs: CACHE, group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'server/auth/directory.ts' },
     { verbs: ['patch'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'shell/activity.ts for server/terminal/upgrade.ts (lastActivityTime)' },
     { verbs: [...CACHE, 'get', 'create', 'patch', 'delete'], group: '', resource: 'secrets', scope: 'svc-system', why: 'server/auth/state.ts' },
