@@ -7,8 +7,7 @@ import { isDns1123Label } from '../kube/names.js';
 import type { Log } from '../process/role.js';
 import type { BannerSender } from './banner.js';
 import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.js';
-import type { SessionTarget } from '../shell/target.js';
-import { SessionRefused } from './target.js';
+import { SessionRefused, type GatewayTarget } from './target.js';
 import type { Workspace } from './workspaces.js';
 import type { AuthFailureReason } from './metrics.js';
 
@@ -22,7 +21,7 @@ export interface AuthDeps {
    * this gateway's cache may not yet hold a Workspace (or key) written a moment ago.
    */
   current?: (name: string) => Promise<Workspace[]>;
-  resolve: (ws: Workspace, offered: OfferedKey) => Promise<SessionTarget>;
+  resolve: (ws: Workspace, offered: OfferedKey) => Promise<GatewayTarget>;
   banner: Pick<BannerSender, 'send'>;
   log: Log;
   /** Failed attempts after which `onTooManyFailures` ends the connection (sshd's MaxAuthTries). */
@@ -68,7 +67,9 @@ export class ConnectionAuth {
   private attempts = 0;
   private failures = 0;
   /** Set once authentication succeeded: where this connection's channels go. */
-  target: SessionTarget | undefined;
+  target: GatewayTarget | undefined;
+  /** Set with `target`: the SHA256 fingerprint of the key that authenticated. */
+  fingerprint: string | undefined;
 
   constructor(
     private readonly deps: AuthDeps,
@@ -134,6 +135,7 @@ export class ConnectionAuth {
     const { ws } = found[0]!;
     try {
       this.target = await this.deps.resolve(ws, offered);
+      this.fingerprint = fingerprint;
     } catch (err) {
       if (!(err instanceof SessionRefused)) throw err;
       if (err.userMessage) this.deps.banner.send(ctx, err.userMessage);
