@@ -2,7 +2,8 @@
 // names in every process, so a log pipeline can select them (`audit` is set) and read them
 // alike: sign-ins, API tokens issued and revoked, sessions opened and closed, refusals by
 // the cluster. Never a secret: a token is named by its id, a key by its fingerprint.
-import type { Log } from './role.js';
+/** Where audit lines go: the process's log (a Log, or a logger that always takes fields). */
+export type AuditLog = (msg: string, fields: Record<string, unknown>) => void;
 
 export const AUDIT_ACTS = {
   signIn: 'sign-in',
@@ -56,6 +57,6 @@ export interface AuditFields {
 }
 
 /** Writes one audit line: `msg: "audit"`, `audit: <act>`, then the fields. */
-export function audit(log: Log, act: AuditAct, fields: AuditFields): void {
+export function audit(log: AuditLog, act: AuditAct, fields: AuditFields): void {
   log('audit', { audit: act, ...fields });
 }
