@@ -18,6 +18,7 @@ import {
   WORKSPACE_SORTS,
   type AdminOutcome,
   type ImageLine,
+  type PersonLine,
   type RegistryLine,
   type WorkspaceLine,
   type WorkspaceSort,
@@ -183,6 +184,11 @@ async function overview(ctx: PageContext): Promise<void> {
 
 // People
 
+/** A UserSpace as a line of the people table. */
+export function personLine(u: KubeObject): PersonLine {
+  return { name: nameOf(u), owner: String(specOf(u).owner ?? ''), role: roleOf(u), disabled: isDisabled(u), phase: String(statusOf(u).phase ?? 'Pending') };
+}
+
 const renderUsers: Render = async (ctx, deps, outcome, status = 200) => {
   const { kube, caller, assets } = ctx.state;
   const people = await kube.list(RESOURCES.userSpace);
@@ -195,7 +201,7 @@ const renderUsers: Render = async (ctx, deps, outcome, status = 200) => {
       viewerOf(ctx)!,
       {
         people: people.items
-          .map((u) => ({ name: nameOf(u), owner: String(specOf(u).owner ?? ''), role: roleOf(u), disabled: isDisabled(u), phase: String(statusOf(u).phase ?? 'Pending') }))
+          .map(personLine)
           .sort((a, b) => a.name.localeCompare(b.name)),
         localAuth: deps.localAuth,
         localUsers: deps.localAuth ? (await deps.auth.localUsers.list()).map((u) => ({ username: u.username, owner: u.owner })).sort((a, b) => a.username.localeCompare(b.username)) : [],
