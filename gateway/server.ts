@@ -114,15 +114,16 @@ export class Gateway {
       onError: (err, where) => opts.log('cannot record activity', { ...where, error: err.message }),
     });
     const registry = (opts.metrics ?? new Metrics({ processFigures: false })).registry;
+    const nowMs = opts.now ? () => opts.now!().getTime() : Date.now;
     this.metrics = new GatewayMetrics(registry, () => this.connections.size);
     this.minter = new TokenMinter(opts.client, { ttlSeconds: opts.tokenTtlSeconds ?? 600, minter: 'the gateway', metrics: new MintingMetrics(registry) });
     this.events = new DenEventRecorder(opts.client, {
       component: DEN_REPORTING_COMPONENTS.gateway,
       instance: opts.instance ?? hostname(),
-      now: opts.now && (() => opts.now!().getTime()),
+      now: nowMs,
       onError: (err, about) => opts.log('cannot record event', { ...about, error: err.message }),
     });
-    this.record = new SessionRecorder(this.events, opts.log, opts.now && (() => opts.now!().getTime()));
+    this.record = new SessionRecorder(this.events, opts.log, nowMs);
     this.server = new ssh2.Server(
       {
         hostKeys: [opts.hostKey],

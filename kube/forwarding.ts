@@ -15,7 +15,7 @@ export class ForwardingClient extends KubeClient {
   constructor(
     private readonly base: KubeClient,
     private readonly minter: Pick<TokenMinter, 'token' | 'refused'>,
-    readonly target: MintTarget,
+    private readonly target: MintTarget,
   ) {
     super(base.connection, undefined, { shared: base });
   }

@@ -160,6 +160,9 @@ describe('SSH sessions run as the workspace owner', function () {
     expect(opened!.message).to.equal(`SSH exec session opened by demo from ${address} with key ${fingerprint}`);
     expect(closed!.message).to.match(new RegExp(`^SSH exec session closed for demo from ${address} with key ${fingerprint.replace(/[+/]/g, '\\$&')}: 12 bytes in, 12 bytes out, lasted \\d+ s$`));
     expect(closed!.metadata!.annotations).to.deep.include({ 'den.dev/bytes-in': '12', 'den.dev/bytes-out': '12' });
+    expect(audits('sign-in')).to.deep.equal([
+      { audit: 'sign-in', outcome: 'success', method: 'publickey', username: 'demo', client: address, via: 'ssh', userspace: 'demo', namespace: NAMESPACE, workspace: 'demo', fingerprint },
+    ]);
     expect(audits('session-opened')).to.have.length(1);
     expect(audits('session-closed')[0]).to.deep.include({ identity: OWNER_USER, kind: 'exec', bytesIn: 12, bytesOut: 12, fingerprint, client: address, via: 'ssh' });
   });
