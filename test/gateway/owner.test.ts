@@ -102,10 +102,15 @@ describe('SSH sessions run as the workspace owner', function () {
     }
   });
 
-  it("refuses the session with the cluster's reason once the owner's Role lost pods/exec", async () => {
+  /** What an administrator does to take a right away from the owner: the rule leaves their Role. */
+  function revokeFromOwner(resource: string): void {
     const role = h.api.object<{ rules: { resources: string[]; verbs: string[] }[] } & KubeObject>(RESOURCES.role, 'svc-workspace-user', NAMESPACE)!;
-    role.rules = role.rules.map((r) => ({ ...r, resources: r.resources.filter((res) => res !== 'pods/exec') })).filter((r) => r.resources.length > 0);
+    role.rules = role.rules.map((r) => ({ ...r, resources: r.resources.filter((res) => res !== resource) })).filter((r) => r.resources.length > 0);
     h.api.seed(role);
+  }
+
+  it("refuses the session with the cluster's reason once the owner's Role lost pods/exec", async () => {
+    revokeFromOwner('pods/exec');
 
     const r = await h.ssh(alice, 'demo', ['echo', 'should-not-run']);
     expect(r.code).to.equal(255);
@@ -116,6 +121,17 @@ describe('SSH sessions run as the workspace owner', function () {
     expect(h.fake.execs).to.have.length(0);
     const [refusal] = audits('cluster-refused');
     expect(refusal).to.deep.include({ identity: OWNER_USER, via: 'ssh', namespace: NAMESPACE, workspace: 'demo', kind: 'exec', request: 'create pods/exec', status: 403, fingerprint: await fingerprintOf(alice) });
+  });
+
+  it("refuses a port forward once the owner's Role lost pods/portforward, and audits the cluster's reason", async () => {
+    revokeFromOwner('pods/portforward');
+    const r = await h.ssh(alice, 'demo', [], { flags: ['-W', 'localhost:8080'] });
+    expect(r.code).to.equal(255);
+    expect(r.stderr).to.contain('open failed');
+    expect(h.fake.forwards).to.have.length(0);
+    const [refusal] = audits('cluster-refused');
+    expect(refusal).to.deep.include({ identity: OWNER_USER, kind: 'forward', request: 'create pods/portforward', status: 403 });
+    expect(refusal!.reason).to.contain(`User "${OWNER_USER}" cannot create resource "pods/portforward"`);
   });
 
   it("cannot exec anywhere with the gateway's own ServiceAccount", async () => {
