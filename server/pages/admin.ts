@@ -14,6 +14,7 @@ import {
   adminQuotaPage,
   adminSettingsPage,
   adminUsersPage,
+  adminWorkspacesList,
   adminWorkspacesPage,
   WORKSPACE_SORTS,
   type AdminOutcome,
@@ -50,7 +51,7 @@ import { describeError, HttpError } from '../../koa/errors.js';
 import { createLocalUserOf, deleteLocalUserOf } from '../routes/local-users.js';
 import { localUserRequest } from '../routes/schemas.js';
 import { viewerOf } from './middleware.js';
-import { sendPage } from './workspaces.js';
+import { sendPage, wantsLivePart } from './workspaces.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 type FieldKind = 'string' | 'integer' | 'boolean' | 'list';
@@ -304,7 +305,8 @@ async function allWorkspaces(ctx: PageContext, deps: PageDeps): Promise<void> {
   const runningOnly = ctx.query.running === '1';
   const [workspaces, userSpaces] = await Promise.all([kube.list(RESOURCES.workspace), kube.list(RESOURCES.userSpace)]);
   const items = workspaceLines(workspaces.items, userSpaces.items, { runningOnly, sort, now: deps.now() });
-  sendPage(ctx, adminWorkspacesPage(assets, viewerOf(ctx)!, { items, runningOnly, sort }));
+  const view = { items, runningOnly, sort };
+  sendPage(ctx, wantsLivePart(ctx) ? adminWorkspacesList(view).text : adminWorkspacesPage(assets, viewerOf(ctx)!, view));
 }
 
 // Settings
