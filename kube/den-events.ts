@@ -33,12 +33,16 @@ export const DEN_EVENT_ANNOTATIONS = {
   fingerprint: `${GROUP}/fingerprint`,
   /** The client's address as the process that served it saw it. */
   clientAddress: `${GROUP}/client-address`,
+  /** On a closed SSH session: bytes from the client, bytes to it, and how long it lasted. */
+  bytesIn: `${GROUP}/bytes-in`,
+  bytesOut: `${GROUP}/bytes-out`,
+  durationSeconds: `${GROUP}/duration-seconds`,
 } as const;
 
 /** `source.component` of every Den Event: what the activity list selects on. */
 export const DEN_EVENT_SOURCE = 'den';
 
-export const REPORTING_COMPONENTS = {
+export const DEN_REPORTING_COMPONENTS = {
   server: `${GROUP}/server`,
   manager: `${GROUP}/manager`,
   gateway: `${GROUP}/gateway`,
@@ -64,7 +68,7 @@ export interface DenEvent {
   reason: string;
   /** A sentence a person reads. */
   message: string;
-  annotations: Record<string, string>;
+  annotations?: Record<string, string>;
   /** Normal unless said otherwise. */
   type?: 'Normal' | 'Warning';
 }
@@ -96,14 +100,14 @@ function clip(message: string): string {
 }
 
 /** The core/v1 Event first written for `event` (count 1), named as Kubernetes names them: `<object>.<hex time>`. */
-export function denEventObject(workspace: WorkspaceRef, event: DenEvent, reportingComponent: string, now: Date): KubeObject {
+export function denEventObject(workspace: WorkspaceRef, event: DenEvent, reportingComponent: string, now: Date, reportingInstance?: string): KubeObject {
   const at = timestamp(now);
   // Nanoseconds as Kubernetes uses, with the sub-millisecond part random: two replicas never collide.
   const suffix = (BigInt(now.getTime()) * 1_000_000n + BigInt(randomInt(1_000_000))).toString(16);
   return {
     apiVersion: 'v1',
     kind: 'Event',
-    metadata: { name: `${workspace.name}.${suffix}`, namespace: workspace.namespace, annotations: { ...event.annotations } },
+    metadata: { name: `${workspace.name}.${suffix}`, namespace: workspace.namespace, annotations: { ...(event.annotations ?? {}) } },
     involvedObject: {
       apiVersion: workspace.objectType?.apiVersion ?? API_VERSION,
       kind: workspace.objectType?.kind ?? KINDS.workspace,
@@ -116,6 +120,7 @@ export function denEventObject(workspace: WorkspaceRef, event: DenEvent, reporti
     message: clip(event.message),
     source: { component: DEN_EVENT_SOURCE },
     reportingComponent,
+    ...(reportingInstance ? { reportingInstance } : {}),
     firstTimestamp: at,
     lastTimestamp: at,
     count: 1,
@@ -142,6 +147,8 @@ const COUNT_ATTEMPTS = 3;
 
 export interface DenEventRecorderOptions {
   reportingComponent: string;
+  /** `reportingInstance`: this replica (its pod name), when known. */
+  reportingInstance?: string;
   now?: () => Date;
   windowMs?: number;
 }
@@ -195,7 +202,7 @@ export class DenEventRecorder {
         if (!isConflict(err)) throw err;
       }
     }
-    const created = await client.create(RESOURCES.event, denEventObject(workspace, event, this.opts.reportingComponent, now), workspace.namespace);
+    const created = await client.create(RESOURCES.event, denEventObject(workspace, event, this.opts.reportingComponent, now, this.opts.reportingInstance), workspace.namespace);
     this.remember(key, created.metadata?.name ?? '');
   }
 
@@ -247,4 +254,27 @@ export class DenEventRecorder {
 
 function countedOf(e: EventShape): Counted {
   return { name: e.metadata?.name ?? '', resourceVersion: e.metadata?.resourceVersion ?? '', count: e.count ?? 1, last: Date.parse(e.lastTimestamp ?? '') || 0 };
+}
+
+/** Den Events written with one fixed identity; `record` never rejects (a failure goes to `onError`). */
+export interface DenEventSink {
+  record(workspace: WorkspaceRef, event: DenEvent): Promise<void>;
+  /** Settles once every Event recorded so far is written (or its failure reported). */
+  settled(): Promise<void>;
+}
+
+/** A sink writing through `recorder` with `client`'s identity (the gateway's own, say). */
+export function denEventSink(recorder: DenEventRecorder, client: KubeClient, onError: (err: Error, about: { namespace: string; workspace: string; reason: string }) => void): DenEventSink {
+  const pending = new Set<Promise<void>>();
+  return {
+    record(workspace, event) {
+      const write = recorder.record(client, workspace, event).catch((err: Error) => onError(err, { namespace: workspace.namespace, workspace: workspace.name, reason: event.reason }));
+      pending.add(write);
+      void write.finally(() => pending.delete(write));
+      return write;
+    },
+    async settled() {
+      await Promise.all([...pending]);
+    },
+  };
 }

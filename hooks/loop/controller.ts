@@ -7,7 +7,7 @@ import type { Log } from '../../process/role.js';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { FIELD_MANAGERS } from '../../kube/group.js';
-import { DenEventRecorder, REPORTING_COMPONENTS } from '../../kube/den-events.js';
+import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../../kube/den-events.js';
 import { Informer, objectKey, type CacheEvent } from '../../kube/informer.js';
 import { untilAborted } from '../../process/timers.js';
 import { RESOURCES, resourceOf, type ResourceType } from '../../kube/resources.js';
@@ -118,7 +118,7 @@ export class Controller<Config = unknown, Related = unknown> {
 
   constructor(private readonly client: KubeClient, readonly spec: ControllerSpec<Config, Related>, private readonly opts: ControllerOptions = {}) {
     this.log = opts.log ?? (() => undefined);
-    this.events = new DenEventRecorder({ reportingComponent: REPORTING_COMPONENTS.manager, now: opts.clock });
+    this.events = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.manager, now: opts.clock });
     const informerOpts = { relistIntervalMs: opts.relistIntervalMs, onError: (err: unknown) => this.log('watch failed; retrying', { controller: spec.name, error: messageOf(err) }) };
     this.parents = new Informer(client, spec.parent, informerOpts);
     this.parents.on((e) => {

@@ -3,7 +3,7 @@
 // burst of the same act becomes one Event with a count, as Kubernetes' EventRecorder does.
 import { expect } from 'chai';
 import type { KubeObject } from '../../kube/client.js';
-import { AGGREGATION_WINDOW_MS, DenEventRecorder, denEventObject, humanDuration, REPORTING_COMPONENTS } from '../../kube/den-events.js';
+import { AGGREGATION_WINDOW_MS, DenEventRecorder, denEventObject, humanDuration, DEN_REPORTING_COMPONENTS } from '../../kube/den-events.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 
@@ -45,7 +45,7 @@ describe('Den Events (kube/den-events.ts)', () => {
     } as KubeObject);
     api.addUser('alice-session', { username: 'system:serviceaccount:svc-alice:session' });
     clock = new Date('2026-11-26T10:00:00Z');
-    recorder = new DenEventRecorder({ reportingComponent: REPORTING_COMPONENTS.server, now: () => clock });
+    recorder = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.server, now: () => clock });
   });
   afterEach(() => api.close());
 
@@ -78,7 +78,7 @@ describe('Den Events (kube/den-events.ts)', () => {
   });
 
   it('counts on the Event another replica wrote, as two replicas of one process behind a round-robin proxy do, even at the same moment', async () => {
-    const other = new DenEventRecorder({ reportingComponent: REPORTING_COMPONENTS.server, now: () => clock });
+    const other = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.server, now: () => clock });
     const alice = api.client('alice-session');
     for (let i = 0; i < 4; i++) {
       clock = new Date(clock.getTime() + 1000);
@@ -131,7 +131,7 @@ describe('Den Events (kube/den-events.ts)', () => {
   });
 
   it('cuts a message to the 1024 characters Kubernetes accepts, and says durations the way people do', () => {
-    const event = denEventObject(WORKSPACE, { ...OPENED, message: 'x'.repeat(2000) }, REPORTING_COMPONENTS.manager, clock) as { message: string };
+    const event = denEventObject(WORKSPACE, { ...OPENED, message: 'x'.repeat(2000) }, DEN_REPORTING_COMPONENTS.manager, clock) as { message: string };
     expect(event.message).to.have.length(1024);
     expect(event.message.endsWith('…')).to.equal(true);
     expect([humanDuration(42_000), humanDuration(45 * 60_000), humanDuration(3 * 3_600_000), humanDuration(3 * 3_600_000 + 12 * 60_000)]).to.deep.equal(['42s', '45m', '3h', '3h12m']);
