@@ -3,7 +3,7 @@
 // burst of the same act becomes one Event with a count, as Kubernetes' EventRecorder does.
 import { expect } from 'chai';
 import type { KubeObject } from '../../kube/client.js';
-import { AGGREGATION_WINDOW_MS, DenEventRecorder, denEventObject, humanDuration, DEN_REPORTING_COMPONENTS } from '../../kube/den-events.js';
+import { AGGREGATION_WINDOW_MS, DenEventRecorder, denEventObject, denEventSink, humanDuration, DEN_REPORTING_COMPONENTS } from '../../kube/den-events.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 
@@ -128,6 +128,16 @@ describe('Den Events (kube/den-events.ts)', () => {
     const err = await recorder.record(api.client('alice-session'), { ...WORKSPACE, namespace: 'svc-bob' }, OPENED).then(() => undefined, (e: Error) => e);
     expect(err?.message).to.equal('events is forbidden: User "system:serviceaccount:svc-alice:session" cannot create resource "events" in API group "" in the namespace "svc-bob"');
     expect(api.objects(RESOURCES.event, 'svc-bob')).to.deep.equal([]);
+  });
+
+  it('writes through a sink with one fixed identity that never rejects: a refusal goes to its error handler', async () => {
+    const failures: string[] = [];
+    const sink = denEventSink(recorder, api.client('alice-session'), (err, about) => failures.push(`${about.namespace}/${about.workspace} ${about.reason}: ${err.message}`));
+    await sink.record(WORKSPACE, OPENED);
+    await sink.record({ ...WORKSPACE, namespace: 'svc-bob' }, OPENED);
+    await sink.settled();
+    expect(events().map((e) => e.reason)).to.deep.equal(['TerminalOpened']);
+    expect(failures).to.deep.equal(['svc-bob/dev TerminalOpened: events is forbidden: User "system:serviceaccount:svc-alice:session" cannot create resource "events" in API group "" in the namespace "svc-bob"']);
   });
 
   it('cuts a message to the 1024 characters Kubernetes accepts, and says durations the way people do', () => {
