@@ -12,7 +12,7 @@ import type { KubeClient } from '../kube/client.js';
 import { sleep } from '../process/timers.js';
 import { ActivityRecorder } from '../shell/activity.js';
 import { FIELD_MANAGERS, SERVICE_ACCOUNTS } from '../kube/group.js';
-import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../kube/den-events.js';
+import { DenEventRecorder, denEventSink, DEN_REPORTING_COMPONENTS, type DenEventSink } from '../kube/den-events.js';
 import { KubeApiError } from '../kube/errors.js';
 import { ForwardingClient } from '../kube/forwarding.js';
 import { MintError, TokenMinter } from '../kube/minting.js';
@@ -97,7 +97,7 @@ export class Gateway {
   private readonly banner = new BannerSender();
   private readonly metrics: GatewayMetrics;
   private readonly minter: TokenMinter;
-  private readonly events: DenEventRecorder;
+  private readonly events: DenEventSink;
   private readonly record: SessionRecorder;
   private listening = false;
   private closing = false;
@@ -117,12 +117,9 @@ export class Gateway {
     const nowMs = opts.now ? () => opts.now!().getTime() : Date.now;
     this.metrics = new GatewayMetrics(registry, () => this.connections.size);
     this.minter = new TokenMinter(opts.client, { ttlSeconds: opts.tokenTtlSeconds ?? 600, minter: 'the gateway', metrics: new MintingMetrics(registry) });
-    this.events = new DenEventRecorder(opts.client, {
-      component: DEN_REPORTING_COMPONENTS.gateway,
-      instance: opts.instance ?? hostname(),
-      now: nowMs,
-      onError: (err, about) => opts.log('cannot record event', { ...about, error: err.message }),
-    });
+    this.events = denEventSink(new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.gateway, reportingInstance: opts.instance ?? hostname(), now: opts.now }), opts.client, (err, about) =>
+      opts.log('cannot record event', { ...about, error: err.message }),
+    );
     this.record = new SessionRecorder(this.events, opts.log, nowMs);
     this.server = new ssh2.Server(
       {

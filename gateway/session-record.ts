@@ -5,7 +5,7 @@
 // connection). Bytes are counted on the SSH channel: in from the client, out to it.
 import type { Readable, Writable } from 'node:stream';
 import type { ServerChannel } from 'ssh2';
-import { DEN_EVENT_ANNOTATIONS, DEN_EVENT_REASONS, type DenEventRecorder } from '../kube/den-events.js';
+import { DEN_EVENT_ANNOTATIONS, DEN_EVENT_REASONS, type DenEventSink } from '../kube/den-events.js';
 import { SERVICE_ACCOUNTS, userSpaceOfNamespace } from '../kube/group.js';
 import { serviceAccountUsername } from '../kube/minting.js';
 import { audit, AUDIT_ACTS } from '../process/audit.js';
@@ -64,7 +64,7 @@ function seconds(ms: number): string {
 
 export class SessionRecorder {
   constructor(
-    private readonly events: DenEventRecorder,
+    private readonly events: DenEventSink,
     private readonly log: Log,
     private readonly now: () => number = Date.now,
   ) {}

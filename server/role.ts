@@ -25,6 +25,7 @@ import { AssetStore } from './pages/assets.js';
 import { createAuthServices } from './auth/services.js';
 import { TerminalServer } from './terminal/upgrade.js';
 import { ActivityRecorder } from '../shell/activity.js';
+import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../kube/den-events.js';
 import { FIELD_MANAGERS } from '../kube/group.js';
 
 const SESSION_SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -108,11 +109,13 @@ export const serverRole: Role<typeof serverSettings> = {
     // Scripts and styles are bundled once, before anyone can ask for a page.
     const assets = new AssetStore();
     await assets.load();
+    // One recorder for REST, the pages and the terminal: their bursts aggregate together.
+    const events = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.server });
     const app = createApp({
       config: { baseUrl: settings.baseUrl, localAuth: settings.localAuth, trustedProxies: settings.trustedProxies },
       serverClient: client,
       auth,
-      resources: { gpuResource: settings.gpuResource, log: say },
+      resources: { gpuResource: settings.gpuResource, log: say, events: events.record },
       providers: new IdentityProviders(providerConfigs),
       log: say,
       ready: () => synced && listening,
@@ -130,6 +133,8 @@ export const serverRole: Role<typeof serverSettings> = {
       serverClient: client,
       log: say,
       ready: () => synced && listening,
+      events: events.record,
+      trustedProxies: settings.trustedProxies,
       activity: new ActivityRecorder({
         client,
         fieldManager: FIELD_MANAGERS.server,

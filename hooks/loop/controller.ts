@@ -7,6 +7,7 @@ import type { Log } from '../../process/role.js';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { FIELD_MANAGERS } from '../../kube/group.js';
+import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../../kube/den-events.js';
 import { Informer, objectKey, type CacheEvent } from '../../kube/informer.js';
 import { untilAborted } from '../../process/timers.js';
 import { RESOURCES, resourceOf, type ResourceType } from '../../kube/resources.js';
@@ -113,9 +114,11 @@ export class Controller<Config = unknown, Related = unknown> {
   /** Per parent key: the run its hook asked for with `resyncAfterMs`. */
   private readonly resyncTimers = new Map<string, NodeJS.Timeout>();
   private stopping = false;
+  private readonly events: DenEventRecorder;
 
   constructor(private readonly client: KubeClient, readonly spec: ControllerSpec<Config, Related>, private readonly opts: ControllerOptions = {}) {
     this.log = opts.log ?? (() => undefined);
+    this.events = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.manager, now: opts.clock });
     const informerOpts = { relistIntervalMs: opts.relistIntervalMs, onError: (err: unknown) => this.log('watch failed; retrying', { controller: spec.name, error: messageOf(err) }) };
     this.parents = new Informer(client, spec.parent, informerOpts);
     this.parents.on((e) => {
@@ -271,6 +274,7 @@ export class Controller<Config = unknown, Related = unknown> {
     stopIfAborted(stop);
     await this.writeStatus(parent, output.status);
     if (errors.length) throw new ChildrenFailedError(errors);
+    await this.recordEvents(parent, output.events ?? []);
     if (output.resyncAfterMs !== undefined && output.resyncAfterMs > 0 && !this.stopping) this.scheduleResync(key, output.resyncAfterMs);
   }
 
@@ -282,12 +286,19 @@ export class Controller<Config = unknown, Related = unknown> {
       metadata: { resourceVersion, ...(change.annotations ? { annotations: change.annotations } : {}) },
       ...(change.spec ? { spec: change.spec } : {}),
     }, { namespace, type: 'merge', fieldManager: FIELD_MANAGERS.manager });
-    const now = (this.opts.clock ?? (() => new Date()))();
-    for (const event of change.events ?? []) {
+    await this.recordEvents(changed, change.events ?? []);
+  }
+
+  /** Den's Events about `parent` (kube/den-events.ts), counted when they repeat. */
+  private async recordEvents(parent: KubeObject, events: readonly ParentEvent[]): Promise<void> {
+    const { apiVersion, kind } = this.spec.parent;
+    const { name = '', namespace = '', uid } = parent.metadata ?? {};
+    const ref = { name, namespace, ...(uid ? { uid } : {}), objectType: { apiVersion, kind } };
+    for (const event of events) {
       this.metrics.events.inc({ controller: this.spec.name, reason: event.reason });
       this.log('event', { controller: this.spec.name, parent: objectKey(parent), reason: event.reason, message: event.message });
-      // The change is written; a lost Event must not make the loop write it again.
-      await this.client.create(RESOURCES.event, parentEvent(changed, this.spec.parent, event, now)).catch((err: unknown) =>
+      // What the Event tells of is written; a lost Event must not make the loop write it again.
+      await this.events.record(this.client, ref, { type: event.type, reason: event.reason, message: event.message, annotations: event.annotations ?? {} }).catch((err: unknown) =>
         this.log('cannot record event', { controller: this.spec.name, parent: objectKey(parent), reason: event.reason, error: messageOf(err) }),
       );
     }
@@ -383,24 +394,4 @@ export async function startDeletion(client: KubeClient, objects: KubeObject[]): 
       if (!isNotFound(err)) throw err;
     }
   }));
-}
-
-/** A core/v1 Event about `parent`, reported by den-manager. */
-export function parentEvent(parent: KubeObject, resource: ResourceType, event: ParentEvent, now: Date): KubeObject {
-  const { name = '', namespace, uid, resourceVersion } = parent.metadata ?? {};
-  const at = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return {
-    apiVersion: 'v1',
-    kind: 'Event',
-    metadata: { name: `${name}.${now.getTime().toString(16)}`, namespace: namespace ?? 'default' },
-    involvedObject: { apiVersion: resource.apiVersion, kind: resource.kind, name, namespace, uid, resourceVersion },
-    type: event.type,
-    reason: event.reason,
-    message: event.message,
-    source: { component: FIELD_MANAGERS.manager },
-    reportingComponent: FIELD_MANAGERS.manager,
-    firstTimestamp: at,
-    lastTimestamp: at,
-    count: 1,
-  };
 }

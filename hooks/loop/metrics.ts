@@ -6,7 +6,7 @@ export class LoopMetrics {
   readonly reconciles: Counter<'controller' | 'result'>;
   readonly duration: Histogram<'controller'>;
   readonly retries: Counter<'controller'>;
-  /** Events emitted about parents: `reason="IdleStopped"` counts idle stops. */
+  /** Events recorded about parents: `reason="Stopped"` counts idle stops, `reason="Resized"` resizes. */
   readonly events: Counter<'controller' | 'reason'>;
   private readonly depth = new Map<string, () => number>();
 
@@ -21,7 +21,7 @@ export class LoopMetrics {
       registers,
     });
     this.retries = new Counter({ name: 'den_reconcile_retries_total', help: 'Retries scheduled after a failed reconcile.', labelNames: ['controller'], registers });
-    this.events = new Counter({ name: 'den_events_total', help: 'Kubernetes Events the manager emitted about parents, by reason (IdleStopped: idle stops).', labelNames: ['controller', 'reason'], registers });
+    this.events = new Counter({ name: 'den_events_total', help: 'Kubernetes Events the manager recorded about parents, by reason (Stopped: idle stops; Resized: resizes).', labelNames: ['controller', 'reason'], registers });
     const depth = this.depth;
     new Gauge({
       name: 'den_workqueue_depth',

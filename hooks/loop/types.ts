@@ -38,6 +38,8 @@ export interface HookOutput {
    * it is written, and the parent's own watch event brings the next run.
    */
   parentChange?: ParentChange;
+  /** Kubernetes Events about the parent, recorded once this run's children are written (a resize). */
+  events?: ParentEvent[];
 }
 
 export interface ParentChange {
@@ -54,6 +56,8 @@ export interface ParentEvent {
   /** UpperCamelCase, as Kubernetes' own reasons. */
   reason: string;
   message: string;
+  /** Den's Event annotations (kube/den-events.ts: den.dev/kind, den.dev/person, …). */
+  annotations?: Record<string, string>;
 }
 
 export type SyncHook<Config, Related> = (input: HookInput<Config, Related>) => HookOutput;

@@ -5,6 +5,7 @@
 // sessions count, and a workspace with a session open is never idle. Pure functions: the
 // hook turns the verdict into a parent change and a timer, the loop does the writes.
 import { ACTIVITY_REFRESH_MS, ANNOTATIONS } from '../../kube/group.js';
+import { humanDuration } from '../../kube/den-events.js';
 import { isRunning } from '../../infra/crds/workspace-rules.js';
 import type { Workspace } from './types.js';
 
@@ -59,18 +60,9 @@ export function stoppedForIdleness(workspace: Workspace): boolean {
   return !isRunning(workspace) && workspace.metadata?.annotations?.[ANNOTATIONS.stoppedBy] === IDLE_STOPPED_BY;
 }
 
-/** `3h12m`, `45m`, `30s`: how long, for people. */
-export function humanDuration(ms: number): string {
-  const minutes = Math.floor(ms / 60_000);
-  if (minutes === 0) return `${Math.floor(ms / 1000)}s`;
-  const h = Math.floor(minutes / 60);
-  const m = minutes % 60;
-  return h === 0 ? `${m}m` : m === 0 ? `${h}h` : `${h}h${m}m`;
-}
-
 export function idleStopMessage(workspace: Workspace, idleForMs: number): string {
   return (
-    `Stopped after ${humanDuration(idleForMs)} with no SSH session or browser terminal open ` +
+    `Stopped by idle auto-stop after ${humanDuration(idleForMs)} with no SSH session or browser terminal open ` +
     `(spec.idleTimeout ${workspace.spec?.idleTimeout ?? '4h'}). The home volume is kept; start the workspace to use it again.`
   );
 }

@@ -8,6 +8,9 @@ import { renderWorkspaceChildren } from '../../infra/children/workspace/chart.js
 import { withTransitionTimes } from '../loop/conditions.js';
 import { isRunning } from '../../infra/crds/workspace-rules.js';
 import { decide } from './desired.js';
+import { DEN_EVENT_ANNOTATIONS, DEN_EVENT_REASONS } from '../../kube/den-events.js';
+import type { ParentEvent } from '../loop/types.js';
+import { resizeMessage, resourceChanges } from './resize.js';
 import { idleStopMessage, idleVerdict, IDLE_STOPPED_BY, IDLE_STOPPED_REASON, stoppedForIdleness } from './idle.js';
 import { ANNOTATIONS } from '../../kube/group.js';
 import { workspacePod } from './pod.js';
@@ -62,6 +65,7 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
   // Decide, then render: a Workspace that cannot be rendered leaves its children alone.
   let assessment: Assessment;
   let children: KubeObject[];
+  const events: ParentEvent[] = [];
   if (entry === '') {
     assessment = noImageRef();
     children = unchangedChildren(input);
@@ -80,6 +84,10 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
       children = unchangedChildren(input);
     } else {
       children = renderWorkspaceChildren(decision.props);
+      const observedSet = observedChild(input, childKey(RESOURCES.statefulSet), name);
+      const desiredSet = children.find((c) => c.kind === RESOURCES.statefulSet.kind);
+      const changes = observedSet && desiredSet ? resourceChanges(observedSet, desiredSet) : [];
+      if (changes.length > 0) events.push({ type: 'Normal', reason: DEN_EVENT_REASONS.resized, message: resizeMessage(changes), annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' } });
       const rejected = (input.errors ?? []).filter((e) => e.child.startsWith('StatefulSet/') || e.child.startsWith('Service/'));
       assessment =
         rejected.length > 0
@@ -110,7 +118,7 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
     conditions: withTransitionTimes(assessment.conditions, previous.conditions, input.now, generation),
     ...(typeof previous.lastActivityTime === 'string' ? { lastActivityTime: previous.lastActivityTime } : {}),
   };
-  return { status, children, ...idleStep(workspace, input) };
+  return { status, children, ...(events.length > 0 ? { events } : {}), ...idleStep(workspace, input) };
 }
 
 /** Stop when idle (opt-in); once started again, forget who stopped it. */
@@ -124,7 +132,7 @@ function idleStep(workspace: Workspace, input: WorkspaceHookInput): Pick<Workspa
     parentChange: {
       annotations: { [ANNOTATIONS.stoppedBy]: IDLE_STOPPED_BY },
       spec: { running: false },
-      events: [{ type: 'Normal', reason: IDLE_STOPPED_REASON, message: idleStopMessage(workspace, verdict.idleForMs) }],
+      events: [{ type: 'Normal', reason: DEN_EVENT_REASONS.stopped, message: idleStopMessage(workspace, verdict.idleForMs), annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' } }],
     },
   };
 }

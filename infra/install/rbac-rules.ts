@@ -53,8 +53,9 @@ export function managerClusterRules(): PolicyRule[] {
     // gateway host key are read and replaced through the Role in svc-system).
     { apiGroups: [CORE], resources: ['resourcequotas', 'limitranges', 'serviceaccounts', 'services', 'secrets'], verbs: CHILD },
     { apiGroups: [CORE], resources: ['pods', 'events'], verbs: READ },
-    // Events about parents the loop changes itself (hooks/workspace/idle.ts: IdleStopped).
-    { apiGroups: [CORE], resources: ['events'], verbs: ['create'] },
+    // Events about parents the loop changes itself (hooks/workspace/idle.ts: Stopped by idle
+    // auto-stop; a Resized), patched when one repeats (kube/den-events.ts); patch is also what owners get.
+    { apiGroups: [CORE], resources: ['events'], verbs: ['create', 'patch'] },
     // pods/log, pods/exec, pods/portforward and PVC delete are held only so the manager may grant
     // them to workspace owners (see above); the manager itself never deletes a home PVC (SPEC 1.3).
     { apiGroups: [CORE], resources: ['pods/log'], verbs: ['get'] },
@@ -130,8 +131,9 @@ export function gatewayClusterRules(): PolicyRule[] {
     { apiGroups: [GROUP], resources: ['workspaceimages'], verbs: CACHE },
     { apiGroups: [CORE], resources: ['pods'], verbs: ['get'] },
     { apiGroups: [CORE], resources: ['serviceaccounts/token'], verbs: ['create'], resourceNames: [SERVICE_ACCOUNTS.session] },
-    // SSHSessionOpened / SSHSessionClosed on the Workspace; patch aggregates a burst into one Event.
-    { apiGroups: [CORE], resources: ['events'], verbs: ['create', 'patch'] },
+    // SSHSessionOpened / SSHSessionClosed on the Workspace; a burst is counted on one Event, read
+    // (get, list: the other replica's) and patched (kube/den-events.ts).
+    { apiGroups: [CORE], resources: ['events'], verbs: ['get', 'list', 'create', 'patch'] },
   ];
 }
 
@@ -152,6 +154,9 @@ export function adminClusterRules(): PolicyRule[] {
     },
     // An administrator deleting someone's workspace through REST also removes its home PVC (SPEC 4.2).
     { apiGroups: [CORE], resources: ['persistentvolumeclaims'], verbs: ['delete'] },
+    // Den's Events (kube/den-events.ts) say so when an administrator starts, stops or deletes
+    // someone's workspace, written with the administrator's own token.
+    { apiGroups: [CORE], resources: ['events'], verbs: ['create', 'patch'] },
     { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
   ];
 }

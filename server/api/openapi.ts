@@ -17,6 +17,8 @@ import {
   userSpaceRequest,
 } from './schemas.js';
 import { DEFAULT_LOG_TAIL } from './workspaces.js';
+import { ACTIVITY_LIMIT } from './schemas.js';
+import { ACTIVITY_KINDS } from '../../kube/den-events.js';
 import { DNS1123_LABEL, DNS1123_LABEL_MAX } from '../../kube/names.js';
 import { SPACE_BEING_REMOVED } from '../../koa/errors.js';
 
@@ -115,6 +117,25 @@ function schemas(): Record<string, Schema> {
     TokenList: listOf('Token'),
     LocalUserResponse: closed({ name: str('Object name.'), username: str('Login name.'), owner: str('UserSpace owner it signs in as.') }, ['name', 'username', 'owner']),
     LocalUserList: listOf('LocalUserResponse'),
+    ActivityEntry: closed(
+      {
+        time: str('When it last happened (the Event\'s lastTimestamp).', { format: 'date-time' }),
+        first_time: str('When it first happened.', { format: 'date-time' }),
+        count: int('How many times it happened from first_time to time: a burst is one entry.', { minimum: 1 }),
+        namespace: str('Namespace of the workspace.'),
+        workspace: str('Name of the workspace.'),
+        person: str('Who acted (a UserSpace name); empty when Den itself acted (idle auto-stop).'),
+        kind: str('What kind of act.', { enum: [...ACTIVITY_KINDS] }),
+        reason: str('The Event\'s reason: SSHSessionOpened, SSHSessionClosed, TerminalOpened, TerminalClosed, Started, Stopped, Resized or Deleted.'),
+        message: str('What happened, as a sentence.'),
+        reporter: str('The process that recorded it: den.dev/server, den.dev/gateway or den.dev/manager.'),
+        fingerprint: str('SHA256 fingerprint of the SSH key, for SSH sessions.'),
+        client_address: str('The client\'s address as Den saw it, where known.'),
+      },
+      ['time', 'first_time', 'count', 'namespace', 'workspace', 'person', 'kind', 'reason', 'message', 'reporter'],
+      'One of Den\'s own Events (source.component den) about a Workspace.',
+    ),
+    ActivityList: listOf('ActivityEntry'),
     LogsResponse: closed({ namespace: str('Namespace of the pod.'), pod: str('Pod the lines come from.'), lines: str('The last lines of the log.') }, ['namespace', 'pod', 'lines']),
     LoginRequest: requestBodySchema('LoginRequest', loginRequest, { username: 'Local username.', password: 'Password.' }),
     CreateWorkspaceRequest: requestBodySchema('CreateWorkspaceRequest', createWorkspaceRequest, {
@@ -209,6 +230,13 @@ const nameParam = (what: string) => ({ name: 'name', in: 'path', required: true,
 const namespaceParam = (description: string) => ({ name: 'namespace', in: 'query', required: false, description, schema: LABEL_PARAMETER });
 const OTHER_NAMESPACE = 'Namespace of a visible workspace the caller does not own; the caller\'s own namespace when omitted.';
 
+const activityParams = [
+  { name: 'person', in: 'query', required: false, description: 'Only what this person (UserSpace name) did, and what happened to workspaces in their namespace svc-<person>.', schema: LABEL_PARAMETER },
+  { name: 'kind', in: 'query', required: false, description: 'Only this kind of act.', schema: { type: 'string', enum: [...ACTIVITY_KINDS] } },
+  { name: 'limit', in: 'query', required: false, description: 'At most this many entries, the newest.', schema: { type: 'integer', minimum: 1, maximum: ACTIVITY_LIMIT.max, default: ACTIVITY_LIMIT.default } },
+];
+const ACTIVITY_ORDER = 'Newest first. Den records as core/v1 Events on the Workspace (source.component den, so kubectl describe workspace shows them too): SSH sessions opened and closed, browser terminals opened and closed, starts and stops (by whom), resizes and deletions. A burst of the same act is one entry with a count. Events expire with the cluster\'s event TTL (one hour by default).';
+
 function op(tag: string, summary: string, rest: Operation): Operation {
   return { tags: [tag], summary, ...rest };
 }
@@ -277,6 +305,13 @@ function paths(): Record<string, Record<string, Operation>> {
           { name: 'tail', in: 'query', required: false, description: 'Number of lines from the end.', schema: { type: 'integer', minimum: 1, default: DEFAULT_LOG_TAIL } },
         ],
         responses: { '200': json('LogsResponse', 'The lines.'), ...errors([400, 401, 403, 404, 409], { 409: 'The workspace has no running pod: start it first.' }) },
+      }),
+    },
+    '/workspaces/{name}/events': {
+      get: op('Workspaces', 'What people did with a workspace', {
+        description: `${ACTIVITY_ORDER} Read with the caller's token in the workspace's namespace; a workspace deleted a moment ago keeps its Events until they expire.`,
+        parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE), ...activityParams],
+        responses: { '200': json('ActivityList', 'The entries.'), ...errors([400, 401, 403]) },
       }),
     },
     '/workspace-images': {
@@ -350,6 +385,16 @@ function paths(): Record<string, Record<string, Operation>> {
     },
     '/admin/quota/{name}': {
       patch: op('Administration', 'Change a quota', { parameters: [nameParam('UserSpace')], requestBody: optionalBody('QuotaRequest'), responses: { '200': json('UserSpaceQuota', 'The quota after the change.'), ...errors([400, 401, 403, 404]) } }),
+    },
+    '/admin/activity': {
+      get: op('Administration', 'What people did with workspaces, across the cluster', {
+        description: `${ACTIVITY_ORDER} Read with the caller's token across every namespace, which the cluster's RBAC allows administrators (403 with its message otherwise).`,
+        parameters: [
+          ...activityParams,
+          { name: 'workspace', in: 'query', required: false, description: 'Only workspaces of this name (in any namespace).', schema: LABEL_PARAMETER },
+        ],
+        responses: { '200': json('ActivityList', 'The entries.'), ...errors([400, 401, 403]) },
+      }),
     },
     '/admin/local-users': {
       get: op('Administration', 'List local users', { responses: { '200': json('LocalUserList', 'The local users.'), ...errors([401, 403, 404], { 403: ADMIN_ONLY, 404: 'Local user management is disabled.' }) } }),

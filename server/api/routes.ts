@@ -2,6 +2,7 @@
 // OpenAPI description. REST-core's app mounts both: the first behind authentication, the second not.
 import type Router from '@koa/router';
 import { HttpError } from '../../koa/errors.js';
+import { mountActivityRoutes } from './activity.js';
 import { mountCatalogRoutes } from './catalog.js';
 import { isDns1123Subdomain } from '../../kube/names.js';
 import { openApiDocument } from './openapi.js';
@@ -27,6 +28,7 @@ export function mountResourceRoutes(router: ApiRouter, deps: ResourceDeps): void
   mountCatalogRoutes(router, deps);
   mountRegistryRoutes(router, deps);
   mountUserSpaceRoutes(router, deps);
+  mountActivityRoutes(router);
 }
 
 /** `GET /openapi.json` on a router with prefix `/api/v1`, reachable without authentication. */

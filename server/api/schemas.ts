@@ -6,6 +6,7 @@ import { exact, fields } from '../http/validate.js';
 import { IMAGE_REGISTRY_LIMITS as LIMITS, re2Problem, TAG_MODES } from '../../infra/crds/image-registry-rules.js';
 import { REGISTRY_PROVIDERS } from '../../infra/crds/image-registry.js';
 import { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
+import { ACTIVITY_KINDS } from '../../kube/den-events.js';
 import { label, quantity, serviceName, subdomain } from './fields.js';
 
 const { string, boolean, integer, strings } = fields;
@@ -131,3 +132,19 @@ export const logsQuery = exact({
   namespace: label(),
   tail: string().matches(/^[1-9]\d{0,8}$/, 'tail must be an integer of at least 1'),
 });
+
+/** Most activity entries one answer holds, and how many when `limit` is not given. */
+export const ACTIVITY_LIMIT = { max: 1000, default: 200 };
+
+const activityFilters = {
+  person: label(),
+  kind: string().oneOf([...ACTIVITY_KINDS], `kind must be one of ${ACTIVITY_KINDS.join(', ')}`),
+  limit: string().matches(/^[1-9]\d{0,3}$/, `limit must be an integer from 1 to ${ACTIVITY_LIMIT.max}`).test('at-most', `limit must be an integer from 1 to ${ACTIVITY_LIMIT.max}`, (v) => v === undefined || Number(v) <= ACTIVITY_LIMIT.max),
+};
+
+export const adminActivityQuery = exact({ ...activityFilters, workspace: label() });
+
+/** The filters of one workspace's activity on its page (always the caller's own namespace). */
+export const activityFilterQuery = exact(activityFilters);
+
+export const workspaceEventsQuery = exact({ ...activityFilters, namespace: label() });

@@ -1,6 +1,7 @@
 // What every resource route sees: the authenticated state (server/http/context.ts) and the
 // few settings the app passes down.
 import type Router from '@koa/router';
+import type { RecordDenEvent } from '../../kube/den-events.js';
 import type { Log } from '../../process/role.js';
 import type { AuthenticatedState } from '../http/context.js';
 
@@ -12,6 +13,8 @@ export interface ResourceDeps {
   gpuResource: string;
   /** JSON logger of the process (`process/role.ts`); never given secrets. */
   log: Log;
+  /** Writes Den's Events (kube/den-events.ts) about what people do, with their own token. */
+  events: RecordDenEvent;
   /** Access reviews in flight at once when the catalog is filtered (default 16). */
   catalogConcurrency?: number;
 }

@@ -10,6 +10,9 @@ import { noQuery, validateBody, validateQuery } from '../http/validate.js';
 import { runningPatch, workspaceObject } from './mapping.js';
 import { createWorkspaceRequest, deleteWorkspaceQuery, logsQuery, namespaceQuery, type CreateWorkspaceRequest } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
+import { actorName, recordLifecycleEvent, type Actor } from './lifecycle-events.js';
+import { DEN_EVENT_REASONS, workspaceRefOf } from '../../kube/den-events.js';
+import type { ClientAddressState } from '../http/client-address.js';
 
 export const DEFAULT_LOG_TAIL = 200;
 
@@ -56,36 +59,56 @@ async function getWorkspace(ctx: ApiContext): Promise<void> {
   ctx.body = await ctx.state.kube.get(RESOURCES.workspace, nameParam(ctx), targetNamespace(ctx, namespace));
 }
 
-/** Deletes a workspace and, unless `keepVolume`, its home PVC; 409 naming the claim when only the volume is left. */
-export async function deleteWorkspaceOf(kube: KubeClient, name: string, namespace: string, keepVolume: boolean, deps: Pick<ResourceDeps, 'log'>): Promise<void> {
-  await kube.delete(RESOURCES.workspace, name, namespace);
-  if (keepVolume) return;
+/** The person acting in this request, with their minted client. */
+export function actorOf(ctx: ApiContext): Actor {
+  return { caller: ctx.state.caller, kube: ctx.state.kube, clientAddress: (ctx.state as Partial<ClientAddressState>).clientAddress };
+}
+
+/**
+ * Deletes a workspace and, unless `keepVolume`, its home PVC; 409 naming the claim when only the
+ * volume is left. Either way a Deleted Event says who deleted it and what became of its home.
+ */
+export async function deleteWorkspaceOf(actor: Actor, name: string, namespace: string, keepVolume: boolean, deps: Pick<ResourceDeps, 'log' | 'events'>): Promise<void> {
+  const deleted = await actor.kube.delete(RESOURCES.workspace, name, namespace);
+  const ref = { ...workspaceRefOf(deleted), name, namespace };
   const claim = homeClaimName(name);
+  const who = actorName(actor.caller, namespace);
+  if (keepVolume) {
+    await recordLifecycleEvent(deps, actor, ref, DEN_EVENT_REASONS.deleted, `Deleted by ${who}; its home volume ${claim} is kept.`);
+    return;
+  }
   try {
-    await kube.delete(RESOURCES.persistentVolumeClaim, claim, namespace);
+    await actor.kube.delete(RESOURCES.persistentVolumeClaim, claim, namespace);
   } catch (err) {
     if (!isNotFound(err)) {
       deps.log('home volume left behind', { namespace, workspace: name, claim, error: (err as Error).message });
+      await recordLifecycleEvent(deps, actor, ref, DEN_EVENT_REASONS.deleted, `Deleted by ${who}; deleting its home volume ${claim} failed, so it is left.`);
       throw new HttpError(409, `workspace ${name} was deleted, but its home volume PersistentVolumeClaim ${claim} in namespace ${namespace} is left: ${(err as Error).message}`);
     }
   }
+  await recordLifecycleEvent(deps, actor, ref, DEN_EVENT_REASONS.deleted, `Deleted by ${who} with its home volume ${claim}.`);
 }
 
 async function deleteWorkspace(ctx: ApiContext, deps: ResourceDeps): Promise<void> {
   const query = validateQuery(ctx, deleteWorkspaceQuery);
   // SPEC 4.2: only the exact value `false` keeps the home volume.
-  await deleteWorkspaceOf(ctx.state.kube, nameParam(ctx), targetNamespace(ctx, query.namespace), query.delete_volume === 'false', deps);
+  await deleteWorkspaceOf(actorOf(ctx), nameParam(ctx), targetNamespace(ctx, query.namespace), query.delete_volume === 'false', deps);
   ctx.status = 204;
 }
 
-export function setWorkspaceRunning(kube: KubeClient, name: string, namespace: string, running: boolean): Promise<KubeObject> {
-  return kube.patch(RESOURCES.workspace, name, runningPatch(running), { namespace });
+/** Starts or stops a workspace, and records who did (a Started or Stopped Event). */
+export async function setWorkspaceRunning(actor: Actor, name: string, namespace: string, running: boolean, deps: Pick<ResourceDeps, 'log' | 'events'>): Promise<KubeObject> {
+  const changed = await actor.kube.patch(RESOURCES.workspace, name, runningPatch(running), { namespace });
+  const who = actorName(actor.caller, namespace);
+  if (running) await recordLifecycleEvent(deps, actor, workspaceRefOf(changed), DEN_EVENT_REASONS.started, `Started by ${who}.`);
+  else await recordLifecycleEvent(deps, actor, workspaceRefOf(changed), DEN_EVENT_REASONS.stopped, `Stopped by ${who}; the home volume is kept.`);
+  return changed;
 }
 
-function setRunning(running: boolean) {
+function setRunning(running: boolean, deps: ResourceDeps) {
   return async function patchRunning(ctx: ApiContext): Promise<void> {
     const { namespace } = validateQuery(ctx, namespaceQuery);
-    ctx.body = await setWorkspaceRunning(ctx.state.kube, nameParam(ctx), targetNamespace(ctx, namespace), running);
+    ctx.body = await setWorkspaceRunning(actorOf(ctx), nameParam(ctx), targetNamespace(ctx, namespace), running, deps);
   };
 }
 
@@ -138,7 +161,7 @@ export function mountWorkspaceRoutes(router: ApiRouter, deps: ResourceDeps): voi
   router.post('/workspaces', (ctx) => createWorkspace(ctx, deps));
   router.get('/workspaces/:name', getWorkspace);
   router.delete('/workspaces/:name', (ctx) => deleteWorkspace(ctx, deps));
-  router.post('/workspaces/:name/start', setRunning(true));
-  router.post('/workspaces/:name/stop', setRunning(false));
+  router.post('/workspaces/:name/start', setRunning(true, deps));
+  router.post('/workspaces/:name/stop', setRunning(false, deps));
   router.get('/workspaces/:name/logs', workspaceLogs);
 }

@@ -15,6 +15,7 @@ import { mountCatalogPages } from './catalog.js';
 import { mountNewPage } from './new.js';
 import { mountProfilePages } from './profile.js';
 import { mountAdminPages } from './admin.js';
+import { mountActivityPages } from './activity.js';
 import { mountCliLogin } from './cli-login.js';
 
 export type { PageContext, PageDeps, PageRouter } from './types.js';
@@ -47,6 +48,7 @@ export function webUi(deps: PageDeps): Middleware {
   mountNewPage(pages, deps);
   mountProfilePages(pages, deps);
   mountAdminPages(pages, deps);
+  mountActivityPages(pages, deps);
   mountCliLogin(pages, deps);
 
   const chain = compose([

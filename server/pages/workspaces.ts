@@ -1,7 +1,8 @@
 // The dashboard and the workspace actions, read and written with the person's own minted
 // token through the REST handlers' functions (server/api/workspaces.ts).
 import type { Context } from 'koa';
-import type { KubeClient } from '../../kube/client.js';
+import type { KubeClient, KubeObject } from '../../kube/client.js';
+import { ACTIVITY_KINDS, activityOf, type ActivityEntry } from '../api/activity.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from '../../infra/crds/workspace-image.js';
 import { dashboardCards, dashboardPage } from '../../web/templates/dashboard.js';
@@ -15,6 +16,7 @@ import { byEventTime, workspaceLive, workspacePage, type EventView } from '../..
 import { phaseOf, reasonOf, type Failure } from '../../web/templates/format.js';
 import { DEFAULT_LOG_TAIL, deleteWorkspaceOf, listWorkspacesOf, readWorkspaceLogs, setWorkspaceRunning } from '../api/workspaces.js';
 import { describeError } from '../../koa/errors.js';
+import type { Actor } from '../api/lifecycle-events.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
 import { leaveNotice, takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
@@ -96,11 +98,16 @@ async function dashboard(ctx: PageContext, deps: PageDeps): Promise<void> {
   else sendPage(ctx, dashboardPage(assets, viewer, view));
 }
 
-function startOrStop(running: boolean) {
+/** The person acting on a page, with their minted client. */
+function pageActor(ctx: PageContext): Actor {
+  const { caller, kube, clientAddress } = ctx.state;
+  return { caller, kube, clientAddress };
+}
+
+function startOrStop(running: boolean, deps: PageDeps) {
   return async (ctx: PageContext): Promise<void> => {
-    const { caller, kube } = ctx.state;
     const name = ctx.params.name!;
-    await setWorkspaceRunning(kube, name, caller.namespace, running);
+    await setWorkspaceRunning(pageActor(ctx), name, ctx.state.caller.namespace, running, deps.resources);
     ctx.redirect(sameOriginPath(ctx.request.form?.back ?? `/w/${name}`));
   };
 }
@@ -134,23 +141,26 @@ async function restart(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { caller, kube } = ctx.state;
   const name = ctx.params.name!;
   const ws = await readWorkspace(ctx);
-  await setWorkspaceRunning(kube, name, caller.namespace, false);
+  await setWorkspaceRunning(pageActor(ctx), name, caller.namespace, false, deps.resources);
   if (await podLeaving(kube, ws.status?.podName || defaultPodName(name), caller.namespace, RESTART_WAIT_MS)) {
-    await setWorkspaceRunning(kube, name, caller.namespace, true);
+    await setWorkspaceRunning(pageActor(ctx), name, caller.namespace, true, deps.resources);
   } else {
     leaveNotice(ctx, `/w/${name}`, `${name} is stopped, but its pod had not gone after ${RESTART_WAIT_MS / 1000} seconds; start it again when it shows Suspended.`, deps.secureCookies);
   }
   ctx.redirect(sameOriginPath(ctx.request.form?.back ?? `/w/${name}`));
 }
 
-/** Events about the workspace, its pod and its home volume, newest last; the pod's alone for the progress list. */
-export async function eventsOf(kube: KubeClient, ws: WorkspaceView, namespace: string): Promise<{ all: EventView[]; pod: EventView[] }> {
+/**
+ * Events about the workspace, its pod and its home volume, newest last; the pod's alone for the
+ * progress list; and Den's among them as the activity list shows them, newest first.
+ */
+export async function eventsOf(kube: KubeClient, ws: WorkspaceView, namespace: string): Promise<{ all: EventView[]; pod: EventView[]; activity: ActivityEntry[] }> {
   const name = ws.metadata?.name ?? '';
   const pod = ws.status?.podName || defaultPodName(name);
   const about = new Set([name, pod, homeClaimName(name)]);
-  const { items } = await kube.list<EventView>(RESOURCES.event, { namespace });
+  const { items } = await kube.list<EventView & KubeObject>(RESOURCES.event, { namespace });
   const all = items.filter((e) => about.has(e.involvedObject?.name ?? '')).sort(byEventTime);
-  return { all, pod: all.filter((e) => e.involvedObject?.kind === 'Pod' && e.involvedObject.name === pod) };
+  return { all, pod: all.filter((e) => e.involvedObject?.kind === 'Pod' && e.involvedObject.name === pod), activity: activityOf(all, { workspace: name }) };
 }
 
 async function readWorkspace(ctx: PageContext): Promise<WorkspaceView> {
@@ -174,6 +184,8 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps): Promise<void> 
       failure: failureOf(ws, entry.title),
       now: deps.now(),
       notice,
+      activity: events.activity,
+      activityKinds: ACTIVITY_KINDS,
     }),
   );
 }
@@ -214,9 +226,8 @@ async function logs(ctx: PageContext): Promise<void> {
 }
 
 async function remove(ctx: PageContext, deps: PageDeps): Promise<void> {
-  const { kube, caller } = ctx.state;
   const name = ctx.params.name!;
-  await deleteWorkspaceOf(kube, name, caller.namespace, ctx.request.form?.delete_volume !== '1', deps.resources);
+  await deleteWorkspaceOf(pageActor(ctx), name, ctx.state.caller.namespace, ctx.request.form?.delete_volume !== '1', deps.resources);
   ctx.redirect('/');
 }
 
@@ -225,8 +236,8 @@ export function mountWorkspacePages(router: PageRouter, deps: PageDeps): void {
   router.get('/w/:name', (ctx) => workspacePageOf(ctx, deps));
   router.get('/w/:name/status', (ctx) => status(ctx, deps));
   router.get('/w/:name/logs', logs);
-  router.post('/w/:name/start', startOrStop(true));
-  router.post('/w/:name/stop', startOrStop(false));
+  router.post('/w/:name/start', startOrStop(true, deps));
+  router.post('/w/:name/stop', startOrStop(false, deps));
   router.post('/w/:name/restart', (ctx) => restart(ctx, deps));
   router.post('/w/:name/delete', (ctx) => remove(ctx, deps));
 }

@@ -34,8 +34,13 @@ export function refusalOf(err: unknown, what: string): TerminalRefused {
   return new TerminalRefused(CLOSE.clusterFailed, `cannot connect to the workspace while ${what}: ${(err as Error)?.message ?? String(err)}`);
 }
 
+/** Where the terminal goes, and the Workspace's uid for the Events about it. */
+export interface TerminalTarget extends SessionTarget {
+  workspaceUid?: string;
+}
+
 /** Reads the Workspace, its pod and its image as the person; throws TerminalRefused with what they can act on. */
-export async function resolveTerminalTarget(client: KubeClient, namespace: string, name: string): Promise<SessionTarget> {
+export async function resolveTerminalTarget(client: KubeClient, namespace: string, name: string): Promise<TerminalTarget> {
   let ws: Workspace;
   try {
     ws = await client.get<Workspace>(RESOURCES.workspace, name, namespace);
@@ -67,5 +72,6 @@ export async function resolveTerminalTarget(client: KubeClient, namespace: strin
       if (!isNotFound(err)) throw refusalOf(err, `reading workspace image ${imageName}`);
     }
   }
-  return { namespace, workspace: name, pod: podName, container: containerOf(pod), ...shellAndHome(image) };
+  const uid = ws.metadata?.uid;
+  return { namespace, workspace: name, pod: podName, container: containerOf(pod), ...shellAndHome(image), ...(uid ? { workspaceUid: uid } : {}) };
 }

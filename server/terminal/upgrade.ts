@@ -12,6 +12,7 @@ import { audit, AUDIT_ACTS } from '../../process/audit.js';
 import type { KubeClient } from '../../kube/client.js';
 import { isDns1123Label } from '../../kube/names.js';
 import type { ActivityRecorder } from '../../shell/activity.js';
+import { DEN_EVENT_ANNOTATIONS, DEN_EVENT_REASONS, humanDuration, type DenEventReason, type RecordDenEvent } from '../../kube/den-events.js';
 import { shellCommand } from '../../shell/commands.js';
 import { actAs } from '../auth/authenticate.js';
 import { sessionIdFromCookieHeader } from '../auth/cookie.js';
@@ -21,9 +22,10 @@ import { constantTimeEqual } from '../auth/secrets.js';
 import type { SessionStore } from '../auth/sessions.js';
 import type { Caller } from '../http/context.js';
 import { HttpError } from '../../koa/errors.js';
+import { clientAddress, TrustedProxies } from '../http/client-address.js';
 import { CLOSE, CSRF_PROTOCOL_PREFIX, dimension, TERMINAL_PROTOCOL } from '../../web/terminal-protocol.js';
 import { refuse, relayTerminal, type Relay } from './relay.js';
-import { refusalOf, resolveTerminalTarget } from './target.js';
+import { refusalOf, resolveTerminalTarget, type TerminalTarget } from './target.js';
 
 /** The terminal's websocket path; the workspace name in it must also be a DNS label (isDns1123Label). */
 export const TERMINAL_PATH = /^\/w\/([^/]+)\/terminal\/ws$/;
@@ -50,6 +52,10 @@ export interface TerminalDeps {
   sessionCheckMs?: number;
   /** An open terminal is activity on its workspace (status.lastActivityTime, for idle stop), as an SSH session is. */
   activity: ActivityRecorder;
+  /** Writes the TerminalOpened and TerminalClosed Events, with the person's own token. */
+  events: RecordDenEvent;
+  /** `--trusted-proxies`: whose X-Forwarded-For names the client in those Events (none: the TCP peer). */
+  trustedProxies?: readonly string[];
 }
 
 interface Opened {
@@ -59,6 +65,8 @@ interface Opened {
   client: KubeClient;
   workspace: string;
   size: { cols: number; rows: number };
+  /** The client's address (server/http/client-address.ts), for the terminal's Events. */
+  clientAddress: string;
 }
 
 /** Offered subprotocols of an upgrade request, in order. */
@@ -91,9 +99,12 @@ export class TerminalServer {
   /** The session each relay was opened with. */
   private readonly sessionOf = new Map<Relay, string>();
   private sessionCheck: NodeJS.Timeout | undefined;
+  private readonly recording = new Set<Promise<unknown>>();
+  private readonly trusted: TrustedProxies;
 
   constructor(private readonly deps: TerminalDeps) {
     this.origin = new URL(deps.baseUrl).origin;
+    this.trusted = new TrustedProxies(deps.trustedProxies ?? []);
     this.now = deps.now ?? Date.now;
   }
 
@@ -148,6 +159,7 @@ export class TerminalServer {
     const all = [...this.relays];
     for (const relay of all) relay.close(CLOSE.goingAway, 'den server is restarting; reconnect in a moment');
     await Promise.all(all.map((r) => r.done));
+    await this.eventsWritten();
   }
 
   /** The checks made before upgrading; throws HttpError with what the person should know. */
@@ -173,7 +185,26 @@ export class TerminalServer {
     const cols = url.searchParams.has('cols') ? dimension(Number(url.searchParams.get('cols'))) : DEFAULT_SIZE.cols;
     const rows = url.searchParams.has('rows') ? dimension(Number(url.searchParams.get('rows'))) : DEFAULT_SIZE.rows;
     if (!cols || !rows) throw new HttpError(400, 'cols and rows must be whole numbers from 1 to 1000');
-    return { sessionId: id, caller, client, workspace: match[1]!, size: { cols, rows } };
+    const forwardedFor = typeof req.headers['x-forwarded-for'] === 'string' ? req.headers['x-forwarded-for'] : undefined;
+    return { sessionId: id, caller, client, workspace: match[1]!, size: { cols, rows }, clientAddress: clientAddress(req.socket.remoteAddress, forwardedFor, this.trusted) };
+  }
+
+  /** Writes a terminal Event as the person; a failure is logged, and the terminal goes on. */
+  private record(opened: Opened, target: TerminalTarget, reason: DenEventReason, message: string): void {
+    const { caller, client } = opened;
+    const ref = { name: target.workspace, namespace: target.namespace, ...(target.workspaceUid ? { uid: target.workspaceUid } : {}) };
+    const annotations: Record<string, string> = { [DEN_EVENT_ANNOTATIONS.person]: caller.userspace, [DEN_EVENT_ANNOTATIONS.kind]: 'terminal' };
+    if (opened.clientAddress) annotations[DEN_EVENT_ANNOTATIONS.clientAddress] = opened.clientAddress;
+    const write = this.deps.events(client, ref, { reason, message, annotations }).catch((err: unknown) =>
+      this.deps.log('cannot record event', { namespace: target.namespace, workspace: target.workspace, reason, error: (err as Error)?.message ?? String(err) }),
+    );
+    this.recording.add(write);
+    void write.finally(() => this.recording.delete(write));
+  }
+
+  /** Settles once every terminal Event started so far is written (or failed). */
+  async eventsWritten(): Promise<void> {
+    await Promise.allSettled([...this.recording]);
   }
 
   private serve(ws: WebSocket, opened: Opened): void {
@@ -200,6 +231,8 @@ export class TerminalServer {
       (target) => {
         if (ws.readyState !== ws.OPEN) return;
         const ended = this.deps.activity.open(target.namespace, target.workspace);
+        const openedAt = this.now();
+        this.record(opened, target, DEN_EVENT_REASONS.terminalOpened, `Browser terminal opened by ${caller.userspace} in pod ${target.pod}.`);
         const relay = relayTerminal(ws, {
           client: opened.client,
           target,
@@ -207,6 +240,7 @@ export class TerminalServer {
           size: opened.size,
           onEnd: ({ exit, refused, by }) => {
             ended();
+            this.record(opened, target, DEN_EVENT_REASONS.terminalClosed, `Browser terminal of ${caller.userspace} closed after ${humanDuration(this.now() - openedAt)}.`);
             this.deps.log('terminal closed', { ...fields, by, exitCode: exit?.exitCode, error: refused?.message ?? exit?.message });
             audit(this.deps.log, AUDIT_ACTS.sessionClosed, { ...audited, durationMs: this.now() - openedAt });
           },

@@ -206,6 +206,20 @@ describe('den manager controllers', () => {
       expect(status.podName).to.equal('alice-dev-0');
     });
 
+    it('records a Resized Event by den.dev/manager when spec.resources changes, once the StatefulSet has the new size', async () => {
+      await managerWithWorkspace();
+      await eventually(() => get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice'), 'the StatefulSet');
+      const resized = () => api.objects<Obj & { reason: string; message: string; count: number; reportingComponent: string }>(RESOURCES.event, 'svc-alice').filter((e) => e.reason === 'Resized');
+      expect(resized()).to.deep.equal([]);
+      await api.client().patch(RESOURCES.workspace, 'alice-dev', { spec: { resources: { requests: { cpu: '2', memory: '4Gi' }, limits: { cpu: '2', memory: '4Gi' } } } }, { namespace: 'svc-alice', type: 'merge' });
+      const [event] = await eventually(() => resized().length > 0 && resized(), 'the Resized Event');
+      const container = (get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice')?.spec as any).template.spec.containers[0];
+      expect(container.resources).to.deep.equal({ requests: { cpu: '2', memory: '4Gi' }, limits: { cpu: '2', memory: '4Gi' } });
+      expect(event!.message).to.equal('Resized: cpu request none → 2, memory request none → 4Gi, cpu limit none → 2, memory limit none → 4Gi. A running pod restarts with the new size; the home volume is kept.');
+      expect(event!.reportingComponent).to.equal('den.dev/manager');
+      expect(event!.metadata?.annotations).to.deep.equal({ 'den.dev/kind': 'lifecycle' });
+    });
+
     describe('idle auto-stop', () => {
       const HOUR = 3_600_000;
       /** The manager's clock: real time plus a jump the test makes. */
@@ -249,7 +263,7 @@ describe('den manager controllers', () => {
         await eventually(() => workspaces.stats.reconciles > before + 1, 'a second reconcile after the jump');
       }
 
-      it('stops a workspace idle past its idleTimeout: running false, stopped-by idle, an Event and the IdleStopped condition; nothing deleted', async () => {
+      it('stops a workspace idle past its idleTimeout: running false, stopped-by idle, a Stopped Event by den.dev/manager and the IdleStopped condition; nothing deleted', async () => {
         await runningWorkspace(true);
         fiveHoursLater();
         const stopped = await eventually(() => {
@@ -257,9 +271,11 @@ describe('den manager controllers', () => {
           return ws?.spec?.running === false && ws.status?.conditions?.some((c: { reason: string }) => c.reason === 'IdleStopped') && ws;
         }, 'the workspace stopped for idleness');
         expect(stopped.metadata?.annotations?.['den.dev/stopped-by']).to.equal('idle');
-        const events = api.objects<Obj & { reason: string; message: string; involvedObject: { name: string; kind: string } }>(RESOURCES.event, 'svc-alice');
-        expect(events.map((e) => [e.reason, e.involvedObject.kind, e.involvedObject.name])).to.deep.equal([['IdleStopped', 'Workspace', 'alice-dev']]);
-        expect(events[0]!.message).to.match(/^Stopped after 5h with no SSH session or browser terminal open \(spec.idleTimeout 4h\)/);
+        const events = api.objects<Obj & { reason: string; message: string; involvedObject: { name: string; kind: string; uid: string }; source: { component: string }; reportingComponent: string }>(RESOURCES.event, 'svc-alice');
+        expect(events.map((e) => [e.reason, e.involvedObject.kind, e.involvedObject.name, e.source.component, e.reportingComponent])).to.deep.equal([['Stopped', 'Workspace', 'alice-dev', 'den', 'den.dev/manager']]);
+        expect(events[0]!.involvedObject.uid).to.equal(stopped.metadata?.uid);
+        expect(events[0]!.metadata?.annotations).to.deep.equal({ 'den.dev/kind': 'lifecycle' });
+        expect(events[0]!.message).to.match(/^Stopped by idle auto-stop after 5h with no SSH session or browser terminal open \(spec.idleTimeout 4h\)/);
         await eventually(() => get(RESOURCES.statefulSet, 'alice-dev', 'svc-alice')?.spec?.replicas === 0, 'the StatefulSet at 0 replicas');
         expect(get(RESOURCES.service, 'alice-dev', 'svc-alice')).to.not.equal(undefined);
       });

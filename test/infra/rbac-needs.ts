@@ -45,7 +45,7 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: ['get'], group: 'den.dev', resource: 'workspaces', scope: 'any namespace', why: 'hooks/loop/controller.ts status-conflict re-read' },
     { verbs: ['update'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'hooks/loop/controller.ts writeStatus' },
     { verbs: ['patch'], group: 'den.dev', resource: 'workspaces', scope: 'any namespace', why: 'hooks/loop/controller.ts changeParent (idle stop)' },
-    { verbs: ['create'], group: '', resource: 'events', scope: 'any namespace', why: 'hooks/loop/controller.ts changeParent events (IdleStopped)' },
+    { verbs: ['get', 'list', 'create', 'patch'], group: '', resource: 'events', scope: 'any namespace', why: 'hooks/loop/controller.ts changeParent events (idle stop), counted by kube/den-events.ts' },
     { verbs: ['update'], group: 'den.dev', resource: 'workspaces/finalizers', scope: 'any namespace', why: 'hooks/loop/keys.ts ownerReference' },
     { verbs: CACHE, group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'hooks/workspace/controller.ts related images; hooks/loop/controller.ts child cache of ImageRegistry; hooks/admission/caches.ts' },
     { verbs: ['create', 'patch', 'delete'], group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'hooks/loop/controller.ts applyChild, deleteChild (ImageRegistry entries)' },
@@ -106,7 +106,7 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: ['get'], group: '', resource: 'pods', scope: 'any namespace', why: 'gateway/target.ts label check' },
     // exec and port forwarding run as the workspace owner's `session` ServiceAccount, never as the gateway.
     { verbs: ['create'], group: '', resource: 'serviceaccounts/token', scope: 'any namespace', names: ['session'], why: 'kube/minting.ts for gateway/server.ts (the owner\'s token)' },
-    { verbs: ['create', 'patch'], group: '', resource: 'events', scope: 'any namespace', why: 'kube/den-events.ts for gateway/session-record.ts (SSHSessionOpened, SSHSessionClosed, aggregated)' },
+    { verbs: ['get', 'list', 'create', 'patch'], group: '', resource: 'events', scope: 'any namespace', why: 'kube/den-events.ts for gateway/session-record.ts (SSHSessionOpened, SSHSessionClosed, counted across replicas)' },
   ],
 };
 

@@ -388,9 +388,11 @@ describe('install RBAC', () => {
       expect(allows(admin, { group: 'den.dev', resource: 'workspaceimages', verb: 'use' })).to.equal(true);
     });
 
-    it('reads pods, logs, events and PVCs cluster-wide and lists namespaces, without writing them or reading secrets', () => {
+    it('reads pods, logs, events and PVCs cluster-wide and lists namespaces, without writing them (but events) or reading secrets', () => {
       for (const resource of ['pods', 'pods/log', 'events', 'persistentvolumeclaims', 'namespaces']) {
         expect(allows(admin, { group: '', resource, verb: 'list' }), resource).to.equal(true);
+      }
+      for (const resource of ['pods', 'pods/log', 'persistentvolumeclaims', 'namespaces']) {
         expect(allows(admin, { group: '', resource, verb: 'create' }), resource).to.equal(false);
       }
       for (const resource of ['pods', 'pods/log', 'events', 'namespaces']) {
@@ -398,6 +400,11 @@ describe('install RBAC', () => {
       }
       expect(admin.some((r) => r.resources.includes('secrets'))).to.equal(false);
       expect(admin.some((r) => r.resources.includes('pods/exec'))).to.equal(false);
+    });
+
+    it('may create and patch Events anywhere, so starting, stopping or deleting someone\'s workspace is recorded as the administrator', () => {
+      for (const verb of ['create', 'patch']) expect(allows(admin, { group: '', resource: 'events', verb }), verb).to.equal(true);
+      for (const verb of ['update', 'delete']) expect(allows(admin, { group: '', resource: 'events', verb }), verb).to.equal(false);
     });
 
     it('may delete a home PVC, so deleting any workspace through REST removes its volume too', () => {

@@ -506,6 +506,20 @@ export function platformJourney(getEnv: () => PlatformEnvironment): void {
       expect(result.code).to.equal(0);
     }));
 
+  it("the workspace's activity names alice for the stop and the start, an administrator reads it across namespaces, and alice may not", () =>
+    diagnose(async () => {
+      const mine = await rest.call('GET', `/workspaces/${names.workspace}/events?kind=lifecycle`, { as: { session: alice } });
+      expect(mine.status, JSON.stringify(mine.body)).to.equal(200);
+      expect(mine.body.items.map((e: Json) => `${e.reason} ${e.person}`)).to.include.members(['Started ' + names.alice, 'Stopped ' + names.alice]);
+      expect(mine.body.items.find((e: Json) => e.reason === 'Stopped').message).to.equal(`Stopped by ${names.alice}; the home volume is kept.`);
+      const all = await rest.call('GET', `/admin/activity?person=${names.alice}&workspace=${names.workspace}`, { as: { session: admin } });
+      expect(all.status, JSON.stringify(all.body)).to.equal(200);
+      expect(all.body.items.map((e: Json) => `${e.namespace} ${e.reason}`)).to.include.members([`${aliceNs()} Started`, `${aliceNs()} Stopped`]);
+      const refused = await rest.call('GET', '/admin/activity', { as: { session: alice } });
+      expect(refused.status).to.equal(403);
+      expect(refused.body.error).to.include('cannot list resource "events"');
+    }));
+
   it('deleting the workspace (delete_volume by default) removes it and its home volume', () =>
     diagnose(async () => {
       const deleted = await rest.call('DELETE', `/workspaces/${names.workspace}`, { as: { session: alice } });

@@ -101,6 +101,7 @@ describe('Kubernetes name grammar, fed alike to every reader of a name', () => {
         minter: untouched('minter'),
         serverClient: untouched('serverClient'),
         activity: untouched('activity'),
+        events: () => Promise.reject(new Error('events were recorded')),
         log: () => undefined,
         ready: () => false, // past the path check a request meets 503, so the two answers tell the verdicts apart
       } satisfies TerminalDeps);

@@ -4,9 +4,10 @@
 // is shown above the form it is about.
 import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
+import { activityFilterForm, activityList, type ActivityFilterView, type ActivityLine } from './activity.js';
 import { liveRegion } from './live.js';
 
-export type AdminSection = 'overview' | 'users' | 'quota' | 'catalog' | 'workspaces' | 'settings';
+export type AdminSection = 'overview' | 'users' | 'quota' | 'catalog' | 'workspaces' | 'activity' | 'settings';
 
 const SECTIONS: { key: AdminSection; label: string }[] = [
   { key: 'overview', label: 'Overview' },
@@ -14,6 +15,7 @@ const SECTIONS: { key: AdminSection; label: string }[] = [
   { key: 'quota', label: 'Quota' },
   { key: 'catalog', label: 'Catalog' },
   { key: 'workspaces', label: 'Workspaces' },
+  { key: 'activity', label: 'Activity' },
   { key: 'settings', label: 'Settings' },
 ];
 
@@ -301,6 +303,15 @@ export function adminWorkspacesPage(assets: AssetUrls, viewer: Viewer, v: AdminW
 </form>
 ${liveRegion(listUrl(v), adminWorkspacesList(v))}`;
   return frame(assets, viewer, 'workspaces', 'All workspaces', {}, body, ['live.js']);
+}
+
+// Activity
+
+export function adminActivityPage(assets: AssetUrls, viewer: Viewer, v: { kinds: readonly string[]; filter: ActivityFilterView; query: string; entries: ActivityLine[]; now: number }): string {
+  const body = html`<p class="muted">What people did with workspaces in every namespace you may read: SSH sessions, browser terminals, starts and stops (and by whom), resizes and deletions, as Den records them in Events on each Workspace. Newest first; the list follows the cluster while this page is open.</p>
+${activityFilterForm({ id: 'activity', action: '/admin/activity', kinds: v.kinds, filter: v.filter, withWorkspace: true })}
+${liveRegion(`/admin/activity${v.query ? `?${v.query}` : ''}`, activityList(v.entries, v.now, true))}`;
+  return frame(assets, viewer, 'activity', 'Activity', {}, body, ['live.js']);
 }
 
 // Settings

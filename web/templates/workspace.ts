@@ -1,10 +1,12 @@
 // The workspace page: the status and Connect cards (re-fetched every 3 s as one fragment), and
-// tabs for logs, events, the terminal and the Workspace's YAML; start, stop, restart and delete.
+// tabs for logs, events, what people did (activity), the terminal and the Workspace's YAML;
+// start, stop, restart and delete.
 import { html, type Html } from '../html.js';
 import { connectBlock, runForm } from './dashboard.js';
 import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseBadge, phaseOf, reasonOf, summaryOf, type Failure, type WorkspaceView } from './format.js';
 import { liveRegion } from './live.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
+import { activityTab, type ActivityLine } from './activity.js';
 
 export interface EventView {
   type?: string;
@@ -155,6 +157,9 @@ export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'> {
   yaml: string;
   /** Something the last action on this page left to say (a key that could not be saved). */
   notice?: string;
+  /** What people did with it (Den's Events), newest first, and the kinds the filter offers. */
+  activity: ActivityLine[];
+  activityKinds: readonly string[];
 }
 
 function eventsTable(events: EventView[], now: number): Html {
@@ -172,12 +177,13 @@ export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePag
   const body = html`<div class="row"><h1>${name}</h1></div>
 ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.notice}</div>`}
 ${liveRegion(`/w/${name}/status`, workspaceLive({ ...v, csrf: viewer.csrf }))}
-<div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
+<div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('activity', 'Activity')}${tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
 <section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs">
   <div class="row"><label for="tail">Lines</label><select id="tail" name="tail"><option value="100">100</option><option value="200" selected>200</option><option value="500">500</option><option value="1000">1000</option></select></div>
   <p class="muted" id="logs-state" data-idle="The log appears here while the workspace is running.">Loading the log…</p>
   <pre id="logs" tabindex="0" aria-label="Pod log"></pre>
 </section>
+<section role="tabpanel" id="panel-activity" aria-labelledby="tab-activity" hidden>${activityTab({ name, kinds: v.activityKinds, entries: v.activity, now: v.now })}</section>
 <section role="tabpanel" id="panel-events" aria-labelledby="tab-events" hidden>${eventsTable(v.events, v.now)}</section>
 <section role="tabpanel" id="panel-terminal" aria-labelledby="tab-terminal" hidden>
   <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws"></div>
@@ -193,5 +199,5 @@ ${liveRegion(`/w/${name}/status`, workspaceLive({ ...v, csrf: viewer.csrf }))}
     <p><button type="submit" class="danger">Delete ${name}</button></p>
   </form></details>
 </section>`;
-  return page({ title: name, assets, viewer, body, scripts: ['live.js', 'workspace.js', 'terminal.js'], styles: ['terminal.css'] });
+  return page({ title: name, assets, viewer, body, scripts: ['live.js', 'workspace.js', 'terminal.js', 'activity.js'], styles: ['terminal.css'] });
 }

@@ -17,6 +17,9 @@ export const USER_RULES: PolicyRule[] = [
     verbs: [...READ, 'create', 'update', 'patch', 'delete', 'deletecollection'],
   },
   { apiGroups: [''], resources: ['pods', 'events'], verbs: READ },
+  // Den's Events about what the person does (kube/den-events.ts) are written with their own
+  // token: created, then patched to count a burst.
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
   { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
   // Websocket exec and port forwarding (SSH through den gateway, which acts as the owner's
   // `session` ServiceAccount) are a GET on older API servers and a create on newer ones.

@@ -77,7 +77,7 @@ describe('the rendered RBAC on an API server', () => {
     return review.status.allowed;
   }
 
-  // SPEC 1.2 rule 2 (pod/log/event reads, pods/exec) and SPEC 4.2 (the REST DELETE removes the
+  // SPEC 1.2 rule 2 (pod/log/event reads, pods/exec), Den's Events, and SPEC 4.2 (the REST DELETE removes the
   // home PVC with the caller's own token); rule 3: the reader keeps the reads only.
   const ownerRights: [string, Omit<Attributes, 'namespace'>][] = [
     ['read pods', { verb: 'list', resource: 'pods' }],
@@ -85,6 +85,9 @@ describe('the rendered RBAC on an API server', () => {
     ['read events', { verb: 'list', resource: 'events' }],
     ['exec into a pod', { verb: 'create', resource: 'pods', subresource: 'exec' }],
     ['delete the home PVC', { verb: 'delete', resource: 'persistentvolumeclaims' }],
+    // Den's Events about what the person does are written with their own token (kube/den-events.ts).
+    ['record an Event', { verb: 'create', resource: 'events' }],
+    ['count a repeated Event', { verb: 'patch', resource: 'events' }],
   ];
   for (const [what, attributes] of ownerRights) {
     it(`lets the owner and the session identity ${what} in their namespace and not in another`, async () => {

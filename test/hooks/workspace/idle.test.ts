@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { durationMs, humanDuration, idleVerdict, MIN_IDLE_TIMEOUT_MS } from '../../../hooks/workspace/idle.js';
+import { durationMs, idleVerdict, MIN_IDLE_TIMEOUT_MS } from '../../../hooks/workspace/idle.js';
+import { humanDuration } from '../../../kube/den-events.js';
 import { syncWorkspace } from '../../../hooks/workspace/sync.js';
 import type { Workspace } from '../../../hooks/workspace/types.js';
 import { input, NOW, observedService, observedStatefulSet, pod, POD_STATUS, workspace } from './inputs.js';
@@ -59,12 +60,17 @@ describe('idle auto-stop', () => {
   describe('the Workspace hook', () => {
     const running = { service: observedService(), statefulSet: observedStatefulSet(1, 1), pods: [pod(POD_STATUS.ready())] };
 
-    it('stops an idle workspace: spec.running false, den.dev/stopped-by idle, and an IdleStopped event', () => {
+    it('stops an idle workspace: spec.running false, den.dev/stopped-by idle, and a Stopped event of kind lifecycle saying idle auto-stop did it', () => {
       const out = syncWorkspace(input({ ...running, parent: ready({ readyAgo: 5 * HOUR }), idleStop: true }));
       expect(out.parentChange).to.deep.equal({
         annotations: { 'den.dev/stopped-by': 'idle' },
         spec: { running: false },
-        events: [{ type: 'Normal', reason: 'IdleStopped', message: 'Stopped after 5h with no SSH session or browser terminal open (spec.idleTimeout 4h). The home volume is kept; start the workspace to use it again.' }],
+        events: [{
+          type: 'Normal',
+          reason: 'Stopped',
+          message: 'Stopped by idle auto-stop after 5h with no SSH session or browser terminal open (spec.idleTimeout 4h). The home volume is kept; start the workspace to use it again.',
+          annotations: { 'den.dev/kind': 'lifecycle' },
+        }],
       });
     });
 

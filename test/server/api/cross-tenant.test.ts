@@ -64,6 +64,7 @@ const CASES: Case[] = [
   { method: 'POST', path: '/workspaces/dev/start?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 403, admin: 200 } },
   { method: 'GET', path: '/workspaces/dev/logs?namespace=svc-alice&tail=1', expect: { anonymous: 401, owner: 200, other: 403, readonly: 200, admin: 200 },
     check: (_, body) => expect(body.lines).to.equal('ready\n') },
+  { method: 'GET', path: '/workspaces/dev/events?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 200, admin: 200 } },
   { method: 'DELETE', path: '/workspaces/dev?namespace=svc-alice', expect: { anonymous: 401, owner: 204, other: 403, readonly: 403, admin: 204 } },
   { method: 'DELETE', path: '/workspaces/dev?namespace=svc-alice&delete_volume=false', expect: { anonymous: 401, owner: 204, other: 403, readonly: 403, admin: 204 } },
   { method: 'GET', path: '/workspace-images', expect: { anonymous: 401, owner: 200, other: 200, readonly: 200, admin: 200 },
@@ -85,6 +86,7 @@ const CASES: Case[] = [
   // UserSpace validator refuses every other change, which REST answers as 400 with its message.
   { method: 'PATCH', path: '/admin/userspaces/alice', body: { role: 'admin' }, expect: { anonymous: 401, owner: 400, other: 403, readonly: 400, admin: 200 } },
   { method: 'DELETE', path: '/admin/userspaces/alice', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 204 } },
+  { method: 'GET', path: '/admin/activity', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 } },
   { method: 'GET', path: '/admin/quota', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 } },
   { method: 'PATCH', path: '/admin/quota/alice', body: { cpu: '64' }, expect: { anonymous: 401, owner: 400, other: 403, readonly: 400, admin: 200 } },
 ];

@@ -1,5 +1,6 @@
 // The OpenAPI description against the real app: every route it registers is described, every
 // described operation is registered, and real answers validate against their response schemas.
+import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../../../kube/den-events.js';
 import { expect } from 'chai';
 import type Koa from 'koa';
 import type Router from '@koa/router';
@@ -60,7 +61,7 @@ describe('the OpenAPI description (SPEC 9)', () => {
         config: { baseUrl: 'http://den.test', localAuth: true },
         serverClient,
         auth: createAuthServices(serverClient, { namespace: SYSTEM_NAMESPACE, tokenTtlSeconds: 600 }),
-        resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: () => undefined },
+        resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: () => undefined, events: new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.server }).record },
         log: () => undefined,
         ready: () => true,
       });

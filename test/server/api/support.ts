@@ -3,6 +3,7 @@
 // says (with a token minted through TokenRequest for the person's `session` or
 // `session-readonly` ServiceAccount), and the routes. UserSpaces are provisioned the way the
 // manager would: their children rendered by the UserSpace hook and stored in the fake.
+import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../../../kube/den-events.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
@@ -99,6 +100,8 @@ export async function serveUserSpaceValidator(api: FakeApiServer): Promise<() =>
 export class ApiTestEnv {
   readonly api = new FakeApiServer();
   readonly logs: { msg: string; fields?: Record<string, unknown> }[] = [];
+  /** Den's Events as den server writes them (kube/den-events.ts). */
+  readonly events = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.server });
   private readonly people = new Map<string, AuthenticatedState>();
   private server?: http.Server;
   private stopValidator?: () => Promise<void>;
@@ -145,7 +148,7 @@ export class ApiTestEnv {
   /** The router exactly as the resource routes mount on it. */
   resourceRouter(): Router<AuthenticatedState> {
     const router = new Router<AuthenticatedState>({ prefix: '/api/v1' });
-    mountResourceRoutes(router, { gpuResource: GPU_RESOURCE, log: (msg, fields) => void this.logs.push({ msg, fields }), ...this.deps });
+    mountResourceRoutes(router, { gpuResource: GPU_RESOURCE, log: (msg, fields) => void this.logs.push({ msg, fields }), events: this.events.record, ...this.deps });
     return router;
   }
 

@@ -1,6 +1,7 @@
 // A Den cluster for the REST core's tests: the fake API server with the CRDs, the install
 // chart's RBAC (so the server runs with exactly its least-privilege rights), UserSpaces
 // provisioned by the real UserSpace hook, and `den server`'s app on a loopback port.
+import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../../../kube/den-events.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { denCrds } from '../../../infra/crds/index.js';
@@ -89,11 +90,12 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
   const stop = new AbortController();
   const caches = auth.run(stop.signal);
   await auth.synced;
+  const events = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.server, now: opts.now ? () => new Date(opts.now!()) : undefined });
   const app = createApp({
     config: { baseUrl: opts.baseUrl ?? 'http://den.test', localAuth: opts.localAuth ?? true, bodyLimitBytes: opts.bodyLimitBytes, trustedProxies: opts.trustedProxies },
     serverClient,
     auth,
-    resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: opts.log ?? (() => undefined), catalogConcurrency: opts.catalogConcurrency },
+    resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: opts.log ?? (() => undefined), catalogConcurrency: opts.catalogConcurrency, events: events.record },
     log: opts.log ?? (() => undefined),
     ready: opts.ready ?? (() => true),
     now: opts.now,
@@ -110,6 +112,8 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     serverClient,
     log: opts.log ?? (() => undefined),
     ready: opts.ready ?? (() => true),
+    events: events.record,
+    trustedProxies: opts.trustedProxies,
     activity: new ActivityRecorder({ client: serverClient, fieldManager: FIELD_MANAGERS.server, onError: (err) => (opts.log ?? (() => undefined))('cannot record activity', { error: err.message }) }),
   });
   terminals.attach(server);

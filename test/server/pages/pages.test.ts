@@ -223,6 +223,8 @@ describe('web UI pages (server side)', function () {
     const event = (name: string, kind: string, object: string, reason: string, message: string, at: string) => ({
       apiVersion: 'v1', kind: 'Event', metadata: { name, namespace: 'svc-alice' }, involvedObject: { kind, name: object, namespace: 'svc-alice' }, reason, message, type: 'Normal', count: 1, firstTimestamp: at, lastTimestamp: at,
     });
+    // Only Kubernetes' own Events here: the starts and stops of the tests before left Den's.
+    for (const e of api.objects(RESOURCES.event, 'svc-alice')) api.remove(RESOURCES.event, e.metadata!.name!, 'svc-alice');
     api.seed(
       pod as KubeObject,
       event('dev-0.2', 'Pod', 'dev-0', 'Started', 'Started container workspace', '2030-01-01T00:00:02Z') as KubeObject,

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
+import type { KubeObject } from '../../../kube/client.js';
 import { LABELS } from '../../../kube/group.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import { CLOSE, CSRF_PROTOCOL_PREFIX, TERMINAL_PROTOCOL } from '../../../web/terminal-protocol.js';
@@ -182,6 +183,32 @@ describe('browser terminal relay (GET /w/{name}/terminal/ws)', function () {
     await t.closed;
     await until(() => statusPatches().length === before + 2, 'the activity of the close', 5_000);
     expect(statusPatches().every((r) => r.user === 'system:serviceaccount:svc-system:den-server')).to.equal(true);
+  });
+
+  it('records TerminalOpened and TerminalClosed Events on the Workspace with the person\'s own token, counting a reopen on the same Event', async () => {
+    const denEvents = () =>
+      world.api.objects<KubeObject & { reason: string; message: string; count: number; involvedObject: { kind: string; name: string; uid?: string }; reportingComponent: string }>(RESOURCES.event, 'svc-alice')
+        .filter((e) => e.reason === 'TerminalOpened' || e.reason === 'TerminalClosed');
+    for (const e of denEvents()) world.api.remove(RESOURCES.event, e.metadata!.name!, 'svc-alice');
+    for (let i = 0; i < 2; i++) {
+      const t = open(world, 'dev', world.alice);
+      await prompted(t);
+      t.ws.close();
+      await t.closed;
+    }
+    const counted = (reason: string) => denEvents().filter((e) => e.reason === reason).reduce((n, e) => n + e.count, 0);
+    await until(() => counted('TerminalOpened') === 2 && counted('TerminalClosed') === 2, 'two opens and two closes counted', 5_000);
+    const uid = world.api.object(RESOURCES.workspace, 'dev', 'svc-alice')?.metadata?.uid;
+    const [opened, ...more] = denEvents().filter((e) => e.reason === 'TerminalOpened');
+    expect(more, 'the reopen counts on the first Event').to.deep.equal([]);
+    expect([opened!.count, opened!.message]).to.deep.equal([2, 'Browser terminal opened by alice in pod dev-0.']);
+    for (const e of denEvents()) {
+      expect([e.involvedObject.kind, e.involvedObject.name, e.involvedObject.uid, e.reportingComponent, e.metadata?.annotations]).to.deep.equal(['Workspace', 'dev', uid, 'den.dev/server', { 'den.dev/person': 'alice', 'den.dev/kind': 'terminal', 'den.dev/client-address': '127.0.0.1' }]);
+    }
+    // The same duration (as people read it) makes the same message, which counts on one Event.
+    for (const e of denEvents().filter((c) => c.reason === 'TerminalClosed')) expect(e.message).to.match(/^Browser terminal of alice closed after \d+s\.$/);
+    const writes = world.api.requests.filter((r) => r.path.startsWith('/api/v1/namespaces/svc-alice/events') && r.method !== 'GET');
+    expect(new Set(writes.map((r) => r.user))).to.deep.equal(new Set(['system:serviceaccount:svc-alice:session']));
   });
 
   it('writes an audit line when a terminal opens and when it closes, with the person, the workspace and how long it lasted', async () => {
