@@ -115,6 +115,26 @@ function schemas(): Record<string, Schema> {
     TokenList: listOf('Token'),
     LocalUserResponse: closed({ name: str('Object name.'), username: str('Login name.'), owner: str('UserSpace owner it signs in as.') }, ['name', 'username', 'owner']),
     LocalUserList: listOf('LocalUserResponse'),
+    WorkspaceApps: closed(
+      {
+        namespace: str('Namespace of the workspace.'),
+        workspace: str('Workspace name.'),
+        pod: str('Pod the ports were read in.'),
+        listening: {
+          type: 'array',
+          description: 'TCP ports processes in the pod listen on (LISTEN rows of /proc/net/tcp and tcp6, read with one exec as the caller), ascending.',
+          items: closed(
+            {
+              port: int('Port number.', { minimum: 1, maximum: 65535 }),
+              preview_path: { type: 'string', nullable: true, description: 'Path of its port preview on this server (`/w/<name>/ports/<port>/`) when the workspace is the caller\'s own; null otherwise (a preview serves only the viewer\'s own workspaces).' },
+            },
+            ['port', 'preview_path'],
+          ),
+        },
+      },
+      ['namespace', 'workspace', 'pod', 'listening'],
+      'What a workspace serves: its listening ports with their previews.',
+    ),
     LogsResponse: closed({ namespace: str('Namespace of the pod.'), pod: str('Pod the lines come from.'), lines: str('The last lines of the log.') }, ['namespace', 'pod', 'lines']),
     LoginRequest: requestBodySchema('LoginRequest', loginRequest, { username: 'Local username.', password: 'Password.' }),
     CreateWorkspaceRequest: requestBodySchema('CreateWorkspaceRequest', createWorkspaceRequest, {
@@ -277,6 +297,13 @@ function paths(): Record<string, Record<string, Operation>> {
           { name: 'tail', in: 'query', required: false, description: 'Number of lines from the end.', schema: { type: 'integer', minimum: 1, default: DEFAULT_LOG_TAIL } },
         ],
         responses: { '200': json('LogsResponse', 'The lines.'), ...errors([400, 401, 403, 404, 409], { 409: 'The workspace has no running pod: start it first.' }) },
+      }),
+    },
+    '/workspaces/{name}/apps': {
+      get: op('Workspaces', 'The ports listening in the workspace pod, with their previews', {
+        description: 'One exec as the caller (`cat /proc/net/tcp /proc/net/tcp6`): it needs pods/exec, which read-scoped tokens lack (403).',
+        parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE)],
+        responses: { '200': json('WorkspaceApps', 'The listening ports.'), ...errors([400, 401, 403, 404, 409], { 409: 'The workspace is not Running, or its pod is not there yet.' }) },
       }),
     },
     '/workspace-images': {

@@ -2,8 +2,7 @@
 // in the viewer's own namespace. The prefix up to the port is what the app is told in
 // X-Forwarded-Prefix and what its cookies are confined to.
 import { isDns1123Label } from '../../kube/names.js';
-
-const PREVIEW_PATH = /^\/w\/([^/]+)\/ports\/([^/]+)(\/.*)?$/;
+import { parsePort, PREVIEW_PATH, previewPrefix } from '../../web/preview-address.js';
 
 export interface PreviewAddress {
   workspace: string;
@@ -19,17 +18,6 @@ export interface PreviewAddress {
 /** Whether `path` (no query) is a preview path at all; the details may still be refused by `previewAddress`. */
 export function isPreviewPath(path: string): boolean {
   return PREVIEW_PATH.test(path);
-}
-
-export function previewPrefix(workspace: string, port: number): string {
-  return `/w/${workspace}/ports/${port}`;
-}
-
-/** A TCP port a preview may name: 1 to 65535, written plainly. */
-export function parsePort(text: string): number | undefined {
-  if (!/^[1-9]\d{0,4}$/.test(text)) return undefined;
-  const port = Number(text);
-  return port <= 65535 ? port : undefined;
 }
 
 export class PreviewAddressError extends Error {

@@ -4,6 +4,7 @@ import { html, type Html } from '../html.js';
 import { connectBlock, runForm } from './dashboard.js';
 import { ago, canStart, canStop, phaseBadge, reasonOf, type WorkspaceView } from './format.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
+import { appsCard, type DeclaredAppView } from './workspace-apps.js';
 
 export interface EventView {
   type?: string;
@@ -61,6 +62,8 @@ export interface WorkspacePageView {
   now: number;
   /** Something the last action on this page left to say (a key that could not be saved). */
   notice?: string;
+  /** Apps the workspace's catalog entry declares (spec.apps), shown as buttons in the Apps and ports card. */
+  apps?: DeclaredAppView[];
 }
 
 function eventsTable(events: EventView[], now: number): Html {
@@ -81,6 +84,7 @@ ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.not
 <section class="card"><h2>Connect</h2>${connectBlock(v.ws, v.homePath)}
   <div class="row">${runForm(name, 'start', canStart(v.ws), viewer.csrf, `/w/${name}`)}${runForm(name, 'stop', canStop(v.ws), viewer.csrf, `/w/${name}`)}</div>
 </section>
+${appsCard(name, v.apps ?? [])}
 <div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
 <section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs">
   <div class="row"><label for="tail">Lines</label><select id="tail" name="tail"><option value="100">100</option><option value="200" selected>200</option><option value="500">500</option><option value="1000">1000</option></select></div>
@@ -102,5 +106,5 @@ ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.not
     <p><button type="submit" class="danger">Delete ${name}</button></p>
   </form></details>
 </section>`;
-  return page({ title: name, assets, viewer, body, scripts: ['workspace.js', 'terminal.js'], styles: ['terminal.css'] });
+  return page({ title: name, assets, viewer, body, scripts: ['workspace.js', 'terminal.js', 'workspace-apps.js'], styles: ['terminal.css'] });
 }

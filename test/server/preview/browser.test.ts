@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import net, { type AddressInfo } from 'node:net';
 import { startBrowserDen, type BrowserDen } from '../../support/browser-den.js';
 import { APP_PORT, podWithApps, seedRunningWorkspace, WS_PORT, type PodWithApps } from './world.js';
 
@@ -92,6 +93,22 @@ describe('port preview in Chromium', function () {
     await page.goto(`${world.den.url}/`);
     expect(await page.textContent('h1')).not.to.equal('Not allowed');
     expect(new URL(page.url()).pathname).to.equal('/');
+  });
+
+  it("lists the ports listening in the workspace on its page, each linked to its preview, and notices a new one while the page is open", async () => {
+    const page = await world.signedIn('alice', '/w/dev');
+    const link = page.locator(`#ports a[data-port="${pod.apps.httpPort}"]`);
+    await link.waitFor();
+    expect(await link.getAttribute('href')).to.equal(`/w/dev/ports/${pod.apps.httpPort}/`);
+    expect(await page.textContent('#ports-state')).to.match(/ports listen in the workspace \(refreshed every 5 seconds\)/);
+    const late = net.createServer();
+    await new Promise<void>((resolve) => late.listen(0, '127.0.0.1', resolve));
+    const port = (late.address() as AddressInfo).port;
+    try {
+      await page.locator(`#ports a[data-port="${port}"]`).waitFor({ timeout: 12_000 });
+    } finally {
+      await new Promise((resolve) => late.close(resolve));
+    }
   });
 
   it("refuses another person: bob's browser at alice's preview address gets a page in words, and the app sees nothing", async () => {
