@@ -32,7 +32,7 @@ const CORE = '';
  * RBAC forbids creating a Role that grants more than its creator holds unless the creator has
  * `escalate`. Instead of `escalate`, the manager holds every permission the per-user Roles and
  * ClusterRoles grant (SPEC 1.2: full CRUD on Workspace, pod/log/event reads, pods/exec, home PVC
- * deletion, and `use` on WorkspaceImage), and gets `bind` only on the two ClusterRoles it binds
+ * deletion, and `use` on WorkspaceImage; and pods/portforward for port preview), and gets `bind` only on the two ClusterRoles it binds
  * without holding them.
  */
 export function managerClusterRules(): PolicyRule[] {
@@ -55,10 +55,10 @@ export function managerClusterRules(): PolicyRule[] {
     { apiGroups: [CORE], resources: ['pods', 'events'], verbs: READ },
     // Events about parents the loop changes itself (hooks/workspace/idle.ts: IdleStopped).
     { apiGroups: [CORE], resources: ['events'], verbs: ['create'] },
-    // pods/log, pods/exec and PVC delete are held only so the manager may grant them to workspace
-    // owners (see above); the manager itself never deletes a home PVC (SPEC 1.3).
+    // pods/log, pods/exec, pods/portforward and PVC delete are held only so the manager may grant
+    // them to workspace owners (see above); the manager itself never deletes a home PVC (SPEC 1.3).
     { apiGroups: [CORE], resources: ['pods/log'], verbs: ['get'] },
-    { apiGroups: [CORE], resources: ['pods/exec'], verbs: ['create', 'get'] },
+    { apiGroups: [CORE], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
     { apiGroups: [CORE], resources: ['persistentvolumeclaims'], verbs: [...READ, 'delete'] },
     // The `kubernetes` Service's addresses, for the user namespaces' NetworkPolicies.
     { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: CACHE },

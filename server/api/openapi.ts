@@ -120,6 +120,21 @@ function schemas(): Record<string, Schema> {
         namespace: str('Namespace of the workspace.'),
         workspace: str('Workspace name.'),
         pod: str('Pod the ports were read in.'),
+        apps: {
+          type: 'array',
+          description: "Apps the workspace's catalog entry declares (WorkspaceImage spec.apps), in its order.",
+          items: closed(
+            {
+              name: str('Button label.'),
+              port: int('Port the app listens on in the pod.', { minimum: 1, maximum: 65535 }),
+              path: str('Path the button opens in the app.'),
+              icon: { type: 'string', nullable: true, description: 'Icon URL, or null.' },
+              listening: bool('Whether a process listens on the port now.'),
+              preview_path: { type: 'string', nullable: true, description: "Path of the app through the port preview (`/w/<name>/ports/<port><path>`) when the workspace is the caller's own; null otherwise." },
+            },
+            ['name', 'port', 'path', 'icon', 'listening', 'preview_path'],
+          ),
+        },
         listening: {
           type: 'array',
           description: 'TCP ports processes in the pod listen on (LISTEN rows of /proc/net/tcp and tcp6, read with one exec as the caller), ascending.',
@@ -132,8 +147,8 @@ function schemas(): Record<string, Schema> {
           ),
         },
       },
-      ['namespace', 'workspace', 'pod', 'listening'],
-      'What a workspace serves: its listening ports with their previews.',
+      ['namespace', 'workspace', 'pod', 'apps', 'listening'],
+      'What a workspace serves: its declared apps and its listening ports, with their previews.',
     ),
     LogsResponse: closed({ namespace: str('Namespace of the pod.'), pod: str('Pod the lines come from.'), lines: str('The last lines of the log.') }, ['namespace', 'pod', 'lines']),
     LoginRequest: requestBodySchema('LoginRequest', loginRequest, { username: 'Local username.', password: 'Password.' }),
@@ -300,7 +315,7 @@ function paths(): Record<string, Record<string, Operation>> {
       }),
     },
     '/workspaces/{name}/apps': {
-      get: op('Workspaces', 'The ports listening in the workspace pod, with their previews', {
+      get: op('Workspaces', 'The apps and ports listening in the workspace pod, with their previews', {
         description: 'One exec as the caller (`cat /proc/net/tcp /proc/net/tcp6`): it needs pods/exec, which read-scoped tokens lack (403).',
         parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE)],
         responses: { '200': json('WorkspaceApps', 'The listening ports.'), ...errors([400, 401, 403, 404, 409], { 409: 'The workspace is not Running, or its pod is not there yet.' }) },

@@ -15,6 +15,7 @@ import { describeError } from '../../koa/errors.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
 import { takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
+import { declaredAppsOf } from './workspace-apps.js';
 
 /** Home path of every catalog entry the person can read, by name (for VS Code links). */
 export async function homePathsOf(kube: KubeClient): Promise<Map<string, string>> {
@@ -63,7 +64,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps): Promise<void> 
   const { kube, caller, assets } = ctx.state;
   const notice = takeNotice(ctx, deps.secureCookies);
   const ws = await readWorkspace(ctx);
-  const [events, homePaths] = await Promise.all([eventsOf(kube, ws, caller.namespace), homePathsOf(kube)]);
+  const [events, homePaths, apps] = await Promise.all([eventsOf(kube, ws, caller.namespace), homePathsOf(kube), declaredAppsOf(kube, ws.spec?.imageRef?.name)]);
   const shown = { ...ws, metadata: { ...ws.metadata, managedFields: undefined } };
   sendPage(
     ctx,
@@ -75,6 +76,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps): Promise<void> 
       homePath: homePaths.get(ws.spec?.imageRef?.name ?? '') ?? WORKSPACE_IMAGE_DEFAULTS.homePath,
       now: deps.now(),
       notice,
+      apps,
     }),
   );
 }

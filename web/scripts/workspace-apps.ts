@@ -38,7 +38,7 @@ function showPorts(ports: { port: number; preview_path: string | null }[]): void
 }
 
 function showAppStates(listening: Set<number> | undefined): void {
-  for (const badge of document.querySelectorAll<HTMLElement>('[data-app-portsState]')) {
+  for (const badge of document.querySelectorAll<HTMLElement>('[data-app-state]')) {
     const on = listening?.has(Number(badge.dataset.appState));
     badge.textContent = listening === undefined ? 'unknown' : on ? 'listening' : 'not listening';
     badge.classList.toggle('Running', on === true);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import net, { type AddressInfo } from 'node:net';
 import { startBrowserDen, type BrowserDen } from '../../support/browser-den.js';
-import { APP_PORT, podWithApps, seedRunningWorkspace, WS_PORT, type PodWithApps } from './world.js';
+import { APP_PORT, CLOSED_PORT, podWithApps, seedRunningWorkspace, WS_PORT, type PodWithApps } from './world.js';
 
 const PREVIEW = `/w/dev/ports/${APP_PORT}`;
 
@@ -31,8 +31,8 @@ describe('port preview in Chromium', function () {
   before(async () => {
     home = await mkdtemp(join(tmpdir(), 'den-preview-browser-'));
     world = await startBrowserDen({ alice: {}, bob: {} }, async (api) => {
-      seedRunningWorkspace(api, 'dev', 'svc-alice');
       pod = await podWithApps(api, home);
+      seedRunningWorkspace(api, 'dev', 'svc-alice', { apps: [{ name: 'Web app', port: pod.apps.httpPort }, { name: 'Notebook', port: CLOSED_PORT, path: '/lab' }] });
     });
   });
   after(async () => {
@@ -109,6 +109,21 @@ describe('port preview in Chromium', function () {
     } finally {
       await new Promise((resolve) => late.close(resolve));
     }
+  });
+
+  it("shows the catalog entry's apps as buttons with their state, and a button opens its app through the preview", async () => {
+    const page = await world.signedIn('alice', '/w/dev');
+    const web = page.locator(`a.app[data-app-port="${pod.apps.httpPort}"]`);
+    expect(await web.textContent()).to.equal(' Open Web app');
+    expect(await web.getAttribute('href')).to.equal(`/w/dev/ports/${pod.apps.httpPort}/`);
+    expect(await page.locator(`a.app[data-app-port="${CLOSED_PORT}"]`).getAttribute('href')).to.equal(`/w/dev/ports/${CLOSED_PORT}/lab`);
+    // The fake pod is this machine: the test app listens on its port here, nothing on CLOSED_PORT.
+    await page.locator(`[data-app-state="${pod.apps.httpPort}"]`, { hasText: /^listening$/ }).waitFor();
+    await page.locator(`[data-app-state="${CLOSED_PORT}"]`, { hasText: 'not listening' }).waitFor();
+    const [opened] = await Promise.all([page.context().waitForEvent('page'), web.click()]);
+    await opened.locator('#greeting', { hasText: 'hello from the app' }).waitFor();
+    expect(new URL(opened.url()).pathname).to.equal(`/w/dev/ports/${pod.apps.httpPort}/`);
+    await opened.close();
   });
 
   it("refuses another person: bob's browser at alice's preview address gets a page in words, and the app sees nothing", async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { addPerson, call, login, startCluster, startDen, type Den, type Signed } from '../core/cluster.js';
-import { podWithApps, seedRunningWorkspace, type PodWithApps } from './world.js';
+import { CLOSED_PORT, podWithApps, seedRunningWorkspace, type PodWithApps } from './world.js';
 
 describe('listening ports of a workspace (GET /api/v1/workspaces/{name}/apps)', function () {
   this.timeout(30_000);
@@ -19,8 +19,13 @@ describe('listening ports of a workspace (GET /api/v1/workspaces/{name}/apps)', 
     home = await mkdtemp(join(tmpdir(), 'den-ports-'));
     api = await startCluster();
     await addPerson(api, 'alice');
-    seedRunningWorkspace(api, 'dev', 'svc-alice');
     pod = await podWithApps(api, home);
+    seedRunningWorkspace(api, 'dev', 'svc-alice', {
+      apps: [
+        { name: 'Web app', port: pod.apps.httpPort, path: '/echo?from=button', icon: 'https://example.com/app.svg' },
+        { name: 'Notebook', port: CLOSED_PORT },
+      ],
+    });
     den = await startDen(api);
     alice = await login(den, 'alice', 'alice-password');
   });
@@ -45,6 +50,14 @@ describe('listening ports of a workspace (GET /api/v1/workspaces/{name}/apps)', 
     expect(pod.exec.execs.at(-1)).to.deep.include({ namespace: 'svc-alice', pod: 'dev-0', container: 'workspace', tty: false, command: ['cat', '/proc/net/tcp', '/proc/net/tcp6'] });
     const exec = api.requests.filter((r) => r.path === '/api/v1/namespaces/svc-alice/pods/dev-0/exec').at(-1);
     expect(exec?.user).to.equal('system:serviceaccount:svc-alice:session');
+  });
+
+  it("gives the apps the workspace's catalog entry declares, each with whether its port listens and its preview path", async () => {
+    const answer = await call(den, 'GET', '/workspaces/dev/apps', { as: alice });
+    expect(answer.body.apps).to.deep.equal([
+      { name: 'Web app', port: pod.apps.httpPort, path: '/echo?from=button', icon: 'https://example.com/app.svg', listening: true, preview_path: `/w/dev/ports/${pod.apps.httpPort}/echo?from=button` },
+      { name: 'Notebook', port: CLOSED_PORT, path: '/', icon: null, listening: false, preview_path: `/w/dev/ports/${CLOSED_PORT}/` },
+    ]);
   });
 
   it('answers 409 saying so when the workspace is not running, without an exec', async () => {

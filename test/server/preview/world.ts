@@ -1,6 +1,7 @@
 // A Den with one running workspace whose "pod" is this machine: the fake API server's
 // pods/portforward connects pod port 3000 to the test HTTP app and 3001 to the websocket
-// echo app (test/server/preview/apps.ts); any other port reaches a closed loopback port.
+// echo app (test/server/preview/apps.ts), CLOSED_PORT to a closed loopback port, and any other
+// port to the same port of this machine (whose /proc/net/tcp the pod's exec reads).
 import { LABELS } from '../../../kube/group.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { FakeExec } from '../../support/fake-exec.js';
@@ -43,7 +44,7 @@ export async function podWithApps(api: FakeApiServer, cwd: string): Promise<PodW
   const closed = await freePort();
   const exec = new FakeExec({
     cwd,
-    localPort: (port) => (port === APP_PORT ? apps.httpPort : port === WS_PORT ? apps.wsPort : closed),
+    localPort: (port) => (port === APP_PORT ? apps.httpPort : port === WS_PORT ? apps.wsPort : port === CLOSED_PORT ? closed : port),
   });
   exec.attachTo(api);
   return {
