@@ -68,6 +68,7 @@ const IMAGE_PROSE = {
   icon: 'Icon URL. On PATCH an empty string removes it.',
   tags: 'Catalog filter tags.',
   deprecated: 'Hidden from the catalog unless asked for.',
+  apps: 'Apps a workspace of this entry serves (WorkspaceImage spec.apps): each {name, port, path?, icon?}; names unique, at most 16, a port 1-65535, a path starting with /, an https: or data:image/ icon. On PATCH the list replaces the stored one.',
 };
 
 const REGISTRY_PROSE = {

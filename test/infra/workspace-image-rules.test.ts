@@ -4,6 +4,16 @@ import { reviewWorkspaceImage } from '../../hooks/admission/webhooks.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { startCluster } from '../server/core/cluster.js';
+import { createWorkspaceImageRequest, patchWorkspaceImageRequest } from '../../server/api/schemas.js';
+
+async function restError(apps: unknown): Promise<string | undefined> {
+  try {
+    await createWorkspaceImageRequest.validate({ name: 'ide', image: 'debian:12', apps }, { strict: true, abortEarly: false });
+    return undefined;
+  } catch (err) {
+    return ((err as { errors?: string[] }).errors ?? [(err as Error).message]).join('; ');
+  }
+}
 
 const VSCODE = { name: 'VS Code', port: 3000, path: '/?folder=/home/dev', icon: 'https://example.com/vscode.svg' };
 
@@ -31,7 +41,7 @@ const RULES: { rule: string; apps: unknown; field: string; says: string }[] = [
 
 describe('WorkspaceImage spec.apps rules: one home, read by the CRD schema and the webhook vworkspaceimage.den.dev', () => {
   for (const r of RULES) {
-    it(`${r.rule}: the webhook denies naming ${r.field}`, () => {
+    it(`${r.rule}: the webhook denies naming ${r.field}, REST refuses naming ${r.field.replace('spec.', '')}`, async () => {
       expect(declaredAppViolations(r.apps)).to.deep.equal([{ field: r.field, message: r.says }]);
       for (const operation of ['CREATE', 'UPDATE'] as const) {
         const response = review(r.apps, operation);
@@ -39,10 +49,14 @@ describe('WorkspaceImage spec.apps rules: one home, read by the CRD schema and t
         expect(response.status?.code).to.equal(422);
         expect(response.status?.message).to.equal(`${r.field}: ${r.says}`);
       }
+      expect(await restError(r.apps)).to.contain(`${r.field.replace('spec.', '')} ${r.says}`);
     });
   }
 
-  it('lets valid apps and an entry without apps through, and pages show only valid stored apps', () => {
+  it('lets valid apps and an entry without apps through, and pages show only valid stored apps', async () => {
+    expect(await restError([VSCODE, { name: 'Notebook', port: 8888 }])).to.equal(undefined);
+    expect(await restError([{ name: 'x', port: 1, extra: true }])).to.equal('unknown field apps[0].extra');
+    expect(patchWorkspaceImageRequest.isValidSync({ apps: [] }, { strict: true })).to.equal(true);
     expect(review([VSCODE, { name: 'Notebook', port: 8888 }]).allowed).to.equal(true);
     expect(review(undefined).allowed).to.equal(true);
     expect(declaredApps([VSCODE, { name: 'broken', port: 0 }])).to.deep.equal([VSCODE]);
