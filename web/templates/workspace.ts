@@ -84,7 +84,6 @@ ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.not
 <section class="card"><h2>Connect</h2>${connectBlock(v.ws, v.homePath)}
   <div class="row">${runForm(name, 'start', canStart(v.ws), viewer.csrf, `/w/${name}`)}${runForm(name, 'stop', canStop(v.ws), viewer.csrf, `/w/${name}`)}</div>
 </section>
-${appsCard(name, v.apps ?? [])}
 <div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
 <section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs">
   <div class="row"><label for="tail">Lines</label><select id="tail" name="tail"><option value="100">100</option><option value="200" selected>200</option><option value="500">500</option><option value="1000">1000</option></select></div>
@@ -96,6 +95,7 @@ ${appsCard(name, v.apps ?? [])}
   <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws"></div>
 </section>
 <section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden><pre id="yaml" tabindex="0" aria-label="Workspace YAML">${v.yaml}</pre></section>
+${appsCard(name, v.apps ?? [])}
 <section class="card" aria-labelledby="delete-title">
   <h2 id="delete-title">Delete</h2>
   <details><summary>Delete this workspace…</summary>
