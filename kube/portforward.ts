@@ -6,7 +6,7 @@
 // by den server's port preview.
 import { duplexPair, type Duplex } from 'node:stream';
 import type { KubeClient } from './client.js';
-import { FrameSender, opened, OutputGate } from './channel-ws.js';
+import { FrameSender, OutputGate } from './channel-ws.js';
 import type { ExecTarget } from './exec.js';
 
 export const PORTFORWARD_PROTOCOLS = ['v4.channel.k8s.io'] as const;
@@ -31,8 +31,7 @@ export interface PortTunnel {
 /** Opens the tunnel; rejects with the API server's Status when the upgrade is refused. */
 export async function openPortForward(client: KubeClient, target: Pick<ExecTarget, 'namespace' | 'pod'>, port: number): Promise<PortTunnel> {
   const path = portForwardPath(target);
-  const ws = await client.websocket(path, new URLSearchParams({ ports: String(port) }), [...PORTFORWARD_PROTOCOLS]);
-  const onMessage = await opened(ws, path);
+  const { ws, onMessage } = await client.openStream(path, new URLSearchParams({ ports: String(port) }), [...PORTFORWARD_PROTOCOLS]);
 
   const sender = new FrameSender(ws);
   const gate = new OutputGate(ws);

@@ -32,7 +32,8 @@ const CORE = '';
  * RBAC forbids creating a Role that grants more than its creator holds unless the creator has
  * `escalate`. Instead of `escalate`, the manager holds every permission the per-user Roles and
  * ClusterRoles grant (SPEC 1.2: full CRUD on Workspace, pod/log/event reads, pods/exec, home PVC
- * deletion, and `use` on WorkspaceImage; and pods/portforward for port preview), and gets `bind` only on the two ClusterRoles it binds
+ * deletion, and `use` on WorkspaceImage; pods/portforward for SSH forwarding and port preview), and gets
+ * `bind` only on the two ClusterRoles it binds
  * without holding them.
  */
 export function managerClusterRules(): PolicyRule[] {
@@ -117,7 +118,11 @@ export function serverNamespaceRules(): PolicyRule[] {
   return [{ apiGroups: [CORE], resources: ['secrets'], verbs: ['get', ...CACHE, 'create', 'patch', 'delete'] }];
 }
 
-/** The gateway never reads Secrets (SPEC 1.5); its host key arrives as a mounted file. */
+/**
+ * The gateway never reads Secrets (SPEC 1.5); its host key arrives as a mounted file. It opens
+ * no exec or port forward with its own identity: sessions run as the workspace owner's `session`
+ * ServiceAccount, whose token it mints, so the owner's Role decides and the audit log names them.
+ */
 export function gatewayClusterRules(): PolicyRule[] {
   return [
     { apiGroups: [GROUP], resources: ['workspaces'], verbs: READ },
@@ -125,8 +130,9 @@ export function gatewayClusterRules(): PolicyRule[] {
     // The image's shell and home path decide what a session starts.
     { apiGroups: [GROUP], resources: ['workspaceimages'], verbs: CACHE },
     { apiGroups: [CORE], resources: ['pods'], verbs: ['get'] },
-    // Websocket upgrades are a GET: older API servers check `get`, newer ones `create` as well.
-    { apiGroups: [CORE], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
+    { apiGroups: [CORE], resources: ['serviceaccounts/token'], verbs: ['create'], resourceNames: [SERVICE_ACCOUNTS.session] },
+    // SSHSessionOpened / SSHSessionClosed on the Workspace; patch aggregates a burst into one Event.
+    { apiGroups: [CORE], resources: ['events'], verbs: ['create', 'patch'] },
   ];
 }
 

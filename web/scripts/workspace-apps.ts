@@ -46,7 +46,7 @@ function showAppStates(listening: Set<number> | undefined): void {
   }
 }
 
-async function refresh(): Promise<void> {
+async function refreshPorts(): Promise<void> {
   if (!appsCardEl?.dataset.appsUrl || !portsState || document.hidden) return;
   try {
     const res = await fetch(appsCardEl.dataset.appsUrl, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
@@ -69,7 +69,7 @@ async function refresh(): Promise<void> {
 }
 
 if (appsCardEl) {
-  void refresh();
-  setInterval(() => void refresh(), PORTS_EVERY_MS);
-  document.addEventListener('visibilitychange', () => void refresh());
+  void refreshPorts();
+  setInterval(() => void refreshPorts(), PORTS_EVERY_MS);
+  document.addEventListener('visibilitychange', () => void refreshPorts());
 }

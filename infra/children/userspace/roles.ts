@@ -1,4 +1,4 @@
-// Roles `svc-workspace-user` (owner rights, SPEC 1.2 rule 2, and pods/portforward for port preview) and `svc-workspace-reader`
+// Roles `svc-workspace-user` (owner rights, SPEC 1.2 rule 2) and `svc-workspace-reader`
 // (the same minus every write verb, rule 3).
 import { Construct } from 'constructs';
 import { KubeRole, type PolicyRule } from 'cdk8s-plus-28/lib/imports/k8s.js';
@@ -18,10 +18,9 @@ export const USER_RULES: PolicyRule[] = [
   },
   { apiGroups: [''], resources: ['pods', 'events'], verbs: READ },
   { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
-  // Websocket exec is a GET on older API servers and a create on newer ones.
-  { apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] },
-  // Port preview (den server's /w/<name>/ports/<port>/) opens a port forward with the person's own token; like exec, a write in effect.
-  { apiGroups: [''], resources: ['pods/portforward'], verbs: ['create', 'get'] },
+  // Websocket exec and port forwarding (SSH through den gateway, which acts as the owner's
+  // `session` ServiceAccount) are a GET on older API servers and a create on newer ones.
+  { apiGroups: [''], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
   // DELETE /workspaces removes the retained home PVC with the caller's own token (SPEC 4.2).
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: [...READ, 'delete'] },
 ];
