@@ -1,5 +1,5 @@
 // The Koa application of `den server`, separate from the listening server so tests drive
-// it over a loopback port. Middleware order: body-size limit, client address, the web UI
+// it over a loopback port. Middleware order: port previews (server/preview), body-size limit, client address, the web UI
 // (every path outside /api and the health checks: server/pages/index.ts), then for REST: error
 // mapper, security headers, JSON body, public routes, authentication, CSRF, authenticated routes.
 import Router from '@koa/router';
@@ -24,6 +24,8 @@ import { AssetStore } from './pages/assets.js';
 import { webUi } from './pages/index.js';
 import { Registry } from 'prom-client';
 import { HttpMetrics } from './metrics.js';
+import { PreviewProxy } from './preview/proxy.js';
+import { servePreviews } from './preview/middleware.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -53,6 +55,13 @@ export interface AppDeps {
   assets?: AssetStore;
   /** Request figures; an app of its own (tests) counts into a registry nobody scrapes. */
   httpMetrics?: HttpMetrics;
+  /** The port preview proxy (`/w/<name>/ports/<port>/…`); its websockets are routed by server/http/upgrades.ts. One of its own unless given. */
+  previews?: PreviewProxy;
+}
+
+/** The preview proxy an app serves when it is given none. */
+export function previewProxyOf(deps: Pick<AppDeps, 'config' | 'auth' | 'serverClient' | 'log' | 'ready' | 'now' | 'assets'>): PreviewProxy {
+  return new PreviewProxy({ ...deps.auth, serverClient: deps.serverClient, baseUrl: deps.config.baseUrl, assets: deps.assets ?? new AssetStore(), log: deps.log, ready: deps.ready, now: deps.now ?? Date.now });
 }
 
 function healthRoutes(ready: () => boolean): Router {
@@ -111,10 +120,13 @@ export function createApp(deps: AppDeps): Koa {
     now,
   });
 
+  const trusted = new TrustedProxies(config.trustedProxies ?? []);
   const app = new Koa();
   app.use((deps.httpMetrics ?? new HttpMetrics(new Registry())).middleware());
+  // Previews carry the apps' own bodies and headers: before Den's body limit and headers.
+  app.use(servePreviews(deps.previews ?? previewProxyOf(deps), trusted));
   app.use(refuseOversizedBodies(limit));
-  app.use(identifyClient(new TrustedProxies(config.trustedProxies ?? [])));
+  app.use(identifyClient(trusted));
   app.use(securityHeaders({ https }));
   // Every path outside /api/v1 and the health checks is a page, with its own error pages.
   app.use(pages);

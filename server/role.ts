@@ -17,7 +17,9 @@ import { Metrics } from '../process/metrics.js';
 import { MintingMetrics } from '../kube/minting-metrics.js';
 import { HttpMetrics } from './metrics.js';
 import { re2 } from '../process/re2.js';
-import { createApp } from './app.js';
+import { createApp, previewProxyOf } from './app.js';
+import { routeUpgrades } from './upgrades.js';
+import { TrustedProxies } from './http/client-address.js';
 import { parseTrustedProxies } from './http/client-address.js';
 import { loadProviders, ProviderConfigError, type ProviderConfig } from './auth/providers/config.js';
 import { IdentityProviders } from './auth/providers/registry.js';
@@ -111,16 +113,20 @@ export const serverRole: Role<typeof serverSettings> = {
     await assets.load();
     // One recorder for REST, the pages and the terminal: their bursts aggregate together.
     const events = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.server });
+    const config = { baseUrl: settings.baseUrl, localAuth: settings.localAuth, trustedProxies: settings.trustedProxies };
+    const ready = () => synced && listening;
+    const previews = previewProxyOf({ config, auth, serverClient: client, log: say, ready, assets });
     const app = createApp({
-      config: { baseUrl: settings.baseUrl, localAuth: settings.localAuth, trustedProxies: settings.trustedProxies },
+      config,
       serverClient: client,
       auth,
       resources: { gpuResource: settings.gpuResource, log: say, events: events.record },
       providers: new IdentityProviders(providerConfigs),
       log: say,
-      ready: () => synced && listening,
+      ready,
       assets,
       httpMetrics: new HttpMetrics(metrics.registry),
+      previews,
     });
     // /metrics stays off the listener people reach; the probes may use either.
     const health = await startHealthServer(settings.healthListen, () => synced && listening, metrics);
@@ -141,7 +147,7 @@ export const serverRole: Role<typeof serverSettings> = {
         onError: (err, where) => say('cannot record activity', { ...where, error: err.message }),
       }),
     });
-    terminals.attach(server);
+    routeUpgrades(server, { terminals, previews, trustedProxies: new TrustedProxies(settings.trustedProxies ?? []) });
     server.on('clientError', (err, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
       else socket.destroy(err);
@@ -181,6 +187,7 @@ export const serverRole: Role<typeof serverSettings> = {
     const closed = closeServer(server);
     const graceOver = new AbortController();
     // Upgraded sockets are no longer the HTTP server's: the terminals are told themselves.
+    previews.close();
     await Promise.race([Promise.all([closed, terminals.close()]), sleep(SHUTDOWN_GRACE_MS, graceOver.signal)]);
     graceOver.abort();
     server.closeAllConnections();

@@ -8,7 +8,7 @@ import { WEBHOOKS } from '../../infra/install/names.js';
 import type { DecisionMemo } from './memo.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { answer, deny, parseReview, ReviewShapeError, type AdmissionRequest, type AdmissionResponse } from './review.js';
-import { reviewImageRegistry, reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidation, type AdminCheck, type ClusterView } from './webhooks.js';
+import { reviewImageRegistry, reviewWorkspaceImage, reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidation, type AdminCheck, type ClusterView } from './webhooks.js';
 
 /**
  * An AdmissionReview carries the object and the old object; each is at most about 1.5 MiB
@@ -34,6 +34,7 @@ export const REVIEWS: Record<string, { webhook: string; review: Review }> = {
   [WEBHOOKS.validateWorkspace.path]: { webhook: WEBHOOKS.validateWorkspace.name, review: (r, d) => reviewWorkspaceValidation(r, d.view, { gpuResource: d.gpuResource, memo: d.memo }, d.now()) },
   [WEBHOOKS.validateUserSpace.path]: { webhook: WEBHOOKS.validateUserSpace.name, review: (r, d) => reviewUserSpaceUpdate(r, d.isAdmin, d.memo) },
   [WEBHOOKS.validateImageRegistry.path]: { webhook: WEBHOOKS.validateImageRegistry.name, review: (r) => reviewImageRegistry(r) },
+  [WEBHOOKS.validateWorkspaceImage.path]: { webhook: WEBHOOKS.validateWorkspaceImage.name, review: (r) => reviewWorkspaceImage(r) },
 };
 
 interface ReviewState {

@@ -20,7 +20,8 @@ export type RuleId =
   | 'owner-immutable'
   | 'admin-only'
   | 'read-only'
-  | 'registry-spec';
+  | 'registry-spec'
+  | 'image-apps';
 
 export interface Violation {
   rule: RuleId;

@@ -1,6 +1,7 @@
 // The three webhooks as functions of one AdmissionRequest and a read-only view of the caches.
 // No I/O here except the administrator question, which is passed in.
 import { imageRegistryViolations } from '../../infra/crds/image-registry-rules.js';
+import { declaredAppViolations } from '../../infra/crds/workspace-image-rules.js';
 import { GROUP, KINDS, userSpaceOfNamespace, WEBHOOK_EXCLUDED_NAMESPACES } from '../../kube/group.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
 import { mutateWorkspace } from './mutate-workspace.js';
@@ -113,6 +114,18 @@ export function reviewImageRegistry(request: AdmissionRequest): AdmissionRespons
   const object = request.object;
   if (!object) return missingObject(request);
   const violations = imageRegistryViolations(object.spec).map((v) => ({ rule: 'registry-spec' as const, ...v }));
+  const denial = denialStatus(violations);
+  return denial ? deny(request.uid, denial) : allow(request.uid);
+}
+
+/** WorkspaceImage CREATE and UPDATE: the declared apps (`spec.apps`), which the CRD schema also bounds where the API server checks it. */
+export function reviewWorkspaceImage(request: AdmissionRequest): AdmissionResponse {
+  if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow(request.uid);
+  const wrong = wrongKind(request, KINDS.workspaceImage);
+  if (wrong) return wrong;
+  const object = request.object as WorkspaceImage | null | undefined;
+  if (!object) return missingObject(request);
+  const violations = declaredAppViolations((object.spec as Record<string, unknown> | undefined)?.apps).map((v) => ({ rule: 'image-apps' as const, ...v }));
   const denial = denialStatus(violations);
   return denial ? deny(request.uid, denial) : allow(request.uid);
 }

@@ -31,6 +31,7 @@ export interface JsonSchema {
   maximum?: number;
   minLength?: number;
   maxLength?: number;
+  maxItems?: number;
   pattern?: string;
   anyOf?: JsonSchema[];
   'x-kubernetes-int-or-string'?: true;

@@ -17,6 +17,7 @@ import {
   timestamp,
   tolerations,
 } from './schema.js';
+import { APP_ICON_PATTERN, APP_LIMITS, APP_NAME_PATTERN, APP_PATH_PATTERN, type DeclaredApp } from './workspace-image-rules.js';
 
 /**
  * What SPEC 2.2 fills in when an entry leaves a field out: the schema's defaults, and what the
@@ -68,6 +69,20 @@ export function workspaceImageCrd(): CustomResourceDefinition {
           nodeSelector: stringMap('Copied into the pod spec.'),
           tolerations: tolerations('Copied into the pod spec.'),
         }),
+        apps: arrayOf(
+          'Apps a workspace of this entry serves, each a button on the workspace page opening /w/<workspace>/ports/<port><path> through Den (port preview). An extension beside SPEC 2.2.',
+          object(
+            'One app: a process the entry\'s command starts, listening on a port in the pod.',
+            {
+              name: string('Button label, unique in the list.', { minLength: 1, maxLength: APP_LIMITS.nameMaxLength, pattern: APP_NAME_PATTERN }),
+              port: integer('TCP port the app listens on in the pod.', { minimum: APP_LIMITS.portMin, maximum: APP_LIMITS.portMax }),
+              path: string('Path the button opens in the app (default /).', { maxLength: APP_LIMITS.pathMaxLength, pattern: APP_PATH_PATTERN }),
+              icon: string('Icon URL (https: or data:image/).', { maxLength: APP_LIMITS.iconMaxLength, pattern: APP_ICON_PATTERN }),
+            },
+            { required: ['name', 'port'] },
+          ),
+          { maxItems: APP_LIMITS.maxApps, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] },
+        ),
         imagePullSecretRef: localObjectReference(
           "Pull Secret for the image; replicated from the manager's namespace into every user namespace.",
         ),
@@ -103,6 +118,7 @@ export interface WorkspaceImageSpec {
   deprecateAt?: string;
   placement?: { nodeSelector?: Record<string, string>; tolerations?: V1Toleration[] };
   imagePullSecretRef?: { name?: string };
+  apps?: DeclaredApp[];
 }
 
 export interface WorkspaceImageStatusFields {

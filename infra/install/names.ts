@@ -38,6 +38,7 @@ export const WEBHOOKS = {
   validateWorkspace: { name: 'vworkspace.den.dev', path: '/validate-workspace' },
   validateUserSpace: { name: 'vuserspace.den.dev', path: '/validate-userspace' },
   validateImageRegistry: { name: 'vimageregistry.den.dev', path: '/validate-imageregistry' },
+  validateWorkspaceImage: { name: 'vworkspaceimage.den.dev', path: '/validate-workspaceimage' },
 } as const;
 
 export function commonLabels(): Record<string, string> {

@@ -32,7 +32,8 @@ const CORE = '';
  * RBAC forbids creating a Role that grants more than its creator holds unless the creator has
  * `escalate`. Instead of `escalate`, the manager holds every permission the per-user Roles and
  * ClusterRoles grant (SPEC 1.2: full CRUD on Workspace, pod/log/event reads, pods/exec, home PVC
- * deletion, and `use` on WorkspaceImage), and gets `bind` only on the two ClusterRoles it binds
+ * deletion, and `use` on WorkspaceImage; pods/portforward for SSH forwarding and port preview), and gets
+ * `bind` only on the two ClusterRoles it binds
  * without holding them.
  */
 export function managerClusterRules(): PolicyRule[] {

@@ -70,6 +70,11 @@ export class WebhookConfigurations extends Construct {
           ...common(WEBHOOKS.validateImageRegistry.path),
           rules: [rule('imageregistries', ['CREATE', 'UPDATE'], 'Cluster')],
         },
+        {
+          name: WEBHOOKS.validateWorkspaceImage.name,
+          ...common(WEBHOOKS.validateWorkspaceImage.path),
+          rules: [rule('workspaceimages', ['CREATE', 'UPDATE'], 'Cluster')],
+        },
       ],
     });
   }

@@ -76,6 +76,7 @@ export function workspaceImageObject(req: CreateWorkspaceImageRequest): KubeObje
     tags: req.tags,
     deprecated: req.deprecated,
     image: req.image,
+    apps: req.apps,
   });
   return { apiVersion: API_VERSION, kind: KINDS.workspaceImage, metadata: { name: req.name }, spec };
 }
@@ -89,6 +90,8 @@ export function workspaceImagePatch(req: PatchWorkspaceImageRequest): Json {
       tags: req.tags,
       deprecated: req.deprecated,
       image: req.image,
+      // A list replaces the stored one (an empty list removes every app).
+      apps: req.apps,
     }),
   };
 }

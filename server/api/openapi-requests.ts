@@ -24,6 +24,8 @@ const NAMED_CHECKS: Record<string, (type: string, params: Record<string, unknown
   re2: () => ({}),
   'secret-name': () => ({}),
   'create-only': () => ({}),
+  // The declared apps' rules (infra/crds/workspace-image-rules.ts), told in the field's prose.
+  apps: () => ({}),
 };
 
 const testsOf = (field: AnySchema): TestOptions[] => (field as unknown as { tests: { OPTIONS?: TestOptions }[] }).tests.map((t) => t.OPTIONS ?? {});
@@ -50,6 +52,11 @@ function fieldSchema(field: AnySchema, description: string | undefined, where: s
   if (values.length) out.enum = values;
   if (d.notOneOf.length) out.not = { enum: d.notOneOf };
   if (type === 'array') out.items = fieldSchema((field as unknown as { innerType: AnySchema }).innerType, undefined, `${where}[]`);
+  if (type === 'object') {
+    const inner = (field as unknown as { fields: Record<string, AnySchema> }).fields;
+    out.properties = Object.fromEntries(Object.entries(inner).map(([key, f]) => [key, fieldSchema(f, undefined, `${where}.${key}`)]));
+    out.additionalProperties = false;
+  }
   return out;
 }
 

@@ -70,6 +70,7 @@ const IMAGE_PROSE = {
   icon: 'Icon URL. On PATCH an empty string removes it.',
   tags: 'Catalog filter tags.',
   deprecated: 'Hidden from the catalog unless asked for.',
+  apps: 'Apps a workspace of this entry serves (WorkspaceImage spec.apps): each {name, port, path?, icon?}; names unique, at most 16, a port 1-65535, a path starting with /, an https: or data:image/ icon. On PATCH the list replaces the stored one.',
 };
 
 const REGISTRY_PROSE = {
@@ -136,6 +137,41 @@ function schemas(): Record<string, Schema> {
       'One of Den\'s own Events (source.component den) about a Workspace.',
     ),
     ActivityList: listOf('ActivityEntry'),
+    WorkspaceApps: closed(
+      {
+        namespace: str('Namespace of the workspace.'),
+        workspace: str('Workspace name.'),
+        pod: str('Pod the ports were read in.'),
+        apps: {
+          type: 'array',
+          description: "Apps the workspace's catalog entry declares (WorkspaceImage spec.apps), in its order.",
+          items: closed(
+            {
+              name: str('Button label.'),
+              port: int('Port the app listens on in the pod.', { minimum: 1, maximum: 65535 }),
+              path: str('Path the button opens in the app.'),
+              icon: { type: 'string', nullable: true, description: 'Icon URL, or null.' },
+              listening: bool('Whether a process listens on the port now.'),
+              preview_path: { type: 'string', nullable: true, description: "Path of the app through the port preview (`/w/<name>/ports/<port><path>`) when the workspace is the caller's own; null otherwise." },
+            },
+            ['name', 'port', 'path', 'icon', 'listening', 'preview_path'],
+          ),
+        },
+        listening: {
+          type: 'array',
+          description: 'TCP ports processes in the pod listen on (LISTEN rows of /proc/net/tcp and tcp6, read with one exec as the caller), ascending.',
+          items: closed(
+            {
+              port: int('Port number.', { minimum: 1, maximum: 65535 }),
+              preview_path: { type: 'string', nullable: true, description: 'Path of its port preview on this server (`/w/<name>/ports/<port>/`) when the workspace is the caller\'s own; null otherwise (a preview serves only the viewer\'s own workspaces).' },
+            },
+            ['port', 'preview_path'],
+          ),
+        },
+      },
+      ['namespace', 'workspace', 'pod', 'apps', 'listening'],
+      'What a workspace serves: its declared apps and its listening ports, with their previews.',
+    ),
     LogsResponse: closed({ namespace: str('Namespace of the pod.'), pod: str('Pod the lines come from.'), lines: str('The last lines of the log.') }, ['namespace', 'pod', 'lines']),
     LoginRequest: requestBodySchema('LoginRequest', loginRequest, { username: 'Local username.', password: 'Password.' }),
     CreateWorkspaceRequest: requestBodySchema('CreateWorkspaceRequest', createWorkspaceRequest, {
@@ -312,6 +348,13 @@ function paths(): Record<string, Record<string, Operation>> {
         description: `${ACTIVITY_ORDER} Read with the caller's token in the workspace's namespace; a workspace deleted a moment ago keeps its Events until they expire.`,
         parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE), ...activityParams],
         responses: { '200': json('ActivityList', 'The entries.'), ...errors([400, 401, 403]) },
+      }),
+    },
+    '/workspaces/{name}/apps': {
+      get: op('Workspaces', 'The apps and ports listening in the workspace pod, with their previews', {
+        description: 'One exec as the caller (`cat /proc/net/tcp /proc/net/tcp6`): it needs pods/exec, which read-scoped tokens lack (403).',
+        parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE)],
+        responses: { '200': json('WorkspaceApps', 'The listening ports.'), ...errors([400, 401, 403, 404, 409], { 409: 'The workspace is not Running, or its pod is not there yet.' }) },
       }),
     },
     '/workspace-images': {

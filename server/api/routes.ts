@@ -10,6 +10,7 @@ import { mountRegistryRoutes } from './registries.js';
 import type { ApiRouter, ResourceDeps } from './types.js';
 import { mountUserSpaceRoutes } from './userspaces.js';
 import { mountWorkspaceRoutes } from './workspaces.js';
+import { mountWorkspaceAppRoutes } from './apps.js';
 
 export type { ResourceDeps } from './types.js';
 export { DEFAULT_QUOTA } from './userspaces.js';
@@ -25,6 +26,7 @@ export function mountResourceRoutes(router: ApiRouter, deps: ResourceDeps): void
     return next();
   });
   mountWorkspaceRoutes(router, deps);
+  mountWorkspaceAppRoutes(router);
   mountCatalogRoutes(router, deps);
   mountRegistryRoutes(router, deps);
   mountUserSpaceRoutes(router, deps);

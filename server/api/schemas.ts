@@ -7,6 +7,8 @@ import { IMAGE_REGISTRY_LIMITS as LIMITS, re2Problem, TAG_MODES } from '../../in
 import { REGISTRY_PROVIDERS } from '../../infra/crds/image-registry.js';
 import { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
 import { ACTIVITY_KINDS } from '../../kube/den-events.js';
+import { declaredAppViolations } from '../../infra/crds/workspace-image-rules.js';
+import { array } from 'yup';
 import { label, quantity, serviceName, subdomain } from './fields.js';
 
 const { string, boolean, integer, strings } = fields;
@@ -43,6 +45,19 @@ export const createWorkspaceRequest = exact({
 });
 export type CreateWorkspaceRequest = typeof createWorkspaceRequest.__outputType;
 
+/** `apps` of a catalog request: WorkspaceImage spec.apps, checked by the rules the webhook reads (infra/crds/workspace-image-rules.ts). */
+function declaredAppList() {
+  const app = exact({ name: string(), port: integer(), path: string(), icon: string() });
+  return array()
+    .typeError('${path} must be an array of apps')
+    .of(app.defined('${path} must be an app'))
+    .test('apps', '${path} is refused', function check(list) {
+      const violations = declaredAppViolations(list);
+      if (!violations.length) return true;
+      return this.createError({ message: violations.map((v) => `${v.field.replace(/^spec\.apps/, this.path)} ${v.message}`).join('; ') });
+    });
+}
+
 const imageFields = {
   image: string().min(1, 'image must not be empty').max(1024, 'image must be at most 1024 characters').matches(/^\S+$/, 'image must not contain spaces'),
   display_name: string().min(1, 'display_name must not be empty').max(256, 'display_name must be at most 256 characters'),
@@ -50,6 +65,7 @@ const imageFields = {
   icon: string().max(2048, 'icon must be at most 2048 characters'),
   tags: strings(),
   deprecated: boolean(),
+  apps: declaredAppList(),
 };
 
 export const createWorkspaceImageRequest = exact({

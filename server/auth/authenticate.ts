@@ -51,7 +51,7 @@ export function bearerOf(header: string): string | undefined {
   return m[1]!;
 }
 
-async function credentialOf(ctx: Context, deps: AuthDeps): Promise<Credential> {
+export async function credentialOf(ctx: Pick<Context, 'get'>, deps: Pick<AuthDeps, 'tokens' | 'sessions' | 'now'>): Promise<Credential> {
   const bearer = bearerOf(ctx.get('Authorization'));
   if (bearer) {
     const token = await deps.tokens.lookup(bearer);

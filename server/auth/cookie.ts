@@ -3,6 +3,12 @@
 // proxy, where the connection to the server itself is plain HTTP.
 
 export const SESSION_COOKIE = 'svc_session';
+/** Every cookie Den sets starts with this (svc_session, svc_login, svc_login_csrf, svc_notice). */
+export const DEN_COOKIE_PREFIX = 'svc_';
+
+export function isDenCookie(name: string): boolean {
+  return name.startsWith(DEN_COOKIE_PREFIX);
+}
 const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export interface SessionCookieOptions {

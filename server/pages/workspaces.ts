@@ -20,6 +20,7 @@ import type { Actor } from '../api/lifecycle-events.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
 import { leaveNotice, takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
+import { declaredAppsOf } from './workspace-apps.js';
 
 interface CatalogEntry {
   metadata?: { name?: string };
@@ -171,7 +172,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps): Promise<void> 
   const { kube, caller, assets } = ctx.state;
   const notice = takeNotice(ctx, deps.secureCookies);
   const ws = await readWorkspace(ctx);
-  const [events, entry] = await Promise.all([eventsOf(kube, ws, caller.namespace), catalogEntryOf(kube, ws.spec?.imageRef?.name ?? '')]);
+  const [events, entry, apps] = await Promise.all([eventsOf(kube, ws, caller.namespace), catalogEntryOf(kube, ws.spec?.imageRef?.name ?? ''), declaredAppsOf(kube, ws.spec?.imageRef?.name)]);
   const shown = { ...ws, metadata: { ...ws.metadata, managedFields: undefined } };
   sendPage(
     ctx,
@@ -186,6 +187,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps): Promise<void> 
       notice,
       activity: events.activity,
       activityKinds: ACTIVITY_KINDS,
+      apps,
     }),
   );
 }

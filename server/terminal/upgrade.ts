@@ -75,7 +75,7 @@ function offeredProtocols(req: http.IncomingMessage): string[] {
   return (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map((p) => p.trim()).filter(Boolean);
 }
 
-function answerHttp(socket: Duplex, status: number, message: string): void {
+export function answerHttp(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ error: message });
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
@@ -111,6 +111,11 @@ export class TerminalServer {
   /** Serves terminal upgrades on `server`; other upgrade paths are answered 404. */
   attach(server: http.Server): void {
     server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
+    this.checkSessions();
+  }
+
+  /** Starts checking open terminals against their sessions (attach does; so does a server that routes upgrades itself). */
+  checkSessions(): void {
     this.sessionCheck ??= setInterval(() => void this.closeEnded(), this.deps.sessionCheckMs ?? SESSION_CHECK_MS);
     this.sessionCheck.unref();
   }

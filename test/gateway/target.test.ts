@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { envArgs, envRefusal, execCommand, MAX_ENV_VARS, sanitizeTerm, sftpCommand, shellCommand } from '../../shell/commands.js';
 import { activityPatch } from '../../shell/activity.js';
-import { isLocalDestination } from '../../gateway/portforward.js';
+import { isLocalDestination } from '../../gateway/local-destination.js';
 import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, shellAndHome, type SessionTarget } from '../../shell/target.js';
 import type { Workspace } from '../../gateway/workspaces.js';
 

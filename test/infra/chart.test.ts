@@ -244,18 +244,19 @@ describe('install chart', () => {
     const validating = find(objects, 'ValidatingWebhookConfiguration', 'den-webhooks');
     const all: Obj[] = [...mutating.webhooks, ...validating.webhooks];
 
-    it('register the four webhooks at their paths on den-manager-webhook', () => {
+    it('register the five webhooks at their paths on den-manager-webhook', () => {
       const byName = Object.fromEntries(all.map((w) => [w.name, w.clientConfig]));
       const service = (path: string) => ({ service: { namespace: 'svc-system', name: 'den-manager-webhook', path, port: 443 } });
       expect(mutating.webhooks.map((w: Obj) => w.name)).to.deep.equal(['mworkspace.den.dev']);
-      expect(validating.webhooks.map((w: Obj) => w.name)).to.deep.equal(['vworkspace.den.dev', 'vuserspace.den.dev', 'vimageregistry.den.dev']);
+      expect(validating.webhooks.map((w: Obj) => w.name)).to.deep.equal(['vworkspace.den.dev', 'vuserspace.den.dev', 'vimageregistry.den.dev', 'vworkspaceimage.den.dev']);
       expect(byName['mworkspace.den.dev']).to.deep.equal(service('/mutate-workspace'));
       expect(byName['vworkspace.den.dev']).to.deep.equal(service('/validate-workspace'));
       expect(byName['vuserspace.den.dev']).to.deep.equal(service('/validate-userspace'));
       expect(byName['vimageregistry.den.dev']).to.deep.equal(service('/validate-imageregistry'));
+      expect(byName['vworkspaceimage.den.dev']).to.deep.equal(service('/validate-workspaceimage'));
     });
 
-    it('mutate Workspace on CREATE, validate it on CREATE and UPDATE, validate UserSpace on UPDATE and ImageRegistry on CREATE and UPDATE', () => {
+    it('mutate Workspace on CREATE, validate it on CREATE and UPDATE, validate UserSpace on UPDATE, ImageRegistry and WorkspaceImage on CREATE and UPDATE', () => {
       const rules = Object.fromEntries(all.map((w) => [w.name, w.rules]));
       const rule = (resources: string[], operations: string[], scope: string) => [
         { apiGroups: ['den.dev'], apiVersions: ['v1alpha1'], resources, operations, scope },
@@ -264,6 +265,7 @@ describe('install chart', () => {
       expect(rules['vworkspace.den.dev']).to.deep.equal(rule(['workspaces'], ['CREATE', 'UPDATE'], 'Namespaced'));
       expect(rules['vuserspace.den.dev']).to.deep.equal(rule(['userspaces'], ['UPDATE'], 'Cluster'));
       expect(rules['vimageregistry.den.dev']).to.deep.equal(rule(['imageregistries'], ['CREATE', 'UPDATE'], 'Cluster'));
+      expect(rules['vworkspaceimage.den.dev']).to.deep.equal(rule(['workspaceimages'], ['CREATE', 'UPDATE'], 'Cluster'));
     });
 
     it('exclude svc-system and kube-system and fail closed', () => {

@@ -67,6 +67,7 @@ const IMAGE_SPEC: Fields<WorkspaceImageSpec> = {
   deprecateAt: 'string',
   placement: 'object',
   imagePullSecretRef: 'object',
+  apps: 'array',
 };
 
 const IMAGE_STATUS: Fields<WorkspaceImageStatusFields> = { conditions: 'array' };

@@ -7,6 +7,7 @@ import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseB
 import { liveRegion } from './live.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { activityTab, type ActivityLine } from './activity.js';
+import { appsCard, type DeclaredAppView } from './workspace-apps.js';
 
 export interface EventView {
   type?: string;
@@ -160,6 +161,8 @@ export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'> {
   /** What people did with it (Den's Events), newest first, and the kinds the filter offers. */
   activity: ActivityLine[];
   activityKinds: readonly string[];
+  /** Apps the workspace's catalog entry declares (spec.apps), shown as buttons in the Apps and ports card. */
+  apps?: DeclaredAppView[];
 }
 
 function eventsTable(events: EventView[], now: number): Html {
@@ -189,6 +192,7 @@ ${liveRegion(`/w/${name}/status`, workspaceLive({ ...v, csrf: viewer.csrf }))}
   <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws"></div>
 </section>
 <section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden><pre id="yaml" tabindex="0" aria-label="Workspace YAML">${v.yaml}</pre></section>
+${appsCard(name, v.apps ?? [])}
 <section class="card" aria-labelledby="delete-title">
   <h2 id="delete-title">Delete</h2>
   <details><summary>Delete this workspace…</summary>
@@ -199,5 +203,5 @@ ${liveRegion(`/w/${name}/status`, workspaceLive({ ...v, csrf: viewer.csrf }))}
     <p><button type="submit" class="danger">Delete ${name}</button></p>
   </form></details>
 </section>`;
-  return page({ title: name, assets, viewer, body, scripts: ['live.js', 'workspace.js', 'terminal.js', 'activity.js'], styles: ['terminal.css'] });
+  return page({ title: name, assets, viewer, body, scripts: ['live.js', 'workspace.js', 'terminal.js', 'activity.js', 'workspace-apps.js'], styles: ['terminal.css'] });
 }

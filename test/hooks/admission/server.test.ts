@@ -91,6 +91,7 @@ describe('admission webhooks over HTTPS, registered in the fake API server', fun
       ['vworkspace.den.dev', { url: `${url}/validate-workspace`, caBundle }],
       ['vuserspace.den.dev', { url: `${url}/validate-userspace`, caBundle }],
       ['vimageregistry.den.dev', { url: `${url}/validate-imageregistry`, caBundle }],
+      ['vworkspaceimage.den.dev', { url: `${url}/validate-workspaceimage`, caBundle }],
     ]);
     const served = new X509Certificate(Buffer.from(data['tls.crt']!, 'base64'));
     expect(served.checkIP('127.0.0.1')).to.equal('127.0.0.1');

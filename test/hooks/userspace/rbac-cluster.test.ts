@@ -84,6 +84,7 @@ describe('the rendered RBAC on an API server', () => {
     ['read pod logs', { verb: 'get', resource: 'pods', subresource: 'log' }],
     ['read events', { verb: 'list', resource: 'events' }],
     ['exec into a pod', { verb: 'create', resource: 'pods', subresource: 'exec' }],
+    ['forward a port of a pod', { verb: 'create', resource: 'pods', subresource: 'portforward' }],
     ['delete the home PVC', { verb: 'delete', resource: 'persistentvolumeclaims' }],
     // Den's Events about what the person does are written with their own token (kube/den-events.ts).
     ['record an Event', { verb: 'create', resource: 'events' }],

@@ -89,6 +89,18 @@ describe('REST catalog (SPEC 4.3)', () => {
       expect(res.body.spec.shell).to.equal('/bin/bash');
     });
 
+    it('stores declared apps (spec.apps) and refuses broken ones with 400 naming the field, storing nothing', async () => {
+      const apps = [{ name: 'Notebook', port: 8888, path: '/lab' }];
+      const res = await env.request('POST', '/workspace-images', { token: carol, body: { name: 'jupyter', image: 'jupyter/base:1', apps } });
+      expect(res.status).to.equal(201);
+      expect(env.api.object<any>(RESOURCES.workspaceImage, 'jupyter').spec.apps).to.deep.equal(apps);
+      const bad = await env.request('POST', '/workspace-images', { token: carol, body: { name: 'broken', image: 'x:1', apps: [{ name: 'A', port: 70000 }] } });
+      expect(bad.status).to.equal(400);
+      expect(bad.body.error).to.equal('apps[0].port must be a whole number from 1 to 65535');
+      expect(env.api.object(RESOURCES.workspaceImage, 'broken')).to.equal(undefined);
+      env.api.remove(RESOURCES.workspaceImage, 'jupyter');
+    });
+
     it('answers 403 verbatim for a non-administrator and creates nothing', async () => {
       const res = await env.request('POST', '/workspace-images', { token: alice, body: { name: 'python', image: 'python:3.12' } });
       expect(res.status).to.equal(403);

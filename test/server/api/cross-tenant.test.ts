@@ -9,6 +9,8 @@ import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { addPerson, call, login, startCluster, startDen, type Den, type Signed } from '../core/cluster.js';
 import { doc, documentedPath } from './openapi-check.js';
 import { KEY, serveUserSpaceValidator } from './support.js';
+import { FakeExec } from '../../support/fake-exec.js';
+import { tmpdir } from 'node:os';
 
 /** A key alice's UserSpace does not hold yet when her read token tries to save it. */
 const SECOND_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBx+HcgO3kajo8CmXfZxgfXd5bhRpU0aU/5aQdcqiIW7 alice@desktop';
@@ -65,6 +67,9 @@ const CASES: Case[] = [
   { method: 'GET', path: '/workspaces/dev/logs?namespace=svc-alice&tail=1', expect: { anonymous: 401, owner: 200, other: 403, readonly: 200, admin: 200 },
     check: (_, body) => expect(body.lines).to.equal('ready\n') },
   { method: 'GET', path: '/workspaces/dev/events?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 200, admin: 200 } },
+  // One exec in the pod as the caller: read-scoped tokens have no pods/exec, nor has den-admin in another's namespace.
+  { method: 'GET', path: '/workspaces/dev/apps?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 403, admin: 403 },
+    check: (_, body) => expect(body.listening.map((p: { port: number; preview_path: string }) => p.preview_path)).to.deep.equal(body.listening.map((p: { port: number }) => `/w/dev/ports/${p.port}/`)) },
   { method: 'DELETE', path: '/workspaces/dev?namespace=svc-alice', expect: { anonymous: 401, owner: 204, other: 403, readonly: 403, admin: 204 } },
   { method: 'DELETE', path: '/workspaces/dev?namespace=svc-alice&delete_volume=false', expect: { anonymous: 401, owner: 204, other: 403, readonly: 403, admin: 204 } },
   { method: 'GET', path: '/workspace-images', expect: { anonymous: 401, owner: 200, other: 200, readonly: 200, admin: 200 },
@@ -103,6 +108,7 @@ describe('cross-tenant matrix over every endpoint', () => {
   let api: FakeApiServer;
   let den: Den;
   let stopValidator: () => Promise<void>;
+  let exec: FakeExec;
   const as: Partial<Record<Who, Signed | string>> = {};
 
   /** The world each caller meets: put back whatever an earlier caller changed or created. */
@@ -127,6 +133,8 @@ describe('cross-tenant matrix over every endpoint', () => {
   beforeEach(async () => {
     api = await startCluster();
     stopValidator = await serveUserSpaceValidator(api);
+    exec = new FakeExec({ cwd: tmpdir() });
+    exec.attachTo(api);
     await addPerson(api, 'alice');
     await addPerson(api, 'bob');
     await addPerson(api, 'carol', { admin: true });
@@ -142,6 +150,7 @@ describe('cross-tenant matrix over every endpoint', () => {
   });
   afterEach(async () => {
     await den.close();
+    await exec.close();
     await stopValidator();
     await api.close();
   });

@@ -23,6 +23,9 @@ import { fixture } from '../../support/fixtures.js';
 import { SHARED_ASSETS } from '../../support/web.js';
 import { TerminalServer } from '../../../server/terminal/upgrade.js';
 import { ActivityRecorder } from '../../../shell/activity.js';
+import { PREVIEW_LIMITS, PreviewProxy } from '../../../server/preview/proxy.js';
+import { routeUpgrades } from '../../../server/upgrades.js';
+import { TrustedProxies } from '../../../server/http/client-address.js';
 
 export const SERVER_TOKEN = 'den-server-token';
 export const SERVER_USER = `system:serviceaccount:${SYSTEM_NAMESPACE}:den-server`;
@@ -72,6 +75,8 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   providers?: IdentityProviders;
   /** The loopback port to listen on (when the base URL must be known first); any free one by default. */
   port?: number;
+  /** Limits of the port preview proxy; its defaults otherwise. */
+  previewLimits?: Partial<typeof PREVIEW_LIMITS>;
 }
 
 export interface Den {
@@ -80,6 +85,8 @@ export interface Den {
   auth: AuthServices;
   /** The browser terminal's websocket upgrades (GET /w/{name}/terminal/ws). */
   terminals: TerminalServer;
+  /** The port preview proxy (`/w/{name}/ports/{port}/…`, HTTP and websockets). */
+  previews: PreviewProxy;
   close(): Promise<void>;
 }
 
@@ -91,8 +98,11 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
   const caches = auth.run(stop.signal);
   await auth.synced;
   const events = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.server, now: opts.now ? () => new Date(opts.now!()) : undefined });
+  const config = { baseUrl: opts.baseUrl ?? 'http://den.test', localAuth: opts.localAuth ?? true, bodyLimitBytes: opts.bodyLimitBytes, trustedProxies: opts.trustedProxies };
+  const previews = new PreviewProxy({ ...auth, serverClient, baseUrl: config.baseUrl, assets: SHARED_ASSETS, log: opts.log ?? (() => undefined), ready: opts.ready ?? (() => true), now: opts.now ?? Date.now, limits: opts.previewLimits });
   const app = createApp({
-    config: { baseUrl: opts.baseUrl ?? 'http://den.test', localAuth: opts.localAuth ?? true, bodyLimitBytes: opts.bodyLimitBytes, trustedProxies: opts.trustedProxies },
+    previews,
+    config,
     serverClient,
     auth,
     resources: { gpuResource: DEFAULT_GPU_RESOURCE, log: opts.log ?? (() => undefined), catalogConcurrency: opts.catalogConcurrency, events: events.record },
@@ -116,7 +126,7 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     trustedProxies: opts.trustedProxies,
     activity: new ActivityRecorder({ client: serverClient, fieldManager: FIELD_MANAGERS.server, onError: (err) => (opts.log ?? (() => undefined))('cannot record activity', { error: err.message }) }),
   });
-  terminals.attach(server);
+  routeUpgrades(server, { terminals, previews, trustedProxies: new TrustedProxies(opts.trustedProxies ?? []) });
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -124,7 +134,9 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     api: `${url}/api/v1`,
     auth,
     terminals,
+    previews,
     async close() {
+      previews.close();
       await terminals.close();
       stop.abort();
       server.closeAllConnections();

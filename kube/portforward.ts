@@ -2,21 +2,15 @@
 // (v4.channel.k8s.io, recorded in portforward-v4-http.jsonl): channel 0 carries data,
 // channel 1 errors; the API server opens each with a frame holding the port as two
 // little-endian bytes, which is not data. The protocol cannot half-close: the tunnel
-// lives until either side closes it.
-import type { Duplex } from 'node:stream';
-import type { KubeClient } from '../kube/client.js';
-import { FrameSender, OutputGate } from '../kube/channel-ws.js';
-import type { ExecTarget } from '../kube/exec.js';
+// lives until either side closes it. Used by the SSH gateway's direct-tcpip channels and
+// by den server's port preview.
+import { duplexPair, type Duplex } from 'node:stream';
+import type { KubeClient } from './client.js';
+import { FrameSender, OutputGate } from './channel-ws.js';
+import type { ExecTarget } from './exec.js';
 
 export const PORTFORWARD_PROTOCOLS = ['v4.channel.k8s.io'] as const;
 export const FORWARD_CHANNEL = { data: 0, error: 1 } as const;
-
-/** The destinations a direct-tcpip channel may name (SPEC 1.5 step 7). */
-export const LOCAL_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '::1']);
-
-export function isLocalDestination(host: string): boolean {
-  return LOCAL_HOSTS.has(host.toLowerCase());
-}
 
 export function portForwardPath(target: Pick<ExecTarget, 'namespace' | 'pod'>): string {
   return `/api/v1/namespaces/${encodeURIComponent(target.namespace)}/pods/${encodeURIComponent(target.pod)}/portforward`;
@@ -29,7 +23,7 @@ export interface ForwardEnd {
 
 /** An open tunnel to one port of the pod, not yet connected to a stream. */
 export interface PortTunnel {
-  /** Connects the tunnel to `stream` (the SSH channel); settles when the tunnel closes. */
+  /** Connects the tunnel to `stream` (an SSH channel, one end of a socket pair); settles when the tunnel closes. */
   attach(stream: Duplex): Promise<ForwardEnd>;
   close(): void;
 }
@@ -95,4 +89,32 @@ export async function openPortForward(client: KubeClient, target: Pick<ExecTarge
       });
     },
   };
+}
+
+/** The socket-like end an HTTP client writes to and reads from, and how the tunnel ended. */
+export interface TunnelSocket {
+  socket: Duplex;
+  ended: Promise<ForwardEnd>;
+}
+
+/**
+ * The tunnel as a stream to hand to `http.request({ createConnection })`: one end of a
+ * socket pair attached to the tunnel, with the few socket methods Node's HTTP client calls.
+ * Closing either side closes the other.
+ */
+export function tunnelSocket(tunnel: PortTunnel): TunnelSocket {
+  const [ours, theirs] = duplexPair();
+  const socket = Object.assign(theirs, {
+    setNoDelay: () => socket,
+    setKeepAlive: () => socket,
+    ref: () => socket,
+    unref: () => socket,
+  });
+  const ended = tunnel.attach(ours).then((end) => {
+    ours.destroy();
+    socket.destroy();
+    return end;
+  });
+  socket.once('close', () => tunnel.close());
+  return { socket, ended };
 }

@@ -1,0 +1,96 @@
+// `GET /workspaces/{name}/apps`: the apps the workspace's catalog entry declares (spec.apps) and
+// the TCP ports processes in the workspace's pod listen on (one pods/exec as the caller,
+// shell/listening-ports.ts), each with whether it listens and the path of its preview
+// (server/preview) when the workspace is the caller's own, since a preview serves only those.
+import type { KubeClient } from '../../kube/client.js';
+import { isNotFound } from '../../kube/errors.js';
+import { RESOURCES } from '../../kube/resources.js';
+import type { Workspace } from '../../infra/crds/workspace.js';
+import type { WorkspaceImage } from '../../infra/crds/workspace-image.js';
+import { declaredApps } from '../../infra/crds/workspace-image-rules.js';
+import { HttpError } from '../../koa/errors.js';
+import { readListeningPorts } from '../../shell/listening-ports.js';
+import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, type WorkspacePod } from '../../shell/target.js';
+import { previewUrl } from '../../web/preview-address.js';
+import { validateQuery } from '../http/validate.js';
+import { namespaceQuery } from './schemas.js';
+import type { ApiContext, ApiRouter } from './types.js';
+
+export interface ListeningPort {
+  port: number;
+  /** `/w/<name>/ports/<port>/` when the workspace is the caller's own, else null. */
+  preview_path: string | null;
+}
+
+/** An app the workspace's catalog entry declares (spec.apps), with whether its port listens. */
+export interface DeclaredAppState {
+  name: string;
+  port: number;
+  path: string;
+  icon: string | null;
+  listening: boolean;
+  /** `/w/<name>/ports/<port><path>` when the workspace is the caller's own, else null. */
+  preview_path: string | null;
+}
+
+export interface WorkspaceApps {
+  namespace: string;
+  workspace: string;
+  pod: string;
+  apps: DeclaredAppState[];
+  listening: ListeningPort[];
+}
+
+async function imageOf(kube: KubeClient, name: string | undefined): Promise<WorkspaceImage | undefined> {
+  if (!name) return undefined;
+  try {
+    return await kube.get<WorkspaceImage>(RESOURCES.workspaceImage, name);
+  } catch (err) {
+    // A withdrawn catalog entry leaves running workspaces alone: they just declare no apps.
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Reads the workspace, its pod and the ports listening in it, all with `kube` (the caller's token); 409 when it is not running. */
+export async function readWorkspaceApps(kube: KubeClient, name: string, namespace: string, own: boolean): Promise<WorkspaceApps> {
+  const ws = await kube.get<Workspace>(RESOURCES.workspace, name, namespace);
+  const notRunning = notRunningMessage(ws);
+  if (notRunning) throw new HttpError(409, notRunning);
+  const podName = podNameOf(ws);
+  let pod: WorkspacePod;
+  try {
+    pod = await kube.get<WorkspacePod>(RESOURCES.pod, podName, namespace);
+  } catch (err) {
+    if (isNotFound(err)) throw new HttpError(409, `workspace ${name} has no pod ${podName} yet; try again shortly`);
+    throw err;
+  }
+  const mismatch = podMismatchMessage(pod, name);
+  if (mismatch) throw new HttpError(409, mismatch);
+  const [ports, image] = await Promise.all([readListeningPorts(kube, { namespace, pod: podName, container: containerOf(pod) }), imageOf(kube, ws.spec?.imageRef?.name)]);
+  const open = new Set(ports);
+  return {
+    namespace,
+    workspace: name,
+    pod: podName,
+    apps: declaredApps(image?.spec?.apps).map((app) => ({
+      name: app.name,
+      port: app.port,
+      path: app.path ?? '/',
+      icon: app.icon ?? null,
+      listening: open.has(app.port),
+      preview_path: own ? previewUrl(name, app.port, app.path ?? '/') : null,
+    })),
+    listening: ports.map((port) => ({ port, preview_path: own ? previewUrl(name, port) : null })),
+  };
+}
+
+async function workspaceApps(ctx: ApiContext): Promise<void> {
+  const { namespace } = validateQuery(ctx, namespaceQuery);
+  const target = namespace ?? ctx.state.caller.namespace;
+  ctx.body = await readWorkspaceApps(ctx.state.kube, ctx.params.name!, target, target === ctx.state.caller.namespace);
+}
+
+export function mountWorkspaceAppRoutes(router: ApiRouter): void {
+  router.get('/workspaces/:name/apps', workspaceApps);
+}
