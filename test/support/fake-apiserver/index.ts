@@ -46,6 +46,8 @@ export interface RequestRecord {
   query: string;
   user: string;
   verb?: string;
+  /** performance.now() when the request arrived. */
+  at?: number;
 }
 
 export type UpgradeHandler = (req: http.IncomingMessage, socket: Socket, head: Buffer, ctx: { user: UserInfo; match: RegExpMatchArray; url: URL }) => void;
@@ -211,6 +213,13 @@ export class FakeApiServer {
   objects<T = KubeObject>(t: ResourceType, namespace?: string): T[] {
     const all = [...(this.data.get(typeKey(t))?.values() ?? [])];
     return clone(all.filter((o) => namespace === undefined || o.metadata?.namespace === namespace)) as T[];
+  }
+
+  /** How many stored objects of a type pass `filter` (read in place: no copies, for polling many objects). */
+  count(t: ResourceType, filter: (o: Readonly<KubeObject>) => boolean): number {
+    let n = 0;
+    for (const o of this.data.get(typeKey(t))?.values() ?? []) if (filter(o)) n++;
+    return n;
   }
 
   /** The next `times` requests matching method and path answer `status` with `body` (a Status). */
@@ -443,7 +452,7 @@ export class FakeApiServer {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
     const method = (req.method ?? 'GET').toUpperCase();
-    const record: RequestRecord = { method, path: url.pathname, query: url.search, user: '' };
+    const record: RequestRecord = { method, path: url.pathname, query: url.search, user: '', at: performance.now() };
     this.requests.push(record);
     try {
       const user = this.authenticate(req);
@@ -490,7 +499,7 @@ export class FakeApiServer {
     const reject = (code: number, body: KubeStatus) => {
       socket.end(`HTTP/1.1 ${code} ${http.STATUS_CODES[code]}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${JSON.stringify(body)}\n`);
     };
-    this.requests.push({ method: 'GET', path: url.pathname, query: url.search, user: '' });
+    this.requests.push({ method: 'GET', path: url.pathname, query: url.search, user: '', at: performance.now() });
     const user = this.authenticate(req);
     if (!user) return reject(401, fixture('unauthorized-bad-token.json').body);
     this.requests[this.requests.length - 1]!.user = user.username;
