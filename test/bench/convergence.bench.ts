@@ -159,11 +159,14 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
       if (Date.now() > deadline) throw new Error(`not converged after ${TIMEOUT_MS / 1000} s: ${stderr.join('').slice(-2000)}`);
       if (child!.exitCode !== null) throw new Error(`den manager exited ${child!.exitCode}: ${stderr.join('').slice(-2000)}`);
     };
-    // The clock starts with the manager's first list of its parents (its start-up is not counted).
+    // The clock starts when the controllers list their parents, once the Lease is held (the
+    // process's start-up and its webhooks' caches are not counted).
     let first: number | undefined;
     while (first === undefined) {
       check();
-      first = api.requests.slice(before).find((r) => r.user === MANAGER && r.method === 'GET' && r.path === listPath && !r.query.includes('watch'))?.at;
+      const mine = api.requests.slice(before).filter((r) => r.user === MANAGER);
+      const lease = mine.find((r) => r.path.includes('/leases'))?.at ?? Infinity;
+      first = mine.find((r) => r.method === 'GET' && r.path === listPath && !r.query.includes('watch') && r.at! > lease)?.at;
       if (first === undefined) await new Promise((r) => setTimeout(r, 20));
     }
     api.latency.resetFigures();
