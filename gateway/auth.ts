@@ -4,11 +4,12 @@
 // against the API server before the session starts.
 import { createHash } from 'node:crypto';
 import { isDns1123Label } from '../kube/names.js';
+import { userSpaceOfNamespace } from '../kube/group.js';
 import type { Log } from '../process/role.js';
+import { audit, AUDIT_ACTS } from '../process/audit.js';
 import type { BannerSender } from './banner.js';
 import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.js';
-import type { SessionTarget } from '../shell/target.js';
-import { SessionRefused } from './target.js';
+import { SessionRefused, type GatewayTarget } from './target.js';
 import type { Workspace } from './workspaces.js';
 import type { AuthFailureReason } from './metrics.js';
 
@@ -22,7 +23,7 @@ export interface AuthDeps {
    * this gateway's cache may not yet hold a Workspace (or key) written a moment ago.
    */
   current?: (name: string) => Promise<Workspace[]>;
-  resolve: (ws: Workspace, offered: OfferedKey) => Promise<SessionTarget>;
+  resolve: (ws: Workspace, offered: OfferedKey) => Promise<GatewayTarget>;
   banner: Pick<BannerSender, 'send'>;
   log: Log;
   /** Failed attempts after which `onTooManyFailures` ends the connection (sshd's MaxAuthTries). */
@@ -68,7 +69,9 @@ export class ConnectionAuth {
   private attempts = 0;
   private failures = 0;
   /** Set once authentication succeeded: where this connection's channels go. */
-  target: SessionTarget | undefined;
+  target: GatewayTarget | undefined;
+  /** Set with `target`: the SHA256 fingerprint of the key that authenticated. */
+  fingerprint: string | undefined;
 
   constructor(
     private readonly deps: AuthDeps,
@@ -89,11 +92,12 @@ export class ConnectionAuth {
     });
   }
 
-  private fail(ctx: AuthRequest, kind: AuthFailureReason, reason: string, fields: Record<string, unknown> = {}): void {
+  private fail(ctx: AuthRequest, kind: AuthFailureReason, reason: string, fields: { fingerprint?: string; namespace?: string } = {}): void {
     if (this.failures >= this.deps.maxAuthTries) return; // already disconnecting
     this.failures += 1;
     this.deps.refused(kind);
-    this.deps.log('authentication refused', { remote: this.remote, user: printable(ctx.username), method: ctx.method, reason, ...fields });
+    const method = printable(ctx.method, 32);
+    audit(this.deps.log, AUDIT_ACTS.signIn, { outcome: 'failure', method, username: printable(ctx.username), client: this.remote, via: 'ssh', reason, ...fields });
     if (this.failures < this.deps.maxAuthTries) return ctx.reject(['publickey']);
     this.deps.log('too many authentication failures; disconnecting', { remote: this.remote, user: printable(ctx.username), failures: this.failures });
     this.onTooManyFailures(ctx);
@@ -119,27 +123,38 @@ export class ConnectionAuth {
     const fingerprint = keyFingerprint(offered.data);
     const found = await this.matches(ctx.username, offered);
     // Unknown workspace and wrong key look the same to the client: no name enumeration.
-    if (found.length === 0) return this.fail(ctx, 'unknown-key', 'no workspace of that name authorizes this key', { key: fingerprint });
+    if (found.length === 0) return this.fail(ctx, 'unknown-key', 'no workspace of that name authorizes this key', { fingerprint });
     if (!ctx.signature || !ctx.blob) {
       ctx.accept(); // the client only asked whether this key would do; it signs next
       return;
     }
     const problem = found[0]!.key.signatureProblem(ctx.blob, ctx.signature, ctx.hashAlgo);
-    if (problem) return this.fail(ctx, 'bad-signature', problem, { key: fingerprint });
+    if (problem) return this.fail(ctx, 'bad-signature', problem, { fingerprint });
     if (found.length > 1) {
       const namespaces = found.map((m) => m.ws.metadata?.namespace).join(', ');
       this.deps.banner.send(ctx, `workspace name ${ctx.username} exists in several namespaces (${namespaces}) that all accept this key; remove the key from all but one`);
-      return this.fail(ctx, 'ambiguous-name', 'ambiguous workspace name', { namespaces, key: fingerprint });
+      return this.fail(ctx, 'ambiguous-name', `ambiguous workspace name (namespaces ${namespaces})`, { fingerprint });
     }
     const { ws } = found[0]!;
     try {
       this.target = await this.deps.resolve(ws, offered);
+      this.fingerprint = fingerprint;
     } catch (err) {
       if (!(err instanceof SessionRefused)) throw err;
       if (err.userMessage) this.deps.banner.send(ctx, err.userMessage);
-      return this.fail(ctx, 'workspace-unavailable', err.message, { namespace: ws.metadata?.namespace, key: fingerprint });
+      return this.fail(ctx, 'workspace-unavailable', err.message, { namespace: ws.metadata?.namespace, fingerprint });
     }
-    this.deps.log('session authenticated', { remote: this.remote, namespace: this.target.namespace, workspace: this.target.workspace, pod: this.target.pod, key: fingerprint });
+    audit(this.deps.log, AUDIT_ACTS.signIn, {
+      outcome: 'success',
+      method: 'publickey',
+      username: printable(ctx.username),
+      client: this.remote,
+      via: 'ssh',
+      userspace: userSpaceOfNamespace(this.target.namespace) ?? this.target.namespace,
+      namespace: this.target.namespace,
+      workspace: this.target.workspace,
+      fingerprint,
+    });
     ctx.accept();
   }
 }

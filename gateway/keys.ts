@@ -1,9 +1,11 @@
 // Public-key matching for SSH authentication (SPEC 1.5 step 3): the offered key must equal
-// one authorized entry after parsing, compared by key type and wire-format blob in
-// constant time, and its signature must verify. ssh2 parses and verifies the plain types;
-// FIDO security keys (sk-) are parsed and verified by sk-keys.ts.
-import { timingSafeEqual } from 'node:crypto';
+// one authorized entry that is a key by the webhooks' rule (ssh/authorized-keys.ts), compared
+// by key type and wire-format blob in constant time, and its signature must verify. ssh2
+// parses and verifies the plain types; FIDO security keys (sk-) are parsed and verified by
+// sk-keys.ts.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import ssh2, { type ParsedKey } from 'ssh2';
+import { checkAuthorizedKey } from '../ssh/authorized-keys.js';
 import { parseSecurityKeyLine, verifySecurityKeySignature, type SecurityKey } from './sk-keys.js';
 
 /** What the client offered: the key type and its SSH wire-format blob. */
@@ -39,9 +41,25 @@ function securityKey(key: SecurityKey, blob: Buffer): AuthorizedKey {
   };
 }
 
+/** Entries remembered as keys or not, by SHA-256: the rule loads each key into OpenSSL, a millisecond or more that no login attempt pays twice for one entry. */
+const VERDICTS_MAX = 4096;
+const verdicts = new Map<string, boolean>();
+
+/** Whether an entry is a key the webhooks would admit: one admitted under older rules, or while the webhook was away, is not. */
+function isAdmissibleKey(entry: string): boolean {
+  const digest = createHash('sha256').update(entry).digest('base64');
+  let ok = verdicts.get(digest);
+  if (ok === undefined) {
+    ok = checkAuthorizedKey(entry).ok;
+    if (verdicts.size >= VERDICTS_MAX) verdicts.delete(verdicts.keys().next().value!);
+    verdicts.set(digest, ok);
+  }
+  return ok;
+}
+
 /** Parses one `spec.sshAuthorizedKeys` entry; undefined when it is not a usable public key. */
 export function parseAuthorizedKey(entry: unknown): AuthorizedKey | undefined {
-  if (typeof entry !== 'string' || entry.length > 16_384) return undefined;
+  if (typeof entry !== 'string' || !isAdmissibleKey(entry)) return undefined;
   if (entry.trimStart().startsWith('sk-')) {
     const sk = parseSecurityKeyLine(entry);
     return sk && securityKey(sk.key, sk.blob);

@@ -5,7 +5,7 @@
 // lives until either side closes it.
 import type { Duplex } from 'node:stream';
 import type { KubeClient } from '../kube/client.js';
-import { FrameSender, opened, OutputGate } from '../kube/channel-ws.js';
+import { FrameSender, OutputGate } from '../kube/channel-ws.js';
 import type { ExecTarget } from '../kube/exec.js';
 
 export const PORTFORWARD_PROTOCOLS = ['v4.channel.k8s.io'] as const;
@@ -37,8 +37,7 @@ export interface PortTunnel {
 /** Opens the tunnel; rejects with the API server's Status when the upgrade is refused. */
 export async function openPortForward(client: KubeClient, target: Pick<ExecTarget, 'namespace' | 'pod'>, port: number): Promise<PortTunnel> {
   const path = portForwardPath(target);
-  const ws = await client.websocket(path, new URLSearchParams({ ports: String(port) }), [...PORTFORWARD_PROTOCOLS]);
-  const onMessage = await opened(ws, path);
+  const { ws, onMessage } = await client.openStream(path, new URLSearchParams({ ports: String(port) }), [...PORTFORWARD_PROTOCOLS]);
 
   const sender = new FrameSender(ws);
   const gate = new OutputGate(ws);

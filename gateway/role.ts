@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { roleLog, type Role } from '../process/role.js';
 import { GATEWAY_SUMMARY } from './summary.js';
-import { kubeconfigSetting, namespaceSetting } from '../kube/settings.js';
+import { kubeconfigSetting, namespaceSetting, tokenTtlSetting } from '../kube/settings.js';
 import { parsers, type Address, type Setting } from '../process/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { apiServerReachable } from '../kube/availability.js';
@@ -39,6 +39,7 @@ const settings = {
     default: { host: '0.0.0.0', port: 2222 },
   } satisfies Setting<Address>,
   healthListen: healthListenSetting,
+  tokenTtl: tokenTtlSetting,
   hostKeyFile: {
     flag: 'host-key-file',
     env: 'DEN_HOST_KEY_FILE',
@@ -135,6 +136,7 @@ export const gatewayRole: Role<typeof settings> = {
       metrics,
       hostKey,
       client,
+      tokenTtlSeconds: s.tokenTtl / 1000,
       named: (name) => directory.named(name),
       current: (name) => directory.current(name),
       image: (name) => images.get(name),

@@ -1,14 +1,22 @@
 // The SSH gateway: an ssh2 Server that authenticates each connection against the
 // Workspace cache, then serves session channels (shell, exec, sftp) through pods/exec and
-// direct-tcpip channels to the pod's loopback through pods/portforward. It keeps no state
-// beyond its open connections; everything it knows comes from the cluster API.
+// direct-tcpip channels to the pod's loopback through pods/portforward, both as the
+// workspace owner: with a token minted for their `session` ServiceAccount, so the cluster's
+// RBAC decides and its audit log names them. It keeps no state beyond its open connections
+// and the minted tokens; everything it knows comes from the cluster API.
 import net, { type AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import ssh2, { type Connection, type ServerChannel, type TcpipRequestInfo } from 'ssh2';
 import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { sleep } from '../process/timers.js';
 import { ActivityRecorder } from '../shell/activity.js';
-import { FIELD_MANAGERS } from '../kube/group.js';
+import { FIELD_MANAGERS, SERVICE_ACCOUNTS } from '../kube/group.js';
+import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../kube/den-events.js';
+import { KubeApiError } from '../kube/errors.js';
+import { ForwardingClient } from '../kube/forwarding.js';
+import { MintError, TokenMinter } from '../kube/minting.js';
+import { MintingMetrics } from '../kube/minting-metrics.js';
 import { GatewayMetrics } from './metrics.js';
 import { Metrics } from '../process/metrics.js';
 import { ConnectionAuth, DEFAULT_MAX_AUTH_TRIES, printable } from './auth.js';
@@ -19,13 +27,18 @@ import { DEFAULT_PRE_AUTH_LIMITS, PreAuthGate, type PreAuthLimits } from './pre-
 import { readProxyHeader, startsLikeProxyHeader, type ProxiedAddress } from './proxy-protocol.js';
 import { normaliseAddress, TrustedProxies } from '../process/trusted-proxies.js';
 import { serveSession } from './session.js';
-import type { SessionTarget } from '../shell/target.js';
+import { SessionRecorder, type ConnectionFacts, type SessionTally } from './session-record.js';
 import { resolveTarget } from './target.js';
 import type { Workspace, WorkspaceImage } from './workspaces.js';
 
 export interface GatewayOptions {
   hostKey: string;
+  /** The gateway's own identity: reads Workspaces and pods, mints owners' tokens, records activity and Events. */
   client: KubeClient;
+  /** Lifetime asked for the owners' minted tokens (`--token-ttl`). */
+  tokenTtlSeconds?: number;
+  /** `reportingInstance` of its Events: this replica (the pod's hostname unless a test says). */
+  instance?: string;
   /** Cached Workspaces of that name, all namespaces. */
   named: (name: string) => Workspace[];
   /** The Workspaces of that name as the API server holds them now, asked when the cache authorizes no offered key. */
@@ -83,6 +96,9 @@ export class Gateway {
   private readonly activity: ActivityRecorder;
   private readonly banner = new BannerSender();
   private readonly metrics: GatewayMetrics;
+  private readonly minter: TokenMinter;
+  private readonly events: DenEventRecorder;
+  private readonly record: SessionRecorder;
   private listening = false;
   private closing = false;
 
@@ -97,7 +113,17 @@ export class Gateway {
       refreshMs: opts.activityRefreshMs,
       onError: (err, where) => opts.log('cannot record activity', { ...where, error: err.message }),
     });
-    this.metrics = new GatewayMetrics((opts.metrics ?? new Metrics({ processFigures: false })).registry, () => this.connections.size);
+    const registry = (opts.metrics ?? new Metrics({ processFigures: false })).registry;
+    const nowMs = opts.now ? () => opts.now!().getTime() : Date.now;
+    this.metrics = new GatewayMetrics(registry, () => this.connections.size);
+    this.minter = new TokenMinter(opts.client, { ttlSeconds: opts.tokenTtlSeconds ?? 600, minter: 'the gateway', metrics: new MintingMetrics(registry) });
+    this.events = new DenEventRecorder(opts.client, {
+      component: DEN_REPORTING_COMPONENTS.gateway,
+      instance: opts.instance ?? hostname(),
+      now: nowMs,
+      onError: (err, about) => opts.log('cannot record event', { ...about, error: err.message }),
+    });
+    this.record = new SessionRecorder(this.events, opts.log, nowMs);
     this.server = new ssh2.Server(
       {
         hostKeys: [opts.hostKey],
@@ -157,7 +183,7 @@ export class Gateway {
       for (const conn of this.connections) destroyConnection(conn);
     }
     await stopped;
-    await this.activity.settled();
+    await Promise.all([this.activity.settled(), this.events.settled()]);
   }
 
   /** A TCP connection: from a trusted proxy its PROXY header first, then the limits, then ssh2. */
@@ -246,20 +272,29 @@ export class Gateway {
     });
     conn.on('authentication', (ctx) => auth.handle(ctx));
     conn.on('ready', () => {
-      const target = auth.target;
-      if (!target) return conn.end();
+      const { target, fingerprint } = auth;
+      if (!target || !fingerprint) return conn.end();
       this.gate.authenticated(key);
       authenticated = true;
       setup();
       this.metrics.setups.inc({ result: 'ok' });
       this.metrics.sessionsOpen.inc();
       const closed = this.activity.open(target.namespace, target.workspace);
+      const facts: ConnectionFacts = { target, fingerprint, client: remote };
+      // The minted token is cached under the Workspace's UID, which a person deleted and created again never shares.
+      const owner = new ForwardingClient(this.opts.client, this.minter, { ownerUid: target.workspaceUid, namespace: target.namespace, serviceAccount: SERVICE_ACCOUNTS.session });
+      let forwards: SessionTally | undefined;
       conn.on('session', (acceptSession) => {
         const session = acceptSession();
-        if (session) serveSession(session, { client: this.opts.client, target, log, running: this.running });
+        if (session) serveSession(session, { client: owner, facts, record: this.record, log, running: this.running });
       });
-      conn.on('tcpip', (acceptChannel, reject, info) => this.forward(target, acceptChannel, reject, info));
-      conn.once('close', closed);
+      conn.on('tcpip', (acceptChannel, reject, info) => {
+        this.forward(owner, facts, () => (forwards ??= this.record.opened(facts, 'forward')), acceptChannel, reject, info);
+      });
+      conn.once('close', () => {
+        closed();
+        forwards?.close();
+      });
     });
     conn.once('close', () => {
       this.connections.delete(conn);
@@ -276,17 +311,22 @@ export class Gateway {
     socket.end();
   }
 
-  private forward(target: SessionTarget, acceptChannel: () => ServerChannel | undefined, reject: () => void, info: TcpipRequestInfo): void {
+  /** A direct-tcpip channel: one pods/portforward as the owner, counted in the connection's forward session. */
+  private forward(owner: KubeClient, facts: ConnectionFacts, tally: () => SessionTally, acceptChannel: () => ServerChannel | undefined, reject: () => void, info: TcpipRequestInfo): void {
     const { log } = this.opts;
+    const { target } = facts;
     const port = info.destPort;
     if (!isLocalDestination(info.destIP) || !Number.isInteger(port) || port < 1 || port > 65535) {
       log('direct-tcpip refused: only the pod loopback may be reached', { workspace: target.workspace, destination: printable(`${info.destIP}:${port}`) });
       return reject();
     }
-    openPortForward(this.opts.client, target, port).then(
+    openPortForward(owner, target, port).then(
       (tunnel) => {
         const channel = acceptChannel();
         if (!channel) return tunnel.close();
+        const forwards = tally();
+        forwards.connections += 1;
+        forwards.watch(channel);
         channel.on('error', (err: Error) => log('forward channel error', { workspace: target.workspace, port, error: err.message }));
         channel.once('close', () => tunnel.close());
         void tunnel.attach(channel).then((end) => {
@@ -296,6 +336,8 @@ export class Gateway {
       },
       (err: Error) => {
         log('port forward refused by the cluster', { workspace: target.workspace, port, error: err.message });
+        if (err instanceof KubeApiError) this.record.refused(facts, 'forward', 'create pods/portforward', err.status, err.message);
+        else if (err instanceof MintError) this.record.refused(facts, 'forward', 'create serviceaccounts/token', undefined, err.message);
         reject();
       },
     );

@@ -1,18 +1,23 @@
 // One SSH "session" channel: pty-req, env and window-change are remembered, then shell,
-// exec or the sftp subsystem starts one pods/exec in the workspace pod. Exit codes come
-// from the exec Status; stderr stays separate unless a terminal merges it.
+// exec or the sftp subsystem starts one pods/exec in the workspace pod, as the workspace
+// owner (the client carries their minted token). Exit codes come from the exec Status;
+// stderr stays separate unless a terminal merges it. A refusal by the cluster is told on
+// stderr and ends the channel with EXEC_FAILURE_CODE.
 import type { Writable } from 'node:stream';
 import type { ServerChannel, Session } from 'ssh2';
 import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { KubeApiError } from '../kube/errors.js';
+import { MintError } from '../kube/minting.js';
 import { envRefusal, execCommand, sanitizeTerm, sftpCommand, shellCommand } from '../shell/commands.js';
 import { EXEC_FAILURE_CODE, startExec, type ExecExit, type ExecSession } from '../kube/exec.js';
-import type { SessionTarget } from '../shell/target.js';
+import { ownerIdentity, type ConnectionFacts, type SessionKind, type SessionRecorder } from './session-record.js';
 
 export interface SessionDeps {
+  /** Acts as the workspace owner (kube/forwarding.ts). */
   client: KubeClient;
-  target: SessionTarget;
+  facts: ConnectionFacts;
+  record: SessionRecorder;
   log: Log;
   /** Channels with a running command, so shutdown can tell them why they end. */
   running: Set<ServerChannel>;
@@ -46,7 +51,8 @@ export function serveSession(session: Session, deps: SessionDeps): void {
   let exec: ExecSession | undefined;
   let started = false;
   let closed = false;
-  const { target, log } = deps;
+  const { facts, log } = deps;
+  const { target } = facts;
 
   session.on('pty', (accept, reject, info) => {
     if (started) return reject?.();
@@ -103,9 +109,11 @@ export function serveSession(session: Session, deps: SessionDeps): void {
     exec?.close();
   });
 
-  function run(channel: ServerChannel | undefined, command: string[], tty: boolean, kind: string): void {
+  function run(channel: ServerChannel | undefined, command: string[], tty: boolean, kind: SessionKind): void {
     if (!channel) return;
     started = true;
+    const tally = deps.record.opened(facts, kind);
+    tally.watch(channel);
     let channelClosed = false;
     let markClosed!: () => void;
     const channelGone = new Promise<void>((resolve) => (markClosed = resolve));
@@ -117,6 +125,7 @@ export function serveSession(session: Session, deps: SessionDeps): void {
       markClosed();
       deps.running.delete(channel);
       exec?.close();
+      tally.close();
     });
     const size = pty ? { cols: pty.cols, rows: pty.rows } : undefined;
     startExec(deps.client, target, { command, tty, size }, { stdin: channel, stdout: channel, stderr: tty ? undefined : channel.stderr })
@@ -129,8 +138,10 @@ export function serveSession(session: Session, deps: SessionDeps): void {
         return session.done;
       })
       .catch((err: unknown): ExecExit => {
-        const message = err instanceof KubeApiError ? `the cluster refused the exec (HTTP ${err.status}): ${err.message}` : `cannot reach the workspace pod: ${(err as Error).message}`;
+        const message = execFailure(err, target);
         log('exec failed', { namespace: target.namespace, workspace: target.workspace, kind, error: message });
+        if (err instanceof KubeApiError) deps.record.refused(facts, kind, 'create pods/exec', err.status, err.message);
+        else if (err instanceof MintError) deps.record.refused(facts, kind, 'create serviceaccounts/token', undefined, err.message);
         return { exitCode: EXEC_FAILURE_CODE, message };
       })
       .then(async (exit) => {
@@ -142,4 +153,11 @@ export function serveSession(session: Session, deps: SessionDeps): void {
       })
       .catch((err: unknown) => log('session teardown failed', { workspace: target.workspace, error: (err as Error).message }));
   }
+}
+
+/** What the person reads on stderr when the exec could not start. */
+function execFailure(err: unknown, target: ConnectionFacts['target']): string {
+  if (err instanceof KubeApiError) return `the cluster refused the exec as ${ownerIdentity(target)} (HTTP ${err.status}): ${err.message}`;
+  if (err instanceof MintError) return `den gateway cannot act as ${ownerIdentity(target)}: ${err.message}`;
+  return `cannot reach the workspace pod: ${(err as Error).message}`;
 }

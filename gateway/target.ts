@@ -30,6 +30,11 @@ export class SessionRefused extends Error {
   }
 }
 
+/** Where a session goes, and the Workspace's UID: the owner's minted token is cached under it (kube/minting.ts). */
+export interface GatewayTarget extends SessionTarget {
+  workspaceUid: string;
+}
+
 export interface ResolveDeps {
   client: KubeClient;
   /** The cached WorkspaceImage of that name (cluster-scoped). */
@@ -42,7 +47,7 @@ function unavailable(what: string, err: unknown): SessionRefused {
 }
 
 /** Re-fetches the Workspace and its pod and says where the session goes, or throws SessionRefused. */
-export async function resolveTarget(deps: ResolveDeps, cached: Workspace, offered: OfferedKey): Promise<SessionTarget> {
+export async function resolveTarget(deps: ResolveDeps, cached: Workspace, offered: OfferedKey): Promise<GatewayTarget> {
   const name = cached.metadata?.name ?? '';
   const namespace = cached.metadata?.namespace ?? '';
   let ws: Workspace;
@@ -77,6 +82,7 @@ export async function resolveTarget(deps: ResolveDeps, cached: Workspace, offere
   return {
     namespace,
     workspace: name,
+    workspaceUid: ws.metadata?.uid ?? '',
     pod: podName,
     container: containerOf(pod),
     ...shellAndHome(imageName ? deps.image(imageName) : undefined),

@@ -3,6 +3,8 @@
 import type { Context, Next } from 'koa';
 import { ValidationError } from 'yup';
 import { isNamespaceTerminating, KubeApiError, KubeUnavailableError } from '../kube/errors.js';
+import { MintError } from '../kube/minting.js';
+import { audit, AUDIT_ACTS } from '../process/audit.js';
 
 /** An error whose status and message are meant for the caller as they are. */
 export class HttpError extends Error {
@@ -56,6 +58,10 @@ export function errorMapper(logError: ErrorLogger) {
     } catch (err) {
       const { status, message, headers, logged } = describeError(err);
       if (status >= 500 || logged) logError('request failed', { method: ctx.method, path: ctx.path, status, error: String((err as Error)?.message ?? err) });
+      if (err instanceof KubeApiError && (err.status === 401 || err.status === 403)) {
+        const caller = (ctx.state as { caller?: { email?: string; userspace?: string } }).caller;
+        audit(logError, AUDIT_ACTS.clusterRefused, { person: caller?.email, userspace: caller?.userspace, request: `${err.method} ${err.path}`, status: err.status, reason: err.message });
+      }
       ctx.status = status;
       for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
       ctx.body = { error: message };
@@ -69,6 +75,7 @@ export function errorMapper(logError: ErrorLogger) {
  */
 export function describeError(err: unknown): { status: number; message: string; headers: Record<string, string>; logged?: boolean } {
   if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers };
+  if (err instanceof MintError) return err.retryable ? { status: 503, message: err.message, headers: { 'Retry-After': '5' } } : { status: 502, message: err.message, headers: {} };
   if (err instanceof ValidationError) return { status: 400, message: err.errors.join('; ') || err.message, headers: {} };
   if (isNamespaceTerminating(err)) return { status: 409, message: SPACE_BEING_REMOVED, headers: {}, logged: true };
   if (err instanceof KubeApiError) {

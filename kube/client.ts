@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { WebSocket } from 'ws';
 import { KubeApiError, KubeUnavailableError, statusFromText, type KubeStatus } from './errors.js';
 import type { KubeConnection, TlsOptions } from './connection.js';
+import { opened, type MessageHandler } from './channel-ws.js';
 import { resourcePath, type PathOptions, type ResourceType } from './resources.js';
 import { RateLimiter, type RateLimit } from '../process/rate-limit.js';
 import { sleep } from '../process/timers.js';
@@ -301,6 +302,15 @@ export class KubeClient {
     });
   }
 
+  /**
+   * Opens a websocket to a streaming subresource and waits until the API server accepted the
+   * upgrade; rejects with its Status (KubeApiError) when refused.
+   */
+  async openStream(path: string, query: URLSearchParams, protocols: string[]): Promise<OpenStream> {
+    const ws = await this.websocket(path, query, protocols);
+    return { ws, onMessage: await opened(ws, path) };
+  }
+
   /** Opens a websocket to a streaming subresource (pods/exec, pods/portforward). */
   async websocket(path: string, query: URLSearchParams, protocols: string[]): Promise<WebSocket> {
     const { authorization, tls } = await this.transport();
@@ -343,4 +353,10 @@ function parseStatus(status: number, text: string): KubeStatus {
     // Not JSON (a proxy's HTML page, say): keep the text as the message.
   }
   return statusFromText(status, text);
+}
+
+/** An accepted streaming upgrade: the websocket, and where its frames (those already received included) go. */
+export interface OpenStream {
+  ws: WebSocket;
+  onMessage: (handler: MessageHandler) => void;
 }

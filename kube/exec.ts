@@ -7,7 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { KubeClient } from './client.js';
 import type { KubeStatus } from './errors.js';
-import { FrameSender, opened, OutputGate, type MessageHandler } from './channel-ws.js';
+import { FrameSender, OutputGate, type MessageHandler } from './channel-ws.js';
 
 export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'] as const;
 export const V5 = 'v5.channel.k8s.io';
@@ -107,8 +107,7 @@ export function resizeFrame(cols: number, rows: number): Buffer {
 /** Opens the exec websocket and connects it to `streams`; rejects with the API server's Status when refused. */
 export async function startExec(client: KubeClient, target: ExecTarget, req: ExecRequest, streams: ExecStreams): Promise<ExecSession> {
   const path = execPath(target);
-  const ws = await client.websocket(path, execQuery(target, req, streams.stdin !== undefined), [...EXEC_PROTOCOLS]);
-  const onMessage = await opened(ws, path);
+  const { ws, onMessage } = await client.openStream(path, execQuery(target, req, streams.stdin !== undefined), [...EXEC_PROTOCOLS]);
   return connectExec(ws, onMessage, req, streams);
 }
 

@@ -25,7 +25,8 @@ const whole = (fmt: string) => new RegExp(`^${fmt}$`);
 export const DNS1123_LABEL = whole(DNS1123_LABEL_FMT);
 /** The pattern alone, without the length limit (DNS1123_SUBDOMAIN_MAX). */
 export const DNS1123_SUBDOMAIN = whole(DNS1123_SUBDOMAIN_FMT);
-const DNS1035_LABEL = whole(DNS1035_LABEL_FMT);
+/** The pattern alone, without the length limit (DNS1035_LABEL_MAX): a Service name. */
+export const DNS1035_LABEL = whole(DNS1035_LABEL_FMT);
 const QUALIFIED_NAME = whole(QUALIFIED_NAME_FMT);
 const LABEL_VALUE = whole(LABEL_VALUE_FMT);
 

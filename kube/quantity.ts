@@ -138,8 +138,13 @@ export function isNegative(q: Quantity): boolean {
   return q.num < 0n;
 }
 
-/** Whether `input` is a quantity of zero or more, what every amount a person asks for must be. */
+/**
+ * Whether `input` is a quantity of zero or more written without a minus sign ("-0" neither),
+ * what every amount a person asks for must be: a string, or a JSON number as int-or-string
+ * fields allow.
+ */
 export function isNonNegativeQuantity(input: unknown): boolean {
+  if (typeof input === 'number') return Number.isFinite(input) && isNonNegativeQuantity(numberText(input));
   return typeof input === 'string' && NON_NEGATIVE.test(input) && tryParseQuantity(input) !== undefined;
 }
 

@@ -39,7 +39,10 @@ for (const { dir, required, prepare, args = [] } of addons) {
   }
   prepare?.(dir);
   // The compiler's chatter (warnings in the addons' own sources) is shown only when the build fails.
-  const build = spawnSync(process.execPath, [nodeGyp, 'rebuild', '-j', 'max', `--nodedir=${nodedir}`, '--loglevel=error', ...args], { cwd: dir, encoding: 'utf8' });
+  // node-gyp lets npm_config_* variables override its command line, and npm exports a machine's own
+  // nodedir setting (~/.npmrc, npm's Node's headers) as npm_config_nodedir: name ours there too.
+  const env = { ...process.env, npm_config_nodedir: nodedir };
+  const build = spawnSync(process.execPath, [nodeGyp, 'rebuild', '-j', 'max', `--nodedir=${nodedir}`, '--loglevel=error', ...args], { cwd: dir, encoding: 'utf8', env });
   if (build.status !== 0) {
     process.stderr.write(`${build.stdout}${build.stderr}`);
     fail(`building ${dir} failed (node-gyp exit ${build.status ?? build.signal}); it needs python3, make and a C++ compiler`);

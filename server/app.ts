@@ -80,7 +80,7 @@ export function createApp(deps: AppDeps): Koa {
   const { config, auth } = deps;
   const limit = config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const https = config.baseUrl.startsWith('https:');
-  const routeDeps = { ...auth, localAuth: config.localAuth, secureCookies: https, now };
+  const routeDeps = { ...auth, localAuth: config.localAuth, secureCookies: https, now, log: deps.log };
 
   const publicApi = new Router({ prefix: API_PREFIX });
   mountLogin(publicApi, routeDeps);

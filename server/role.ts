@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { roleLog, type Role } from '../process/role.js';
 import { SERVER_SUMMARY } from './summary.js';
-import { kubeconfigSetting, namespaceSetting } from '../kube/settings.js';
+import { kubeconfigSetting, namespaceSetting, tokenTtlSetting } from '../kube/settings.js';
 import { parsers, SettingsError, type Setting } from '../process/settings.js';
 import { KubeClient } from '../kube/client.js';
 import { apiServerReachable } from '../kube/availability.js';
@@ -14,7 +14,7 @@ import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { sleep, untilAborted } from '../process/timers.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { Metrics } from '../process/metrics.js';
-import { MintingMetrics } from './auth/minting-metrics.js';
+import { MintingMetrics } from '../kube/minting-metrics.js';
 import { HttpMetrics } from './metrics.js';
 import { re2 } from '../process/re2.js';
 import { createApp } from './app.js';
@@ -27,17 +27,9 @@ import { TerminalServer } from './terminal/upgrade.js';
 import { ActivityRecorder } from '../shell/activity.js';
 import { FIELD_MANAGERS } from '../kube/group.js';
 
-/** The API server refuses TokenRequests shorter than ten minutes. */
-const MIN_TOKEN_TTL_MS = 10 * 60_000;
 const SESSION_SWEEP_INTERVAL_MS = 10 * 60_000;
 /** Requests still running at shutdown get this long to finish. */
 const SHUTDOWN_GRACE_MS = 10_000;
-
-function tokenTtl(raw: string): number {
-  const ms = parsers.duration(raw);
-  if (ms < MIN_TOKEN_TTL_MS) throw new Error(`must be at least 10m (the API server refuses shorter tokens), got '${raw}'`);
-  return ms;
-}
 
 /**
  * `--base-url`: where browsers reach den server, an origin only. Pages, cookies, redirects and
@@ -71,7 +63,7 @@ export const serverSettings = {
     parse: parsers.nonEmpty,
     default: '',
   }),
-  tokenTtl: setting({ flag: 'token-ttl', env: 'DEN_TOKEN_TTL', describe: 'lifetime of the ServiceAccount tokens minted per person', parse: tokenTtl, default: MIN_TOKEN_TTL_MS, show: '10m' }),
+  tokenTtl: tokenTtlSetting,
 };
 
 function closeServer(server: http.Server): Promise<void> {

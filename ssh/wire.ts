@@ -3,10 +3,13 @@
 // authorized_keys and .pub files hold. Read by the authorized-keys check, the gateway's
 // security-key verification and the host key generator alike.
 
-/** `<type> <base64 blob> [comment]` as a pattern's source, for the given key types or any; group 1 is the type, group 2 the blob. */
+/**
+ * `<type> <base64 blob> [comment]` as a pattern's source, for the given key types or any, white
+ * space around it allowed (a line is read trimmed); group 1 is the type, group 2 the blob.
+ */
 export function publicKeyLineSource(types?: readonly string[]): string {
   const type = types ? types.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') : '\\S+';
-  return `^(${type}) ([A-Za-z0-9+/]+={0,2})(?: [^\\r\\n]*)?$`;
+  return `^\\s*(${type}) ([A-Za-z0-9+/]+={0,2})(?: [^\\r\\n]*)?\\s*$`;
 }
 
 /** A public key line of any type, after trimming. */

@@ -1,6 +1,6 @@
 // SPEC 2.5 `spec.resources`: every quantity parses, no request above its limit, and an
 // extended resource (a GPU) has its request equal to its limit.
-import { compareQuantities, formatQuantity, isNegative, parseQuantity, QuantityError, type Quantity } from '../../kube/quantity.js';
+import { compareQuantities, formatQuantity, isNonNegativeQuantity, parseQuantity, QuantityError, type Quantity } from '../../kube/quantity.js';
 import type { ResourceList, ResourceRequirements } from './objects.js';
 import type { Violation } from './violations.js';
 
@@ -33,7 +33,7 @@ function parseList(list: ResourceList | undefined, path: string, violations: Vio
     const field = `${path}.${name}`;
     try {
       const q = parseQuantity(raw as string | number);
-      if (isNegative(q)) violations.push({ rule: 'quantity', field, message: `must not be negative (got ${String(raw)})` });
+      if (!isNonNegativeQuantity(raw)) violations.push({ rule: 'quantity', field, message: `must not be negative (got ${String(raw)})` });
       else out.set(name, q);
     } catch (err) {
       if (!(err instanceof QuantityError)) throw err;

@@ -3,7 +3,7 @@
 // whatever got past it (an older CRD, a quantity the schema only types as a string).
 import { userNamespace } from '../../kube/group.js';
 import { DNS1123_LABEL_MAX, isDns1123Label } from '../../kube/names.js';
-import { isNegative, tryParseQuantity } from '../../kube/quantity.js';
+import { isNonNegativeQuantity, tryParseQuantity } from '../../kube/quantity.js';
 import type { NetworkPolicyMode } from '../../infra/children/userspace/props.js';
 import { NETWORK_POLICIES } from '../../infra/crds/user-space.js';
 import { containerDefaults, type BudgetQuantity } from './limit-defaults.js';
@@ -21,10 +21,6 @@ export interface UserSpacePlan {
 }
 
 export type PlanResult = { ok: true; plan: UserSpacePlan } | { ok: false; problems: string[] };
-
-
-
-/** `den.dev/disabled: "true"`, exactly; any other value leaves the UserSpace enabled. */
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -45,7 +41,7 @@ function budget(field: string, value: unknown, problems: string[]): BudgetQuanti
     problems.push(`${field}: ${show(value)} is not a valid quantity (examples: 500m, 2, 8Gi)`);
     return undefined;
   }
-  if (isNegative(parsed)) {
+  if (!isNonNegativeQuantity(text)) {
     problems.push(`${field}: ${show(value)} must not be negative`);
     return undefined;
   }

@@ -2,22 +2,18 @@
 // a person have to do about it.
 import type { KubeObject } from '../../kube/client.js';
 import { LABELS, defaultPodName } from '../../kube/group.js';
+import { stuckKindOf, type StuckKind } from '../../kube/pod-reasons.js';
 import type { ContainerStatusJson, ObservedPod } from './types.js';
 
 /** Longest piece of a kubelet or scheduler message quoted into a condition. */
 const QUOTE_LIMIT = 600;
 
-/** Waiting reasons after which the pod will not start without someone changing something. */
-const IMAGE_REASONS = ['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull', 'ImageInspectError'];
-const CONFIG_REASONS = ['CreateContainerConfigError'];
-const RUNTIME_REASONS = ['CreateContainerError', 'RunContainerError', 'PreStartHookError', 'PostStartHookError'];
-const CRASH_REASONS = ['CrashLoopBackOff'];
 
 /** What the pod's trouble is and which part of the configuration it points at. */
 export interface PodTrouble {
   /** The kubelet's reason (`ImagePullBackOff`, ...) or `PodFailed`. */
   reason: string;
-  kind: 'image' | 'config' | 'runtime' | 'crash' | 'failed';
+  kind: StuckKind | 'failed';
   /** The image the kubelet tried, for image trouble. */
   image?: string;
   /** The kubelet's own words, shortened. */
@@ -65,14 +61,6 @@ export function isPodReady(pod: ObservedPod): boolean {
   return pod.status?.phase === 'Running' && (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
-function kindOf(reason: string): PodTrouble['kind'] | undefined {
-  if (IMAGE_REASONS.includes(reason)) return 'image';
-  if (CONFIG_REASONS.includes(reason)) return 'config';
-  if (RUNTIME_REASONS.includes(reason)) return 'runtime';
-  if (CRASH_REASONS.includes(reason)) return 'crash';
-  return undefined;
-}
-
 function lastExit(status: ContainerStatusJson): string | undefined {
   const terminated = status.lastState?.terminated;
   if (terminated?.exitCode === undefined) return undefined;
@@ -90,7 +78,7 @@ export function podTrouble(pod: ObservedPod): PodTrouble | undefined {
   const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
   for (const status of statuses) {
     const reason = status.state?.waiting?.reason;
-    const kind = reason === undefined ? undefined : kindOf(reason);
+    const kind = reason === undefined ? undefined : stuckKindOf(reason);
     if (reason === undefined || kind === undefined) continue;
     return {
       reason,

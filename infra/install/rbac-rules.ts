@@ -55,10 +55,10 @@ export function managerClusterRules(): PolicyRule[] {
     { apiGroups: [CORE], resources: ['pods', 'events'], verbs: READ },
     // Events about parents the loop changes itself (hooks/workspace/idle.ts: IdleStopped).
     { apiGroups: [CORE], resources: ['events'], verbs: ['create'] },
-    // pods/log, pods/exec and PVC delete are held only so the manager may grant them to workspace
-    // owners (see above); the manager itself never deletes a home PVC (SPEC 1.3).
+    // pods/log, pods/exec, pods/portforward and PVC delete are held only so the manager may grant
+    // them to workspace owners (see above); the manager itself never deletes a home PVC (SPEC 1.3).
     { apiGroups: [CORE], resources: ['pods/log'], verbs: ['get'] },
-    { apiGroups: [CORE], resources: ['pods/exec'], verbs: ['create', 'get'] },
+    { apiGroups: [CORE], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
     { apiGroups: [CORE], resources: ['persistentvolumeclaims'], verbs: [...READ, 'delete'] },
     // The `kubernetes` Service's addresses, for the user namespaces' NetworkPolicies.
     { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: CACHE },
@@ -117,7 +117,11 @@ export function serverNamespaceRules(): PolicyRule[] {
   return [{ apiGroups: [CORE], resources: ['secrets'], verbs: ['get', ...CACHE, 'create', 'patch', 'delete'] }];
 }
 
-/** The gateway never reads Secrets (SPEC 1.5); its host key arrives as a mounted file. */
+/**
+ * The gateway never reads Secrets (SPEC 1.5); its host key arrives as a mounted file. It opens
+ * no exec or port forward with its own identity: sessions run as the workspace owner's `session`
+ * ServiceAccount, whose token it mints, so the owner's Role decides and the audit log names them.
+ */
 export function gatewayClusterRules(): PolicyRule[] {
   return [
     { apiGroups: [GROUP], resources: ['workspaces'], verbs: READ },
@@ -125,8 +129,9 @@ export function gatewayClusterRules(): PolicyRule[] {
     // The image's shell and home path decide what a session starts.
     { apiGroups: [GROUP], resources: ['workspaceimages'], verbs: CACHE },
     { apiGroups: [CORE], resources: ['pods'], verbs: ['get'] },
-    // Websocket upgrades are a GET: older API servers check `get`, newer ones `create` as well.
-    { apiGroups: [CORE], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
+    { apiGroups: [CORE], resources: ['serviceaccounts/token'], verbs: ['create'], resourceNames: [SERVICE_ACCOUNTS.session] },
+    // SSHSessionOpened / SSHSessionClosed on the Workspace; patch aggregates a burst into one Event.
+    { apiGroups: [CORE], resources: ['events'], verbs: ['create', 'patch'] },
   ];
 }
 

@@ -109,10 +109,13 @@ export class InstallSettingsError extends Error {}
 
 type Pattern = { test(value: string): boolean };
 
-const IMAGE_REF = /^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(\/[a-z0-9]+([._-]{1,2}[a-z0-9]+)*)*(:[\w][\w.-]{0,127})?(@sha256:[a-f0-9]{64})?$/;
-const REPOSITORY = /^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(\/[a-z0-9]+([._-]{1,2}[a-z0-9]+)*)*$/;
-const TAG = /^[\w][\w.-]{0,127}$/;
-const DIGEST = /^sha256:[a-f0-9]{64}$/;
+const REPOSITORY_FMT = '[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-]{1,2}[a-z0-9]+)*)*';
+const TAG_FMT = '[\\w][\\w.-]{0,127}';
+const DIGEST_FMT = 'sha256:[a-f0-9]{64}';
+const IMAGE_REF = new RegExp(`^${REPOSITORY_FMT}(:${TAG_FMT})?(@${DIGEST_FMT})?$`);
+const REPOSITORY = new RegExp(`^${REPOSITORY_FMT}$`);
+const TAG = new RegExp(`^${TAG_FMT}$`);
+const DIGEST = new RegExp(`^${DIGEST_FMT}$`);
 /** What a rule of kube/names.ts looks like to the checks below, which also take regular expressions. */
 const grammar = (test: (value: string) => boolean): Pattern => ({ test });
 const HOST = grammar(isDns1123Subdomain);
@@ -365,5 +368,5 @@ export function imageVersion(image: string): string | undefined {
   const colon = lastSegment.indexOf(':');
   if (colon < 0) return undefined;
   const tag = lastSegment.slice(colon + 1);
-  return /^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/.test(tag) ? tag : undefined;
+  return tag !== '' && isLabelValue(tag) ? tag : undefined;
 }

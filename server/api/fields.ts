@@ -1,5 +1,5 @@
 // Field checks shared by the request schemas: Kubernetes names and quantities.
-import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from '../../kube/names.js';
+import { DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN } from '../../kube/names.js';
 import { isNonNegativeQuantity } from '../../kube/quantity.js';
 import { fields } from '../http/validate.js';
 
@@ -9,6 +9,11 @@ export function label(max = 63) {
     .string()
     .max(max, `\${path} must be at most ${max} characters`)
     .matches(DNS1123_LABEL, '${path} must be an RFC 1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit');
+}
+
+/** A label that also names a Service (DNS-1035): a letter first. */
+export function serviceName(max = 63) {
+  return label(max).matches(DNS1035_LABEL, "${path} must start with a lower-case letter (it also names the workspace's Service)");
 }
 
 export function subdomain(max = 253) {

@@ -17,7 +17,7 @@ import {
   userSpaceRequest,
 } from './schemas.js';
 import { DEFAULT_LOG_TAIL } from './workspaces.js';
-import { DNS1123_LABEL } from '../../kube/names.js';
+import { DNS1123_LABEL, DNS1123_LABEL_MAX } from '../../kube/names.js';
 import { SPACE_BEING_REMOVED } from '../../koa/errors.js';
 
 type Schema = Record<string, unknown>;
@@ -37,8 +37,8 @@ function listOf(item: string): Schema {
   return { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref(item) } } };
 }
 
-// The pattern of a namespace query parameter, as the request schemas check it (fields.ts).
-const NAME_PATTERN = DNS1123_LABEL.source;
+// A namespace or token name query parameter, as the request schemas check it (fields.ts).
+const LABEL_PARAMETER = { type: 'string', pattern: DNS1123_LABEL.source, maxLength: DNS1123_LABEL_MAX };
 
 /** A cluster object as the cluster returns it; its own fields stay camelCase (SPEC 2.7). */
 function clusterObject(kind: string): Schema {
@@ -206,7 +206,7 @@ const optionalBody = (schema: string) => ({ required: false, content: { 'applica
 const noContent = (description: string) => ({ description });
 
 const nameParam = (what: string) => ({ name: 'name', in: 'path', required: true, description: `Name of the ${what}.`, schema: { type: 'string' } });
-const namespaceParam = (description: string) => ({ name: 'namespace', in: 'query', required: false, description, schema: { type: 'string', pattern: NAME_PATTERN } });
+const namespaceParam = (description: string) => ({ name: 'namespace', in: 'query', required: false, description, schema: LABEL_PARAMETER });
 const OTHER_NAMESPACE = 'Namespace of a visible workspace the caller does not own; the caller\'s own namespace when omitted.';
 
 function op(tag: string, summary: string, rest: Operation): Operation {
@@ -313,7 +313,7 @@ function paths(): Record<string, Record<string, Operation>> {
         description: 'No body. A read-scoped token acts as the session-readonly identity (reads only); a read-scoped token cannot issue or revoke tokens.',
         parameters: [
           { name: 'scope', in: 'query', required: false, description: 'full (default) or read.', schema: { type: 'string', enum: ['full', 'read'], default: 'full' } },
-          { name: 'name', in: 'query', required: false, description: 'Token name (RFC 1123 label); generated when omitted.', schema: { type: 'string', pattern: NAME_PATTERN, maxLength: 63 } },
+          { name: 'name', in: 'query', required: false, description: 'Token name (RFC 1123 label); generated when omitted.', schema: LABEL_PARAMETER },
         ],
         responses: {
           '201': json('Token', 'The token, with its plaintext shown this once.'),

@@ -6,7 +6,7 @@ import { exact, fields } from '../http/validate.js';
 import { IMAGE_REGISTRY_LIMITS as LIMITS, re2Problem, TAG_MODES } from '../../infra/crds/image-registry-rules.js';
 import { REGISTRY_PROVIDERS } from '../../infra/crds/image-registry.js';
 import { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
-import { label, quantity, subdomain } from './fields.js';
+import { label, quantity, serviceName, subdomain } from './fields.js';
 
 const { string, boolean, integer, strings } = fields;
 
@@ -29,8 +29,7 @@ function re2Patterns() {
 }
 
 export const createWorkspaceRequest = exact({
-  // The name is also the workspace's Service name, which Kubernetes wants to start with a letter.
-  name: label(WORKSPACE_NAME_MAX).matches(/^[a-z]/, "name must start with a lower-case letter (it also names the workspace's Service)").required('name is required'),
+  name: serviceName(WORKSPACE_NAME_MAX).required('name is required'),
   image: subdomain().required('image is required'),
   cpu: quantity(),
   memory: quantity(),

@@ -6,7 +6,7 @@ import { GROUP, PLURALS } from '../../kube/group.js';
 import type { Caller } from '../http/context.js';
 import { HttpError } from '../../koa/errors.js';
 import { serviceAccountOf } from './authenticate.js';
-import { serviceAccountUsername } from './minting.js';
+import { serviceAccountUsername } from '../../kube/minting.js';
 
 interface AccessReviewAnswer {
   status?: { allowed?: boolean; reason?: string };

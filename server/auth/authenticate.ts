@@ -9,8 +9,8 @@ import type { AuthenticatedState, Caller } from '../http/context.js';
 import { HttpError } from '../../koa/errors.js';
 import { sessionIdFromCookieHeader } from './cookie.js';
 import type { UserSpaceDirectory } from './directory.js';
-import { ForwardingClient } from './forwarding.js';
-import type { TokenMinter } from './minting.js';
+import { ForwardingClient } from '../../kube/forwarding.js';
+import type { TokenMinter } from '../../kube/minting.js';
 import { looksLikeApiToken } from './secrets.js';
 import type { Session, SessionStore } from './sessions.js';
 import type { ApiToken, ApiTokenStore } from './tokens.js';
@@ -91,7 +91,7 @@ export async function actAs(credential: Credential, deps: Pick<AuthDeps, 'direct
     localLogin: credential.kind === 'cookie' && credential.session.method === 'local',
   };
   if (credential.kind === 'cookie' && credential.session.username) caller.username = credential.session.username;
-  const target = { userspaceUid: membership.uid, namespace: membership.namespace, serviceAccount: serviceAccountOf(caller) };
+  const target = { ownerUid: membership.uid, namespace: membership.namespace, serviceAccount: serviceAccountOf(caller) };
   return { caller, kube: new ForwardingClient(deps.serverClient, deps.minter, target) };
 }
 

@@ -3,12 +3,12 @@ import type { KubeClient } from '../../kube/client.js';
 import { UserSpaceDirectory } from './directory.js';
 import { LocalUserStore } from './local-users.js';
 import { LoginChallengeStore } from './login-challenges.js';
-import { TokenMinter } from './minting.js';
+import { TokenMinter } from '../../kube/minting.js';
 import { DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sessions.js';
 import { ServiceState } from './state.js';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './throttle.js';
 import { ApiTokenStore } from './tokens.js';
-import type { MintingMetrics } from './minting-metrics.js';
+import type { MintingMetrics } from '../../kube/minting-metrics.js';
 
 export interface AuthServiceOptions {
   /** Namespace of the server's state Secrets (`--namespace`). */
@@ -50,7 +50,7 @@ export function createAuthServices(serverClient: KubeClient, opts: AuthServiceOp
     tokens: new ApiTokenStore(state),
     localUsers: new LocalUserStore(state),
     challenges: new LoginChallengeStore(state),
-    minter: new TokenMinter(serverClient, { ttlSeconds: opts.tokenTtlSeconds, cache: opts.cacheMintedTokens, metrics: opts.mintingMetrics }),
+    minter: new TokenMinter(serverClient, { ttlSeconds: opts.tokenTtlSeconds, cache: opts.cacheMintedTokens, metrics: opts.mintingMetrics, minter: 'the server' }),
     throttle: new LoginThrottle(opts.throttlePolicy ?? DEFAULT_LOGIN_THROTTLE),
     async run(signal) {
       await Promise.all([state.run(signal), directory.run(signal)]);

@@ -14,10 +14,12 @@ import {
   adminQuotaPage,
   adminSettingsPage,
   adminUsersPage,
+  adminWorkspacesList,
   adminWorkspacesPage,
   WORKSPACE_SORTS,
   type AdminOutcome,
   type ImageLine,
+  type PersonLine,
   type RegistryLine,
   type WorkspaceLine,
   type WorkspaceSort,
@@ -49,7 +51,7 @@ import { describeError, HttpError } from '../../koa/errors.js';
 import { createLocalUserOf, deleteLocalUserOf } from '../routes/local-users.js';
 import { localUserRequest } from '../routes/schemas.js';
 import { viewerOf } from './middleware.js';
-import { sendPage } from './workspaces.js';
+import { sendPage, wantsLivePart } from './workspaces.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 type FieldKind = 'string' | 'integer' | 'boolean' | 'list';
@@ -183,6 +185,11 @@ async function overview(ctx: PageContext): Promise<void> {
 
 // People
 
+/** A UserSpace as a line of the people table. */
+export function personLine(u: KubeObject): PersonLine {
+  return { name: nameOf(u), owner: String(specOf(u).owner ?? ''), role: roleOf(u), disabled: isDisabled(u), phase: String(statusOf(u).phase ?? 'Pending') };
+}
+
 const renderUsers: Render = async (ctx, deps, outcome, status = 200) => {
   const { kube, caller, assets } = ctx.state;
   const people = await kube.list(RESOURCES.userSpace);
@@ -195,7 +202,7 @@ const renderUsers: Render = async (ctx, deps, outcome, status = 200) => {
       viewerOf(ctx)!,
       {
         people: people.items
-          .map((u) => ({ name: nameOf(u), owner: String(specOf(u).owner ?? ''), role: roleOf(u), disabled: isDisabled(u), phase: String(statusOf(u).phase ?? 'Pending') }))
+          .map(personLine)
           .sort((a, b) => a.name.localeCompare(b.name)),
         localAuth: deps.localAuth,
         localUsers: deps.localAuth ? (await deps.auth.localUsers.list()).map((u) => ({ username: u.username, owner: u.owner })).sort((a, b) => a.username.localeCompare(b.username)) : [],
@@ -298,7 +305,8 @@ async function allWorkspaces(ctx: PageContext, deps: PageDeps): Promise<void> {
   const runningOnly = ctx.query.running === '1';
   const [workspaces, userSpaces] = await Promise.all([kube.list(RESOURCES.workspace), kube.list(RESOURCES.userSpace)]);
   const items = workspaceLines(workspaces.items, userSpaces.items, { runningOnly, sort, now: deps.now() });
-  sendPage(ctx, adminWorkspacesPage(assets, viewerOf(ctx)!, { items, runningOnly, sort }));
+  const view = { items, runningOnly, sort };
+  sendPage(ctx, wantsLivePart(ctx) ? adminWorkspacesList(view).text : adminWorkspacesPage(assets, viewerOf(ctx)!, view));
 }
 
 // Settings

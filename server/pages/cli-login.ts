@@ -30,7 +30,7 @@ export function handOffCsp(port: number): string {
 async function handOff(ctx: PageContext, deps: PageDeps): Promise<void> {
   const request = cliRequestOf(ctx.request.form ?? {});
   if (ctx.state.credential.kind !== 'cookie') throw new HttpError(403, 'sign in with your browser session to authorise den');
-  const { token, record } = await issueTokenFor({ tokens: deps.auth.tokens, now: deps.now }, ctx.state.caller, { name: `den-cli-${randomHex(4)}`, scope: 'full' });
+  const { token, record } = await issueTokenFor({ tokens: deps.auth.tokens, now: deps.now, log: deps.log }, ctx.state.caller, { name: `den-cli-${randomHex(4)}`, scope: 'full' }, 'web');
   ctx.set('Content-Security-Policy', handOffCsp(request.port));
   sendPage(ctx, cliLoginHandOffPage(ctx.state.assets, viewerOf(ctx)!, request, { name: record.name, token }), 201);
 }

@@ -33,7 +33,7 @@ export function checkNameParam(router: PageRouter): void {
 }
 
 export function webUi(deps: PageDeps): Middleware {
-  const sessionDeps = { ...deps.auth, localAuth: deps.localAuth, secureCookies: deps.secureCookies, now: deps.now };
+  const sessionDeps = { ...deps.auth, localAuth: deps.localAuth, secureCookies: deps.secureCookies, now: deps.now, log: deps.log };
 
   const publicPages: PageRouter = new Router();
   mountLoginPages(publicPages, { ...sessionDeps, identityProviders: deps.providers.choices() });

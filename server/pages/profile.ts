@@ -75,7 +75,7 @@ async function issueToken(ctx: PageContext, deps: PageDeps): Promise<void> {
   const request = Object.fromEntries(Object.entries({ name: form.name?.trim(), scope: form.scope }).filter(([, v]) => v));
   try {
     const req = issueTokenQuery.validateSync(request, { strict: true });
-    const { token, record } = await issueTokenFor({ tokens: deps.auth.tokens, now: deps.now }, ctx.state.caller, req);
+    const { token, record } = await issueTokenFor({ tokens: deps.auth.tokens, now: deps.now, log: deps.log }, ctx.state.caller, req, 'web');
     // The plaintext is in this answer only: no redirect, so it never sits in a URL or history entry.
     await render(ctx, deps, { issued: { name: record.name, token, scope: record.scope } }, 201);
   } catch (err) {
@@ -86,7 +86,7 @@ async function issueToken(ctx: PageContext, deps: PageDeps): Promise<void> {
 
 async function revokeToken(ctx: PageContext, deps: PageDeps): Promise<void> {
   try {
-    await revokeTokenOf({ tokens: deps.auth.tokens, now: deps.now }, ctx.state.caller, ctx.params.name!);
+    await revokeTokenOf({ tokens: deps.auth.tokens, now: deps.now, log: deps.log }, ctx.state.caller, ctx.params.name!, 'web');
     ctx.redirect('/profile?done=token-revoked');
   } catch (err) {
     const { message, status } = refusal(err);

@@ -8,6 +8,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { randomPKCECodeVerifier, randomNonce } from 'openid-client';
 import type { Log } from '../../process/role.js';
+import { audit, AUDIT_ACTS } from '../../process/audit.js';
 import { cookieValue, httpOnlyCookie, sessionCookie, sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
 import { TooManyChallengesError, type LoginChallengeStore } from '../auth/login-challenges.js';
@@ -67,11 +68,15 @@ function singleParams(ctx: Context, allowed: readonly string[]): Record<string, 
  * The refusal as the error page shows it; the reason is logged, so an administrator can tell
  * why someone could not sign in. Failures of Den itself go on to the error pages as they are.
  */
-function refusal(err: unknown, deps: ProviderLoginDeps, provider: string): unknown {
+function refusal(err: unknown, deps: ProviderLoginDeps, provider: string, client: string): unknown {
   if (err instanceof TooManyChallengesError) err = new HttpError(503, 'too many sign-ins are in progress right now; try again in a few minutes', { 'Retry-After': '60' });
   if (err instanceof LoginRefused) err = new HttpError(err.status, err.message);
-  if (err instanceof HttpError) deps.log('provider sign-in refused', { provider: provider.slice(0, 40), status: err.status, reason: err.message });
+  if (err instanceof HttpError) audit(deps.log, AUDIT_ACTS.signIn, { outcome: 'failure', method: provider.slice(0, 40), client, via: 'web', status: err.status, reason: err.message });
   return err;
+}
+
+function clientOf(ctx: Context): string {
+  return (ctx.state as Partial<ClientAddressState>).clientAddress ?? ctx.req.socket.remoteAddress ?? '';
 }
 
 async function startLogin(ctx: Context, deps: ProviderLoginDeps, starts: AttemptCounter, name: string): Promise<void> {
@@ -131,7 +136,7 @@ async function finishLogin(ctx: Context, deps: ProviderLoginDeps, starts: Attemp
     if (old) await deps.sessions.destroy(old);
   }
   const { id } = await deps.sessions.create({ owner: membership.owner, method: 'provider', provider: name }, deps.now());
-  deps.log('signed in with a provider', { provider: name, userspace: membership.userspace });
+  audit(deps.log, AUDIT_ACTS.signIn, { outcome: 'success', method: name, person: membership.owner, userspace: membership.userspace, client: clientOf(ctx), via: 'web' });
   ctx.append('Set-Cookie', sessionCookie(id, { secure: deps.secureCookies, maxAgeSeconds: deps.sessions.policy.absoluteMs / 1000 }));
   ctx.set('Cache-Control', 'no-store');
   ctx.redirect(challenge.next);
@@ -143,14 +148,14 @@ export function mountProviderLogin(router: Router<PageState>, deps: ProviderLogi
     try {
       await startLogin(ctx, deps, starts, ctx.params.provider!);
     } catch (err) {
-      throw refusal(err, deps, ctx.params.provider!);
+      throw refusal(err, deps, ctx.params.provider!, clientOf(ctx));
     }
   });
   router.get('/callback/:provider', async (ctx) => {
     try {
       await finishLogin(ctx, deps, starts, ctx.params.provider!);
     } catch (err) {
-      throw refusal(err, deps, ctx.params.provider!);
+      throw refusal(err, deps, ctx.params.provider!, clientOf(ctx));
     }
   });
 }

@@ -39,7 +39,7 @@ async function postLogin(ctx: Context, deps: LoginPageDeps): Promise<void> {
   }
   try {
     const { clientAddress } = ctx.state as ClientAddressState;
-    const { id } = await signIn(deps, { username, password: form.password, clientAddress, previousCookie: ctx.get('Cookie') });
+    const { id } = await signIn(deps, { username, password: form.password, clientAddress, previousCookie: ctx.get('Cookie'), via: 'web' });
     ctx.set('Set-Cookie', [sessionCookieOf(deps, id), clearedLoginCsrfCookie(deps.secureCookies)]);
     ctx.redirect(next);
   } catch (err) {

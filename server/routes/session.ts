@@ -12,6 +12,7 @@ import type { Session, SessionStore } from '../auth/sessions.js';
 import type { LoginAttempt, LoginThrottle } from '../auth/throttle.js';
 import type { ClientAddressState } from '../http/client-address.js';
 import { loginRequest } from './schemas.js';
+import { audit, AUDIT_ACTS, type AuditLog } from '../../process/audit.js';
 
 export interface SessionRouteDeps {
   localAuth: boolean;
@@ -22,6 +23,8 @@ export interface SessionRouteDeps {
   directory: UserSpaceDirectory;
   throttle: LoginThrottle;
   now: () => number;
+  /** Where sign-ins are audited (process/audit.ts). */
+  log: AuditLog;
 }
 
 const BAD_LOGIN = 'invalid username or password';
@@ -44,9 +47,21 @@ export function beginPasswordAttempt(throttle: LoginThrottle, attempt: LoginAtte
  * Checks a local username and password (throttled) and starts a session, ending the one the
  * browser held before; 401 with the same message whether the username exists or not.
  */
-export async function signIn(deps: SessionRouteDeps, input: { username: string; password: string; clientAddress: string; previousCookie?: string }): Promise<{ id: string; session: Session }> {
+export async function signIn(deps: SessionRouteDeps, input: { username: string; password: string; clientAddress: string; previousCookie?: string; via: 'web' | 'rest' }): Promise<{ id: string; session: Session }> {
+  const username = input.username.trim().toLowerCase().slice(0, 253);
+  const fields = { method: 'local', username, client: input.clientAddress, via: input.via };
+  try {
+    const signed = await checkPassword(deps, username, input);
+    audit(deps.log, AUDIT_ACTS.signIn, { outcome: 'success', ...fields, person: signed.session.owner });
+    return signed;
+  } catch (err) {
+    if (err instanceof HttpError) audit(deps.log, AUDIT_ACTS.signIn, { outcome: 'failure', ...fields, status: err.status, reason: err.message });
+    throw err;
+  }
+}
+
+async function checkPassword(deps: SessionRouteDeps, username: string, input: { password: string; clientAddress: string; previousCookie?: string }): Promise<{ id: string; session: Session }> {
   if (!deps.localAuth) throw new HttpError(404, 'local login is disabled');
-  const username = input.username.trim().toLowerCase();
   const attempt = { username, address: input.clientAddress };
   beginPasswordAttempt(deps.throttle, attempt, deps.now());
   const user = await deps.localUsers.verify(username, input.password);
@@ -72,7 +87,7 @@ async function login(ctx: Context, deps: SessionRouteDeps): Promise<void> {
   validateQuery(ctx, noQuery);
   const req = validateBody(ctx, loginRequest);
   const { clientAddress } = ctx.state as ClientAddressState;
-  const { id, session } = await signIn(deps, { username: req.username, password: req.password, clientAddress, previousCookie: ctx.get('Cookie') });
+  const { id, session } = await signIn(deps, { username: req.username, password: req.password, clientAddress, previousCookie: ctx.get('Cookie'), via: 'rest' });
   ctx.set('Set-Cookie', sessionCookieOf(deps, id));
   ctx.set(CSRF_HEADER, session.csrfToken);
   ctx.status = 204;

@@ -7,10 +7,13 @@ import type { CoreState } from '../auth/authenticate.js';
 import type { Caller } from '../http/context.js';
 import { TokenNameTakenError, type ApiToken, type ApiTokenStore } from '../auth/tokens.js';
 import { issueTokenQuery } from './schemas.js';
+import { audit, AUDIT_ACTS, type AuditLog } from '../../process/audit.js';
 
 export interface TokenRouteDeps {
   tokens: ApiTokenStore;
   now: () => number;
+  /** Where issued and revoked tokens are audited (process/audit.ts), by name, never by value. */
+  log: AuditLog;
 }
 
 type TokenContext = Router.RouterContext<CoreState>;
@@ -30,9 +33,10 @@ async function listTokens(ctx: TokenContext, deps: TokenRouteDeps): Promise<void
 }
 
 /** A new API token of `caller`'s, with its plaintext (shown once); REST and the profile page both call it. */
-export async function issueTokenFor(deps: TokenRouteDeps, caller: Caller, req: { name?: string; scope?: string }): Promise<{ token: string; record: ApiToken }> {
+export async function issueTokenFor(deps: TokenRouteDeps, caller: Caller, req: { name?: string; scope?: string }, via: 'web' | 'rest'): Promise<{ token: string; record: ApiToken }> {
+  let issued: { token: string; record: ApiToken };
   try {
-    return await deps.tokens.issue(
+    issued = await deps.tokens.issue(
       { name: req.name, owner: caller.email, userspace: caller.userspace, namespace: caller.namespace, scope: req.scope === 'read' ? 'read' : 'full' },
       deps.now(),
     );
@@ -40,16 +44,19 @@ export async function issueTokenFor(deps: TokenRouteDeps, caller: Caller, req: {
     if (err instanceof TokenNameTakenError) throw new HttpError(409, err.message);
     throw err;
   }
+  audit(deps.log, AUDIT_ACTS.tokenIssued, { person: caller.email, userspace: caller.userspace, tokenId: issued.record.name, scope: issued.record.scope, via });
+  return issued;
 }
 
-export async function revokeTokenOf(deps: TokenRouteDeps, caller: Caller, name: string): Promise<void> {
+export async function revokeTokenOf(deps: TokenRouteDeps, caller: Caller, name: string, via: 'web' | 'rest'): Promise<void> {
   if (!(await deps.tokens.revoke(caller.email, name))) throw new HttpError(404, `you have no API token named ${name}`);
+  audit(deps.log, AUDIT_ACTS.tokenRevoked, { person: caller.email, userspace: caller.userspace, tokenId: name, via });
 }
 
 async function issueToken(ctx: TokenContext, deps: TokenRouteDeps): Promise<void> {
   refuseReadScope(ctx, 'issue tokens');
   const query = validateQuery(ctx, issueTokenQuery);
-  const { token, record } = await issueTokenFor(deps, ctx.state.caller, query);
+  const { token, record } = await issueTokenFor(deps, ctx.state.caller, query, 'rest');
   ctx.status = 201;
   ctx.body = { ...describeToken(record), token };
 }
@@ -57,7 +64,7 @@ async function issueToken(ctx: TokenContext, deps: TokenRouteDeps): Promise<void
 async function revokeToken(ctx: TokenContext, deps: TokenRouteDeps): Promise<void> {
   refuseReadScope(ctx, 'revoke tokens');
   validateQuery(ctx, noQuery);
-  await revokeTokenOf(deps, ctx.state.caller, ctx.params.name!);
+  await revokeTokenOf(deps, ctx.state.caller, ctx.params.name!, 'rest');
   ctx.status = 204;
 }
 

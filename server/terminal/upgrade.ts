@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Log } from '../../process/role.js';
+import { audit, AUDIT_ACTS } from '../../process/audit.js';
 import type { KubeClient } from '../../kube/client.js';
 import { isDns1123Label } from '../../kube/names.js';
 import type { ActivityRecorder } from '../../shell/activity.js';
@@ -15,7 +16,7 @@ import { shellCommand } from '../../shell/commands.js';
 import { actAs } from '../auth/authenticate.js';
 import { sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { UserSpaceDirectory } from '../auth/directory.js';
-import type { TokenMinter } from '../auth/minting.js';
+import type { TokenMinter } from '../../kube/minting.js';
 import { constantTimeEqual } from '../auth/secrets.js';
 import type { SessionStore } from '../auth/sessions.js';
 import type { Caller } from '../http/context.js';
@@ -178,6 +179,8 @@ export class TerminalServer {
   private serve(ws: WebSocket, opened: Opened): void {
     const { caller, workspace } = opened;
     const fields = { namespace: caller.namespace, workspace, owner: caller.email };
+    const audited = { person: caller.email, userspace: caller.userspace, via: 'terminal' as const, kind: 'terminal', namespace: caller.namespace, workspace };
+    const openedAt = this.now();
     ws.on('error', (err) => this.deps.log('terminal websocket error', { ...fields, error: err.message }));
     // Keystrokes and resizes typed while the workspace is being resolved wait in the socket, not in a lost event.
     ws.pause();
@@ -205,6 +208,7 @@ export class TerminalServer {
           onEnd: ({ exit, refused, by }) => {
             ended();
             this.deps.log('terminal closed', { ...fields, by, exitCode: exit?.exitCode, error: refused?.message ?? exit?.message });
+            audit(this.deps.log, AUDIT_ACTS.sessionClosed, { ...audited, durationMs: this.now() - openedAt });
           },
         });
         this.relays.add(relay);
@@ -214,10 +218,12 @@ export class TerminalServer {
           this.sessionOf.delete(relay);
         });
         this.deps.log('terminal opened', { ...fields, pod: target.pod });
+        audit(this.deps.log, AUDIT_ACTS.sessionOpened, audited);
       },
       (err: unknown) => {
         const refused = refusalOf(err, `opening workspace ${workspace}`);
         this.deps.log('terminal refused', { ...fields, error: refused.message });
+        if (refused.code === CLOSE.forbidden) audit(this.deps.log, AUDIT_ACTS.clusterRefused, { ...audited, reason: refused.message });
         ws.resume();
         refuse(ws, refused.code, refused.message);
       },

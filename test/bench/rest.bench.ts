@@ -11,7 +11,7 @@ import { KubeClient, type KubeObject } from '../../kube/client.js';
 import { staticConnection } from '../../kube/connection.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { DEFAULT_CATALOG_CONCURRENCY } from '../../server/api/catalog.js';
-import { TokenMinter } from '../../server/auth/minting.js';
+import { TokenMinter } from '../../kube/minting.js';
 import type { FakeApiServer } from '../support/fake-apiserver.js';
 import { addPerson, call, login, SERVER_TOKEN, startCluster, startDen } from '../server/core/cluster.js';
 import { median, quantile } from './stats.js';
@@ -181,7 +181,7 @@ async function workspacesTable(): Promise<string> {
     const signed = await login(cached, 'alice', 'alice-password');
     const { body } = await call(cached, 'POST', '/tokens', { as: signed });
     const bearer = body.token as string;
-    const direct = api.client((await new TokenMinter(api.client(SERVER_TOKEN), { ttlSeconds: 600 }).token({ userspaceUid: 'bench', namespace: 'svc-alice', serviceAccount: 'session' })).token);
+    const direct = api.client((await new TokenMinter(api.client(SERVER_TOKEN), { ttlSeconds: 600 }).token({ ownerUid: 'bench', namespace: 'svc-alice', serviceAccount: 'session' })).token);
 
     const auth = { Authorization: `Bearer ${bearer}` };
     const check = (label: string, res: { status: number; body: string }) => {

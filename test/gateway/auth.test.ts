@@ -6,8 +6,7 @@ import { ConnectionAuth, DEFAULT_MAX_AUTH_TRIES, type AuthRequest } from '../../
 import type { AuthFailureReason } from '../../gateway/metrics.js';
 import { generateHostKey } from '../../ssh/host-key.js';
 import { findAuthorizedKey, parseAuthorizedKey } from '../../gateway/keys.js';
-import { SessionRefused } from '../../gateway/target.js';
-import type { SessionTarget } from '../../shell/target.js';
+import { SessionRefused, type GatewayTarget } from '../../gateway/target.js';
 import { indexWorkspaceEvent, WorkspaceDirectory, type Workspace, type WorkspaceNameIndex } from '../../gateway/workspaces.js';
 import type { CacheEvent } from '../../kube/informer.js';
 import { generateSshKey } from '../support/ssh-keys.js';
@@ -95,7 +94,7 @@ describe('gateway authentication', () => {
         resolve: async (w) => {
           resolved.push(w);
           if (refuse) throw refuse;
-          return { namespace: w.metadata!.namespace!, workspace: w.metadata!.name!, pod: `${w.metadata!.name}-0`, shell: '/bin/bash', homePath: '/home/dev' } satisfies SessionTarget;
+          return { namespace: w.metadata!.namespace!, workspace: w.metadata!.name!, workspaceUid: 'uid', pod: `${w.metadata!.name}-0`, shell: '/bin/bash', homePath: '/home/dev' } satisfies GatewayTarget;
         },
         banner: { send: (_ctx, message) => (banners.push(message), true) },
         log: () => undefined,
@@ -313,7 +312,7 @@ describe('gateway authentication when its cache lags behind the cluster', () => 
       {
         named: (name) => directory.named(name),
         current: (name) => directory.current(name),
-        resolve: async (w) => ({ namespace: w.metadata!.namespace!, workspace: w.metadata!.name!, pod: `${w.metadata!.name}-0`, shell: '/bin/bash', homePath: '/home/dev' }),
+        resolve: async (w) => ({ namespace: w.metadata!.namespace!, workspace: w.metadata!.name!, workspaceUid: 'uid', pod: `${w.metadata!.name}-0`, shell: '/bin/bash', homePath: '/home/dev' }),
         banner: { send: () => true },
         log: () => undefined,
         maxAuthTries: DEFAULT_MAX_AUTH_TRIES,

@@ -16,12 +16,16 @@ import { Gateway, type GatewayLimits } from '../../gateway/server.js';
 import { WorkspaceDirectory, type Workspace, type WorkspaceImage } from '../../gateway/workspaces.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { FakeExec } from '../support/fake-exec.js';
+import { provision } from '../support/userspaces.js';
 
 const run = promisify(execFile);
 
 export const GATEWAY_TOKEN = 'gateway-token';
 export const GATEWAY_USER = 'system:serviceaccount:svc-system:den-gateway';
+export const PERSON = 'demo';
 export const NAMESPACE = 'svc-demo';
+/** Whom the cluster sees opening a session's exec and port forwards. */
+export const OWNER_USER = 'system:serviceaccount:svc-demo:session';
 
 export interface UserKey {
   file: string;
@@ -60,8 +64,13 @@ export function pod(name: string, workspaceName: string | undefined, namespace =
   };
 }
 
-/** The gateway's identity with infra's RBAC, the user namespace and a WorkspaceImage whose home is `home`. */
+/**
+ * The gateway's identity with infra's RBAC, the person `demo` as the manager leaves them (namespace
+ * svc-demo, the `session` ServiceAccount and the owner's Role that sessions run as), and a
+ * WorkspaceImage whose home is `home`.
+ */
 export function prepareCluster(api: FakeApiServer, home: string): void {
+  provision(api, PERSON, `${PERSON}@example.com`);
   api.addUser(GATEWAY_TOKEN, { username: GATEWAY_USER, groups: ['system:serviceaccounts'] });
   api.seed(
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'den-gateway' }, rules: gatewayClusterRules() } as KubeObject,
@@ -72,7 +81,6 @@ export function prepareCluster(api: FakeApiServer, home: string): void {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'den-gateway' },
       subjects: [{ kind: 'ServiceAccount', name: 'den-gateway', namespace: 'svc-system' }],
     } as KubeObject,
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
     {
       apiVersion: RESOURCES.workspaceImage.apiVersion,
       kind: 'WorkspaceImage',

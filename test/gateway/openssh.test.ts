@@ -291,7 +291,7 @@ describe('gateway keepalives', function () {
       const child = spawn('ssh', [...h.sshOptions(alice), '-p', String(h.port), '-N', 'demo@127.0.0.1'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
       child.stderr.resume();
       try {
-        await waitFor(() => h.logs.some((l) => l.msg === 'session authenticated'));
+        await waitFor(() => h.logs.some((l) => l.msg === 'audit' && l.fields?.audit === 'sign-in' && l.fields.outcome === 'success'));
         expect(h.gateway.openConnections).to.equal(1);
         child.kill('SIGSTOP');
         await waitFor(() => h.gateway.openConnections === 0, 10_000);

@@ -82,6 +82,7 @@ describe('PROXY protocol from a trusted load balancer', function () {
 
   const ssh = (through: HeaderProxy, command: string) => h.command('ssh', [...h.sshOptions(alice), '-p', String(through.port), 'demo@127.0.0.1', command]);
   const logged = (msg: string) => h.logs.filter((l) => l.msg === msg);
+  const signedIn = () => h.logs.filter((l) => l.msg === 'audit' && l.fields?.audit === 'sign-in' && l.fields.outcome === 'success');
 
   afterEach(async () => {
     for (const p of proxies.splice(0)) await p.close();
@@ -93,7 +94,7 @@ describe('PROXY protocol from a trusted load balancer', function () {
     const r = await ssh(await proxy('203.0.113.7', 40001), 'echo through the balancer');
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.equal('through the balancer\n');
-    expect(logged('session authenticated').map((l) => l.fields?.remote)).to.deep.equal(['203.0.113.7:40001']);
+    expect(signedIn().map((l) => l.fields?.client)).to.deep.equal(['203.0.113.7:40001']);
   });
 
   it('counts the per-source cap by the header\'s address, not the balancer\'s', async () => {
@@ -119,7 +120,7 @@ describe('PROXY protocol from a trusted load balancer', function () {
     await start({ proxyProtocolFrom: ['192.0.2.10'] });
     const r = await ssh(await proxy('203.0.113.7'), 'true');
     expect(r.code).to.equal(255);
-    expect(logged('session authenticated')).to.deep.equal([]);
+    expect(signedIn()).to.deep.equal([]);
     expect(logged('PROXY protocol header from an address not trusted to send one; connection closed')).to.have.length(1);
 
     const plain = await h.ssh(alice, 'demo', ['echo plain ssh']);
@@ -143,7 +144,7 @@ describe('PROXY protocol from a trusted load balancer', function () {
       const r = await ssh(through, 'echo ok');
       expect(r.code, r.stderr).to.equal(0);
     }
-    const remotes = logged('session authenticated').map((l) => String(l.fields?.remote));
+    const remotes = signedIn().map((l) => String(l.fields?.client));
     expect(remotes[0]).to.equal('198.51.100.20:6000');
     expect(remotes[1]).to.match(/^127\.0\.0\.1:\d+$/);
   });

@@ -57,7 +57,7 @@ describe('den gateway role', function () {
   it('is registered as `den gateway`', async () => {
     const role = await ROLES.gateway!();
     expect(role.summary).to.equal(gatewayRole.summary);
-    expect(Object.keys(role.settings)).to.deep.equal(['kubeconfig', 'namespace', 'listen', 'healthListen', 'hostKeyFile', 'keepaliveInterval', 'loginGraceTime', 'maxStartups', 'maxStartupsPerSource', 'proxyProtocolFrom', 'maxAuthTries']);
+    expect(Object.keys(role.settings)).to.deep.equal(['kubeconfig', 'namespace', 'listen', 'healthListen', 'tokenTtl', 'hostKeyFile', 'keepaliveInterval', 'loginGraceTime', 'maxStartups', 'maxStartupsPerSource', 'proxyProtocolFrom', 'maxAuthTries']);
   });
 
   it('refuses a keepalive interval under a second, naming the setting', () => {

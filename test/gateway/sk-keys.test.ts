@@ -226,7 +226,7 @@ describe('gateway login with a security key (ssh2 client)', function () {
     });
   }
 
-  const refusals = () => h.logs.filter((l) => l.msg === 'authentication refused').map((l) => l.fields?.reason);
+  const refusals = () => h.logs.filter((l) => l.msg === 'audit' && l.fields?.audit === 'sign-in' && l.fields.outcome === 'failure').map((l) => l.fields?.reason);
 
   for (const kind of [SK_ED25519, SK_ECDSA_P256] as const) {
     it(`logs in with a listed ${kind} key when the key was touched`, async () => {
@@ -235,7 +235,7 @@ describe('gateway login with a security key (ssh2 client)', function () {
       const agent = new SecurityKeyAgent(key);
       expect(await login(agent)).to.equal('touched\n');
       expect(agent.signed).to.equal(1);
-      expect(h.logs.some((l) => l.msg === 'session authenticated')).to.equal(true);
+      expect(h.logs.some((l) => l.msg === 'audit' && l.fields?.audit === 'sign-in' && l.fields.outcome === 'success')).to.equal(true);
     });
 
     it(`refuses a ${kind} signature made without a touch`, async () => {

@@ -93,7 +93,7 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: ['get', 'update'], group: 'coordination.k8s.io', resource: 'leases', scope: 'svc-system', names: ['den-manager'], why: 'hooks/loop/leader.ts renew, release' },
   ],
   'den-server': [
-    { verbs: ['create'], group: '', resource: 'serviceaccounts/token', scope: 'any namespace', names: ['session', 'session-readonly'], why: 'server/auth/minting.ts' },
+    { verbs: ['create'], group: '', resource: 'serviceaccounts/token', scope: 'any namespace', names: ['session', 'session-readonly'], why: 'kube/minting.ts for server/auth/authenticate.ts' },
     { verbs: CACHE, group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'server/auth/directory.ts' },
     { verbs: ['patch'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'shell/activity.ts for server/terminal/upgrade.ts (lastActivityTime)' },
     { verbs: [...CACHE, 'get', 'create', 'patch', 'delete'], group: '', resource: 'secrets', scope: 'svc-system', why: 'server/auth/state.ts' },
@@ -101,12 +101,12 @@ export const NEEDS: Record<Process, Need[]> = {
   'den-gateway': [
     { verbs: CACHE, group: 'den.dev', resource: 'workspaces', scope: 'cluster', why: 'gateway/role.ts cache' },
     { verbs: ['get'], group: 'den.dev', resource: 'workspaces', scope: 'any namespace', why: 'gateway/target.ts re-fetch (SPEC 1.5 step 4)' },
-    { verbs: ['patch'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'gateway/activity.ts lastActivityTime' },
+    { verbs: ['patch'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'shell/activity.ts for gateway/server.ts (lastActivityTime)' },
     { verbs: CACHE, group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'gateway/role.ts cache (shell, home path)' },
     { verbs: ['get'], group: '', resource: 'pods', scope: 'any namespace', why: 'gateway/target.ts label check' },
-    // A websocket upgrade is a GET: older API servers authorize `get`, newer ones also `create`.
-    { verbs: ['create', 'get'], group: '', resource: 'pods/exec', scope: 'any namespace', why: 'gateway/exec.ts' },
-    { verbs: ['create', 'get'], group: '', resource: 'pods/portforward', scope: 'any namespace', why: 'gateway/portforward.ts' },
+    // exec and port forwarding run as the workspace owner's `session` ServiceAccount, never as the gateway.
+    { verbs: ['create'], group: '', resource: 'serviceaccounts/token', scope: 'any namespace', names: ['session'], why: 'kube/minting.ts for gateway/server.ts (the owner\'s token)' },
+    { verbs: ['create', 'patch'], group: '', resource: 'events', scope: 'any namespace', why: 'kube/den-events.ts for gateway/session-record.ts (SSHSessionOpened, SSHSessionClosed, aggregated)' },
   ],
 };
 

@@ -220,9 +220,26 @@ describe('install RBAC', () => {
         { group: '', resource: 'pods', verb: 'delete' },
         { group: '', resource: 'secrets', verb: 'get' },
         { group: 'den.dev', resource: 'userspaces', verb: 'get' },
-        { group: '', resource: 'serviceaccounts/token', verb: 'create', name: 'session' },
+        { group: '', resource: 'serviceaccounts', verb: 'get' },
       ];
       for (const req of refused) expect(allows(cluster, req), describeRequest(req)).to.equal(false);
+    });
+
+    it('opens no exec or port forward with its own identity, anywhere: sessions run as the owner', () => {
+      for (const rules of [cluster, system, rulesOf('den-gateway', 'svc-alice')]) {
+        for (const resource of ['pods/exec', 'pods/portforward', 'pods/attach']) {
+          for (const verb of ['create', 'get']) expect(allows(rules, { group: '', resource, verb }), `${verb} ${resource}`).to.equal(false);
+        }
+      }
+    });
+
+    it("mints tokens for the owners' session ServiceAccount and for no other", () => {
+      const mint = (name?: string): boolean => allows(cluster, { group: '', resource: 'serviceaccounts/token', verb: 'create', ...(name ? { name } : {}) });
+      expect(mint('session')).to.equal(true);
+      expect(mint('session-readonly')).to.equal(false);
+      expect(mint('workspace')).to.equal(false);
+      expect(mint('den-gateway')).to.equal(false);
+      expect(mint()).to.equal(false);
     });
   });
 

@@ -2,11 +2,17 @@
 // processes (bin/den.js, each under its own ServiceAccount token) against the fake API
 // server, with the harness playing the StatefulSet controller and the kubelet, and the real
 // OpenSSH client and `den users add` as a person runs them.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { RESOURCES } from '../../kube/resources.js';
-import { eventually, LocalPlatform } from '../support/platform.js';
+import { eventually, LocalPlatform, runDen } from '../support/platform.js';
 import { uncoveredRequests } from '../infra/rbac-needs.js';
-import { platformJourney } from './journey.js';
+import { journeyNames, platformJourney, Rest, ssh } from './journey.js';
 import { scrape, total, type Sample } from '../support/metrics.js';
 
 /** The figures of every replica of a role together, as a dashboard sums them over pods. */
@@ -76,6 +82,66 @@ describe('Den on this machine: a person from sign-up to SSH and back', function 
     const ready = await eventually(() => platform.api.object<any>(RESOURCES.userSpace, 'carol-it')?.status?.phase === 'Ready', 'UserSpace carol-it Ready', 15_000);
     expect(ready).to.equal(true);
     expect(platform.api.object(RESOURCES.serviceAccount, 'session', 'svc-carol-it')).to.not.equal(undefined);
+  });
+
+  it('writes one audit line per sign-in, token and SSH session, with the same field names in every process, and no secret the run created in any log', async function () {
+    this.timeout(45_000);
+    const name = 'audit-it';
+    const password = `pw-${randomBytes(12).toString('hex')}`;
+    const keys = await mkdtemp(join(tmpdir(), 'den-audit-keys-'));
+    try {
+      const added = await runDen(['users', 'add', name, '--owner', `${name}@example.com`, '--password-stdin', '--kubeconfig', platform.kubeconfig], { stdin: `${password}\n` });
+      expect(added.code, added.stderr).to.equal(0);
+      await eventually(() => platform.api.object<any>(RESOURCES.userSpace, name)?.status?.phase === 'Ready', `UserSpace ${name} Ready`, 15_000);
+      const rest = new Rest(platform.baseUrl);
+      expect((await rest.call('POST', '/login', { body: { username: name, password: `${password}-wrong` } })).status).to.equal(401);
+      const session = await rest.login(name, password);
+      const issued = await rest.call('POST', '/tokens?name=audit', { as: { session } });
+      expect(issued.status).to.equal(201);
+      expect((await rest.call('GET', '/workspaces', { as: { token: issued.body.token } })).status).to.equal(200);
+      expect((await rest.call('DELETE', '/tokens/audit', { as: { session } })).status).to.equal(204);
+
+      const keyFile = join(keys, 'key');
+      await promisify(execFile)('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', keyFile]);
+      await platform.admin.create(RESOURCES.workspaceImage, { apiVersion: RESOURCES.workspaceImage.apiVersion, kind: 'WorkspaceImage', metadata: { name }, spec: { displayName: 'Audit', image: platform.workspaceImage } });
+      const created = await rest.call('POST', '/workspaces', { body: { name: 'audited', image: name, storage: '1Gi', ssh_public_key: (await readFile(`${keyFile}.pub`, 'utf8')).trim() }, as: { session } });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      await eventually(async () => (await rest.call('GET', '/workspaces/audited', { as: { session } })).body.status?.phase === 'Running', 'workspace audited Running', 15_000);
+      const result = await ssh(platform, keyFile, 'audited', 'echo audited');
+      expect(result.stdout, result.stderr).to.equal('audited\n');
+
+      type Line = Record<string, unknown> & { role: string; audit?: string };
+      const lines = () => platform.processes.flatMap((p) => p.log.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line));
+      const audited = (act: string) => lines().filter((l) => l.audit === act && (l.userspace === name || l.username === name));
+      await eventually(() => audited('session-closed').length > 0, 'the SSH session closed in the audit log', 10_000);
+      const identity = `system:serviceaccount:svc-${name}:session`;
+      expect(audited('sign-in').map((l) => [l.role, l.outcome, l.method, l.via])).to.deep.equal([
+        ['server', 'failure', 'local', 'rest'],
+        ['server', 'success', 'local', 'rest'],
+        ['gateway', 'success', 'publickey', 'ssh'],
+      ]);
+      expect(audited('sign-in')[0]).to.include({ status: 401, reason: 'invalid username or password' });
+      expect(audited('token-issued').map((l) => [l.role, l.tokenId, l.scope])).to.deep.equal([['server', 'audit', 'full']]);
+      expect(audited('token-revoked').map((l) => [l.role, l.tokenId])).to.deep.equal([['server', 'audit']]);
+      for (const act of ['session-opened', 'session-closed']) {
+        expect(audited(act).map((l) => [l.role, l.identity, l.kind, l.workspace, l.via])).to.deep.equal([['gateway', identity, 'exec', 'audited', 'ssh']]);
+      }
+      expect(platform.api.requests.filter((r) => r.path === `/api/v1/namespaces/svc-${name}/pods/audited-0/exec`).map((r) => r.user)).to.deep.equal([identity]);
+
+      const fields = new Set(['time', 'role', 'msg', 'audit', 'outcome', 'reason', 'person', 'userspace', 'identity', 'client', 'via', 'method', 'username', 'namespace', 'workspace', 'kind', 'fingerprint', 'tokenId', 'scope', 'bytesIn', 'bytesOut', 'durationMs', 'request', 'status']);
+      for (const line of lines().filter((l) => l.audit)) {
+        expect(Object.keys(line).filter((k) => !fields.has(k)), JSON.stringify(line)).to.deep.equal([]);
+      }
+
+      const cookie = session.cookie.split('; ').find((c) => c.startsWith('svc_session='))!.slice('svc_session='.length);
+      const secrets = [password, journeyNames(platform.suffix).password, cookie, session.csrf, issued.body.token as string, platform.api.adminToken, ...platform.api.mintedTokens];
+      expect(platform.api.mintedTokens.length, 'tokens minted during the run').to.be.above(5);
+      for (const p of platform.processes) {
+        for (const secret of secrets) expect(p.log.filter((l) => l.includes(secret)), `den ${p.name} logged a secret`).to.deep.equal([]);
+      }
+    } finally {
+      await rm(keys, { recursive: true, force: true });
+    }
   });
 
   for (const process of ['den-manager', 'den-server', 'den-gateway'] as const) {

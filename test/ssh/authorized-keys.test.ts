@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkAuthorizedKey, isEd25519Point } from '../../ssh/authorized-keys.js';
-import { blobFields, generateSshKey, keyLine } from '../support/ssh-keys.js';
+import { blobFields, generateSshKey, keyLine, notAnEd25519Point, truncatedKey, withFlippedByte } from '../support/ssh-keys.js';
 import { generateTestKeys, type TestKeys } from '../hooks/admission/keys.js';
 
 describe('SSH authorized key check', () => {
@@ -50,9 +50,9 @@ describe('SSH authorized key check', () => {
     ['an authorized_keys line with options', (k) => `no-pty ${k.ed25519}`, /options before the key type \("no-pty"\) are not accepted/],
     ['two keys on two lines', (k) => `${k.ed25519}\n${k.rsa}`, /must be one line/],
     ['text in base64 after a valid prefix', () => 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG5vdCBhIGtleSBhdCBhbGw=', /corrupt/],
-    ['a truncated ed25519 blob', (k) => truncate(k.ed25519, 3), /corrupt/],
-    ['a truncated rsa blob', (k) => truncate(k.rsa, 20), /corrupt/],
-    ['a truncated ecdsa blob', (k) => truncate(k.ecdsa256, 1), /corrupt/],
+    ['a truncated ed25519 blob', (k) => truncatedKey(k.ed25519, 3), /corrupt/],
+    ['a truncated rsa blob', (k) => truncatedKey(k.rsa, 20), /corrupt/],
+    ['a truncated ecdsa blob', (k) => truncatedKey(k.ecdsa256, 1), /corrupt/],
     ['an ed25519 blob with trailing bytes', (k) => keyLine('ssh-ed25519', [...blobFields(k.ed25519), 'extra']), /corrupt/],
     ['an rsa blob under the ed25519 prefix', (k) => k.rsa.replace('ssh-rsa', 'ssh-ed25519'), /not a ssh-ed25519 key/],
     ['a nistp256 blob under the nistp384 prefix', (k) => k.ecdsa256.replace('ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384'), /not a ecdsa-sha2-nistp384 key/],
@@ -113,7 +113,7 @@ describe('SSH authorized key check', () => {
     });
 
     it('ssh-keygen -l refuses a truncated key, so the check above can fail', async () => {
-      const truncated = truncate(keys.rsa, 20);
+      const truncated = truncatedKey(keys.rsa, 20);
       expect(checkAuthorizedKey(truncated).ok).to.equal(false);
       const result = await fingerprint(truncated, 900);
       expect(result.ok).to.equal(false);
@@ -130,32 +130,6 @@ describe('SSH authorized key check', () => {
     expect(isEd25519Point(Buffer.alloc(31))).to.equal(false);
   });
 });
-
-function truncate(line: string, bytes: number): string {
-  const [type, b64] = line.split(' ');
-  const blob = Buffer.from(b64!, 'base64');
-  return `${type} ${blob.subarray(0, blob.length - bytes).toString('base64')}`;
-}
-
-/** Flips the bits of one byte of the `field`-th SSH string of the blob (negative index from its end). */
-function withFlippedByte(line: string, field: number, index: number): string {
-  const type = line.split(' ')[0]!;
-  const fields = blobFields(line).map((f) => Buffer.from(f));
-  const target = fields[field]!;
-  const at = index < 0 ? target.length + index : index;
-  target[at] = target[at]! ^ (index < 0 ? 0x01 : 0xff);
-  return keyLine(type, fields);
-}
-
-/** About half of all y values have no x on the curve; the first such small y is a non-point encoding. */
-function notAnEd25519Point(): Buffer {
-  for (let y = 2; y < 100; y++) {
-    const bytes = Buffer.alloc(32);
-    bytes[0] = y;
-    if (!isEd25519Point(bytes)) return bytes;
-  }
-  throw new Error('no invalid encoding found among small y values');
-}
 
 function rsaKeyLine(bits: number): string {
   return generateSshKey('rsa', { bits }).publicLine;

@@ -99,7 +99,10 @@ export async function gone(lookup: Promise<unknown>): Promise<boolean> {
 
 /** One `den <role>` child process and what it said on stderr. */
 export class DenProcess {
+  /** The last STDERR_LINES lines, for failure messages. */
   readonly stderr: string[] = [];
+  /** Everything it wrote on stderr (its log), line by line. */
+  readonly log: string[] = [];
   readonly exited: Promise<number | null>;
   private readonly child: ChildProcess;
 
@@ -116,6 +119,7 @@ export class DenProcess {
       const lines = (partial + chunk.toString('utf8')).split('\n');
       partial = lines.pop() ?? '';
       this.stderr.push(...lines);
+      this.log.push(...lines);
       if (this.stderr.length > STDERR_LINES) this.stderr.splice(0, this.stderr.length - STDERR_LINES);
     });
     this.exited = new Promise((ok) => {

@@ -2,6 +2,7 @@
 // (RFC 4253 §6.6, RFC 5656 §3.1, RFC 8709 §4). Not ssh2's generator: it drops leading zero
 // bytes of about one ed25519 key in 230, writing blobs that neither Den nor OpenSSH read.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { isEd25519Point } from '../../ssh/authorized-keys.js';
 
 export type SshKeyType = 'ed25519' | 'rsa' | 'ecdsa';
 
@@ -88,4 +89,33 @@ function generate(type: SshKeyType, bits: number | undefined): { publicKey: KeyO
   const curve = CURVES[bits ?? 256];
   if (!curve) throw new Error(`ECDSA keys are 256, 384 or 521 bits, not ${bits}`);
   return generateKeyPairSync('ec', { namedCurve: curve.nodeName });
+}
+
+// Keys broken on purpose, for the tests of what refuses them.
+
+/** The key line with the last `bytes` bytes of its blob cut off. */
+export function truncatedKey(line: string, bytes: number): string {
+  const [type, b64] = line.split(' ');
+  const blob = Buffer.from(b64!, 'base64');
+  return `${type} ${blob.subarray(0, blob.length - bytes).toString('base64')}`;
+}
+
+/** Flips the bits of one byte of the `field`-th SSH string of the blob (negative index from its end). */
+export function withFlippedByte(line: string, field: number, index: number): string {
+  const type = line.split(' ')[0]!;
+  const fields = blobFields(line).map((f) => Buffer.from(f));
+  const target = fields[field]!;
+  const at = index < 0 ? target.length + index : index;
+  target[at] = target[at]! ^ (index < 0 ? 0x01 : 0xff);
+  return keyLine(type, fields);
+}
+
+/** About half of all y values have no x on the curve; the first such small y is a non-point encoding. */
+export function notAnEd25519Point(): Buffer {
+  for (let y = 2; y < 100; y++) {
+    const bytes = Buffer.alloc(32);
+    bytes[0] = y;
+    if (!isEd25519Point(bytes)) return bytes;
+  }
+  throw new Error('no invalid encoding found among small y values');
 }

@@ -1,33 +1,32 @@
-// The workspace page: the status card re-fetched every 3 s (an HTML fragment the server
-// escaped), the log re-read every 5 s while its tab is shown, and keyboard-usable tabs.
-// The Terminal tab's panel (#terminal) is filled by the terminal script, which listens for
-// the `den:tab` event this script sends when a tab is opened.
+// The workspace page: the log re-read every 5 s while its tab is shown and the workspace has a
+// log to give (the status card's data-logs, kept current by live.ts every 3 s), and
+// keyboard-usable tabs. The Terminal tab's panel (#terminal) is filled by the terminal script,
+// which listens for the `den:tab` event this script sends when a tab is opened.
 
-const STATUS_EVERY_MS = 3000;
 const LOGS_EVERY_MS = 5000;
 
-const card = document.querySelector<HTMLElement>('#status-card');
 const logsPanel = document.querySelector<HTMLElement>('#panel-logs');
 const logs = document.querySelector<HTMLElement>('#logs');
 const logsState = document.querySelector<HTMLElement>('#logs-state');
 const tail = document.querySelector<HTMLSelectElement>('#tail');
 
-async function refreshStatus(): Promise<void> {
-  if (!card?.dataset.statusUrl) return;
-  try {
-    const res = await fetch(card.dataset.statusUrl, { headers: { Accept: 'text/html' }, credentials: 'same-origin' });
-    if (res.redirected || res.status === 401) {
-      window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname)}`);
-      return;
-    }
-    if (res.ok) card.innerHTML = await res.text();
-  } catch {
-    // Offline for a moment: the next poll tries again.
-  }
+/** A 409 (no running pod) stops the polling until the status card says the log is readable again. */
+let logsRefused = false;
+
+function cardSaysReadable(): boolean {
+  return document.querySelector<HTMLElement>('#status-card')?.dataset.logs === 'readable';
+}
+
+function logsReadable(): boolean {
+  return cardSaysReadable() && !logsRefused;
 }
 
 async function refreshLogs(): Promise<void> {
-  if (!logsPanel || logsPanel.hidden || !logs || !logsState || !logsPanel.dataset.logsUrl) return;
+  if (!logsPanel || logsPanel.hidden || document.visibilityState !== 'visible' || !logs || !logsState || !logsPanel.dataset.logsUrl) return;
+  if (!logsReadable()) {
+    logsState.textContent = logsState.dataset.idle ?? '';
+    return;
+  }
   try {
     const res = await fetch(`${logsPanel.dataset.logsUrl}?tail=${encodeURIComponent(tail?.value ?? '200')}`, { credentials: 'same-origin' });
     const body = (await res.json()) as { lines?: string; error?: string };
@@ -37,6 +36,7 @@ async function refreshLogs(): Promise<void> {
       logsState.textContent = body.lines ? `Last ${tail?.value ?? 200} lines, refreshed every 5 seconds.` : 'The log is empty.';
       if (atBottom) logs.scrollTop = logs.scrollHeight;
     } else {
+      if (res.status === 409) logsRefused = true;
       logsState.textContent = body.error ?? `The log could not be read (${res.status}).`;
     }
   } catch {
@@ -72,8 +72,14 @@ document.querySelector('[role="tablist"]')?.addEventListener('keydown', (event) 
   next.focus();
 });
 tail?.addEventListener('change', () => void refreshLogs());
-
-if (card) setInterval(() => void refreshStatus(), STATUS_EVERY_MS);
+let wasReadable = cardSaysReadable();
+document.addEventListener('den:live', () => {
+  const readable = cardSaysReadable();
+  if (readable === wasReadable) return;
+  wasReadable = readable;
+  logsRefused = false;
+  void refreshLogs();
+});
 if (logsPanel) {
   void refreshLogs();
   setInterval(() => void refreshLogs(), LOGS_EVERY_MS);

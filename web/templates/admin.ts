@@ -4,6 +4,7 @@
 // is shown above the form it is about.
 import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
+import { liveRegion } from './live.js';
 
 export type AdminSection = 'overview' | 'users' | 'quota' | 'catalog' | 'workspaces' | 'settings';
 
@@ -31,7 +32,7 @@ export interface QuotaValues {
   workspaces: number;
 }
 
-function frame(assets: AssetUrls, viewer: Viewer, section: AdminSection, title: string, outcome: AdminOutcome, body: Html): string {
+function frame(assets: AssetUrls, viewer: Viewer, section: AdminSection, title: string, outcome: AdminOutcome, body: Html, scripts?: string[]): string {
   const nav = html`<nav aria-label="Administration" class="subnav"><ul class="row">${SECTIONS.map(
     (s) => html`<li><a href="/admin/${s.key}"${s.key === section ? html` aria-current="page"` : ''}>${s.label}</a></li>`,
   )}</ul></nav>`;
@@ -41,6 +42,7 @@ function frame(assets: AssetUrls, viewer: Viewer, section: AdminSection, title: 
     viewer,
     active: 'admin',
     body: html`<h1>${title}</h1>${nav}${outcome.done && html`<div class="notice" role="status" id="done">${outcome.done}</div>`}${body}`,
+    scripts,
   });
 }
 
@@ -272,18 +274,33 @@ export interface WorkspaceLine {
   age: string;
 }
 
-export function adminWorkspacesPage(assets: AssetUrls, viewer: Viewer, v: { items: WorkspaceLine[]; runningOnly: boolean; sort: WorkspaceSort }): string {
-  const link = (sort: WorkspaceSort, label: string) =>
-    html`<a href="/admin/workspaces?sort=${sort}${v.runningOnly ? '&running=1' : ''}"${sort === v.sort ? html` aria-current="true"` : ''}>${label}</a>`;
+export interface AdminWorkspacesView {
+  items: WorkspaceLine[];
+  runningOnly: boolean;
+  sort: WorkspaceSort;
+}
+
+/** `/admin/workspaces` with the view's filter and sort (the sort given, or the view's own). */
+function listUrl(v: AdminWorkspacesView, sort = v.sort): string {
+  return `/admin/workspaces?sort=${sort}${v.runningOnly ? '&running=1' : ''}`;
+}
+
+/** The count and the table: the list's live part (web/templates/live.ts). */
+export function adminWorkspacesList(v: AdminWorkspacesView): Html {
+  const link = (sort: WorkspaceSort, label: string) => html`<a href="${listUrl(v, sort)}"${sort === v.sort ? html` aria-current="true"` : ''}>${label}</a>`;
+  return html`<p class="muted" id="workspace-count">${v.items.length} workspace${v.items.length === 1 ? '' : 's'}${v.runningOnly ? ' running' : ''}.</p>
+<table id="workspaces"><thead><tr><th scope="col">${link('name', 'Name')}</th><th scope="col">${link('namespace', 'Namespace')}</th><th scope="col">${link('owner', 'Owner')}</th><th scope="col">${link('phase', 'Phase')}</th><th scope="col">Image</th><th scope="col">${link('age', 'Created')}</th></tr></thead>
+<tbody>${v.items.map((w) => html`<tr data-workspace="${w.namespace}/${w.name}" data-announce-key="${w.namespace}/${w.name}" data-announce="${w.name} of ${w.owner || w.namespace} is ${w.phase}."><td>${w.name}</td><td>${w.namespace}</td><td>${w.owner}</td><td><span class="badge ${w.phase}">${w.phase}</span></td><td>${w.image}</td><td>${w.age}</td></tr>`)}</tbody></table>`;
+}
+
+export function adminWorkspacesPage(assets: AssetUrls, viewer: Viewer, v: AdminWorkspacesView): string {
   const body = html`<form method="get" action="/admin/workspaces" class="row" id="workspace-filter">
   <label class="check"><input type="checkbox" name="running" value="1"${v.runningOnly ? html` checked` : ''}> Running only</label>
   <label class="check" for="sort">Sort by</label><select id="sort" name="sort">${WORKSPACE_SORTS.map((s) => html`<option value="${s}"${s === v.sort ? html` selected` : ''}>${s}</option>`)}</select>
   <button type="submit" class="secondary">Apply</button>
 </form>
-<p class="muted" id="workspace-count">${v.items.length} workspace${v.items.length === 1 ? '' : 's'}${v.runningOnly ? ' running' : ''}.</p>
-<table id="workspaces"><thead><tr><th scope="col">${link('name', 'Name')}</th><th scope="col">${link('namespace', 'Namespace')}</th><th scope="col">${link('owner', 'Owner')}</th><th scope="col">${link('phase', 'Phase')}</th><th scope="col">Image</th><th scope="col">${link('age', 'Created')}</th></tr></thead>
-<tbody>${v.items.map((w) => html`<tr data-workspace="${w.namespace}/${w.name}"><td>${w.name}</td><td>${w.namespace}</td><td>${w.owner}</td><td><span class="badge ${w.phase}">${w.phase}</span></td><td>${w.image}</td><td>${w.age}</td></tr>`)}</tbody></table>`;
-  return frame(assets, viewer, 'workspaces', 'All workspaces', {}, body);
+${liveRegion(listUrl(v), adminWorkspacesList(v))}`;
+  return frame(assets, viewer, 'workspaces', 'All workspaces', {}, body, ['live.js']);
 }
 
 // Settings

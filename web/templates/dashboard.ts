@@ -1,14 +1,17 @@
 // The dashboard: my workspaces with their phase, why they are not running, how to connect,
 // and start/stop; an empty state that says what to do first.
 import { html, type Html } from '../html.js';
-import { ago, canStart, canStop, phaseBadge, reasonOf, type WorkspaceView } from './format.js';
+import { ago, canRestart, canStart, canStop, phaseBadge, phaseOf, summaryOf, type Failure, type WorkspaceView } from './format.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
+import { liveRegion } from './live.js';
 
 export interface DashboardView {
   workspaces: WorkspaceView[];
   /** Home path of each catalog entry the workspaces use (for the VS Code link). */
   homePaths: ReadonlyMap<string, string>;
   defaultHomePath: string;
+  /** Why each Failed workspace cannot start, by name. */
+  failures: ReadonlyMap<string, Failure>;
   now: number;
 }
 
@@ -17,14 +20,20 @@ export function vscodeLink(endpoint: string, homePath: string): string {
   return `vscode://vscode-remote/ssh-remote+${encodeURIComponent(endpoint).replace(/%40/g, '@')}${homePath.startsWith('/') ? '' : '/'}${homePath}`;
 }
 
-export function runForm(name: string, action: 'start' | 'stop', enabled: boolean, csrf: string, back: string): Html {
-  const label = action === 'start' ? 'Start' : 'Stop';
+const RUN_LABELS = { start: 'Start', stop: 'Stop', restart: 'Restart' } as const;
+
+export function runForm(name: string, action: keyof typeof RUN_LABELS, enabled: boolean, csrf: string, back: string): Html {
+  const label = RUN_LABELS[action];
   return html`<form class="inline" method="post" action="/w/${name}/${action}">${csrfField(csrf)}<input type="hidden" name="back" value="${back}"><button type="submit" class="${action === 'stop' ? 'secondary' : ''}"${enabled ? '' : html` disabled`} aria-label="${label} ${name}">${label}</button></form>`;
 }
 
+/** The ssh command and VS Code link while they can work (Running); otherwise why not and when they will. */
 export function connectBlock(ws: WorkspaceView, homePath: string): Html {
   const endpoint = ws.status?.endpoint;
-  if (!endpoint) return html`<p class="muted">The SSH address appears once the controller has reconciled this workspace.</p>`;
+  const phase = phaseOf(ws);
+  if (phase === 'Failed') return html`<p class="muted connect-state">SSH and VS Code cannot connect while this workspace cannot start.</p>`;
+  if (phase === 'Suspended') return html`<p class="muted connect-state">Stopped: start it to connect over SSH or VS Code.</p>`;
+  if (phase !== 'Running' || !endpoint) return html`<p class="muted connect-state">The ssh command and VS Code link appear here when the workspace is Running.</p>`;
   const command = `ssh ${endpoint}`;
   return html`<div class="copy"><code>${command}</code><button type="button" class="secondary" data-copy="${command}" aria-label="Copy the ssh command">Copy</button></div>
 <p><a href="${vscodeLink(endpoint, homePath)}">Open in VS Code (Remote-SSH)</a></p>`;
@@ -33,8 +42,12 @@ export function connectBlock(ws: WorkspaceView, homePath: string): Html {
 function card(ws: WorkspaceView, view: DashboardView, csrf: string): Html {
   const name = ws.metadata?.name ?? '';
   const image = ws.spec?.imageRef?.name ?? '';
-  const reason = reasonOf(ws);
-  return html`<article class="card workspace" data-workspace="${name}" aria-labelledby="ws-${name}">
+  const failure = view.failures.get(name);
+  const reason = summaryOf(ws, failure);
+  const buttons = canRestart(ws)
+    ? html`${runForm(name, 'restart', true, csrf, '/')}${runForm(name, 'stop', true, csrf, '/')}`
+    : html`${runForm(name, 'start', canStart(ws), csrf, '/')}${runForm(name, 'stop', canStop(ws), csrf, '/')}`;
+  return html`<article class="card workspace" data-workspace="${name}" aria-labelledby="ws-${name}" data-announce-key="${name}" data-announce="${`${name} is ${phaseOf(ws)}. ${reason}`.trim()}">
   <div class="row"><h2 id="ws-${name}"><a href="/w/${name}">${name}</a></h2>${phaseBadge(ws)}</div>
   ${reason && html`<p class="reason">${reason}</p>`}
   <dl class="facts">
@@ -43,20 +56,24 @@ function card(ws: WorkspaceView, view: DashboardView, csrf: string): Html {
     <dt>Last activity</dt><dd>${ago(ws.status?.lastActivityTime, view.now)}</dd>
   </dl>
   ${connectBlock(ws, view.homePaths.get(image) ?? view.defaultHomePath)}
-  <div class="row">${runForm(name, 'start', canStart(ws), csrf, '/')}${runForm(name, 'stop', canStop(ws), csrf, '/')}</div>
+  <div class="row">${buttons}</div>
 </article>`;
 }
 
-export function dashboardPage(assets: AssetUrls, viewer: Viewer, view: DashboardView): string {
-  const body =
-    view.workspaces.length === 0
-      ? html`<h1>Your workspaces</h1>
-<div class="card empty" id="empty-state">
+/** The cards, or the empty state: the dashboard's live part (web/templates/live.ts). */
+export function dashboardCards(view: DashboardView, csrf: string): Html {
+  if (view.workspaces.length === 0) {
+    return html`<div class="card empty" id="empty-state">
   <h2>You have no workspace yet</h2>
   <p>A workspace is your own development machine: a shell, your home folder that stays, and SSH from your laptop or VS Code.</p>
   <p>Pick an image in the <a href="/catalog">catalog</a>, or <a class="button" href="/new">create your first workspace</a>.</p>
-</div>`
-      : html`<div class="row"><h1>Your workspaces</h1><a class="button" href="/new">New workspace</a></div>
-<div class="cards">${view.workspaces.map((ws) => card(ws, view, viewer.csrf))}</div>`;
-  return page({ title: 'Dashboard', assets, viewer, active: 'dashboard', body });
+</div>`;
+  }
+  return html`<div class="cards">${view.workspaces.map((ws) => card(ws, view, csrf))}</div>`;
+}
+
+export function dashboardPage(assets: AssetUrls, viewer: Viewer, view: DashboardView): string {
+  const body = html`<div class="row"><h1>Your workspaces</h1><a class="button" href="/new">New workspace</a></div>
+${liveRegion('/', dashboardCards(view, viewer.csrf))}`;
+  return page({ title: 'Dashboard', assets, viewer, active: 'dashboard', body, scripts: ['live.js'] });
 }

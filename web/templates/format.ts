@@ -67,6 +67,46 @@ export function canStart(ws: WorkspaceView): boolean {
   return ws.spec?.running === false;
 }
 
+/** A Failed workspace asked to run is restarted instead: stopped, then started once its pod is gone. */
+export function canRestart(ws: WorkspaceView): boolean {
+  return ws.spec?.running !== false && phaseOf(ws) === 'Failed';
+}
+
 export function canStop(ws: WorkspaceView): boolean {
   return ws.spec?.running !== false;
+}
+
+/** Why a Failed workspace cannot start, as den server classified the controller's reason (server/pages/failure.ts). */
+export interface Failure {
+  kind: 'image' | 'config' | 'runtime' | 'crash' | 'other';
+  /** The controller's own message, with the kubelet's words in it: shown folded. */
+  detail: string;
+  /** The catalog entry the workspace runs: its name and, when readable, its title. */
+  entry: { name: string; title?: string };
+}
+
+/** `"Ubuntu 24.04" (ubuntu)`, or `"ubuntu"` when the title is unknown. */
+export function entryLabel(entry: Failure['entry']): string {
+  return entry.title && entry.title !== entry.name ? `"${entry.title}" (${entry.name})` : `"${entry.name}"`;
+}
+
+/** The one sentence a Failed workspace is summed up in. */
+export function failureSentence(name: string, f: Failure): string {
+  switch (f.kind) {
+    case 'image':
+      return `${name} cannot start: the image of the catalog entry ${entryLabel(f.entry)} cannot be downloaded.`;
+    case 'config':
+      return `${name} cannot start: a Secret or ConfigMap it uses is missing.`;
+    case 'runtime':
+      return `${name} cannot start: the container runtime refuses to run the image of ${entryLabel(f.entry)}.`;
+    case 'crash':
+      return `${name} keeps stopping right after it starts.`;
+    case 'other':
+      return `${name} cannot start.`;
+  }
+}
+
+/** The summary line of a card or status: the failure's sentence, or why it is not simply running. */
+export function summaryOf(ws: WorkspaceView, failure: Failure | undefined): string {
+  return failure ? failureSentence(ws.metadata?.name ?? '', failure) : reasonOf(ws);
 }

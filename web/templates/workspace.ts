@@ -1,8 +1,9 @@
-// The workspace page: a status card (re-fetched every 3 s as this same fragment), and tabs
-// for logs, events, the terminal and the Workspace's YAML; start, stop and delete.
+// The workspace page: the status and Connect cards (re-fetched every 3 s as one fragment), and
+// tabs for logs, events, the terminal and the Workspace's YAML; start, stop, restart and delete.
 import { html, type Html } from '../html.js';
 import { connectBlock, runForm } from './dashboard.js';
-import { ago, canStart, canStop, phaseBadge, reasonOf, type WorkspaceView } from './format.js';
+import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseBadge, phaseOf, reasonOf, summaryOf, type Failure, type WorkspaceView } from './format.js';
+import { liveRegion } from './live.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 
 export interface EventView {
@@ -13,8 +14,8 @@ export interface EventView {
   lastTimestamp?: string;
   eventTime?: string;
   firstTimestamp?: string;
-  involvedObject?: { kind?: string; name?: string };
-  metadata?: { resourceVersion?: string };
+  involvedObject?: { kind?: string; name?: string; uid?: string };
+  metadata?: { name?: string; resourceVersion?: string };
 }
 
 export function eventTime(e: EventView): string {
@@ -33,32 +34,125 @@ export function byEventTime(a: EventView, b: EventView): number {
   return Number.isSafeInteger(versionA) && Number.isSafeInteger(versionB) ? versionA - versionB : 0;
 }
 
-/** The status card: phase, why, conditions and the start's pod events as progress. */
-export function statusCard(ws: WorkspaceView, podEvents: EventView[], now: number): Html {
+/** Events of the newest start: those about the same pod (its UID) as the newest event; the rest are earlier starts. */
+export function splitStarts(podEvents: EventView[]): { current: EventView[]; earlier: EventView[] } {
+  const uid = podEvents.at(-1)?.involvedObject?.uid;
+  if (!uid) return { current: podEvents, earlier: [] };
+  return { current: podEvents.filter((e) => e.involvedObject?.uid === uid), earlier: podEvents.filter((e) => e.involvedObject?.uid !== uid) };
+}
+
+function secondsBetween(from: string, to: string): number {
+  return Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
+}
+
+/**
+ * The newest start's steps with when each happened (the first as an age, the others as seconds
+ * after it), and the warnings of earlier starts folded. Once the workspace runs, the warnings
+ * of its start are history too: shown, no longer in red. When it failed, the failure above
+ * already says why: a warning's own words are folded.
+ */
+function progress(podEvents: EventView[], now: number, phase: string): Html | '' {
+  if (podEvents.length === 0) return '';
+  const { current, earlier } = splitStarts(podEvents);
+  const began = eventTime(current[0]!);
+  const step = (e: EventView, first: boolean) => {
+    const at = eventTime(e);
+    const when = first ? ago(at, now) : `+${secondsBetween(began, at)} s`;
+    const kind = e.type !== 'Warning' ? 'Normal' : phase === 'Running' ? 'Warning past' : 'Warning';
+    const words =
+      e.type === 'Warning' && phase === 'Failed'
+        ? html` <details data-fold="event-${e.metadata?.name ?? ''}"><summary>What it says</summary>${e.message}</details>`
+        : html`: ${e.message}`;
+    return html`<li class="${kind}"><time datetime="${at}">${when}</time> <strong>${e.reason}</strong>${words}</li>`;
+  };
+  const warnings = earlier.filter((e) => e.type === 'Warning');
+  return html`<h3>Progress</h3><ol class="progress" aria-label="Steps of the latest start">${current.map((e, i) => step(e, i === 0))}</ol>
+${warnings.length > 0 && html`<details class="history" data-fold="history"><summary>Warnings of earlier starts (${warnings.length})</summary><ol class="progress">${warnings.map(
+  (e) => html`<li class="Warning past"><time datetime="${eventTime(e)}">${ago(eventTime(e), now)}</time> <strong>${e.reason}</strong>: ${e.message}</li>`,
+)}</ol></details>`}`;
+}
+
+/** What a person can do about a Failed workspace, by what its failure points at. */
+function remedies(f: Failure): Html[] {
+  const entry = entryLabel(f.entry);
+  const restart = html`<li>Once that is fixed, restart this workspace with <strong>Restart</strong> below: it stops and starts again, keeping its home volume.</li>`;
+  const another = html`<li>Or pick another image: <a href="/catalog">create a workspace from another catalog entry</a>.</li>`;
+  switch (f.kind) {
+    case 'image':
+      return [html`<li>Ask an administrator to check the catalog entry ${entry}: its image reference, and its pull Secret if the registry is private.</li>`, restart, another];
+    case 'config':
+      return [html`<li>Check that the Secrets and ConfigMaps this workspace names exist in its namespace, or ask an administrator.</li>`, restart];
+    case 'runtime':
+      return [html`<li>Ask an administrator to check the command and volumes of the catalog entry ${entry}.</li>`, restart, another];
+    case 'crash':
+      return [html`<li>Read the <strong>Logs</strong> tab below: the last lines usually say why it stops.</li>`, html`<li>Ask an administrator to check the command of the catalog entry ${entry}: it must keep running.</li>`, restart];
+    case 'other':
+      return [html`<li>Ask an administrator, naming this workspace and its catalog entry ${entry}.</li>`, restart];
+  }
+}
+
+function failureBlock(name: string, f: Failure): Html {
+  return html`<div class="failure" id="failure">
+<p class="reason" id="failure-sentence">${failureSentence(name, f)}</p>
+${f.detail && html`<details data-fold="failure-detail"><summary>What the cluster says</summary><p class="raw">${f.detail}</p></details>`}
+<h3>What you can do</h3><ul class="remedies">${remedies(f)}</ul>
+</div>`;
+}
+
+/** The status card: phase, why in one sentence (a failure with what to do), facts, conditions folded, the start's progress. */
+export function statusCard(ws: WorkspaceView, podEvents: EventView[], now: number, failure?: Failure): Html {
+  const name = ws.metadata?.name ?? '';
   const reason = reasonOf(ws);
   const conditions = ws.status?.conditions ?? [];
   return html`<div class="row"><h2>Status</h2>${phaseBadge(ws)}</div>
-${reason && html`<p class="reason">${reason}</p>`}
+${failure ? failureBlock(name, failure) : reason && html`<p class="reason">${reason}</p>`}
 <dl class="facts">
   <dt>Image</dt><dd>${ws.spec?.imageRef?.name ?? ''}</dd>
   <dt>Pod</dt><dd>${ws.status?.podName ?? '—'}</dd>
   <dt>Last activity</dt><dd>${ago(ws.status?.lastActivityTime, now)}</dd>
 </dl>
-${conditions.length > 0 && html`<h3>Conditions</h3><table><thead><tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Message</th></tr></thead><tbody>${conditions.map(
+${conditions.length > 0 && html`<details class="conditions" data-fold="conditions"><summary>Conditions (${conditions.length})</summary><table><thead><tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Message</th></tr></thead><tbody>${conditions.map(
   (c) => html`<tr><td>${c.type}</td><td>${c.status}</td><td>${c.reason}</td><td>${c.message}</td></tr>`,
-)}</tbody></table>`}
-${podEvents.length > 0 && html`<h3>Progress</h3><ol class="progress" aria-label="Pod events">${podEvents.map(
-  (e) => html`<li class="${e.type === 'Warning' ? 'Warning' : 'Normal'}"><strong>${e.reason}</strong>: ${e.message}</li>`,
-)}</ol>`}`;
+)}</tbody></table></details>`}
+${progress(podEvents, now, phaseOf(ws))}`;
 }
 
-export interface WorkspacePageView {
+/** What the live part of the workspace page is drawn from (the page and its 3 s poll alike). */
+export interface WorkspaceLiveView {
   ws: WorkspaceView;
   podEvents: EventView[];
+  homePath: string;
+  failure?: Failure;
+  csrf: string;
+  now: number;
+}
+
+/** Can the Logs tab ask for the log: a running pod, or one that keeps restarting (its log says why). */
+export function logsReadable(ws: WorkspaceView, failure: Failure | undefined): boolean {
+  return phaseOf(ws) === 'Running' || failure?.kind === 'crash';
+}
+
+/**
+ * Everything on the workspace page that follows the Workspace: the status card and the Connect
+ * card with its buttons. GET /w/<name>/status answers with this fragment; the page's script
+ * swaps it in when it changed and announces `data-announce` when that changed.
+ */
+export function workspaceLive(v: WorkspaceLiveView): Html {
+  const name = v.ws.metadata?.name ?? '';
+  const back = `/w/${name}`;
+  const announce = `${name} is ${phaseOf(v.ws)}. ${summaryOf(v.ws, v.failure)}`.trim();
+  const buttons = canRestart(v.ws)
+    ? html`${runForm(name, 'restart', true, v.csrf, back)}${runForm(name, 'stop', true, v.csrf, back)}`
+    : html`${runForm(name, 'start', canStart(v.ws), v.csrf, back)}${runForm(name, 'stop', canStop(v.ws), v.csrf, back)}`;
+  return html`<section class="card" id="status-card" data-announce-key="${name}" data-announce="${announce}" data-logs="${logsReadable(v.ws, v.failure) ? 'readable' : 'none'}">${statusCard(v.ws, v.podEvents, v.now, v.failure)}</section>
+<section class="card" id="connect-card"><h2>Connect</h2>${connectBlock(v.ws, v.homePath)}
+  <div class="row">${buttons}</div>
+</section>`;
+}
+
+export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'> {
   events: EventView[];
   yaml: string;
-  homePath: string;
-  now: number;
   /** Something the last action on this page left to say (a key that could not be saved). */
   notice?: string;
 }
@@ -77,14 +171,11 @@ export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePag
     html`<button type="button" role="tab" id="tab-${id}" aria-controls="panel-${id}" aria-selected="${selected ? 'true' : 'false'}" tabindex="${selected ? '0' : '-1'}">${label}</button>`;
   const body = html`<div class="row"><h1>${name}</h1></div>
 ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.notice}</div>`}
-<section class="card" id="status-card" aria-live="polite" data-status-url="/w/${name}/status">${statusCard(v.ws, v.podEvents, v.now)}</section>
-<section class="card"><h2>Connect</h2>${connectBlock(v.ws, v.homePath)}
-  <div class="row">${runForm(name, 'start', canStart(v.ws), viewer.csrf, `/w/${name}`)}${runForm(name, 'stop', canStop(v.ws), viewer.csrf, `/w/${name}`)}</div>
-</section>
+${liveRegion(`/w/${name}/status`, workspaceLive({ ...v, csrf: viewer.csrf }))}
 <div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
 <section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs">
   <div class="row"><label for="tail">Lines</label><select id="tail" name="tail"><option value="100">100</option><option value="200" selected>200</option><option value="500">500</option><option value="1000">1000</option></select></div>
-  <p class="muted" id="logs-state">Loading the log…</p>
+  <p class="muted" id="logs-state" data-idle="The log appears here while the workspace is running.">Loading the log…</p>
   <pre id="logs" tabindex="0" aria-label="Pod log"></pre>
 </section>
 <section role="tabpanel" id="panel-events" aria-labelledby="tab-events" hidden>${eventsTable(v.events, v.now)}</section>
@@ -102,5 +193,5 @@ ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.not
     <p><button type="submit" class="danger">Delete ${name}</button></p>
   </form></details>
 </section>`;
-  return page({ title: name, assets, viewer, body, scripts: ['workspace.js', 'terminal.js'], styles: ['terminal.css'] });
+  return page({ title: name, assets, viewer, body, scripts: ['live.js', 'workspace.js', 'terminal.js'], styles: ['terminal.css'] });
 }

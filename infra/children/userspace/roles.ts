@@ -18,8 +18,9 @@ export const USER_RULES: PolicyRule[] = [
   },
   { apiGroups: [''], resources: ['pods', 'events'], verbs: READ },
   { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
-  // Websocket exec is a GET on older API servers and a create on newer ones.
-  { apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] },
+  // Websocket exec and port forwarding (SSH through den gateway, which acts as the owner's
+  // `session` ServiceAccount) are a GET on older API servers and a create on newer ones.
+  { apiGroups: [''], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
   // DELETE /workspaces removes the retained home PVC with the caller's own token (SPEC 4.2).
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: [...READ, 'delete'] },
 ];

@@ -146,6 +146,33 @@ describe('den for developers, against the platform on this machine', function ()
     expect(await readFile(sshConfig, 'utf8')).to.equal(written);
   });
 
+  it('den config-ssh on a terminal asks before adding the key to the profile: n leaves the profile alone, y adds the key', async () => {
+    const other = await laptop();
+    try {
+      const signedIn = await other.den(['login', platform.baseUrl, '--token-stdin', '--ssh-port', String(platform.ssh.port)], { stdin: `${await issueToken('prompt')}\n` });
+      expect(signedIn.code, signedIn.stderr).to.equal(0);
+      const file = join(other.home, 'ssh_config');
+      // script(1) gives den a terminal, as a person at a shell has; what den writes comes back on its stdout
+      const onTerminal = (answer: string) =>
+        runCommand('script', ['-qec', `'${process.execPath}' '${DEN}' config-ssh --file '${file}'`, '/dev/null'], { stdin: answer, env: other.env(), timeoutMs: 60_000 });
+      const keys = () => platform.api.object<any>(RESOURCES.userSpace, 'alice')!.spec.sshAuthorizedKeys;
+      const question = `Your profile has no copy of ${other.keyFile}.pub; new workspaces get your profile's keys. Add it? [Y/n]`;
+      const no = await onTerminal('n\n');
+      expect(no.code, no.stdout).to.equal(0);
+      expect(no.stdout).to.include(question);
+      expect(no.stdout).to.include(`your profile has none of ${other.keyFile}.pub; add it with den config-ssh --add-key`);
+      expect(keys()).to.deep.equal([me.publicKey]);
+      const yes = await onTerminal('y\n');
+      expect(yes.code, yes.stdout).to.equal(0);
+      expect(yes.stdout).to.include(question);
+      expect(yes.stdout).to.include(`added ${other.keyFile}.pub to your profile`);
+      expect(keys()).to.deep.equal([me.publicKey, other.publicKey]);
+    } finally {
+      await other.den(['logout']);
+      await rm(other.home, { recursive: true, force: true });
+    }
+  });
+
   it('ssh, scp and git over SSH work through the written config', async () => {
     const flags = sshFlags(sshConfig, me.knownHosts);
     const shell = await runCommand('ssh', [...flags, `dev.${context}`, 'echo hello from $(basename $PWD); exit 3'], { timeoutMs: 30_000 });
@@ -278,7 +305,7 @@ describe('den for developers, against the platform on this machine', function ()
 
   it('bash completion offers the commands, then the workspace names from the API', async () => {
     const bin = join(me.home, 'bin');
-    await mkdir(bin);
+    await mkdir(bin, { recursive: true });
     await writeFile(join(bin, 'den'), `#!/bin/sh\nexec ${process.execPath} ${DEN} "$@"\n`, { mode: 0o755 });
     const complete = (words: string[]) =>
       runCommand('bash', ['-c', `source <(den completion bash); COMP_WORDS=(${words.map((w) => `"${w}"`).join(' ')}); COMP_CWORD=${words.length - 1}; _den; printf '%s\\n' "\${COMPREPLY[@]}"`], {
@@ -289,6 +316,24 @@ describe('den for developers, against the platform on this machine', function ()
     expect(commands.stdout.split('\n').filter(Boolean)).to.deep.equal(['config-ssh']);
     const names = await complete(['den', 'ssh', '']);
     expect(names.stdout.split('\n').filter(Boolean), names.stderr).to.deep.equal(['web']);
+  });
+
+  it('zsh completion offers the commands, then the workspace names from the API', async () => {
+    const bin = join(me.home, 'bin');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'den'), `#!/bin/sh\nexec ${process.execPath} ${DEN} "$@"\n`, { mode: 0o755 });
+    // zsh's own parsing of the script; compadd (a builtin that needs the line editor) prints what it was offered
+    const complete = (words: string[]) =>
+      runCommand('zsh', ['-fc', `compdef() { :; }; source <(den completion zsh); compadd() { shift \${@[(i)--]}; print -l -- "$@"; }; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _den`], {
+        env: me.env({ PATH: `${bin}:${process.env.PATH}`, DEN_CONTEXT: context }),
+        timeoutMs: 30_000,
+      });
+    const commands = await complete(['den', '']);
+    expect(commands.stdout.split('\n'), commands.stderr).to.include.members(['login', 'ls', 'create', 'config-ssh', 'ssh', 'code', 'forward', 'completion']);
+    const names = await complete(['den', 'ssh', '']);
+    expect(names.stdout.split('\n').filter(Boolean), names.stderr).to.deep.equal(['web']);
+    const shells = await complete(['den', 'completion', '']);
+    expect(shells.stdout.split('\n').filter(Boolean)).to.deep.equal(['bash', 'zsh']);
   });
 
   it('den logout revokes the token on the server and forgets it', async () => {

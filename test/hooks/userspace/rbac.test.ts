@@ -12,17 +12,17 @@ function render(labels: Record<string, string> = {}): KubeObject[] {
 }
 
 describe('syncUserSpace RBAC (SPEC 1.2 rules 1-6)', () => {
-  it('gives svc-workspace-user full CRUD on Workspaces, pod/log/event reads, pods/exec and home PVC deletion', () => {
+  it('gives svc-workspace-user full CRUD on Workspaces, pod/log/event reads, pods/exec, pods/portforward and home PVC deletion', () => {
     expect(childOf(render(), 'Role', 'svc-workspace-user').rules).to.deep.equal([
       { apiGroups: ['den.dev'], resources: ['workspaces'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] },
       { apiGroups: [''], resources: ['pods', 'events'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
-      { apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] },
+      { apiGroups: [''], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
       { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list', 'watch', 'delete'] },
     ]);
   });
 
-  it('gives svc-workspace-reader the same reads and no write verb, pods/exec included', () => {
+  it('gives svc-workspace-reader the same reads and no write verb, pods/exec and pods/portforward included', () => {
     expect(childOf(render(), 'Role', 'svc-workspace-reader').rules).to.deep.equal([
       { apiGroups: ['den.dev'], resources: ['workspaces'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['pods', 'events'], verbs: ['get', 'list', 'watch'] },
@@ -38,7 +38,7 @@ describe('syncUserSpace RBAC (SPEC 1.2 rules 1-6)', () => {
     const reader = childOf(render(), 'Role', 'svc-workspace-reader').rules as Rule[];
     const minusWrites = owner
       .map((r) => ({ ...r, verbs: r.verbs.filter((v) => !writes.has(v)) }))
-      // pods/exec opens a process in the pod: its "get" is a websocket exec, a write in effect.
+      // pods/exec and pods/portforward reach into the pod: their "get" is a websocket upgrade, a write in effect.
       .filter((r) => r.verbs.length > 0 && !r.resources.includes('pods/exec'));
     expect(reader).to.deep.equal(minusWrites);
   });

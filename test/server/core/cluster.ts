@@ -6,8 +6,6 @@ import type { AddressInfo } from 'node:net';
 import { denCrds } from '../../../infra/crds/index.js';
 import { renderInstall } from '../../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../../infra/install/settings.js';
-import { syncUserSpace } from '../../../hooks/userspace/sync.js';
-import type { UserSpace } from '../../../hooks/userspace/types.js';
 import type { KubeClient } from '../../../kube/client.js';
 import { DEFAULT_GPU_RESOURCE, FIELD_MANAGERS, SYSTEM_NAMESPACE } from '../../../kube/group.js';
 import { createApp } from '../../../server/app.js';
@@ -16,6 +14,9 @@ import { hashPassword } from '../../../server/auth/passwords.js';
 import type { IdentityProviders } from '../../../server/auth/providers/registry.js';
 import { createAuthServices, type AuthServiceOptions, type AuthServices } from '../../../server/auth/services.js';
 import { FakeApiServer } from '../../support/fake-apiserver.js';
+import { provision } from '../../support/userspaces.js';
+
+export { provision };
 import { expectDocumented } from '../api/openapi-check.js';
 import { fixture } from '../../support/fixtures.js';
 import { SHARED_ASSETS } from '../../support/web.js';
@@ -36,27 +37,6 @@ export async function startCluster(): Promise<FakeApiServer> {
   api.seed(...renderInstall(DEFAULT_SETTINGS).filter((o) => RBAC_KINDS.has(o.kind)));
   api.addUser(SERVER_TOKEN, { username: SERVER_USER, groups: ['system:serviceaccounts', `system:serviceaccounts:${SYSTEM_NAMESPACE}`] });
   return api;
-}
-
-/** A UserSpace and the children its hook renders (namespace, ServiceAccounts, Roles, bindings). */
-export function provision(api: FakeApiServer, name: string, owner: string, opts: { admin?: boolean; disabled?: boolean } = {}): void {
-  const labels: Record<string, string> = {};
-  if (opts.admin) labels['den.dev/role'] = 'admin';
-  if (opts.disabled) labels['den.dev/disabled'] = 'true';
-  const [parent] = api.seed({
-    apiVersion: 'den.dev/v1alpha1',
-    kind: 'UserSpace',
-    metadata: { name, labels },
-    spec: { owner, quota: { cpu: '4', memory: '8Gi', storage: '50Gi', gpu: 0, workspaces: 3 }, networkPolicy: 'Isolated' },
-  });
-  const { children } = syncUserSpace({
-    parent: parent as UserSpace,
-    children: {},
-    related: { apiServer: { service: fixture('service-kubernetes.json').body, endpointSlices: fixture('endpointslices-kubernetes.json').body.items }, pullSecrets: [] },
-    now: new Date(),
-    config: { gpuResource: DEFAULT_GPU_RESOURCE, managerNamespace: SYSTEM_NAMESPACE },
-  });
-  api.seed(...children);
 }
 
 type PersonOptions = { admin?: boolean; disabled?: boolean; password?: string };

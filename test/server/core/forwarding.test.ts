@@ -2,8 +2,8 @@
 // `session-readonly`) ServiceAccount, reused while fresh; the cluster's RBAC decides.
 import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
-import { TokenMinter, type MintTarget } from '../../../server/auth/minting.js';
-import { HttpError } from '../../../koa/errors.js';
+import { TokenMinter, type MintTarget } from '../../../kube/minting.js';
+import { describeError } from '../../../koa/errors.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { addPerson, call, login, provision, SERVER_TOKEN, startCluster, startDen, startSignedIn, stopAll, until, type Den, type Signed } from './cluster.js';
 
@@ -154,7 +154,7 @@ describe('forwarding with minted ServiceAccount tokens', () => {
 
 describe('TokenMinter', () => {
   let api: FakeApiServer;
-  const ALICE: MintTarget = { userspaceUid: 'uid-of-alice', namespace: 'svc-alice', serviceAccount: 'session' };
+  const ALICE: MintTarget = { ownerUid: 'uid-of-alice', namespace: 'svc-alice', serviceAccount: 'session' };
 
   beforeEach(async () => {
     api = await startCluster();
@@ -192,7 +192,7 @@ describe('TokenMinter', () => {
   it("never hands a UserSpace created again under the same name the token of the one before (keyed by the UserSpace's UID)", async () => {
     const minter = new TokenMinter(api.client(SERVER_TOKEN), { ttlSeconds: 600 });
     const before = await minter.token(ALICE);
-    const after = await minter.token({ ...ALICE, userspaceUid: 'uid-of-the-new-alice' });
+    const after = await minter.token({ ...ALICE, ownerUid: 'uid-of-the-new-alice' });
     expect(after).to.deep.include({ reused: false });
     expect(after.token).to.not.equal(before.token);
   });
@@ -214,10 +214,10 @@ describe('TokenMinter', () => {
 
   it('reports a server without minting rights as 502, naming the identity', async () => {
     api.addUser('nobody', { username: 'nobody' });
-    const minter = new TokenMinter(api.client('nobody'), { ttlSeconds: 600 });
+    const minter = new TokenMinter(api.client('nobody'), { ttlSeconds: 600, minter: 'the server' });
     const err = await minter.token(ALICE).then(() => undefined, (e: unknown) => e);
-    expect(err).to.be.instanceOf(HttpError);
-    expect((err as HttpError).status).to.equal(502);
-    expect((err as HttpError).message).to.match(/^the server may not mint tokens for system:serviceaccount:svc-alice:session: serviceaccounts "session" is forbidden/);
+    const answer = describeError(err);
+    expect(answer.status).to.equal(502);
+    expect(answer.message).to.match(/^the server may not mint tokens for system:serviceaccount:svc-alice:session: serviceaccounts "session" is forbidden/);
   });
 });

@@ -24,6 +24,8 @@ describe('signing in with an OpenID Connect provider (generic issuer)', () => {
   let den: Den;
   let issuer: Issuer;
   let browser: Browser;
+  const logs: { msg: string; fields: Record<string, unknown> }[] = [];
+  const signIns = () => logs.filter((l) => l.msg === 'audit' && l.fields.audit === 'sign-in').map((l) => l.fields);
   const people: Record<string, IssuerPerson> = {
     alice: { claims: { email: 'Alice@Example.com', email_verified: true } },
     unverified: { claims: { email: 'bob@example.com', email_verified: false } },
@@ -38,7 +40,8 @@ describe('signing in with an OpenID Connect provider (generic issuer)', () => {
     provision(api, 'bob', 'bob@example.com');
     provision(api, 'carol', 'carol@example.com', { disabled: true });
     issuer = await startIssuer({ ...CLIENT, redirectUris: [`${BASE}/callback/sso`], people, claimsFromUserinfoOnly: false });
-    den = await startDen(api, { baseUrl: BASE, providers: new IdentityProviders([oidcConfig('sso', issuer.url)]) });
+    logs.length = 0;
+    den = await startDen(api, { baseUrl: BASE, providers: new IdentityProviders([oidcConfig('sso', issuer.url)]), log: (msg, fields = {}) => logs.push({ msg, fields }) });
     browser = new Browser({ 'den.test': den.url });
   });
   afterEach(async () => {
@@ -59,6 +62,7 @@ describe('signing in with an OpenID Connect provider (generic issuer)', () => {
     expect(session.body.csrf_token).to.match(/^[A-Za-z0-9_-]{43}$/);
     expect(stateSecrets(api, 'login-challenge'), 'challenge used up').to.have.length(0);
     expect(stateSecrets(api, 'session')).to.have.length(1);
+    expect(signIns()).to.deep.equal([{ audit: 'sign-in', outcome: 'success', method: 'sso', person: 'alice@example.com', userspace: 'alice', client: '127.0.0.1', via: 'web' }]);
   });
 
   it('goes to the dashboard when no next path was given, and the session cookie is HttpOnly and SameSite', async () => {
@@ -144,6 +148,9 @@ describe('signing in with an OpenID Connect provider (generic issuer)', () => {
     const page = await browser.get(`${BASE}/callback/sso?error=access_denied&error_description=${encodeURIComponent('End-User aborted interaction')}&state=${state}`);
     expect(page.status).to.equal(401);
     expect(page.body).to.contain('Test sso did not sign you in: End-User aborted interaction');
+    expect(signIns()).to.deep.equal([
+      { audit: 'sign-in', outcome: 'failure', method: 'sso', client: '127.0.0.1', via: 'web', status: 401, reason: 'Test sso did not sign you in: End-User aborted interaction' },
+    ]);
     expect(stateSecrets(api, 'login-challenge')).to.have.length(0);
     expect(stateSecrets(api, 'session')).to.have.length(0);
   });

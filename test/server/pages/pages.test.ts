@@ -117,9 +117,9 @@ describe('web UI pages (server side)', function () {
   });
 
   it('refuses a form POST without the session\'s CSRF token, or with a wrong one, and changes nothing', async () => {
-    for (const form of [{ back: '/' }, { _csrf: 'x'.repeat(43), back: '/' }] as Record<string, string>[]) {
-      const answer = await fetchPage(`${den.url}/w/dev/stop`, { cookie: alice.cookie, form });
-      expect(answer.status).to.equal(403);
+    for (const [action, form] of ['stop', 'restart'].flatMap((a) => [[a, { back: '/' }], [a, { _csrf: 'x'.repeat(43), back: '/' }]] as [string, Record<string, string>][])) {
+      const answer = await fetchPage(`${den.url}/w/dev/${action}`, { cookie: alice.cookie, form });
+      expect(answer.status, action).to.equal(403);
       expect(answer.text).to.contain('CSRF token does not match your session');
       expect((api.object(RESOURCES.workspace, 'dev', 'svc-alice') as any).spec.running).to.equal(true);
     }
@@ -242,7 +242,10 @@ describe('web UI pages (server side)', function () {
         ['Started', 'Started container workspace'],
       ]);
       const html = await fetchPage(`${den.url}/w/dev/status`, { cookie: alice.cookie, headers: { Accept: 'text/html' } });
-      expect(html.text).to.match(/<ol class="progress" aria-label="Pod events"><li class="Normal"><strong>Pulled<\/strong>/);
+      expect(html.text, 'the start as steps with their times').to.match(
+        /<ol class="progress" aria-label="Steps of the latest start"><li class="Normal"><time datetime="2030-01-01T00:00:01Z">[^<]+<\/time> <strong>Pulled<\/strong>.*<li class="Normal"><time datetime="2030-01-01T00:00:02Z">\+1 s<\/time> <strong>Started<\/strong>/s,
+      );
+      expect(html.text, 'the Connect card and its buttons are part of the poll').to.contain('<section class="card" id="connect-card">').and.contain('aria-label="Stop dev"');
 
       const logs = await fetch(`${den.url}/w/dev/logs?tail=2`, { headers: { Cookie: alice.cookie } });
       expect(await logs.json()).to.deep.equal({ namespace: 'svc-alice', pod: 'dev-0', lines: 'two\nthree\n' });

@@ -184,6 +184,21 @@ describe('browser terminal relay (GET /w/{name}/terminal/ws)', function () {
     expect(statusPatches().every((r) => r.user === 'system:serviceaccount:svc-system:den-server')).to.equal(true);
   });
 
+  it('writes an audit line when a terminal opens and when it closes, with the person, the workspace and how long it lasted', async () => {
+    const audits = (act: string) => world.logs.filter((l) => l.msg === 'audit' && l.fields?.audit === act).map((l) => l.fields!);
+    const before = { opened: audits('session-opened').length, closed: audits('session-closed').length };
+    const t = open(world, 'dev', world.alice);
+    await prompted(t);
+    await until(() => audits('session-opened').length === before.opened + 1, 'the audit line of the open', 5_000);
+    t.ws.close();
+    await t.closed;
+    await until(() => audits('session-closed').length === before.closed + 1, 'the audit line of the close', 5_000);
+    const who = { person: 'alice@example.com', userspace: 'alice', via: 'terminal', kind: 'terminal', namespace: 'svc-alice', workspace: 'dev' };
+    expect(audits('session-opened').at(-1)).to.deep.equal({ audit: 'session-opened', ...who });
+    expect(audits('session-closed').at(-1)).to.deep.include({ audit: 'session-closed', ...who });
+    expect(audits('session-closed').at(-1)!.durationMs).to.be.a('number');
+  });
+
   it('passes the initial size and every resize message to the exec resize channel', async () => {
     const t = open(world, 'dev', world.alice, { query: '?cols=120&rows=40' });
     await new Promise((resolve) => t.ws.once('open', resolve));

@@ -106,6 +106,8 @@ export interface FakeApiServerOptions {
 export class FakeApiServer {
   readonly adminToken = 'fake-admin-token';
   readonly requests: RequestRecord[] = [];
+  /** Every token a TokenRequest answered, in order (a test looks for them where no secret may be). */
+  readonly mintedTokens: string[] = [];
   private server?: http.Server;
   private sockets = new Set<Socket>();
   private types = new Map<string, ResourceType>();
@@ -882,6 +884,7 @@ export class FakeApiServer {
     const seconds = Math.max(600, Number(req?.spec?.expirationSeconds ?? 3600));
     const binding = bindingOf(sa, req?.spec ?? {}, (t, namespace, name) => this.find(t, namespace, name));
     const token = `fake.${randomBytes(24).toString('base64url')}`;
+    this.mintedTokens.push(token);
     const expires = Date.now() + seconds * 1000;
     const ns = route.namespace!;
     this.tokens.set(token, { user: { username: `system:serviceaccount:${ns}:${route.name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'], uid: sa.metadata!.uid }, expires, binding });

@@ -1,12 +1,14 @@
-// A KubeClient that acts as the caller: every request carries the token minted for the
-// caller's ServiceAccount. The token is fetched when the first request is made, so a
-// route that never reaches the cluster (GET /session, the token list) costs no mint,
-// and a long-lived stream picks up a fresh token on reconnect. A cached token the API
-// server answers 401 (its ServiceAccount was deleted and created again, say, which another
-// replica did) is dropped and the request is sent once more with a freshly minted one.
+// A KubeClient that acts as a person: every request carries the token minted for their
+// ServiceAccount (den server's callers, den gateway's workspace owners). The token is
+// fetched when the first request is made, so a route that never reaches the cluster
+// (GET /session, the token list) costs no mint, and a long-lived stream picks up a fresh
+// token on reconnect. A cached token the API server answers 401 (its ServiceAccount was
+// deleted and created again, say, which another replica did) is dropped and the request,
+// or the streaming upgrade, is sent once more with a freshly minted one.
 import type http from 'node:http';
 import type { WebSocket } from 'ws';
-import { KubeClient, type RequestOptions } from '../../kube/client.js';
+import { KubeClient, type OpenStream, type RequestOptions } from './client.js';
+import { KubeApiError } from './errors.js';
 import type { MintTarget, TokenMinter } from './minting.js';
 
 export class ForwardingClient extends KubeClient {
@@ -27,6 +29,19 @@ export class ForwardingClient extends KubeClient {
     res.resume();
     const fresh = await this.minter.token(this.target);
     return this.base.withToken(fresh.token).send(opts);
+  }
+
+  override async openStream(path: string, query: URLSearchParams, protocols: string[]): Promise<OpenStream> {
+    const first = await this.minter.token(this.target);
+    try {
+      return await this.base.withToken(first.token).openStream(path, query, protocols);
+    } catch (err) {
+      if (!(err instanceof KubeApiError) || err.status !== 401) throw err;
+      this.minter.refused(this.target, first.token);
+      if (!first.reused) throw err;
+    }
+    const fresh = await this.minter.token(this.target);
+    return this.base.withToken(fresh.token).openStream(path, query, protocols);
   }
 
   override async websocket(path: string, query: URLSearchParams, protocols: string[]): Promise<WebSocket> {

@@ -1,13 +1,14 @@
-// Short-lived tokens for a person's `session` / `session-readonly` ServiceAccount,
-// minted through TokenRequest with the server's identity and reused until most of
-// their lifetime has passed. Concurrent requests for the same account share one mint.
-// A cached token is keyed by the UID of the UserSpace it serves: a UserSpace deleted and
-// created again under the same name (a new namespace, a new ServiceAccount) never reuses
-// a token of the old one, and a token the API server refuses is dropped (forwarding.ts).
-import type { KubeClient } from '../../kube/client.js';
-import { isNamespaceTerminating, isNotFound, KubeApiError } from '../../kube/errors.js';
-import { RESOURCES, resourcePath } from '../../kube/resources.js';
-import { HttpError } from '../../koa/errors.js';
+// Short-lived tokens for a person's `session` / `session-readonly` ServiceAccount, minted
+// through TokenRequest with the process's own identity (den server for REST and the web UI,
+// den gateway for SSH) and reused until most of their lifetime has passed. Concurrent
+// requests for the same account share one mint. A cached token is keyed by the UID of an
+// object that lives and dies with the ServiceAccount's namespace (the UserSpace for den
+// server, the Workspace for den gateway): a person deleted and created again under the same
+// name (a new namespace, a new ServiceAccount) never reuses a token of the old one, and a
+// token the API server refuses is dropped (forwarding.ts).
+import type { KubeClient } from './client.js';
+import { isNamespaceTerminating, isNotFound, KubeApiError } from './errors.js';
+import { RESOURCES, resourcePath } from './resources.js';
 import { Registry } from 'prom-client';
 import { MintingMetrics } from './minting-metrics.js';
 
@@ -21,6 +22,22 @@ export interface MinterOptions {
   now?: () => number;
   /** The process's figures; a minter of its own (tests) counts into a registry nobody scrapes. */
   metrics?: MintingMetrics;
+  /** Who mints, in refusals: `the server`, `the gateway`. */
+  minter?: string;
+}
+
+/**
+ * No token could be minted. `retryable`: the person's namespace is not ready yet (its
+ * ServiceAccount does not exist); otherwise this process may not mint, or got no token.
+ */
+export class MintError extends Error {
+  override readonly name = 'MintError';
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
 }
 
 interface TokenRequestAnswer {
@@ -32,10 +49,10 @@ interface Minted {
   refreshAt: number;
 }
 
-/** The ServiceAccount a token is minted for, and the UserSpace (by UID) it belongs to. */
+/** The ServiceAccount a token is minted for, and the object (by UID) whose life it shares. */
 export interface MintTarget {
-  /** `metadata.uid` of the UserSpace whose namespace holds the ServiceAccount. */
-  userspaceUid: string;
+  /** `metadata.uid` of the UserSpace whose namespace holds the ServiceAccount, or of a Workspace in that namespace. */
+  ownerUid: string;
   namespace: string;
   serviceAccount: string;
 }
@@ -47,7 +64,7 @@ export interface IssuedToken {
 }
 
 function keyOf(target: MintTarget): string {
-  return `${target.userspaceUid}/${target.namespace}/${target.serviceAccount}`;
+  return `${target.ownerUid}/${target.namespace}/${target.serviceAccount}`;
 }
 
 export function serviceAccountUsername(namespace: string, serviceAccount: string): string {
@@ -121,18 +138,16 @@ export class TokenMinter {
       end({ result: 'ok' });
     } catch (err) {
       end({ result: 'error' });
-      if (isNotFound(err)) {
-        throw new HttpError(503, `the namespace ${namespace} is not ready yet (ServiceAccount ${serviceAccount} not found); retry shortly`, { 'Retry-After': '5' });
-      }
+      if (isNotFound(err)) throw new MintError(`the namespace ${namespace} is not ready yet (ServiceAccount ${serviceAccount} not found); retry shortly`, true);
       // The person's space is going away: errorMapper words that for them.
       if (isNamespaceTerminating(err)) throw err;
       if (err instanceof KubeApiError && (err.status === 401 || err.status === 403)) {
-        throw new HttpError(502, `the server may not mint tokens for ${serviceAccountUsername(namespace, serviceAccount)}: ${err.message}`);
+        throw new MintError(`${this.opts.minter ?? 'Den'} may not mint tokens for ${serviceAccountUsername(namespace, serviceAccount)}: ${err.message}`, false);
       }
       throw err;
     }
     const token = answer?.status?.token;
-    if (!token) throw new HttpError(502, `the cluster API returned no token for ${serviceAccountUsername(namespace, serviceAccount)}`);
+    if (!token) throw new MintError(`the cluster API returned no token for ${serviceAccountUsername(namespace, serviceAccount)}`, false);
     const expiresAt = Date.parse(answer.status?.expirationTimestamp ?? '');
     const lifetime = Number.isNaN(expiresAt) || expiresAt <= issuedAt ? this.opts.ttlSeconds * 1000 : expiresAt - issuedAt;
     return { token, refreshAt: issuedAt + lifetime * this.refreshFraction };

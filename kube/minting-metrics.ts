@@ -1,4 +1,4 @@
-// den server's figures of token minting (server/auth/minting.ts): cache use and TokenRequests.
+// Figures of token minting (kube/minting.ts), in den server and den gateway alike: cache use and TokenRequests.
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 export class MintingMetrics {

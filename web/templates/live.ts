@@ -1,0 +1,12 @@
+// A part of a page that follows the cluster without a reload: web/scripts/live.ts re-reads it
+// from `data-live-url` every 3 s, swaps it in only when it changed, and reads out through the
+// status line beside it only the `data-announce` texts that changed (not every refresh).
+import { html, type Html } from '../html.js';
+
+/** Request header asking a page's own URL for its live part alone (the dashboard, the admin list). */
+export const LIVE_FRAGMENT_HEADER = 'X-Den-Fragment';
+
+export function liveRegion(url: string, content: Html): Html {
+  return html`<div id="live" data-live-url="${url}">${content}</div>
+<p id="live-announcer" class="visually-hidden" role="status" aria-live="polite" aria-atomic="true"></p>`;
+}
