@@ -13,7 +13,7 @@ import type { RateLimit } from '../process/rate-limit.js';
 /** Reconciles in flight per controller (docs/manager.md: chosen from the convergence bench under the cluster's latencies). */
 export const DEFAULT_RECONCILES_IN_FLIGHT = 16;
 
-/** The reconcile loop's client-side rate limit (docs/manager.md: where the bench's knee is). */
+/** The reconcile loop's client-side rate limit (docs/manager.md says why: above what the defaults need, near what a one-node cluster sustained). */
 export const DEFAULT_KUBE_RATE: RateLimit = { perSecond: 200, burst: 400 };
 
 export interface ManagerOptions {
