@@ -5,7 +5,8 @@
 // managedFields and conflicts, LimitRange and ResourceQuota admission, status subresource,
 // finalizers, ownerReference garbage collection, token authentication, TokenRequest,
 // RBAC with the real 403 messages, (Self)SubjectAccessReview, admission webhooks and
-// CRD structural defaults/validation.
+// CRD structural defaults/validation; optionally a real API server's latencies and seats
+// (latency.ts: the cluster of issue 23 as a profile).
 import http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
