@@ -17,7 +17,7 @@ import { AdmissionMetrics } from './admission/metrics.js';
 import { LoopMetrics } from './loop/metrics.js';
 import { ensureHostKeySecret } from './host-key-secret.js';
 import { startAdmission } from './admission/index.js';
-import { Manager } from './manager.js';
+import { DEFAULT_KUBE_RATE, DEFAULT_RECONCILES_IN_FLIGHT, Manager } from './manager.js';
 import { Gauge } from 'prom-client';
 
 const settings = {
@@ -83,6 +83,27 @@ const settings = {
     default: 5 * 60_000,
     show: '5m',
   } satisfies Setting<number>,
+  reconcilesInFlight: {
+    flag: 'reconciles-in-flight',
+    env: 'DEN_RECONCILES_IN_FLIGHT',
+    describe: 'reconciles running at once per kind (docs/manager.md says why the default)',
+    parse: parsers.integer(1, 1000),
+    default: DEFAULT_RECONCILES_IN_FLIGHT,
+  } satisfies Setting<number>,
+  kubeQps: {
+    flag: 'kube-qps',
+    env: 'DEN_KUBE_QPS',
+    describe: 'requests per second the reconcile loop may start against the API server (client-go QPS; 0: no limit)',
+    parse: parsers.integer(0, 100_000),
+    default: DEFAULT_KUBE_RATE.perSecond,
+  } satisfies Setting<number>,
+  kubeBurst: {
+    flag: 'kube-burst',
+    env: 'DEN_KUBE_BURST',
+    describe: 'requests the reconcile loop may start at once above --kube-qps (client-go Burst)',
+    parse: parsers.integer(1, 100_000),
+    default: DEFAULT_KUBE_RATE.burst,
+  } satisfies Setting<number>,
 };
 
 function startupError(step: string, err: unknown): Error {
@@ -96,12 +117,15 @@ export const managerRole: Role<typeof settings> = {
     const logLine = roleLog('manager');
     re2(); // the ImageRegistry webhook compiles patterns: fail here, in one line, not on a request
     const client = new KubeClient(loadConnection(s.kubeconfig || undefined));
+    // The loop's writes wait for the rate limit; the webhooks' reads and the Lease do not wait behind them.
+    const loopClient = new KubeClient(client.connection, undefined, { shared: client, rateLimit: s.kubeQps > 0 ? { perSecond: s.kubeQps, burst: s.kubeBurst } : undefined });
     const metrics = new Metrics();
     const manager = new Manager(client, {
       config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval, idleStop: s.idleStop },
       leaderElect: s.leaderElect,
       log: logLine,
-      controller: { metrics: new LoopMetrics(metrics.registry) },
+      loopClient,
+      controller: { metrics: new LoopMetrics(metrics.registry), concurrency: s.reconcilesInFlight },
     });
     new Gauge({
       name: 'den_manager_leader',

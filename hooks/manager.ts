@@ -8,6 +8,13 @@ import type { Log } from '../process/role.js';
 import { CONTROLLERS, type ControllerFactory, type ManagerConfig } from './controllers.js';
 import { Controller, type ControllerOptions } from './loop/controller.js';
 import { LeaderElector } from './loop/leader.js';
+import type { RateLimit } from '../process/rate-limit.js';
+
+/** Reconciles in flight per controller (docs/manager.md: chosen from the convergence bench under the cluster's latencies). */
+export const DEFAULT_RECONCILES_IN_FLIGHT = 16;
+
+/** The reconcile loop's client-side rate limit (docs/manager.md says why: above what the defaults need, near what a one-node cluster sustained). */
+export const DEFAULT_KUBE_RATE: RateLimit = { perSecond: 200, burst: 400 };
 
 export interface ManagerOptions {
   config: ManagerConfig;
@@ -18,6 +25,8 @@ export interface ManagerOptions {
   /** Identity in the Lease; default `<hostname>_<random>` like client-go. */
   identity?: string;
   controller?: ControllerOptions;
+  /** The client the controllers use (a rate-limited one); the Lease always uses `client`. Default `client`. */
+  loopClient?: KubeClient;
   lease?: { durationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
 }
 
@@ -74,7 +83,7 @@ export class Manager {
 
   private async runControllers(signal: AbortSignal): Promise<void> {
     const options: ControllerOptions = { relistIntervalMs: this.opts.config.relistIntervalMs, log: this.opts.log, shutdownGraceMs: this.shutdownGraceMs(), ...this.opts.controller };
-    const controllers = (this.opts.controllers ?? CONTROLLERS).map((spec) => new Controller(this.client, spec(this.opts.config), options));
+    const controllers = (this.opts.controllers ?? CONTROLLERS).map((spec) => new Controller(this.opts.loopClient ?? this.client, spec(this.opts.config), options));
     this.active = controllers;
     try {
       await Promise.all(controllers.map((c) => c.run(signal)));

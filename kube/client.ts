@@ -8,6 +8,8 @@ import { KubeApiError, KubeUnavailableError, statusFromText, type KubeStatus } f
 import type { KubeConnection, TlsOptions } from './connection.js';
 import { opened, type MessageHandler } from './channel-ws.js';
 import { resourcePath, type PathOptions, type ResourceType } from './resources.js';
+import { RateLimiter, type RateLimit } from '../process/rate-limit.js';
+import { sleep } from '../process/timers.js';
 
 export interface KubeObject {
   apiVersion?: string;
@@ -76,6 +78,9 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
+/** Answers 429 (the API server's max-in-flight or priority-and-fairness queues are full) tried again, as client-go does. */
+const TOO_MANY_REQUESTS_RETRIES = 10;
+
 export function queryString(query: Query | undefined): string {
   if (!query) return '';
   const params = new URLSearchParams();
@@ -108,8 +113,19 @@ class AgentPool {
   }
 }
 
+export interface KubeClientOptions {
+  /** Keep-alive sockets of this client are shared with it. */
+  shared?: KubeClient;
+  /**
+   * Requests started per second and the burst above it (client-go's QPS and Burst): a
+   * process that writes for many objects at once must not starve the API server.
+   */
+  rateLimit?: RateLimit;
+}
+
 export class KubeClient {
   private readonly pool: AgentPool;
+  private readonly limiter: RateLimiter | undefined;
 
   /**
    * @param connection where the API server is and the process's own credentials
@@ -118,12 +134,18 @@ export class KubeClient {
   constructor(
     readonly connection: KubeConnection,
     private readonly bearer?: string,
-    sharing?: { shared: KubeClient },
+    opts: KubeClientOptions = {},
   ) {
-    this.pool = sharing?.shared.pool ?? new AgentPool();
+    this.pool = opts.shared?.pool ?? new AgentPool();
+    this.limiter = opts.rateLimit ? new RateLimiter(opts.rateLimit) : undefined;
   }
 
-  /** The same API server reached as another identity (a token minted for a person). */
+  /** Requests waiting for the client-side rate limit now. */
+  get throttled(): number {
+    return this.limiter?.queued ?? 0;
+  }
+
+  /** The same API server reached as another identity (a token minted for a person), without this client's rate limit. */
   withToken(token: string): KubeClient {
     return new KubeClient(this.connection, token, { shared: this });
   }
@@ -139,8 +161,13 @@ export class KubeClient {
 
   /** One request; resolves with the parsed JSON body (or the text when it is not JSON). */
   async request<T = unknown>(opts: RequestOptions): Promise<T> {
-    const res = await this.send(opts);
-    const text = await readBody(res);
+    let res = await this.send(opts);
+    let text = await readBody(res);
+    for (let retry = 1; res.statusCode === 429 && retry <= TOO_MANY_REQUESTS_RETRIES && !opts.signal?.aborted; retry++) {
+      await sleep(retryAfterMs(res, retry), opts.signal);
+      res = await this.send(opts);
+      text = await readBody(res);
+    }
     const status = res.statusCode ?? 0;
     const method = opts.method ?? 'GET';
     if (status < 200 || status >= 300) throw new KubeApiError(status, parseStatus(status, text), method, opts.path);
@@ -152,6 +179,7 @@ export class KubeClient {
 
   /** The raw response, for streams (watch, follow logs). The caller must consume or destroy it. */
   async send(opts: RequestOptions): Promise<http.IncomingMessage> {
+    await this.limiter?.take(opts.signal);
     const { agent, authorization, secure } = await this.transport();
     const method = opts.method ?? 'GET';
     const url = new URL(this.connection.server + opts.path + queryString(opts.query));
@@ -299,6 +327,13 @@ export class KubeClient {
       perMessageDeflate: false,
     });
   }
+}
+
+/** The wait a 429 asks for (Retry-After in seconds, at most 10 s), else client-go's backoff from 1 s. */
+function retryAfterMs(res: http.IncomingMessage, retry: number): number {
+  const seconds = Number(res.headers['retry-after']);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds, 10) * 1000;
+  return Math.min(2 ** (retry - 1), 10) * 1000;
 }
 
 function readBody(res: http.IncomingMessage): Promise<string> {

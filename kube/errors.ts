@@ -13,6 +13,8 @@ export interface KubeStatus {
     group?: string;
     kind?: string;
     causes?: { reason?: string; message?: string; field?: string }[];
+    /** With 429 TooManyRequests (and some 5xx): when to try again. */
+    retryAfterSeconds?: number;
   };
 }
 

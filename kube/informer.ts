@@ -56,7 +56,26 @@ export function replaceStore<T extends KubeObject>(store: CacheStore<T>, items: 
   return events;
 }
 
-export interface InformerOptions {
+/**
+ * What a cache keeps of each object it receives (client-go's transform functions): a cache of
+ * thousands of objects should hold only the fields its readers use.
+ */
+export type Transform<T> = (obj: T) => T;
+
+/**
+ * client-go's TransformStripManagedFields: managedFields are the API server's bookkeeping of
+ * server-side apply, often the largest part of an object, and no cache reader uses them.
+ * Every informer applies it unless told otherwise.
+ */
+export function stripManagedFields<T extends KubeObject>(obj: T): T {
+  if (!obj.metadata?.managedFields) return obj;
+  const { managedFields: _dropped, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
+export interface InformerOptions<T extends KubeObject = KubeObject> {
+  /** Applied to every listed and watched object before it is cached (default: stripManagedFields). */
+  transform?: Transform<T>;
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
@@ -74,6 +93,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly store: CacheStore<T> = new Map();
   private handlers: Handler<T>[] = [];
   private resourceVersion: string | undefined;
+  private readonly transform: Transform<T>;
   private syncedResolve!: () => void;
   /** Settles once the first list has been loaded. */
   readonly synced: Promise<void> = new Promise((resolve) => (this.syncedResolve = resolve));
@@ -81,8 +101,10 @@ export class Informer<T extends KubeObject = KubeObject> {
   constructor(
     private readonly client: KubeClient,
     readonly resource: ResourceType,
-    private readonly opts: InformerOptions = {},
-  ) {}
+    private readonly opts: InformerOptions<T> = {},
+  ) {
+    this.transform = opts.transform ?? stripManagedFields;
+  }
 
   on(handler: Handler<T>): this {
     this.handlers.push(handler);
@@ -118,7 +140,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.resourceVersion = list.metadata?.resourceVersion;
     const apiVersion = this.resource.apiVersion;
     const kind = this.resource.kind;
-    const items = list.items.map((item) => ({ apiVersion, kind, ...item }));
+    const items = list.items.map((item) => this.transform({ apiVersion, kind, ...item }));
     for (const event of replaceStore(this.store, items)) this.emit(event);
     this.syncedResolve();
   }
@@ -136,7 +158,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         (event) => {
           const rv = event.object?.metadata?.resourceVersion;
           if (rv) this.resourceVersion = rv;
-          const change = applyWatchEvent(this.store, event);
+          const change = applyWatchEvent(this.store, event.type === 'BOOKMARK' || event.type === 'ERROR' ? event : { type: event.type, object: this.transform(event.object) });
           if (change) this.emit(change);
         },
         watchAbort.signal,

@@ -1,7 +1,7 @@
 // The informer caches the webhooks read, so a review never lists the API server: the
 // catalog, the UserSpaces, and per namespace the Workspaces and PVCs.
 import type { KubeClient, KubeObject } from '../../kube/client.js';
-import { Informer, type CacheEvent } from '../../kube/informer.js';
+import { Informer, stripManagedFields, type CacheEvent } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
 import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from './objects.js';
 import type { ClusterView } from './webhooks.js';
@@ -36,6 +36,18 @@ function isUserNamespace(ns: string): boolean {
   return ns.startsWith('svc-');
 }
 
+/** A cached object without managedFields and status, for readers of metadata and spec only. */
+function withoutStatus<T extends KubeObject>(obj: T): T {
+  const { status: _status, ...rest } = stripManagedFields(obj);
+  return rest as T;
+}
+
+/** What the quota rules read of a claim: its metadata, requested and provisioned storage. */
+function claimAsRead(claim: PersistentVolumeClaim): PersistentVolumeClaim {
+  const { metadata } = stripManagedFields(claim);
+  return { apiVersion: claim.apiVersion, kind: claim.kind, metadata, spec: { resources: { requests: claim.spec?.resources?.requests } }, status: { capacity: claim.status?.capacity } };
+}
+
 export interface AdmissionCaches {
   view: ClusterView;
   /** Settles when every cache holds its first full list. */
@@ -48,8 +60,9 @@ export function admissionCaches(client: KubeClient, onError: (err: unknown) => v
   const opts = { onError, relistIntervalMs };
   const images = new Informer<WorkspaceImage>(client, RESOURCES.workspaceImage, opts);
   const userSpaces = new Informer<UserSpace>(client, RESOURCES.userSpace, opts);
-  const workspaces = new Informer<Workspace>(client, RESOURCES.workspace, opts);
-  const claims = new Informer<PersistentVolumeClaim>(client, RESOURCES.persistentVolumeClaim, opts);
+  // The rules read a Workspace's metadata and spec (quota use, names); its status is the manager's and the gateway's.
+  const workspaces = new Informer<Workspace>(client, RESOURCES.workspace, { ...opts, transform: withoutStatus });
+  const claims = new Informer<PersistentVolumeClaim>(client, RESOURCES.persistentVolumeClaim, { ...opts, transform: claimAsRead });
   const workspaceIndex = new NamespaceIndex<Workspace>();
   const claimIndex = new NamespaceIndex<PersistentVolumeClaim>(isUserNamespace);
   workspaces.on((e) => workspaceIndex.apply(e));

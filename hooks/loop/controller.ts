@@ -8,14 +8,15 @@ import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { FIELD_MANAGERS } from '../../kube/group.js';
 import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../../kube/den-events.js';
-import { Informer, objectKey, type CacheEvent } from '../../kube/informer.js';
+import { Informer, objectKey, type CacheEvent, type Transform } from '../../kube/informer.js';
 import { untilAborted } from '../../process/timers.js';
 import { RESOURCES, resourceOf, type ResourceType } from '../../kube/resources.js';
 import { Registry } from 'prom-client';
 import { childName, parentKeysOf, refOf } from './keys.js';
 import { LoopMetrics } from './metrics.js';
 import { ChildIndex, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
-import { WorkQueue, type BackoffOptions, type RateLimit, type RunOutcome } from './queue.js';
+import { WorkQueue, type BackoffOptions, type RunOutcome } from './queue.js';
+import type { RateLimit } from '../../process/rate-limit.js';
 import type { ChildError, ParentChange, ParentEvent, SyncHook } from './types.js';
 
 /** Caches a `related()` function reads, by the names their sources were given. */
@@ -28,6 +29,8 @@ export interface RelatedSource {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
+  /** What the cache keeps of each object: the fields `related()` reads (default: all but managedFields). */
+  transform?: Transform<KubeObject>;
   /** Keys of the parents to reconcile when this object changes. */
   parentsOf(obj: KubeObject, parents: Informer<KubeObject>): string[];
 }
@@ -130,7 +133,7 @@ export class Controller<Config = unknown, Related = unknown> {
       return informer.on((e) => this.onChild(e));
     });
     for (const source of spec.relatedSources ?? []) {
-      const informer = new Informer<KubeObject>(client, source.resource, { ...informerOpts, namespace: source.namespace, labelSelector: source.labelSelector, fieldSelector: source.fieldSelector });
+      const informer = new Informer<KubeObject>(client, source.resource, { ...informerOpts, namespace: source.namespace, labelSelector: source.labelSelector, fieldSelector: source.fieldSelector, transform: source.transform });
       informer.on((e) => {
         for (const key of new Set([...source.parentsOf(e.object, this.parents), ...(e.old ? source.parentsOf(e.old, this.parents) : [])])) this.request(key);
       });

@@ -3,6 +3,8 @@
 // with exponential backoff, jitter and an overall retry rate limit (client-go's default
 // controller rate limiter, without the shared mutable state).
 
+import { reserveToken, type RateLimit, type TokenBucket } from '../../process/rate-limit.js';
+
 export interface BackoffOptions {
   /** Delay after the first failure. */
   baseMs: number;
@@ -20,29 +22,6 @@ export function backoffDelay(attempt: number, opts: BackoffOptions, random: () =
   const delay = Math.min(opts.baseMs * 2 ** exponent, opts.maxMs);
   const spread = delay * opts.jitter * (2 * random() - 1);
   return Math.max(0, Math.round(Math.min(delay + spread, opts.maxMs)));
-}
-
-export interface TokenBucket {
-  tokens: number;
-  at: number;
-}
-
-export interface RateLimit {
-  perSecond: number;
-  burst: number;
-}
-
-/**
- * Takes one token at time `now`: the new bucket and how long the caller must wait for its
- * token (zero while the burst lasts). Tokens may go negative: each reservation queues behind
- * the previous ones.
- */
-export function reserveToken(bucket: TokenBucket | undefined, now: number, limit: RateLimit): { bucket: TokenBucket; waitMs: number } {
-  const previous = bucket ?? { tokens: limit.burst, at: now };
-  const refilled = Math.min(limit.burst, previous.tokens + ((now - previous.at) / 1000) * limit.perSecond);
-  const tokens = refilled - 1;
-  const waitMs = tokens >= 0 ? 0 : Math.ceil((-tokens / limit.perSecond) * 1000);
-  return { bucket: { tokens, at: now }, waitMs };
 }
 
 export type RunOutcome = { ok: true } | { ok: false; error: unknown };

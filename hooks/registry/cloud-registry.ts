@@ -2,8 +2,8 @@
 // from the process's ambient chain (environment, web identity, instance role) or from assuming
 // spec.cloud.roleArn with them; nothing is read from or written to the cluster. The SDK's
 // standard environment applies (AWS_REGION, AWS_ENDPOINT_URL_ECR, AWS_ENDPOINT_URL_STS, AWS_*).
-import { ECRClient, paginateDescribeImages, paginateDescribeRepositories, type Repository } from '@aws-sdk/client-ecr';
-import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
+// The SDK is loaded on the first listing: a manager with no such registry never pays its weight.
+import type { Repository } from '@aws-sdk/client-ecr';
 import { mapBounded } from '../../process/concurrency.js';
 import { RegistryError, type ListRequest, type RegistryProvider } from './provider.js';
 import type { RemoteImage, RemoteRepository } from './types.js';
@@ -65,6 +65,10 @@ export function cloudRegistryProvider(options: CloudRegistryOptions = {}): Regis
     async list({ spec, wantsRepository, signal }: ListRequest) {
       const region = spec.cloud?.region ?? '';
       if (!spec.cloud || !region) throw new RegistryError('InvalidSpec', 'spec.cloud.region is required for provider cloud-registry');
+      const [{ ECRClient, paginateDescribeImages, paginateDescribeRepositories }, { fromTemporaryCredentials }] = await Promise.all([
+        import('@aws-sdk/client-ecr'),
+        import('@aws-sdk/credential-providers'),
+      ]);
       const registryId = spec.cloud.registryId || undefined;
       const roleArn = spec.cloud.roleArn || undefined;
       const credentials = roleArn

@@ -6,6 +6,7 @@ import { RESOURCES } from '../../kube/resources.js';
 import type { ControllerSpec } from '../loop/controller.js';
 import { keyOf } from '../loop/keys.js';
 import { syncWorkspace, workspaceOfPod, workspacesUsingImage } from './sync.js';
+import { podAsRead } from './pod.js';
 import type { WorkspaceHookConfig, WorkspaceRelated } from './types.js';
 
 /** What the Workspace controller reads of the manager's configuration. */
@@ -33,6 +34,7 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
         name: 'pods',
         resource: RESOURCES.pod,
         labelSelector: LABELS.workspace,
+        transform: podAsRead,
         parentsOf: (pod) => {
           const ref = workspaceOfPod(pod);
           return ref ? [keyOf(RESOURCES.workspace, ref)] : [];

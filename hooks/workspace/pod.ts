@@ -38,6 +38,18 @@ export function isTerminating(obj: KubeObject): boolean {
  * copy, a pod made from inside the namespace) is not the workspace: it must neither make the
  * phase nor become `status.podName`, the pod the gateway connects to.
  */
+/**
+ * What the Workspace controller's pod cache keeps of a pod: the fields this file reads (its
+ * metadata without managedFields, its status, its containers' names and images). A pod's spec
+ * is most of its size, and the cache holds one pod per running Workspace.
+ */
+export function podAsRead(pod: KubeObject): KubeObject {
+  const spec = pod.spec as { containers?: { name?: string; image?: string }[]; initContainers?: { name?: string; image?: string }[] } | undefined;
+  const images = (containers: { name?: string; image?: string }[] | undefined) => containers?.map(({ name, image }) => ({ name, image }));
+  const { managedFields: _dropped, ...metadata } = pod.metadata ?? {};
+  return { apiVersion: pod.apiVersion, kind: pod.kind, metadata, spec: { containers: images(spec?.containers), initContainers: images(spec?.initContainers) }, status: pod.status };
+}
+
 export function workspacePod(name: string, namespace: string, pods: KubeObject[]): ObservedPod | undefined {
   return pods.find(
     (p): p is ObservedPod =>

@@ -65,6 +65,14 @@ describe('den manager', () => {
     expect(await probe(`${health}/healthz`)).to.equal(undefined);
   });
 
+  it('paces the loop at 16 reconciles in flight and 200 requests per second (burst 400) unless told, and refuses a burst of 0 naming the flag', () => {
+    const defaults = readSettings(managerRole.settings, [], {});
+    expect({ inFlight: defaults.reconcilesInFlight, qps: defaults.kubeQps, burst: defaults.kubeBurst }).to.deep.equal({ inFlight: 16, qps: 200, burst: 400 });
+    const set = readSettings(managerRole.settings, ['--reconciles-in-flight=4', '--kube-qps=0'], { DEN_KUBE_BURST: '50' });
+    expect({ inFlight: set.reconcilesInFlight, qps: set.kubeQps, burst: set.kubeBurst }).to.deep.equal({ inFlight: 4, qps: 0, burst: 50 });
+    expect(() => readSettings(managerRole.settings, ['--kube-burst=0'], {})).to.throw(/--kube-burst.*expected a whole number from 1 to 100000, got '0'/);
+  });
+
   it('stops with one line naming the setting when the kubeconfig cannot be read', async () => {
     const settings = readSettings(managerRole.settings, [`--kubeconfig=${join(dir, 'missing')}`, '--health-listen=127.0.0.1:0'], {});
     const err = await managerRole.run(settings, new AbortController().signal).then(() => undefined, (e: Error) => e);

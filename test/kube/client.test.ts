@@ -62,6 +62,34 @@ describe('KubeClient', () => {
     expect(got.data).to.deep.equal({ a: '1', other: 'x' });
   });
 
+  it('starts no more requests than its rate limit allows after the burst (client-go QPS and Burst)', async () => {
+    const limited = new KubeClient(api.connection(), undefined, { rateLimit: { perSecond: 10, burst: 2 } });
+    const before = api.requests.length;
+    await Promise.all(['r1', 'r2', 'r3', 'r4'].map((name) => limited.create(RESOURCES.configMap, configMap(name), 'svc-system')));
+    const arrivals = api.requests.slice(before).map((r) => r.at!);
+    expect(arrivals).to.have.length(4);
+    // Two at once (the burst), then one every 100 ms: the fourth is due 200 ms after the first (margin for the first's own way).
+    expect(arrivals[3]! - arrivals[0]!).to.be.at.least(150);
+    expect(api.objects(RESOURCES.configMap, 'svc-system').map((c) => c.metadata!.name)).to.include.members(['r1', 'r2', 'r3', 'r4']);
+  });
+
+  it('tries a request again after the Retry-After of a 429, as client-go does, and succeeds', async () => {
+    const busy = new FakeApiServer({ latency: { name: 'busy', meanMs: { POST: 300 }, spread: 'fixed', maxInFlight: { readOnly: 10, mutating: 1 }, queueLength: 0 } });
+    await busy.start();
+    try {
+      const client = busy.client();
+      const [first, second] = await Promise.all([
+        client.create(RESOURCES.configMap, configMap('first'), 'svc-system'),
+        new Promise((r) => setTimeout(r, 50)).then(() => client.create(RESOURCES.configMap, configMap('second'), 'svc-system')),
+      ]);
+      expect([first, second].map((c) => c.metadata?.name)).to.deep.equal(['first', 'second']);
+      expect(busy.requests.filter((r) => r.method === 'POST').length).to.equal(3);
+      expect(busy.latency.figures().refused).to.equal(1);
+    } finally {
+      await busy.close();
+    }
+  });
+
   it('streams watch events and reports 410 Gone for a compacted resourceVersion', async () => {
     const list = await admin.list(RESOURCES.configMap, { namespace: 'svc-system' });
     const seen: string[] = [];

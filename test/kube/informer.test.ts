@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { KubeObject } from '../../kube/client.js';
-import { applyWatchEvent, Informer, objectKey, replaceStore, type CacheEvent } from '../../kube/informer.js';
+import { applyWatchEvent, Informer, objectKey, replaceStore, stripManagedFields, type CacheEvent } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 
@@ -65,6 +65,26 @@ describe('Informer', () => {
     await api.client().create(RESOURCES.configMap, { metadata: { name: 'second' } }, 'svc-system');
     await until(() => informer.get('second', 'svc-system') !== undefined);
     expect(events.map((e) => `${e.type} ${e.object.metadata?.name}`)).to.deep.equal(['ADDED first', 'ADDED second']);
+  });
+
+  it('caches objects without managedFields, listed or watched, and with a transform only what it keeps', async () => {
+    const admin = api.client();
+    await admin.apply(RESOURCES.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'listed', namespace: 'svc-system' }, data: { a: '1' } }, 'den-manager');
+    expect(api.object<KubeObject>(RESOURCES.configMap, 'listed', 'svc-system')!.metadata!.managedFields).to.have.length(1);
+    const plain = new Informer(admin, RESOURCES.configMap, { namespace: 'svc-system' });
+    const keysOnly = new Informer(admin, RESOURCES.configMap, { namespace: 'svc-system', transform: (o) => ({ ...stripManagedFields(o), data: Object.keys((o.data as object) ?? {}) }) });
+    void plain.run(stop.signal);
+    void keysOnly.run(stop.signal);
+    await Promise.all([plain.synced, keysOnly.synced]);
+    await admin.apply(RESOURCES.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched', namespace: 'svc-system' }, data: { b: '2' } }, 'den-manager');
+    await until(() => plain.get('watched', 'svc-system') !== undefined && keysOnly.get('watched', 'svc-system') !== undefined);
+    for (const name of ['listed', 'watched']) {
+      expect(plain.get(name, 'svc-system')!.metadata).to.not.have.property('managedFields');
+      expect(plain.get(name, 'svc-system')!.metadata!.resourceVersion).to.equal(api.object<KubeObject>(RESOURCES.configMap, name, 'svc-system')!.metadata!.resourceVersion);
+    }
+    expect(plain.get('watched', 'svc-system')!.data).to.deep.equal({ b: '2' });
+    expect(keysOnly.get('listed', 'svc-system')!.data).to.deep.equal(['a']);
+    expect(keysOnly.get('watched', 'svc-system')!.data).to.deep.equal(['b']);
   });
 
   it('relists after 410 Gone and catches up on what it missed', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { backoffDelay, reserveToken, WorkQueue, QueueClosedError, type Worker } from '../../../hooks/loop/queue.js';
+import { backoffDelay, WorkQueue, QueueClosedError, type Worker } from '../../../hooks/loop/queue.js';
 
 function deferred() {
   let resolve!: () => void;
@@ -26,28 +26,6 @@ describe('work queue', () => {
 
     it('never exceeds the maximum, jitter included', () => {
       expect(backoffDelay(10, { ...opts, jitter: 0.5 }, () => 0.999)).to.equal(1000);
-    });
-  });
-
-  describe('reserveToken', () => {
-    const limit = { perSecond: 10, burst: 2 };
-    it('serves the burst at once, then spaces tokens by the rate', () => {
-      let r = reserveToken(undefined, 0, limit);
-      expect(r.waitMs).to.equal(0);
-      r = reserveToken(r.bucket, 0, limit);
-      expect(r.waitMs).to.equal(0);
-      r = reserveToken(r.bucket, 0, limit);
-      expect(r.waitMs).to.equal(100);
-      r = reserveToken(r.bucket, 0, limit);
-      expect(r.waitMs).to.equal(200);
-    });
-
-    it('refills with time, up to the burst', () => {
-      let r = reserveToken({ tokens: -1, at: 0 }, 10_000, limit);
-      expect(r.waitMs).to.equal(0);
-      expect(r.bucket.tokens).to.equal(1);
-      r = reserveToken({ tokens: 0, at: 0 }, 50, limit);
-      expect(r.waitMs).to.equal(50);
     });
   });
 

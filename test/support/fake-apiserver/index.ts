@@ -5,7 +5,8 @@
 // managedFields and conflicts, LimitRange and ResourceQuota admission, status subresource,
 // finalizers, ownerReference garbage collection, token authentication, TokenRequest,
 // RBAC with the real 403 messages, (Self)SubjectAccessReview, admission webhooks and
-// CRD structural defaults/validation.
+// CRD structural defaults/validation; optionally a real API server's latencies and seats
+// (latency.ts: the cluster of issue 23 as a profile).
 import http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
@@ -26,10 +27,12 @@ import { ApiError, status } from './api-error.js';
 import { WatchHub, type WatchEntry } from './watch.js';
 import { AdmissionRefusal, applyLimitDefaults, checkLimitRanges, checkQuotas, defaultPodRequests, quotaStatus, quotaTracks, type Quota } from './quota.js';
 import { API_AUDIENCE, bindingOf, tokenAccepted, type TokenEntry } from './tokens.js';
+import { INSTANT_PROFILE, LatencyModel, TooManyRequests, type LatencyProfile, type RequestClass } from './latency.js';
 
 export { ApiError } from './api-error.js';
 
 export type { UserInfo } from './rbac.js';
+export { CLUSTER_PROFILE, INSTANT_PROFILE, type LatencyProfile } from './latency.js';
 
 interface Route {
   type: ResourceType;
@@ -44,6 +47,8 @@ export interface RequestRecord {
   query: string;
   user: string;
   verb?: string;
+  /** performance.now() when the request arrived. */
+  at?: number;
 }
 
 export type UpgradeHandler = (req: http.IncomingMessage, socket: Socket, head: Buffer, ctx: { user: UserInfo; match: RegExpMatchArray; url: URL }) => void;
@@ -95,6 +100,8 @@ export interface FakeApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Audiences a ServiceAccount token must carry one of (kube-apiserver --api-audiences). */
   apiAudiences?: string[];
+  /** How long answers take and how many are served at once (default: instant, no limit). */
+  latency?: LatencyProfile;
 }
 
 export class FakeApiServer {
@@ -116,10 +123,13 @@ export class FakeApiServer {
   /** Terminating namespaces whose next controller pass is scheduled. */
   private cleanups = new Set<string>();
   readonly schemas = new CrdSchemas();
+  /** The latency model every request goes through, and its figures of requests in flight. */
+  readonly latency: LatencyModel;
   url = '';
 
   constructor(private readonly opts: FakeApiServerOptions = {}) {
     this.hub = new WatchHub({ historyLimit: opts.historyLimit ?? 50_000, lagMs: opts.watchLagMs ?? 0, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000 });
+    this.latency = new LatencyModel(opts.latency ?? INSTANT_PROFILE);
     for (const t of [...Object.values(RESOURCES), ...EXTRA_TYPES]) this.types.set(typeKey(t), t);
     this.addUser(this.adminToken, { username: 'admin', groups: ['system:masters', 'system:authenticated'] });
     if (opts.seedCluster !== false) this.seedCluster();
@@ -206,6 +216,13 @@ export class FakeApiServer {
   objects<T = KubeObject>(t: ResourceType, namespace?: string): T[] {
     const all = [...(this.data.get(typeKey(t))?.values() ?? [])];
     return clone(all.filter((o) => namespace === undefined || o.metadata?.namespace === namespace)) as T[];
+  }
+
+  /** How many stored objects of a type pass `filter` (read in place: no copies, for polling many objects). */
+  count(t: ResourceType, filter: (o: Readonly<KubeObject>) => boolean): number {
+    let n = 0;
+    for (const o of this.data.get(typeKey(t))?.values() ?? []) if (filter(o)) n++;
+    return n;
   }
 
   /** The next `times` requests matching method and path answer `status` with `body` (a Status). */
@@ -438,7 +455,7 @@ export class FakeApiServer {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
     const method = (req.method ?? 'GET').toUpperCase();
-    const record: RequestRecord = { method, path: url.pathname, query: url.search, user: '' };
+    const record: RequestRecord = { method, path: url.pathname, query: url.search, user: '', at: performance.now() };
     this.requests.push(record);
     try {
       const user = this.authenticate(req);
@@ -453,13 +470,24 @@ export class FakeApiServer {
       if (delay) await new Promise((resolve) => setTimeout(resolve, delay.ms));
       const route = this.parse(url.pathname);
       if (!route) throw new ApiError(404, status(404, 'NotFound', 'the server could not find the requested resource', {}));
-      const body = await readBody(req);
-      const manager = url.searchParams.get('fieldManager') ?? (req.headers['user-agent'] ?? 'unknown').split('/')[0]!.slice(0, 128);
-      const result = await this.dispatch(method, route, url, body, req.headers['content-type'] ?? '', { user, manager }, record, res);
-      if (result === undefined) return; // a watch or log stream answered already
-      res.writeHead(result.code, { 'Content-Type': result.contentType ?? 'application/json' });
-      res.end(typeof result.body === 'string' ? result.body : JSON.stringify(result.body));
+      const contentType = req.headers['content-type'] ?? '';
+      const answer = async () => {
+        const body = await readBody(req);
+        const manager = url.searchParams.get('fieldManager') ?? (req.headers['user-agent'] ?? 'unknown').split('/')[0]!.slice(0, 128);
+        const result = await this.dispatch(method, route, url, body, contentType, { user, manager }, record, res);
+        if (result === undefined) return; // a watch or log stream answered already
+        res.writeHead(result.code, { 'Content-Type': result.contentType ?? 'application/json' });
+        res.end(typeof result.body === 'string' ? result.body : JSON.stringify(result.body));
+      };
+      const modelled = requestClass(method, route, url.searchParams, contentType);
+      await (modelled ? this.latency.serve(modelled, answer) : answer());
     } catch (err) {
+      if (err instanceof TooManyRequests && !res.headersSent) {
+        // kube-apiserver's max-in-flight and priority-and-fairness filters answer so.
+        res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+        res.end(JSON.stringify(status(429, 'TooManyRequests', err.message, { retryAfterSeconds: 1 })));
+        return;
+      }
       const e = err instanceof ApiError ? err : new ApiError(500, status(500, 'InternalError', `Internal error occurred: ${(err as Error).message}`));
       if (!res.headersSent) {
         res.writeHead(e.code, { 'Content-Type': 'application/json' });
@@ -474,7 +502,7 @@ export class FakeApiServer {
     const reject = (code: number, body: KubeStatus) => {
       socket.end(`HTTP/1.1 ${code} ${http.STATUS_CODES[code]}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${JSON.stringify(body)}\n`);
     };
-    this.requests.push({ method: 'GET', path: url.pathname, query: url.search, user: '' });
+    this.requests.push({ method: 'GET', path: url.pathname, query: url.search, user: '', at: performance.now() });
     const user = this.authenticate(req);
     if (!user) return reject(401, fixture('unauthorized-bad-token.json').body);
     this.requests[this.requests.length - 1]!.user = user.username;
@@ -896,6 +924,21 @@ export class FakeApiServer {
     const answer = { kind: t.kind, apiVersion: t.apiVersion, metadata: { creationTimestamp: null }, spec: review?.spec ?? {}, status: allowed ? { allowed: true, reason: 'RBAC: allowed' } : { allowed: false } };
     return { code: 201, body: answer };
   }
+}
+
+/**
+ * What the latency model sees of a request; undefined for long-running ones (watches, logs),
+ * which take no seat on kube-apiserver either.
+ */
+function requestClass(method: string, route: Route, q: URLSearchParams, contentType: string): RequestClass | undefined {
+  const resource = route.subresource ? `${route.type.plural}/${route.subresource}` : route.type.plural;
+  if (method === 'GET') {
+    if (q.get('watch') === 'true' || q.get('watch') === '1' || route.subresource === 'log') return undefined;
+    return { verb: 'GET', resource };
+  }
+  if (method === 'PATCH' && contentType.startsWith('application/apply-patch')) return { verb: 'APPLY', resource };
+  if (method === 'PATCH' || method === 'PUT' || method === 'POST' || method === 'DELETE') return { verb: method, resource };
+  return undefined;
 }
 
 /** kube-apiserver's answer to list options that contradict each other. */
