@@ -1,5 +1,5 @@
 // The Koa application of `den server`, separate from the listening server so tests drive
-// it over a loopback port. Middleware order: body-size limit, client address, the web UI
+// it over a loopback port. Middleware order: compression of text answers, body-size limit, client address, the web UI
 // (every path outside /api and the health checks: server/pages/index.ts), then for REST: error
 // mapper, security headers, JSON body, public routes, authentication, CSRF, authenticated routes.
 import Router from '@koa/router';
@@ -15,6 +15,7 @@ import { DEFAULT_BODY_LIMIT, readJsonBody, refuseOversizedBodies } from '../koa/
 import type { AuthenticatedState } from './http/context.js';
 import { identifyClient, TrustedProxies } from './http/client-address.js';
 import { errorMapper, HttpError } from '../koa/errors.js';
+import { compressText } from './http/compress.js';
 import { securityHeaders } from './http/security-headers.js';
 import { mountLocalUserRoutes } from './routes/local-users.js';
 import { mountProfileRoutes } from './routes/profile.js';
@@ -113,6 +114,7 @@ export function createApp(deps: AppDeps): Koa {
 
   const app = new Koa();
   app.use((deps.httpMetrics ?? new HttpMetrics(new Registry())).middleware());
+  app.use(compressText());
   app.use(refuseOversizedBodies(limit));
   app.use(identifyClient(new TrustedProxies(config.trustedProxies ?? [])));
   app.use(securityHeaders({ https }));

@@ -1,7 +1,8 @@
 // The workspace page: the status card re-fetched every 3 s (an HTML fragment the server
 // escaped), the log re-read every 5 s while its tab is shown, and keyboard-usable tabs.
 // The Terminal tab's panel (#terminal) is filled by the terminal script, which listens for
-// the `den:tab` event this script sends when a tab is opened.
+// the `den:tab` event this script sends when a tab is opened; its script is loaded then.
+import { loadTerminal } from './lib/terminal-loader.js';
 
 const STATUS_EVERY_MS = 3000;
 const LOGS_EVERY_MS = 5000;
@@ -54,6 +55,7 @@ function selectTab(tab: HTMLElement): void {
     if (panel) panel.hidden = !selected;
   }
   const id = tab.id.replace(/^tab-/, '');
+  if (id === 'terminal') loadTerminal(document.getElementById('terminal'));
   document.dispatchEvent(new CustomEvent('den:tab', { detail: { tab: id } }));
   if (id === 'logs') void refreshLogs();
 }

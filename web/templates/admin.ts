@@ -4,6 +4,7 @@
 // is shown above the form it is about.
 import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
+import { dataTable } from './table.js';
 
 export type AdminSection = 'overview' | 'users' | 'quota' | 'catalog' | 'workspaces' | 'settings';
 
@@ -109,19 +110,29 @@ export interface UsersView {
 
 export function adminUsersPage(assets: AssetUrls, viewer: Viewer, v: UsersView, outcome: AdminOutcome): string {
   const csrf = viewer.csrf;
-  const rows = v.people.map(
-    (p) => html`<tr data-person="${p.name}"><td>${p.name}</td><td>${p.owner}</td><td>${p.phase}</td>
-<td><form method="post" action="/admin/users/${p.name}/membership" class="row">${csrfField(csrf)}
+  const rows = v.people.map((p) => ({
+    attrs: html` data-person="${p.name}"`,
+    cells: [
+      p.name,
+      p.owner,
+      p.phase,
+      html`<form method="post" action="/admin/users/${p.name}/membership" class="row">${csrfField(csrf)}
   <label class="check" for="role-${p.name}">Role</label><select id="role-${p.name}" name="role">${['user', 'admin'].map((r) => html`<option value="${r}"${r === p.role ? html` selected` : ''}>${r}</option>`)}</select>
   ${checkbox('membership', 'disabled', 'disabled', p.disabled)}
-  <button type="submit" class="secondary" aria-label="Save ${p.name}">Save</button></form></td></tr>`,
-  );
+  <button type="submit" class="secondary" aria-label="Save ${p.name}">Save</button></form>`,
+    ],
+  }));
   const local = v.localAuth
     ? html`<section class="card" aria-labelledby="local-title"><h2 id="local-title">Local users</h2>
 <p class="muted">Username and password sign-in; each names the person (UserSpace owner) it signs in as.</p>
-${v.localUsers.length === 0 ? html`<p class="muted">No local users.</p>` : html`<table id="local-users"><thead><tr><th scope="col">Username</th><th scope="col">Signs in as</th><th scope="col"><span class="skip">Actions</span></th></tr></thead><tbody>${v.localUsers.map(
-        (u) => html`<tr data-local-user="${u.username}"><td>${u.username}</td><td>${u.owner}</td><td><form class="inline" method="post" action="/admin/users/local/${u.username}/delete" data-confirm="Delete the local user ${u.username}? Their sessions end.">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Delete ${u.username}">Delete</button></form></td></tr>`,
-      )}</tbody></table>`}
+${v.localUsers.length === 0 ? html`<p class="muted">No local users.</p>` : dataTable(
+        'local-users',
+        [{ label: 'Username' }, { label: 'Signs in as' }, { label: 'Actions', hiddenLabel: true }],
+        v.localUsers.map((u) => ({
+          attrs: html` data-local-user="${u.username}"`,
+          cells: [u.username, u.owner, html`<form class="inline" method="post" action="/admin/users/local/${u.username}/delete" data-confirm="Delete the local user ${u.username}? Their sessions end.">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Delete ${u.username}">Delete</button></form>`],
+        })),
+      )}
 ${refusal(outcome, 'local')}
 <form method="post" action="/admin/users/local" class="grid2">${csrfField(csrf)}
   ${input('local', 'username', 'Username', outcome, { required: true })}
@@ -132,7 +143,7 @@ ${refusal(outcome, 'local')}
     : html`<section class="card"><h2>Local users</h2><p class="muted">Local sign-in is off (--local-auth=false); people sign in through an identity provider.</p></section>`;
   const body = html`<section class="card" aria-labelledby="people-title"><h2 id="people-title">People (UserSpaces)</h2>
 ${refusal(outcome, 'membership')}
-<table id="people"><thead><tr><th scope="col">Name</th><th scope="col">Owner</th><th scope="col">Phase</th><th scope="col">Role and access</th></tr></thead><tbody>${rows}</tbody></table>
+${dataTable('people', [{ label: 'Name' }, { label: 'Owner' }, { label: 'Phase' }, { label: 'Role and access' }], rows)}
 <h3>Add a person</h3>
 ${refusal(outcome, 'person')}
 <form method="post" action="/admin/users" class="grid2">${csrfField(csrf)}
@@ -155,11 +166,17 @@ export interface QuotaLineView {
 }
 
 export function adminQuotaPage(assets: AssetUrls, viewer: Viewer, lines: QuotaLineView[], outcome: AdminOutcome): string {
-  const cell = (used: string | number | undefined, limit: string | number) => html`<td>${used ?? '–'} / ${limit}</td>`;
-  const rows = lines.map(
-    (l) => html`<tr data-quota="${l.name}"><th scope="row">${l.name}<br><span class="muted">${l.owner}</span></th>
-${cell(l.usage?.workspaces, l.quota.workspaces)}${cell(l.usage?.cpu, l.quota.cpu)}${cell(l.usage?.memory, l.quota.memory)}${cell(l.usage?.storage, l.quota.storage)}${cell(l.usage?.gpu, l.quota.gpu)}
-<td><details${outcome.error?.form === `quota-${l.name}` ? html` open` : ''}><summary>Edit</summary>
+  const cell = (used: string | number | undefined, limit: string | number) => `${used ?? '–'} / ${limit}`;
+  const rows = lines.map((l) => ({
+    attrs: html` data-quota="${l.name}"`,
+    cells: [
+      html`${l.name}<br><span class="muted">${l.owner}</span>`,
+      cell(l.usage?.workspaces, l.quota.workspaces),
+      cell(l.usage?.cpu, l.quota.cpu),
+      cell(l.usage?.memory, l.quota.memory),
+      cell(l.usage?.storage, l.quota.storage),
+      cell(l.usage?.gpu, l.quota.gpu),
+      html`<details${outcome.error?.form === `quota-${l.name}` ? html` open` : ''}><summary>Edit</summary>
 ${refusal(outcome, `quota-${l.name}`)}
 <form method="post" action="/admin/quota/${l.name}">${csrfField(viewer.csrf)}
   ${input(`quota-${l.name}`, 'workspaces', 'Workspaces', outcome, { value: String(l.quota.workspaces) })}
@@ -168,10 +185,11 @@ ${refusal(outcome, `quota-${l.name}`)}
   ${input(`quota-${l.name}`, 'storage', 'Storage', outcome, { value: l.quota.storage })}
   ${input(`quota-${l.name}`, 'gpu', 'GPUs', outcome, { value: String(l.quota.gpu) })}
   <button type="submit" aria-label="Save the quota of ${l.name}">Save</button>
-</form></details></td></tr>`,
-  );
+</form></details>`,
+    ],
+  }));
   const body = html`<p class="muted">Used (from each namespace's ResourceQuota) / limit. "–" while a namespace is not ready.</p>
-<table id="quotas"><thead><tr><th scope="col">Person</th><th scope="col">Workspaces</th><th scope="col">CPU</th><th scope="col">Memory</th><th scope="col">Storage</th><th scope="col">GPUs</th><th scope="col"><span class="skip">Edit</span></th></tr></thead><tbody>${rows}</tbody></table>`;
+${dataTable('quotas', [{ label: 'Person', rowHeader: true }, ...['Workspaces', 'CPU', 'Memory', 'Storage', 'GPUs'].map((label) => ({ label })), { label: 'Edit', hiddenLabel: true }], rows)}`;
   return frame(assets, viewer, 'quota', 'Quota', outcome, body);
 }
 
@@ -230,28 +248,39 @@ function registryFields(form: string, outcome: AdminOutcome, r?: RegistryLine): 
 
 export function adminCatalogPage(assets: AssetUrls, viewer: Viewer, v: { images: ImageLine[]; registries: RegistryLine[] }, outcome: AdminOutcome): string {
   const csrf = viewer.csrf;
-  const images = v.images.map(
-    (img) => html`<tr data-image="${img.name}"><td>${img.displayName}<br><span class="muted">${img.name}</span></td><td><code>${img.image}</code></td>
-<td>${img.deprecated ? 'deprecated' : 'offered'}${img.registry && html`<br><span class="muted">from ${img.registry}</span>`}</td>
-<td><form class="inline" method="post" action="/admin/catalog/images/${img.name}/deprecate">${csrfField(csrf)}<input type="hidden" name="deprecated" value="${img.deprecated ? '0' : '1'}"><button type="submit" class="secondary" aria-label="${img.deprecated ? 'Offer' : 'Deprecate'} ${img.name}">${img.deprecated ? 'Offer again' : 'Deprecate'}</button></form>
+  const images = v.images.map((img) => ({
+    attrs: html` data-image="${img.name}"`,
+    cells: [
+      html`${img.displayName}<br><span class="muted">${img.name}</span>`,
+      html`<code>${img.image}</code>`,
+      html`${img.deprecated ? 'deprecated' : 'offered'}${img.registry && html`<br><span class="muted">from ${img.registry}</span>`}`,
+      html`<form class="inline" method="post" action="/admin/catalog/images/${img.name}/deprecate">${csrfField(csrf)}<input type="hidden" name="deprecated" value="${img.deprecated ? '0' : '1'}"><button type="submit" class="secondary" aria-label="${img.deprecated ? 'Offer' : 'Deprecate'} ${img.name}">${img.deprecated ? 'Offer again' : 'Deprecate'}</button></form>
 <details${outcome.error?.form === `image-${img.name}` ? html` open` : ''}><summary>Edit</summary>${refusal(outcome, `image-${img.name}`)}
-<form method="post" action="/admin/catalog/images/${img.name}">${csrfField(csrf)}${imageFields(`image-${img.name}`, outcome, img)}<button type="submit">Save</button></form></details></td></tr>`,
-  );
-  const registries = v.registries.map(
-    (r) => html`<tr data-registry="${r.name}"><td>${r.name}</td><td>${r.region}</td><td>${r.ready}</td><td>${r.lastSync || 'never'}</td><td>${r.images || '0'}</td>
-<td><form class="inline" method="post" action="/admin/catalog/registries/${r.name}/force-sync">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Sync ${r.name} now">Sync now</button></form>
+<form method="post" action="/admin/catalog/images/${img.name}">${csrfField(csrf)}${imageFields(`image-${img.name}`, outcome, img)}<button type="submit">Save</button></form></details>`,
+    ],
+  }));
+  const registries = v.registries.map((r) => ({
+    attrs: html` data-registry="${r.name}"`,
+    cells: [
+      r.name,
+      r.region,
+      r.ready,
+      r.lastSync || 'never',
+      r.images || '0',
+      html`<form class="inline" method="post" action="/admin/catalog/registries/${r.name}/force-sync">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Sync ${r.name} now">Sync now</button></form>
 <details${outcome.error?.form === `registry-${r.name}` ? html` open` : ''}><summary>Edit</summary>${refusal(outcome, `registry-${r.name}`)}
-<form method="post" action="/admin/catalog/registries/${r.name}">${csrfField(csrf)}${registryFields(`registry-${r.name}`, outcome, r)}<button type="submit">Save</button></form></details></td></tr>`,
-  );
+<form method="post" action="/admin/catalog/registries/${r.name}">${csrfField(csrf)}${registryFields(`registry-${r.name}`, outcome, r)}<button type="submit">Save</button></form></details>`,
+    ],
+  }));
   const body = html`<section class="card" aria-labelledby="images-title"><h2 id="images-title">Catalog entries</h2>
 ${refusal(outcome, 'deprecate')}
-<table id="images"><thead><tr><th scope="col">Entry</th><th scope="col">Image</th><th scope="col">State</th><th scope="col"><span class="skip">Actions</span></th></tr></thead><tbody>${images}</tbody></table>
+${dataTable('images', [{ label: 'Entry' }, { label: 'Image' }, { label: 'State' }, { label: 'Actions', hiddenLabel: true }], images)}
 <details${outcome.error?.form === 'image' ? html` open` : ''}><summary>Add an entry</summary>${refusal(outcome, 'image')}
 <form method="post" action="/admin/catalog/images">${csrfField(csrf)}${input('image', 'name', 'Name', outcome, { required: true })}${imageFields('image', outcome)}<button type="submit">Create entry</button></form></details>
 </section>
 <section class="card" aria-labelledby="registries-title"><h2 id="registries-title">Image registries</h2>
 ${refusal(outcome, 'sync')}
-<table id="registries"><thead><tr><th scope="col">Name</th><th scope="col">Region</th><th scope="col">Ready</th><th scope="col">Last sync</th><th scope="col">Entries</th><th scope="col"><span class="skip">Actions</span></th></tr></thead><tbody>${registries}</tbody></table>
+${dataTable('registries', [...['Name', 'Region', 'Ready', 'Last sync', 'Entries'].map((label) => ({ label })), { label: 'Actions', hiddenLabel: true }], registries)}
 <details${outcome.error?.form === 'registry' ? html` open` : ''}><summary>Add a registry</summary>${refusal(outcome, 'registry')}
 <form method="post" action="/admin/catalog/registries">${csrfField(csrf)}${input('registry', 'name', 'Name', outcome, { required: true })}${registryFields('registry', outcome)}<button type="submit">Create registry</button></form></details>
 </section>`;

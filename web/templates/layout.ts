@@ -72,6 +72,7 @@ export function page(view: PageView): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${view.title} · Den</title>
+<link rel="icon" href="${view.assets.url('favicon.svg')}" type="image/svg+xml">
 ${styles}
 ${scripts}
 </head>

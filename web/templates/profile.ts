@@ -3,6 +3,7 @@
 import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import type { QuotaLine } from './new.js';
+import { dataTable } from './table.js';
 
 export interface TokenLine {
   name: string;
@@ -68,14 +69,18 @@ function tokensSection(v: ProfileView, csrf: string): Html {
     ? html`<div class="notice" role="status" id="issued-token"><p>Your new ${v.issued.scope === 'read' ? 'read-only' : 'full'} token <strong>${v.issued.name}</strong>. Copy it now: it is not shown again.</p>
 <div class="copy"><code id="token-value">${v.issued.token}</code><button type="button" class="secondary" data-copy="${v.issued.token}" aria-label="Copy the token">Copy</button></div></div>`
     : '';
-  const rows = v.tokens.map(
-    (t) => html`<tr data-token="${t.name}"><td>${t.name}</td><td>${t.createdAt}</td>
-<td><form class="inline" method="post" action="/profile/tokens/${t.name}/revoke" data-confirm="Revoke the token ${t.name}? Scripts using it stop working.">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Revoke ${t.name}">Revoke</button></form></td></tr>`,
-  );
+  const rows = v.tokens.map((t) => ({
+    attrs: html` data-token="${t.name}"`,
+    cells: [
+      t.name,
+      t.createdAt,
+      html`<form class="inline" method="post" action="/profile/tokens/${t.name}/revoke" data-confirm="Revoke the token ${t.name}? Scripts using it stop working.">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Revoke ${t.name}">Revoke</button></form>`,
+    ],
+  }));
   return html`<section class="card" aria-labelledby="tokens-title"><h2 id="tokens-title">API tokens</h2>
 <p class="muted">For scripts: <code>Authorization: Bearer svc_…</code> on <code>/api/v1</code>. A read-only token can look but not change anything.</p>
 ${issued}
-${v.tokens.length === 0 ? html`<p class="muted">You have no API tokens.</p>` : html`<table id="tokens"><thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col"><span class="skip">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`}
+${v.tokens.length === 0 ? html`<p class="muted">You have no API tokens.</p>` : dataTable('tokens', [{ label: 'Name' }, { label: 'Created' }, { label: 'Actions', hiddenLabel: true }], rows)}
 <form method="post" action="/profile/tokens" class="row">${csrfField(csrf)}
   <div class="field"><label for="token-name">Name (optional)</label><input type="text" id="token-name" name="name" autocapitalize="none" spellcheck="false"></div>
   <div class="field"><label for="token-scope">Scope</label><select id="token-scope" name="scope"><option value="full">full: everything you can do</option><option value="read">read: look only</option></select></div>

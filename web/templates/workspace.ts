@@ -4,6 +4,7 @@ import { html, type Html } from '../html.js';
 import { connectBlock, runForm } from './dashboard.js';
 import { ago, canStart, canStop, phaseBadge, reasonOf, type WorkspaceView } from './format.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
+import { dataTable } from './table.js';
 
 export interface EventView {
   type?: string;
@@ -65,9 +66,8 @@ export interface WorkspacePageView {
 
 function eventsTable(events: EventView[], now: number): Html {
   if (events.length === 0) return html`<p class="muted">No events about this workspace or its pod.</p>`;
-  return html`<table><thead><tr><th scope="col">When</th><th scope="col">Type</th><th scope="col">Object</th><th scope="col">Reason</th><th scope="col">Message</th></tr></thead><tbody>${events.map(
-    (e) => html`<tr><td>${ago(eventTime(e), now)}</td><td>${e.type}</td><td>${e.involvedObject?.kind}/${e.involvedObject?.name}</td><td>${e.reason}</td><td>${e.message}</td></tr>`,
-  )}</tbody></table>`;
+  const columns = ['When', 'Type', 'Object', 'Reason', 'Message'].map((label) => ({ label }));
+  return dataTable('events', columns, events.map((e) => ({ cells: [ago(eventTime(e), now), e.type, `${e.involvedObject?.kind}/${e.involvedObject?.name}`, e.reason, e.message] })));
 }
 
 export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePageView): string {
@@ -85,13 +85,15 @@ ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.not
 <section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs">
   <div class="row"><label for="tail">Lines</label><select id="tail" name="tail"><option value="100">100</option><option value="200" selected>200</option><option value="500">500</option><option value="1000">1000</option></select></div>
   <p class="muted" id="logs-state">Loading the log…</p>
-  <pre id="logs" tabindex="0" aria-label="Pod log"></pre>
+  <pre id="logs" tabindex="0" role="region" aria-label="Pod log"></pre>
 </section>
 <section role="tabpanel" id="panel-events" aria-labelledby="tab-events" hidden>${eventsTable(v.events, v.now)}</section>
 <section role="tabpanel" id="panel-terminal" aria-labelledby="tab-terminal" hidden>
-  <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws"></div>
+  <div class="row terminal-bar"><p class="muted" id="terminal-help">The terminal keeps Tab and Esc for the shell: <kbd>Shift</kbd>+<kbd>Esc</kbd> leaves it.</p>
+  <button type="button" class="secondary" id="terminal-fullscreen" aria-pressed="false">Full screen</button></div>
+  <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws" data-script="${assets.url('terminal.js')}" data-style="${assets.url('terminal.css')}"></div>
 </section>
-<section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden><pre id="yaml" tabindex="0" aria-label="Workspace YAML">${v.yaml}</pre></section>
+<section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden><pre id="yaml" tabindex="0" role="region" aria-label="Workspace YAML">${v.yaml}</pre></section>
 <section class="card" aria-labelledby="delete-title">
   <h2 id="delete-title">Delete</h2>
   <details><summary>Delete this workspace…</summary>
@@ -102,5 +104,5 @@ ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.not
     <p><button type="submit" class="danger">Delete ${name}</button></p>
   </form></details>
 </section>`;
-  return page({ title: name, assets, viewer, body, scripts: ['workspace.js', 'terminal.js'], styles: ['terminal.css'] });
+  return page({ title: name, assets, viewer, body, scripts: ['workspace.js'] });
 }
