@@ -5,6 +5,7 @@
 import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { dataTable } from './table.js';
+import { PHASES } from './format.js';
 
 export type AdminSection = 'overview' | 'users' | 'quota' | 'catalog' | 'workspaces' | 'settings';
 
@@ -299,20 +300,74 @@ export interface WorkspaceLine {
   phase: string;
   image: string;
   age: string;
+  /** spec.running: whether Stop (else Start) is the action offered. */
+  running: boolean;
 }
 
-export function adminWorkspacesPage(assets: AssetUrls, viewer: Viewer, v: { items: WorkspaceLine[]; runningOnly: boolean; sort: WorkspaceSort }): string {
-  const link = (sort: WorkspaceSort, label: string) =>
-    html`<a href="/admin/workspaces?sort=${sort}${v.runningOnly ? '&running=1' : ''}"${sort === v.sort ? html` aria-current="true"` : ''}>${label}</a>`;
+/** Which workspaces the list shows: one owner's, one phase's; empty for all. */
+export interface WorkspaceFilter {
+  owner: string;
+  phase: string;
+}
+
+export interface WorkspacesView extends WorkspaceFilter {
+  items: WorkspaceLine[];
+  /** Every owner a UserSpace names, for the filter. */
+  owners: string[];
+  sort: WorkspaceSort;
+}
+
+/** The page of one workspace: an administrator's own by its name, anyone else's with its namespace. */
+export function workspaceHref(name: string, namespace: string): string {
+  return `/w/${name}?namespace=${encodeURIComponent(namespace)}`;
+}
+
+export function adminWorkspacesPage(assets: AssetUrls, viewer: Viewer, v: WorkspacesView, outcome: AdminOutcome = {}): string {
+  const query = (over: Partial<Record<'owner' | 'phase' | 'sort', string>>) => {
+    const q = new URLSearchParams(Object.entries({ owner: v.owner, phase: v.phase, sort: v.sort, ...over }).filter(([, value]) => value));
+    return q.toString();
+  };
+  const link = (sort: WorkspaceSort, label: string) => html`<a href="/admin/workspaces?${query({ sort })}"${sort === v.sort ? html` aria-current="true"` : ''}>${label}</a>`;
+  const option = (value: string, label: string, selected: string) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
+  const act = (w: WorkspaceLine, action: 'start' | 'stop' | 'delete', label: string, confirm?: string) =>
+    html`<form class="inline" method="post" action="/admin/workspaces/${w.namespace}/${w.name}/${action}"${confirm ? html` data-confirm="${confirm}"` : ''}>${csrfField(viewer.csrf)}<input type="hidden" name="back_query" value="${query({})}"><button type="submit" class="secondary" aria-label="${label} ${w.namespace}/${w.name}">${label}</button></form>`;
+  const rows = v.items.map((w) => ({
+    attrs: html` data-workspace="${w.namespace}/${w.name}"`,
+    cells: [
+      html`<a href="${workspaceHref(w.name, w.namespace)}">${w.name}</a>`,
+      w.namespace,
+      w.owner,
+      html`<span class="badge ${w.phase}">${w.phase}</span>`,
+      w.image,
+      w.age,
+      html`<div class="row">${w.running ? act(w, 'stop', 'Stop', `Stop ${w.name} of ${w.owner || w.namespace}? Their sessions end; the home volume is kept.`) : act(w, 'start', 'Start')}${act(
+        w,
+        'delete',
+        'Delete',
+        `Delete ${w.name} of ${w.owner || w.namespace}? The pod goes; the home volume home-${w.name}-0 is kept.`,
+      )}</div>`,
+    ],
+  }));
+  const columns = [
+    { label: 'Name', header: link('name', 'Name') },
+    { label: 'Namespace', header: link('namespace', 'Namespace') },
+    { label: 'Owner', header: link('owner', 'Owner') },
+    { label: 'Phase', header: link('phase', 'Phase') },
+    { label: 'Image' },
+    { label: 'Created', header: link('age', 'Created') },
+    { label: 'Actions', hiddenLabel: true },
+  ];
+  const filtered = [v.owner && `of ${v.owner}`, v.phase && `in phase ${v.phase}`].filter(Boolean).join(' ');
   const body = html`<form method="get" action="/admin/workspaces" class="row" id="workspace-filter">
-  <label class="check"><input type="checkbox" name="running" value="1"${v.runningOnly ? html` checked` : ''}> Running only</label>
-  <label class="check" for="sort">Sort by</label><select id="sort" name="sort">${WORKSPACE_SORTS.map((s) => html`<option value="${s}"${s === v.sort ? html` selected` : ''}>${s}</option>`)}</select>
+  <label class="check" for="filter-owner">Owner</label><select id="filter-owner" name="owner">${option('', 'everyone', v.owner)}${v.owners.map((o) => option(o, o, v.owner))}</select>
+  <label class="check" for="filter-phase">Phase</label><select id="filter-phase" name="phase">${option('', 'any', v.phase)}${PHASES.map((p) => option(p, p, v.phase))}</select>
+  <label class="check" for="sort">Sort by</label><select id="sort" name="sort">${WORKSPACE_SORTS.map((s) => option(s, s, v.sort))}</select>
   <button type="submit" class="secondary">Apply</button>
 </form>
-<p class="muted" id="workspace-count">${v.items.length} workspace${v.items.length === 1 ? '' : 's'}${v.runningOnly ? ' running' : ''}.</p>
-<table id="workspaces"><thead><tr><th scope="col">${link('name', 'Name')}</th><th scope="col">${link('namespace', 'Namespace')}</th><th scope="col">${link('owner', 'Owner')}</th><th scope="col">${link('phase', 'Phase')}</th><th scope="col">Image</th><th scope="col">${link('age', 'Created')}</th></tr></thead>
-<tbody>${v.items.map((w) => html`<tr data-workspace="${w.namespace}/${w.name}"><td>${w.name}</td><td>${w.namespace}</td><td>${w.owner}</td><td><span class="badge ${w.phase}">${w.phase}</span></td><td>${w.image}</td><td>${w.age}</td></tr>`)}</tbody></table>`;
-  return frame(assets, viewer, 'workspaces', 'All workspaces', {}, body);
+${refusal(outcome, 'workspaces')}
+<p class="muted" id="workspace-count">${v.items.length} workspace${v.items.length === 1 ? '' : 's'}${filtered && ` ${filtered}`}.</p>
+${dataTable('workspaces', columns, rows)}`;
+  return frame(assets, viewer, 'workspaces', 'All workspaces', outcome, body);
 }
 
 // Settings
