@@ -36,6 +36,8 @@ export interface AppConfig {
   /** `--trusted-proxies`: only from these does X-Forwarded-For name the client (none by default). */
   trustedProxies?: readonly string[];
   bodyLimitBytes?: number;
+  /** `--gateway-port`: where people reach den gateway, for the commands the pages offer (default 22). */
+  gatewayPort?: number;
 }
 
 export interface AppDeps {
@@ -107,6 +109,7 @@ export function createApp(deps: AppDeps): Koa {
     providers: deps.providers ?? new IdentityProviders([]),
     assets: deps.assets ?? new AssetStore(),
     bodyLimitBytes: limit,
+    gatewayPort: config.gatewayPort ?? 22,
     log: (msg, fields) => deps.log(msg, fields),
     refuseUntilReady: untilReady,
     now,

@@ -6,6 +6,7 @@ import { exact, fields } from '../http/validate.js';
 import { IMAGE_REGISTRY_LIMITS as LIMITS, re2Problem, TAG_MODES } from '../../infra/crds/image-registry-rules.js';
 import { REGISTRY_PROVIDERS } from '../../infra/crds/image-registry.js';
 import { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
+import { DURATION_PATTERN } from '../../infra/crds/schema.js';
 import { label, quantity, subdomain } from './fields.js';
 
 const { string, boolean, integer, strings } = fields;
@@ -42,6 +43,19 @@ export const createWorkspaceRequest = exact({
     .matches(KEY_LINE, 'ssh_public_key must be one OpenSSH public key line starting with ssh-, ecdsa-sha2- or sk-'),
 });
 export type CreateWorkspaceRequest = typeof createWorkspaceRequest.__outputType;
+
+/**
+ * A change of a workspace after creation where the SPEC allows it (2.5: storage is immutable;
+ * a resize is an update the quota check applies to): the web UI's workspace page sends it.
+ * Every field is optional; an absent one keeps its value (2.8).
+ */
+export const changeWorkspaceRequest = exact({
+  image: subdomain(),
+  cpu: quantity(),
+  memory: quantity(),
+  idle_timeout: string().matches(new RegExp(DURATION_PATTERN), 'idle_timeout must be a duration such as 4h, 90m or 1h30m (0s never stops)'),
+});
+export type ChangeWorkspaceRequest = typeof changeWorkspaceRequest.__outputType;
 
 const imageFields = {
   image: string().min(1, 'image must not be empty').max(1024, 'image must be at most 1024 characters').matches(/^\S+$/, 'image must not contain spaces'),

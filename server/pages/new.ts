@@ -5,7 +5,7 @@ import { ValidationError } from 'yup';
 import type { KubeClient } from '../../kube/client.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { formatQuantity } from '../../kube/quantity.js';
-import { quotaUse } from '../../infra/crds/quota-use.js';
+import { podRequestOf, quotaUse, type HomeClaim, type PodRequests } from '../../infra/crds/quota-use.js';
 import type { Workspace } from '../../infra/crds/workspace.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { newPage, type NewField, type NewValues, type NewView, type QuotaLine } from '../../web/templates/new.js';
@@ -43,10 +43,13 @@ function valuesOf(form: Record<string, string>): NewValues {
   return { name: v('name'), image: v('image'), cpu: v('cpu'), memory: v('memory'), gpu: v('gpu'), storage: v('storage'), ssh_public_key: v('ssh_public_key'), save_key: form.save_key === '1' };
 }
 
-/** What the person's workspaces hold against their quota (infra/crds/quota-use.ts; storage as their spec.storage asks). */
-export function quotaLines(userSpace: UserSpaceView, workspaces: Workspace[], gpuResource: string): QuotaLine[] {
+/**
+ * What the person's workspaces hold against their quota as the cluster counts it
+ * (infra/crds/quota-use.ts): their pods' requests, their home claims' sizes.
+ */
+export function quotaLines(userSpace: UserSpaceView, workspaces: Workspace[], gpuResource: string, pods: PodRequests[] = [], claims: HomeClaim[] = []): QuotaLine[] {
   const quota = userSpace.spec?.quota ?? {};
-  const use = quotaUse(workspaces, [], gpuResource);
+  const use = quotaUse(workspaces, claims, gpuResource, podRequestOf(pods));
   return [
     { what: 'workspaces', used: String(workspaces.length), limit: String(quota.workspaces ?? '–') },
     { what: 'CPU', used: formatQuantity(use.cpu), limit: String(quota.cpu ?? '–') },
@@ -57,17 +60,19 @@ export function quotaLines(userSpace: UserSpaceView, workspaces: Workspace[], gp
 }
 
 async function context(kube: KubeClient, caller: Caller, deps: PageDeps, now: number) {
-  const [images, userSpace, workspaces] = await Promise.all([
+  const [images, userSpace, workspaces, pods, claims] = await Promise.all([
     listUsableImages(kube, deps.resources),
     kube.get<UserSpaceView>(RESOURCES.userSpace, caller.userspace),
     kube.list<Workspace>(RESOURCES.workspace, { namespace: caller.namespace }),
+    kube.list<PodRequests>(RESOURCES.pod, { namespace: caller.namespace }),
+    kube.list<HomeClaim>(RESOURCES.persistentVolumeClaim, { namespace: caller.namespace }),
   ]);
   const offered = images
     .map((o) => catalogEntry(o, now))
     .filter((e) => !e.deprecated)
     .sort((a, b) => a.displayName.localeCompare(b.displayName))
     .map((e) => ({ name: e.name, displayName: e.displayName }));
-  return { images: offered, userSpace, quota: quotaLines(userSpace, workspaces.items, deps.resources.gpuResource) };
+  return { images: offered, userSpace, quota: quotaLines(userSpace, workspaces.items, deps.resources.gpuResource, pods.items, claims.items) };
 }
 
 async function showForm(ctx: PageContext, deps: PageDeps): Promise<void> {

@@ -4,6 +4,8 @@
 // form it is about; the page is rendered again, never a stack trace.
 import { ValidationError } from 'yup';
 import { RESOURCES } from '../../kube/resources.js';
+import type { HomeClaim, PodRequests } from '../../infra/crds/quota-use.js';
+import type { Workspace } from '../../infra/crds/workspace.js';
 import { profilePage, type ProfileView } from '../../web/templates/profile.js';
 import { describeError, HttpError } from '../../koa/errors.js';
 import type { ClientAddressState } from '../http/client-address.js';
@@ -23,12 +25,14 @@ type Extra = Pick<ProfileView, 'issued' | 'error' | 'done'>;
 
 async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, status = 200): Promise<void> {
   const { kube, caller, assets } = ctx.state;
-  const [userSpace, workspaces] = await Promise.all([
+  const [userSpace, workspaces, pods, claims] = await Promise.all([
     kube.get<OwnUserSpace>(RESOURCES.userSpace, caller.userspace),
-    kube.list(RESOURCES.workspace, { namespace: caller.namespace }),
+    kube.list<Workspace>(RESOURCES.workspace, { namespace: caller.namespace }),
+    kube.list<PodRequests>(RESOURCES.pod, { namespace: caller.namespace }),
+    kube.list<HomeClaim>(RESOURCES.persistentVolumeClaim, { namespace: caller.namespace }),
   ]);
   const view: ProfileView = {
-    quota: quotaLines(userSpace, workspaces.items, deps.resources.gpuResource),
+    quota: quotaLines(userSpace, workspaces.items, deps.resources.gpuResource, pods.items, claims.items),
     keys: userSpace.spec?.sshAuthorizedKeys ?? [],
     tokens: (await deps.auth.tokens.list(caller.email)).map(describeToken).map((t) => ({ name: t.name, createdAt: t.created_at })),
     localLogin: caller.localLogin,

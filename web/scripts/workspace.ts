@@ -30,7 +30,9 @@ async function refreshStatus(): Promise<void> {
 async function refreshLogs(): Promise<void> {
   if (!logsPanel || logsPanel.hidden || !logs || !logsState || !logsPanel.dataset.logsUrl) return;
   try {
-    const res = await fetch(`${logsPanel.dataset.logsUrl}?tail=${encodeURIComponent(tail?.value ?? '200')}`, { credentials: 'same-origin' });
+    const url = new URL(logsPanel.dataset.logsUrl, window.location.href);
+    url.searchParams.set('tail', tail?.value ?? '200');
+    const res = await fetch(url, { credentials: 'same-origin' });
     const body = (await res.json()) as { lines?: string; error?: string };
     if (res.ok) {
       const atBottom = logs.scrollTop + logs.clientHeight >= logs.scrollHeight - 8;

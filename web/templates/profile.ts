@@ -50,7 +50,7 @@ function keysSection(v: ProfileView, csrf: string): Html {
       ? html`<p class="muted">No saved keys. New workspaces that name no key get these.</p>`
       : html`<ul id="keys">${v.keys.map(
           (key, i) => html`<li><code>${keySummary(key)}</code>
-  <form class="inline" method="post" action="/profile/keys/remove">${csrfField(csrf)}<input type="hidden" name="key" value="${key}"><button type="submit" class="secondary" aria-label="Remove key ${i + 1}">Remove</button></form></li>`,
+  <form class="inline" method="post" action="/profile/keys/remove" data-confirm="Remove the key ${keySummary(key)}? New workspaces no longer get it; workspaces that have it keep it.">${csrfField(csrf)}<input type="hidden" name="key" value="${key}"><button type="submit" class="secondary" aria-label="Remove key ${i + 1}">Remove</button></form></li>`,
         )}</ul>`;
   const invalid = v.error?.form === 'keys';
   return html`<section class="card" aria-labelledby="keys-title"><h2 id="keys-title">SSH keys</h2>

@@ -2,7 +2,7 @@
 // the light and the dark theme (prefers-color-scheme), at 1280×800 and at a phone's 390×844:
 // no serious or critical violation. The pages show what people meet: a running workspace
 // with its events, a failed one with a long kubelet message, a refused form, the terminal
-// tab open, every administration page.
+// tab open, every administration page; and none of them scrolls sideways.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
@@ -112,6 +112,9 @@ describe('every page passes axe-core in both themes at desktop and phone width',
     await opts.prepare?.(page);
     for (const viewport of VIEWPORTS) {
       await page.setViewportSize(viewport);
+      // Nothing runs off the side: tables stack, long words wrap.
+      const width = await page.evaluate(() => (document as { documentElement: { scrollWidth: number } }).documentElement.scrollWidth);
+      if (width > viewport.width) found.push(`${path} ${viewport.width}px: the page is ${width} px wide and scrolls sideways`);
       for (const colorScheme of SCHEMES) {
         await page.emulateMedia({ colorScheme });
         const rules = viewport === VIEWPORTS[0] && colorScheme === 'light' ? undefined : DRAWN_RULES;

@@ -261,7 +261,7 @@ describe('web UI in Chromium', function () {
     expect(((await platform.admin.get(RESOURCES.userSpace, 'alice')).spec as any).sshAuthorizedKeys).to.deep.equal([KEY]);
     await shot('workspace');
     await page.goto(`${platform.baseUrl}/`);
-    expect(await page.locator('[data-workspace="dev"] code').textContent()).to.equal('ssh dev@127.0.0.1');
+    expect(await page.locator('[data-workspace="dev"] code').textContent()).to.equal(`ssh -p ${platform.ssh.port} dev@127.0.0.1`);
     await shot('dashboard');
   });
 
@@ -425,6 +425,7 @@ describe('web UI in Chromium', function () {
 
     await page.goto(`${platform.baseUrl}/w/scratch`);
     await page.getByText('Delete this workspace…').click();
+    await page.getByLabel('To delete it with its volume, type its name, scratch').fill('scratch');
     await page.getByRole('button', { name: 'Delete scratch' }).click();
     await page.waitForURL(`${platform.baseUrl}/`);
     expect(await gone(platform.admin.get(RESOURCES.workspace, 'scratch', 'svc-alice'))).to.equal(true);
