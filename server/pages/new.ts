@@ -26,16 +26,22 @@ interface UserSpaceView {
 }
 
 /**
- * The form field a cluster or webhook refusal is about, from the Workspace fields its causes
- * name (an existing name is the name's); undefined when it names none the form has.
+ * Where and how the form shows a cluster or webhook refusal: beside the form field of the first
+ * Workspace field its causes name (an existing name is the name's), in the words the refusing
+ * rule gave that cause (hooks/admission: its advice to a person); above the form, in the
+ * cluster's words, when it names no field the form has.
  */
-export function fieldOfRefusal(err: KubeApiError, gpuResource: string): NewField | undefined {
-  if (err.reason === 'AlreadyExists') return 'name';
+export function refusalBeside(err: KubeApiError, gpuResource: string): { field?: NewField; said: string } {
+  if (err.reason === 'AlreadyExists') return { field: 'name', said: `You already have a workspace named ${err.body.details?.name ?? 'so'}: pick another name.` };
   for (const cause of err.body.details?.causes ?? []) {
     const field = cause.field === undefined ? undefined : requestFieldOf(cause.field, gpuResource);
-    if (field) return field;
+    if (field) return { field, said: cause.message || err.message };
   }
-  return undefined;
+  return { said: err.message };
+}
+
+export function fieldOfRefusal(err: KubeApiError, gpuResource: string): NewField | undefined {
+  return refusalBeside(err, gpuResource).field;
 }
 
 function valuesOf(form: Record<string, string>): NewValues {
@@ -88,6 +94,7 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { kube, caller, assets } = ctx.state;
   const values = valuesOf(ctx.request.form ?? {});
   const errors: NewView['errors'] = {};
+  const clusterSaid: NewView['clusterSaid'] = {};
   let formError: string | undefined;
   const request = Object.fromEntries(Object.entries({ name: values.name, image: values.image, cpu: values.cpu, memory: values.memory, gpu: values.gpu, storage: values.storage, ssh_public_key: values.ssh_public_key }).filter(([, v]) => v !== ''));
   try {
@@ -100,13 +107,15 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
         errors[f] ??= e.message;
       }
     } else if (err instanceof KubeApiError && err.status < 500) {
-      const f = fieldOfRefusal(err, deps.resources.gpuResource);
-      if (f) errors[f] = err.message;
-      else formError = err.message;
+      const { field, said } = refusalBeside(err, deps.resources.gpuResource);
+      if (field) {
+        errors[field] = said;
+        if (said !== err.message) clusterSaid[field] = err.message;
+      } else formError = said;
     } else {
       throw err;
     }
-    return showRefusal(ctx, deps, values, errors, formError);
+    return showRefusal(ctx, deps, values, errors, formError, clusterSaid);
   }
   const path = `/w/${encodeURIComponent(values.name)}`;
   // The workspace exists now: a key that could not be saved is news on its page, not a refused create.
@@ -120,7 +129,7 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
   ctx.redirect(path);
 }
 
-async function showRefusal(ctx: PageContext, deps: PageDeps, values: NewValues, errors: NewView['errors'], formError: string | undefined): Promise<void> {
+async function showRefusal(ctx: PageContext, deps: PageDeps, values: NewValues, errors: NewView['errors'], formError: string | undefined, clusterSaid: NewView['clusterSaid']): Promise<void> {
   const { kube, caller, assets } = ctx.state;
   const { images, userSpace, quota } = await context(kube, caller, deps, deps.now()).catch((err: unknown) => {
     // The form is still worth showing with the refusal when the extras cannot be read.
@@ -128,7 +137,7 @@ async function showRefusal(ctx: PageContext, deps: PageDeps, values: NewValues, 
     return { images: [], userSpace: {} as UserSpaceView, quota: [] };
   });
   ctx.status = 400;
-  sendPage(ctx, newPage(assets, viewerOf(ctx)!, { values, images, quota, errors, formError, hasSavedKeys: (userSpace.spec?.sshAuthorizedKeys ?? []).length > 0 }), 400);
+  sendPage(ctx, newPage(assets, viewerOf(ctx)!, { values, images, quota, errors, clusterSaid, formError, hasSavedKeys: (userSpace.spec?.sshAuthorizedKeys ?? []).length > 0 }), 400);
 }
 
 /** Adds the key to my UserSpace (SPEC 1.2 rule 6 lets an owner patch only this field). */

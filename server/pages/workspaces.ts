@@ -157,16 +157,21 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
 
 const CHANGE_LABELS: Record<ChangeField, string> = { cpu: 'CPU', memory: 'memory', idle_timeout: 'idle timeout', image: 'image' };
 
-/** The change form's field a refusal is about: the schema's path, or the Workspace field the cluster's causes name. */
-function changeFieldOf(err: unknown, gpuResource: string): ChangeField | undefined {
-  if (err instanceof ValidationError) return CHANGE_FIELDS.find((f) => f === err.path);
-  if (!(err instanceof KubeApiError)) return undefined;
-  for (const cause of err.body.details?.causes ?? []) {
-    const field = cause.field === 'spec.idleTimeout' ? 'idle_timeout' : cause.field === undefined ? undefined : requestFieldOf(cause.field, gpuResource);
-    const known = CHANGE_FIELDS.find((f) => f === field);
-    if (known) return known;
+/**
+ * A refused change as the form shows it: beside the field the schema's path or the cluster's
+ * causes name, in the refusing rule's words for a person, the cluster's whole text folded.
+ */
+function changeRefusalOf(err: unknown, typed: Record<ChangeField, string>, gpuResource: string): ChangeRefusal {
+  if (err instanceof ValidationError) return { field: CHANGE_FIELDS.find((f) => f === err.path), message: err.message, values: typed };
+  const { message } = describeError(err);
+  if (err instanceof KubeApiError) {
+    for (const cause of err.body.details?.causes ?? []) {
+      const field = cause.field === 'spec.idleTimeout' ? 'idle_timeout' : cause.field === undefined ? undefined : requestFieldOf(cause.field, gpuResource);
+      const known = CHANGE_FIELDS.find((f) => f === field);
+      if (known) return { field: known, message: cause.message || message, cluster: cause.message && cause.message !== message ? message : undefined, values: typed };
+    }
   }
-  return undefined;
+  return { message, values: typed };
 }
 
 /**
@@ -188,10 +193,9 @@ async function change(ctx: PageContext, deps: PageDeps): Promise<void> {
     const req = changeWorkspaceRequest.validateSync(Object.fromEntries(changed.map((f) => [f, typed[f]])), { strict: true });
     await ctx.state.kube.patch(RESOURCES.workspace, name, workspaceChangePatch(req), { namespace: targetNamespace(ctx) });
   } catch (err) {
-    const { status, message } = describeError(err);
+    const { status } = describeError(err);
     if (!(err instanceof ValidationError) && status >= 500) throw err;
-    const refusal: ChangeRefusal = { field: changeFieldOf(err, deps.resources.gpuResource), message: err instanceof ValidationError ? err.message : message, values: typed };
-    return workspacePageOf(ctx, deps, { changeRefusal: refusal }, err instanceof ValidationError ? 400 : status);
+    return workspacePageOf(ctx, deps, { changeRefusal: changeRefusalOf(err, typed, deps.resources.gpuResource) }, err instanceof ValidationError ? 400 : status);
   }
   const said = changed.map((f) => `${CHANGE_LABELS[f]} ${typed[f]}`).join(', ');
   leaveNotice(ctx, `/w/${name}`, `Saved: ${said}. A running workspace's pod restarts with it; the home folder stays.`, deps.secureCookies);

@@ -2,7 +2,7 @@
 // shown once), and the password form for a session that signed in with a local password.
 import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
-import type { QuotaLine } from './new.js';
+import { clusterText, type QuotaLine } from './new.js';
 import { dataTable } from './table.js';
 
 export interface TokenLine {
@@ -22,7 +22,7 @@ export interface ProfileView {
   /** The plaintext of a token issued by this very request; never shown again. */
   issued?: { name: string; token: string; scope: string };
   /** A refusal, shown beside the form it is about; `value` is what was typed (keys only). */
-  error?: { form: ProfileForm; message: string; value?: string };
+  error?: { form: ProfileForm; message: string; value?: string; cluster?: string };
   /** What the last action did. */
   done?: string;
 }
@@ -35,7 +35,7 @@ function keySummary(key: string): string {
 }
 
 function formError(v: ProfileView, form: ProfileForm, id: string): Html | '' {
-  return v.error?.form === form ? html`<p class="error" id="${id}" role="alert">${v.error.message}</p>` : '';
+  return v.error?.form === form ? html`<p class="error" id="${id}" role="alert">${v.error.message}</p>${v.error.cluster && clusterText(`${id}-cluster`, v.error.cluster)}` : '';
 }
 
 function quotaTable(lines: QuotaLine[]): Html {

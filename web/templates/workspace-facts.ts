@@ -5,6 +5,7 @@
 import { html, type Html } from '../html.js';
 import { ago, type WorkspaceView } from './format.js';
 import { csrfField } from './layout.js';
+import { clusterText } from './new.js';
 
 export interface ImageChoice {
   name: string;
@@ -15,6 +16,8 @@ export interface ImageChoice {
 export interface ChangeRefusal {
   field?: ChangeField;
   message: string;
+  /** The cluster's own text, when `message` is the refusing rule's words for a person. */
+  cluster?: string;
   values: Record<ChangeField, string>;
 }
 
@@ -63,7 +66,7 @@ export function changeForm(ws: WorkspaceView, action: string, csrf: string, imag
   const values = refusal?.values ?? currentValues(ws);
   const field = (id: ChangeField, label: string, control: Html, hint: string) => {
     const error = refusal?.field === id ? refusal.message : undefined;
-    return html`<div class="field${error ? ' invalid' : ''}"><label for="change-${id}">${label}</label>${control}<p class="hint" id="change-${id}-hint">${hint}</p>${error && html`<p class="error" id="change-${id}-error" role="alert">${error}</p>`}</div>`;
+    return html`<div class="field${error ? ' invalid' : ''}"><label for="change-${id}">${label}</label>${control}<p class="hint" id="change-${id}-hint">${hint}</p>${error && html`<p class="error" id="change-${id}-error" role="alert">${error}</p>`}${error && refusal?.cluster && clusterText(`change-${id}-cluster`, refusal.cluster)}</div>`;
   };
   const described = (id: ChangeField) => html` aria-describedby="change-${id}-hint${refusal?.field === id ? ` change-${id}-error` : ''}"${refusal?.field === id ? html` aria-invalid="true"` : ''}`;
   const text = (id: ChangeField) => html`<input type="text" id="change-${id}" name="${id}" value="${values[id]}"${described(id)} autocapitalize="none" spellcheck="false">`;

@@ -238,7 +238,10 @@ describe('web UI in Chromium', function () {
     await page.getByLabel('SSH public key').fill('ssh-ed25519 AAAAnotarealkey alice@laptop');
     await page.getByRole('button', { name: 'Create workspace' }).click();
     const error = await page.locator('#ssh_public_key-error').textContent();
-    expect(error).to.match(/denied the request/).and.match(/sshAuthorizedKeys/);
+    expect(error).to.match(/^This is not an SSH public key Den can use \(.+\)\. Paste the one line of your public key file/);
+    // The cluster's own words stay at hand, folded.
+    expect(await page.locator('#ssh_public_key-cluster').getAttribute('open')).to.equal(null);
+    expect(await page.locator('#ssh_public_key-cluster p').textContent()).to.match(/denied the request/).and.match(/sshAuthorizedKeys/);
     expect(await page.getByLabel('Name').inputValue()).to.equal('dev');
     expect(await page.getByLabel('CPU').inputValue()).to.equal('1');
     expect(await page.getByLabel('Memory').inputValue()).to.equal('1Gi');

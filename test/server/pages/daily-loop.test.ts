@@ -84,8 +84,11 @@ describe("a person's daily loop on the workspace page", function () {
     await page.getByText('Change size, idle timeout or image…').click();
     await page.getByLabel('CPU', { exact: true }).fill('64');
     await page.getByRole('button', { name: 'Save changes' }).click();
-    const error = page.locator('#change-cpu-error');
-    expect(await error.textContent()).to.match(/quota/i);
+    // In the person's words beside the field, with what to do; the cluster's text folded under it.
+    expect(await page.locator('#change-cpu-error').textContent()).to.equal(
+      'This needs 64 of CPU, but your space has 4 left of 4: ask for less, stop a workspace you are not using, or ask an administrator for a larger quota.',
+    );
+    expect(await page.locator('#change-cpu-cluster p').textContent()).to.contain('exceeded quota of UserSpace "alice" (spec.quota.cpu): requested 64, used 0, limited 4');
     expect(await page.getByLabel('CPU', { exact: true }).inputValue(), 'what was typed stays').to.equal('64');
     expect(await page.getByLabel('CPU', { exact: true }).getAttribute('aria-invalid')).to.equal('true');
     expect((await spec()).resources.limits.cpu).to.equal('2');
