@@ -160,6 +160,8 @@ if (host) {
   });
   let terminal: BrowserTerminal | undefined;
   const openOnce = () => {
+    // In sight: xterm.js draws nothing while it is scrolled out of view.
+    host.scrollIntoView({ block: 'nearest' });
     if (terminal) return;
     terminal = new BrowserTerminal(host);
     terminal.connect();
