@@ -47,6 +47,11 @@ describe('the profile page in Chromium', function () {
     await page.fill('#new-key', 'ssh-ed25519 not-a-key');
     await page.click('form[action="/profile/keys"] button[type="submit"]');
     expect(await page.locator('#key-error').textContent()).to.match(/^the key /);
+    // Styled as an error (the theme's red, bold), not as body text.
+    expect(await page.locator('#key-error').evaluate((el) => {
+      const style = (globalThis as unknown as { getComputedStyle(e: unknown): { color: string; fontWeight: string } }).getComputedStyle(el);
+      return [style.color, style.fontWeight];
+    })).to.deep.equal(['rgb(179, 38, 30)', '600']);
     expect(await page.inputValue('#new-key')).to.equal('ssh-ed25519 not-a-key');
     expect(world.api.object(RESOURCES.userSpace, 'alice')?.spec).to.not.have.property('sshAuthorizedKeys');
 
