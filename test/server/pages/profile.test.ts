@@ -104,7 +104,7 @@ describe('the profile page in Chromium', function () {
     await page.fill('#current_password', 'not-my-password');
     await page.fill('#new_password', 'a-brand-new-password');
     await page.click('form[action="/profile/password"] button[type="submit"]');
-    expect(await page.locator('#password-error').textContent()).to.equal('current_password is wrong');
+    expect(await page.locator('#password-error').textContent()).to.equal('current_password is wrong: type the password you sign in with now. Your password was not changed.');
 
     await page.fill('#current_password', 'alice-password');
     await page.fill('#new_password', 'a-brand-new-password');
