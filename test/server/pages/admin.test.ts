@@ -216,6 +216,7 @@ describe('the administration pages in Chromium', function () {
     const answer = await alice.goto(`${world.den.url}/admin/users`);
     expect(answer?.status()).to.equal(403);
     const alert = await alice.locator('[role="alert"]').textContent();
+    expect(await alice.locator('#advice').textContent()).to.equal('Your account does not have the right to do this. If you need it, ask an administrator; the cluster names the missing right below.');
     expect(alert).to.contain('userspaces.den.dev is forbidden: User "system:serviceaccount:svc-alice:session" cannot list resource "userspaces" in API group "den.dev" at the cluster scope');
     const settings = await alice.goto(`${world.den.url}/admin/settings`);
     expect(settings?.status()).to.equal(403);
