@@ -198,7 +198,9 @@ async function change(ctx: PageContext, deps: PageDeps): Promise<void> {
     return workspacePageOf(ctx, deps, { changeRefusal: changeRefusalOf(err, typed, deps.resources.gpuResource) }, err instanceof ValidationError ? 400 : status);
   }
   const said = changed.map((f) => `${CHANGE_LABELS[f]} ${typed[f]}`).join(', ');
-  leaveNotice(ctx, `/w/${name}`, `Saved: ${said}. A running workspace's pod restarts with it; the home folder stays.`, deps.secureCookies);
+  // Size and image are the pod's; the idle timeout is only the manager's to read.
+  const restarts = changed.some((f) => f !== 'idle_timeout');
+  leaveNotice(ctx, `/w/${name}`, `Saved: ${said}.${restarts ? " A running workspace's pod restarts with it; the home folder stays." : ''}`, deps.secureCookies);
   ctx.redirect(here);
 }
 

@@ -77,7 +77,7 @@ export function changeForm(ws: WorkspaceView, action: string, csrf: string, imag
   return html`<details id="change"${refusal ? html` open` : ''}><summary>Change size, idle timeout or image…</summary>
 <form method="post" action="${action}" novalidate>${csrfField(csrf)}${namespaceField}
   ${refusal && !refusal.field && html`<div class="notice error" role="alert" id="change-error">${refusal.message}</div>`}
-  <p class="muted">A change restarts a running workspace's pod: open sessions end, the home folder stays. Your quota applies to the new size.</p>
+  <p class="muted">A new size or image restarts a running workspace's pod: open sessions end, the home folder stays. Your quota applies to the new size.</p>
   <div class="grid2">
     ${field('cpu', 'CPU', text('cpu'), 'Cores, e.g. 2 or 500m.')}
     ${field('memory', 'Memory', text('memory'), 'e.g. 4Gi.')}

@@ -99,6 +99,16 @@ describe("a person's daily loop on the workspace page", function () {
     expect((await spec()).resources.limits.cpu).to.equal('2');
   });
 
+  it('changes only the idle timeout, and says nothing of a restart (the pod does not carry it)', async () => {
+    await page.goto(`${platform.baseUrl}/w/dev`);
+    await page.getByText('Change size, idle timeout or image…').click();
+    await page.getByLabel('Idle timeout').fill('2h');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.waitForURL(`${platform.baseUrl}/w/dev`);
+    expect(await page.locator('#notice').textContent()).to.equal('Saved: idle timeout 2h.');
+    expect((await spec()).idleTimeout).to.equal('2h');
+  });
+
   it('changes the image to another catalog entry, and the page names it by its title', async () => {
     await page.goto(`${platform.baseUrl}/w/dev`);
     await page.getByText('Change size, idle timeout or image…').click();
