@@ -1,5 +1,5 @@
 // The Koa application of `den server`, separate from the listening server so tests drive
-// it over a loopback port. Middleware order: port previews (server/preview), body-size limit, client address, the web UI
+// it over a loopback port. Middleware order: port previews (server/preview), compression of text answers, body-size limit, client address, the web UI
 // (every path outside /api and the health checks: server/pages/index.ts), then for REST: error
 // mapper, security headers, JSON body, public routes, authentication, CSRF, authenticated routes.
 import Router from '@koa/router';
@@ -15,6 +15,7 @@ import { DEFAULT_BODY_LIMIT, readJsonBody, refuseOversizedBodies } from '../koa/
 import type { AuthenticatedState } from './http/context.js';
 import { identifyClient, TrustedProxies } from './http/client-address.js';
 import { errorMapper, HttpError } from '../koa/errors.js';
+import { compressText } from './http/compress.js';
 import { securityHeaders } from './http/security-headers.js';
 import { mountLocalUserRoutes } from './routes/local-users.js';
 import { mountProfileRoutes } from './routes/profile.js';
@@ -37,6 +38,8 @@ export interface AppConfig {
   /** `--trusted-proxies`: only from these does X-Forwarded-For name the client (none by default). */
   trustedProxies?: readonly string[];
   bodyLimitBytes?: number;
+  /** `--gateway-port`: where people reach den gateway, for the commands the pages offer (default 22). */
+  gatewayPort?: number;
 }
 
 export interface AppDeps {
@@ -115,6 +118,7 @@ export function createApp(deps: AppDeps): Koa {
     providers: deps.providers ?? new IdentityProviders([]),
     assets: deps.assets ?? new AssetStore(),
     bodyLimitBytes: limit,
+    gatewayPort: config.gatewayPort ?? 22,
     log: (msg, fields) => deps.log(msg, fields),
     refuseUntilReady: untilReady,
     now,
@@ -125,6 +129,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use((deps.httpMetrics ?? new HttpMetrics(new Registry())).middleware());
   // Previews carry the apps' own bodies and headers: before Den's body limit and headers.
   app.use(servePreviews(deps.previews ?? previewProxyOf(deps), trusted));
+  app.use(compressText());
   app.use(refuseOversizedBodies(limit));
   app.use(identifyClient(trusted));
   app.use(securityHeaders({ https }));

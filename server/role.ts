@@ -57,6 +57,7 @@ export const serverSettings = {
   healthListen: healthListenSetting,
   baseUrl: setting({ flag: 'base-url', env: 'DEN_BASE_URL', describe: 'public base URL; https makes cookies Secure', parse: baseUrl }),
   localAuth: setting({ flag: 'local-auth', env: 'DEN_LOCAL_AUTH', describe: 'allow local username/password sign-in and local user management', parse: parsers.boolean, default: true, boolean: true }),
+  gatewayPort: setting({ flag: 'gateway-port', env: 'DEN_GATEWAY_PORT', describe: 'port people reach den gateway on (the ssh command, VS Code link and ~/.ssh/config block the pages offer)', parse: parsers.integer(1, 65535), default: 22 }),
   gpuResource: setting({ flag: 'gpu-resource', env: 'DEN_GPU_RESOURCE', describe: 'extended resource a workspace\'s `gpu` is requested as', parse: parsers.nonEmpty, default: DEFAULT_GPU_RESOURCE }),
   trustedProxies: setting({ flag: 'trusted-proxies', env: 'DEN_TRUSTED_PROXIES', describe: 'comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client (login throttling); empty: none, the TCP peer is the client', parse: parseTrustedProxies, default: [] as string[], show: '' }),
   identityProvidersFile: setting({
@@ -113,7 +114,7 @@ export const serverRole: Role<typeof serverSettings> = {
     await assets.load();
     // One recorder for REST, the pages and the terminal: their bursts aggregate together.
     const events = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.server });
-    const config = { baseUrl: settings.baseUrl, localAuth: settings.localAuth, trustedProxies: settings.trustedProxies };
+    const config = { baseUrl: settings.baseUrl, localAuth: settings.localAuth, trustedProxies: settings.trustedProxies, gatewayPort: settings.gatewayPort };
     const ready = () => synced && listening;
     const previews = previewProxyOf({ config, auth, serverClient: client, log: say, ready, assets });
     const app = createApp({

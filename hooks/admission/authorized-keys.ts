@@ -15,6 +15,15 @@ export function authorizedKeysViolations(keys: unknown, previous: unknown, check
   return keys.flatMap((key, i): Violation[] => {
     if (known.has(key)) return [];
     const result = check(key);
-    return result.ok ? [] : [{ rule: 'ssh-key', field: `spec.sshAuthorizedKeys[${i}]`, message: `not a valid SSH public key: ${result.reason}` }];
+    return result.ok
+      ? []
+      : [
+          {
+            rule: 'ssh-key',
+            field: `spec.sshAuthorizedKeys[${i}]`,
+            message: `not a valid SSH public key: ${result.reason}`,
+            advice: `This is not an SSH public key Den can use (${result.reason}). Paste the one line of your public key file, such as ~/.ssh/id_ed25519.pub: it starts with ssh-ed25519, ecdsa-sha2- or ssh-rsa.`,
+          },
+        ];
   });
 }

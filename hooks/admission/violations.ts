@@ -29,9 +29,18 @@ export interface Violation {
   field: string;
   /** What is wrong, with the values involved; read by a person after the field name. */
   message: string;
+  /**
+   * The same in the words of the person who made the request, saying what to do: the cause
+   * of this field carries it (the pages show it beside the field), the Status message keeps
+   * `message` (REST's `{error}`, kubectl).
+   */
+  advice?: string;
 }
 
-/** One refused field as metav1.StatusCause carries it; kube-apiserver passes the causes on to the client. */
+/**
+ * One refused field as metav1.StatusCause carries it; kube-apiserver passes the causes on to
+ * the client. Its message is the rule's advice to a person when the rule has one.
+ */
 export interface DenialCause {
   reason: 'FieldValueInvalid' | 'FieldValueForbidden';
   field: string;
@@ -57,7 +66,7 @@ export function denialStatus(violations: Violation[]): DenialStatus | undefined 
   if (violations.length === 0) return undefined;
   const invalid = violations.filter((v) => v.rule !== 'quota');
   const rulesOf = (list: Violation[]) => [...new Set(list.map((v) => v.rule))];
-  const causesOf = (list: Violation[], reason: DenialCause['reason']) => list.map((v) => ({ reason, field: v.field, message: v.message }));
+  const causesOf = (list: Violation[], reason: DenialCause['reason']) => list.map((v) => ({ reason, field: v.field, message: v.advice ?? v.message }));
   if (invalid.length > 0) return { code: 422, reason: 'Invalid', message: joinMessages(invalid), causes: causesOf(invalid, 'FieldValueInvalid'), rules: rulesOf(invalid) };
   return { code: 403, reason: 'Forbidden', message: joinMessages(violations), causes: causesOf(violations, 'FieldValueForbidden'), rules: rulesOf(violations) };
 }

@@ -1,7 +1,7 @@
 // SPEC 1.4 and 2.4: what a workspace asks for, plus what the namespace already holds, must
 // fit the owner's UserSpace quota. What a workspace holds is infra/crds/quota-use.ts.
 import { homeClaimName } from '../../kube/group.js';
-import { addQuantities, compareQuantities, countQuantity, formatQuantity, tryParseQuantity, ZERO, type Quantity } from '../../kube/quantity.js';
+import { addQuantities, compareQuantities, countQuantity, formatQuantity, isNegative, subtractQuantities, tryParseQuantity, ZERO, type Quantity } from '../../kube/quantity.js';
 import { heldBy, storageByClaim, type RequestOf } from '../../infra/crds/quota-use.js';
 import type { PersistentVolumeClaim, UserSpace, Workspace } from './objects.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
@@ -44,6 +44,20 @@ function max(a: Quantity, b: Quantity): Quantity {
 function show(d: Dimension, q: Quantity): string {
   const counted = d.quotaField === 'workspaces' || d.quotaField === 'gpu';
   return counted && q.den === 1n ? q.num.toString() : formatQuantity(q);
+}
+
+const WHAT: Record<string, string> = { cpu: 'CPU', memory: 'memory', gpu: 'GPUs', storage: 'home volume storage' };
+
+/** An overrun as the person reads it: what this needs, what is left of how much, and what to do. */
+function quotaAdvice(d: Dimension): string {
+  const limit = d.limit as Quantity;
+  const left = subtractQuantities(limit, d.used);
+  const shownLeft = isNegative(left) ? '0' : show(d, left);
+  if (d.quotaField === 'workspaces') {
+    return `You already have ${show(d, d.used)} of the ${show(d, limit)} workspaces your space allows: delete one, or ask an administrator for a larger quota.`;
+  }
+  const free = d.quotaField === 'storage' ? 'delete a workspace you no longer need together with its home volume' : 'stop a workspace you are not using';
+  return `This needs ${show(d, d.requested)} of ${WHAT[d.quotaField]}, but your space has ${shownLeft} left of ${show(d, limit)}: ask for less, ${free}, or ask an administrator for a larger quota.`;
 }
 
 export function checkQuota(input: QuotaInput): Violation[] {
@@ -113,6 +127,7 @@ export function checkQuota(input: QuotaInput): Violation[] {
         rule: 'quota',
         field: d.field,
         message: `exceeded quota of UserSpace "${userSpaceName}" (spec.quota.${d.quotaField}): requested ${show(d, d.requested)}, used ${show(d, d.used)}, limited ${show(d, d.limit)}`,
+        advice: quotaAdvice(d),
       });
     }
   }

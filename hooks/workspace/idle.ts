@@ -6,25 +6,16 @@
 // hook turns the verdict into a parent change and a timer, the loop does the writes.
 import { ACTIVITY_REFRESH_MS, ANNOTATIONS } from '../../kube/group.js';
 import { humanDuration } from '../../kube/den-events.js';
+import { idleClock } from '../../infra/crds/idle-timeout.js';
 import { isRunning } from '../../infra/crds/workspace-rules.js';
 import type { Workspace } from './types.js';
 
+export { durationMs, MIN_IDLE_TIMEOUT_MS } from '../../infra/crds/idle-timeout.js';
+
 export const IDLE_STOPPED_BY = 'idle';
 export const IDLE_STOPPED_REASON = 'IdleStopped';
-/** A session refreshes its activity this often, so a shorter timeout could stop a workspace in use. */
-export const MIN_IDLE_TIMEOUT_MS = 2 * ACTIVITY_REFRESH_MS;
 
 const MAX_WAIT_MS = 6 * 3_600_000;
-
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** A Go duration as the CRD admits it (`4h`, `1h30m`, `90s`, `0.5h`) in milliseconds; undefined when it is not one. */
-export function durationMs(text: string): number | undefined {
-  if (!/^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/.test(text)) return undefined;
-  let total = 0;
-  for (const [, amount, unit] of text.matchAll(/([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(amount) * UNIT_MS[unit!]!;
-  return total;
-}
 
 export type IdleVerdict =
   /** Idle stop does not apply: off, stopped, not ready yet, or no timeout. */
@@ -33,22 +24,13 @@ export type IdleVerdict =
   | { action: 'wait'; afterMs: number }
   | { action: 'stop'; idleForMs: number; timeoutMs: number };
 
-const time = (text: string | undefined): number => (text ? Date.parse(text) || 0 : 0);
-
-/**
- * The decision for one Workspace at `now`. Idle time counts from the latest of: the last
- * activity, the moment it last became ready (a workspace just started is not idle), and its
- * creation. A timeout of zero never stops; one below MIN_IDLE_TIMEOUT_MS counts as that.
- */
+/** The decision for one Workspace at `now` (when it counts as idle: infra/crds/idle-timeout.ts). */
 export function idleVerdict(workspace: Workspace, now: Date, enabled: boolean): IdleVerdict {
   if (!enabled || !isRunning(workspace)) return { action: 'none' };
-  const ready = workspace.status?.conditions?.find((c) => c.type === 'Ready');
-  if (ready?.status !== 'True') return { action: 'none' };
-  const timeoutMs = durationMs(workspace.spec?.idleTimeout ?? '4h');
-  if (!timeoutMs) return { action: 'none' };
-  const since = Math.max(time(workspace.status?.lastActivityTime), time(ready.lastTransitionTime), time(workspace.metadata?.creationTimestamp));
-  const effective = Math.max(timeoutMs, MIN_IDLE_TIMEOUT_MS);
-  const idleForMs = now.getTime() - since;
+  const clock = idleClock(workspace);
+  if (!clock) return { action: 'none' };
+  const effective = clock.timeoutMs;
+  const idleForMs = now.getTime() - clock.since;
   if (idleForMs >= effective) return { action: 'stop', idleForMs, timeoutMs: effective };
   // A second past the deadline, so the next look is never a moment early; capped so a long
   // timeout stays within what a timer can hold (24.8 days) and a moved clock is noticed.

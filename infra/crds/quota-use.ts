@@ -4,7 +4,7 @@
 // limit is set, as the scheduler counts); storage by every home claim whether its workspace
 // runs or not (the PVC's request, or the workspace's spec.storage until the PVC exists,
 // whichever is larger); the count by every Workspace.
-import { homeClaimName } from '../../kube/group.js';
+import { defaultPodName, homeClaimName } from '../../kube/group.js';
 import { addQuantities, compareQuantities, countQuantity, isNegative, tryParseQuantity, ZERO, type Quantity } from '../../kube/quantity.js';
 import type { Workspace } from './workspace.js';
 import { isRunning } from './workspace-rules.js';
@@ -25,6 +25,28 @@ function amount(raw: unknown): Quantity | undefined {
 
 /** The request, or the limit when only a limit is set. */
 export const requestOf: RequestOf = (ws, resource) => amount(ws.spec?.resources?.requests?.[resource]) ?? amount(ws.spec?.resources?.limits?.[resource]);
+
+/** The fields of a Pod the cluster's count reads. */
+export interface PodRequests {
+  metadata?: { name?: string };
+  spec?: { containers?: { resources?: { requests?: Record<string, unknown> } }[] };
+  status?: { phase?: string };
+}
+
+/**
+ * What the cluster charges a workspace: its pod's container requests as admitted (defaults of
+ * the namespace's LimitRange included), while the pod exists and has not ended; the
+ * workspace's own request until then. The profile and /new show use counted this way.
+ */
+export function podRequestOf(pods: readonly PodRequests[]): RequestOf {
+  const byName = new Map(pods.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed').map((p) => [p.metadata?.name ?? '', p]));
+  return (ws, resource) => {
+    const pod = byName.get(ws.status?.podName || defaultPodName(ws.metadata?.name ?? ''));
+    if (!pod) return requestOf(ws, resource);
+    const asked = (pod.spec?.containers ?? []).map((c) => amount(c.resources?.requests?.[resource])).filter((q): q is Quantity => q !== undefined);
+    return asked.length > 0 ? addQuantities(...asked) : undefined;
+  };
+}
 
 /** What one workspace holds of `resource`: nothing while it is stopped. */
 export function heldBy(ws: Workspace, resource: string, request: RequestOf = requestOf): Quantity {

@@ -107,6 +107,7 @@ export class DenInstallChart extends Chart {
         DEN_BASE_URL: settings.baseUrl,
         DEN_LOCAL_AUTH: String(settings.localLogin),
         DEN_GPU_RESOURCE: settings.gpuResource,
+        DEN_GATEWAY_PORT: String(settings.gateway.service.port),
         ...(settings.server.trustedProxies.length ? { DEN_TRUSTED_PROXIES: settings.server.trustedProxies.join(',') } : {}),
         ...(providers.secretName ? { DEN_IDENTITY_PROVIDERS_FILE: `${IDENTITY_PROVIDERS_DIR}/${providers.fileKey}` } : {}),
       },

@@ -6,6 +6,7 @@ import type { KubeObject } from '../../kube/client.js';
 import type {
   CreateImageRegistryRequest,
   CreateWorkspaceImageRequest,
+  ChangeWorkspaceRequest,
   CreateWorkspaceRequest,
   MembershipRequest,
   PatchImageRegistryRequest,
@@ -59,6 +60,15 @@ export function requestFieldOf(objectField: string, gpuResource: string): keyof 
   if (sized === 'cpu' || sized === 'memory') return sized;
   if (sized === gpuResource) return 'gpu';
   return undefined;
+}
+
+/** The merge patch of a change: CPU and memory as both request and limit, as a create writes them. */
+export function workspaceChangePatch(req: ChangeWorkspaceRequest): Json {
+  const sized = defined({ cpu: req.cpu, memory: req.memory });
+  const spec: Json = defined({ idleTimeout: req.idle_timeout });
+  if (req.image !== undefined) spec.imageRef = { name: req.image };
+  if (!isEmpty(sized)) spec.resources = { requests: { ...sized }, limits: { ...sized } };
+  return { spec };
 }
 
 export function runningPatch(running: boolean): Json {

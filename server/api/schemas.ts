@@ -9,6 +9,7 @@ import { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
 import { ACTIVITY_KINDS } from '../../kube/den-events.js';
 import { declaredAppViolations } from '../../infra/crds/workspace-image-rules.js';
 import { array } from 'yup';
+import { DURATION_PATTERN } from '../../infra/crds/schema.js';
 import { label, quantity, serviceName, subdomain } from './fields.js';
 
 const { string, boolean, integer, strings } = fields;
@@ -57,6 +58,19 @@ function declaredAppList() {
       return this.createError({ message: violations.map((v) => `${v.field.replace(/^spec\.apps/, this.path)} ${v.message}`).join('; ') });
     });
 }
+
+/**
+ * A change of a workspace after creation where the SPEC allows it (2.5: storage is immutable;
+ * a resize is an update the quota check applies to): the web UI's workspace page sends it.
+ * Every field is optional; an absent one keeps its value (2.8).
+ */
+export const changeWorkspaceRequest = exact({
+  image: subdomain(),
+  cpu: quantity(),
+  memory: quantity(),
+  idle_timeout: string().matches(new RegExp(DURATION_PATTERN), 'idle_timeout must be a duration such as 4h, 90m or 1h30m (0s never stops)'),
+});
+export type ChangeWorkspaceRequest = typeof changeWorkspaceRequest.__outputType;
 
 const imageFields = {
   image: string().min(1, 'image must not be empty').max(1024, 'image must be at most 1024 characters').matches(/^\S+$/, 'image must not contain spaces'),

@@ -21,10 +21,13 @@ import {
   type ImageLine,
   type PersonLine,
   type RegistryLine,
+  type WorkspaceFilter,
   type WorkspaceLine,
   type WorkspaceSort,
 } from '../../web/templates/admin.js';
-import { ago } from '../../web/templates/format.js';
+import { ago, PHASES } from '../../web/templates/format.js';
+import { isDns1123Label } from '../../kube/names.js';
+import { deleteWorkspaceOf, setWorkspaceRunning } from '../api/workspaces.js';
 import {
   forceSyncPatch,
   imageRegistryObject,
@@ -51,7 +54,7 @@ import { describeError, HttpError } from '../../koa/errors.js';
 import { createLocalUserOf, deleteLocalUserOf } from '../routes/local-users.js';
 import { localUserRequest } from '../routes/schemas.js';
 import { viewerOf } from './middleware.js';
-import { sendPage, wantsLivePart } from './workspaces.js';
+import { pageActor, sendPage, wantsLivePart } from './workspaces.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 type FieldKind = 'string' | 'integer' | 'boolean' | 'list';
@@ -134,6 +137,9 @@ const DONE: Record<string, string> = {
   'registry-created': 'The registry was created.',
   'registry-saved': 'The registry was saved.',
   'sync-requested': 'A sync was requested; it runs in the background.',
+  'workspace-started': 'The workspace was asked to start.',
+  'workspace-stopped': 'The workspace was asked to stop; its home volume is kept.',
+  'workspace-deleted': 'The workspace was deleted; its home volume was kept.',
 };
 
 function doneOf(ctx: PageContext): AdminOutcome {
@@ -278,11 +284,10 @@ function ownerOf(namespace: string, owners: Map<string, string>): string {
   return owners.get(namespace) ?? '';
 }
 
-/** The admin list, filtered and sorted on the server (pure, so it is tested directly). */
-export function workspaceLines(workspaces: KubeObject[], userSpaces: KubeObject[], opts: { runningOnly: boolean; sort: WorkspaceSort; now: number }): WorkspaceLine[] {
+/** The admin list, filtered by owner and phase and sorted on the server (pure, so it is tested directly). */
+export function workspaceLines(workspaces: KubeObject[], userSpaces: KubeObject[], opts: WorkspaceFilter & { sort: WorkspaceSort; now: number }): WorkspaceLine[] {
   const owners = new Map(userSpaces.map((u) => [String(statusOf(u).namespace || userNamespace(nameOf(u))), String(specOf(u).owner ?? '')]));
   const rows = workspaces
-    .filter((w) => !opts.runningOnly || statusOf(w).phase === 'Running')
     .map((w) => ({
       line: {
         name: nameOf(w),
@@ -291,22 +296,63 @@ export function workspaceLines(workspaces: KubeObject[], userSpaces: KubeObject[
         phase: String(statusOf(w).phase ?? 'Unknown'),
         image: String(specOf(w).imageRef?.name ?? ''),
         age: ago(w.metadata?.creationTimestamp, opts.now),
+        running: specOf(w).running !== false,
       },
       created: Date.parse(w.metadata?.creationTimestamp ?? '') || 0,
-    }));
+    }))
+    .filter((r) => (!opts.phase || r.line.phase === opts.phase) && (!opts.owner || r.line.owner === opts.owner));
   const key = (r: (typeof rows)[number]): string => (opts.sort === 'age' ? '' : r.line[opts.sort]);
   rows.sort((a, b) => (opts.sort === 'age' ? b.created - a.created : key(a).localeCompare(key(b))) || a.line.namespace.localeCompare(b.line.namespace) || a.line.name.localeCompare(b.line.name));
   return rows.map((r) => r.line);
 }
 
-async function allWorkspaces(ctx: PageContext, deps: PageDeps): Promise<void> {
+/** The list's view from its query (`owner`, `phase`, `sort`), anything unknown ignored. */
+function workspaceQuery(query: Record<string, unknown>): WorkspaceFilter & { sort: WorkspaceSort } {
+  const sort = (WORKSPACE_SORTS as readonly string[]).includes(String(query.sort)) ? (String(query.sort) as WorkspaceSort) : 'name';
+  const phase = (PHASES as readonly string[]).includes(String(query.phase)) ? String(query.phase) : '';
+  const owner = typeof query.owner === 'string' ? query.owner.slice(0, 320) : '';
+  return { sort, phase, owner };
+}
+
+const renderWorkspaces: Render = async (ctx, deps, outcome, status = 200) => {
   const { kube, assets } = ctx.state;
-  const sort = (WORKSPACE_SORTS as readonly string[]).includes(String(ctx.query.sort)) ? (String(ctx.query.sort) as WorkspaceSort) : 'name';
-  const runningOnly = ctx.query.running === '1';
+  // After an action the list comes back as it was filtered: the form carries the query it came from.
+  const view = workspaceQuery(ctx.method === 'POST' ? Object.fromEntries(backQuery(ctx)) : ctx.query);
   const [workspaces, userSpaces] = await Promise.all([kube.list(RESOURCES.workspace), kube.list(RESOURCES.userSpace)]);
-  const items = workspaceLines(workspaces.items, userSpaces.items, { runningOnly, sort, now: deps.now() });
-  const view = { items, runningOnly, sort };
-  sendPage(ctx, wantsLivePart(ctx) ? adminWorkspacesList(view).text : adminWorkspacesPage(assets, viewerOf(ctx)!, view));
+  const items = workspaceLines(workspaces.items, userSpaces.items, { ...view, now: deps.now() });
+  const owners = [...new Set(userSpaces.items.map((u) => String(specOf(u).owner ?? '')).filter(Boolean))].sort();
+  const list = { items, owners, ...view };
+  sendPage(ctx, wantsLivePart(ctx) ? adminWorkspacesList(list, viewerOf(ctx)!.csrf).text : adminWorkspacesPage(assets, viewerOf(ctx)!, list, outcome), status);
+};
+
+/** The list's own query as the action form carried it back (`owner`, `phase`, `sort` only). */
+function backQuery(ctx: PageContext): URLSearchParams {
+  const sent = new URLSearchParams(ctx.request.form?.back_query ?? '');
+  return new URLSearchParams([...sent].filter(([k]) => k === 'owner' || k === 'phase' || k === 'sort'));
+}
+
+/**
+ * An action on someone's workspace from the list, with the administrator's own token (RBAC
+ * decides); then the list as it was filtered, saying what was done, or the refusal above it.
+ */
+function workspaceAction(done: keyof typeof DONE, act: (ctx: PageContext, name: string, namespace: string, deps: PageDeps) => Promise<unknown>) {
+  return async (ctx: PageContext, deps: PageDeps): Promise<void> => {
+    const namespace = ctx.params.namespace!;
+    if (!isDns1123Label(namespace)) throw new HttpError(404, `not found: "${namespace}" is not a valid namespace name`);
+    const back = backQuery(ctx);
+    try {
+      await act(ctx, ctx.params.name!, namespace, deps);
+    } catch (err) {
+      const { status, message } = describeError(err);
+      if (status >= 500) throw err;
+      // Someone who may not even list the workspaces gets the refusal itself as the page.
+      return renderWorkspaces(ctx, deps, { error: { form: 'workspaces', message } }, status).catch(() => {
+        throw err;
+      });
+    }
+    back.set('done', done);
+    ctx.redirect(`/admin/workspaces?${back.toString()}`);
+  };
 }
 
 // Settings
@@ -390,6 +436,9 @@ export function mountAdminPages(router: PageRouter, deps: PageDeps): void {
     await ctx.state.kube.patch(RESOURCES.imageRegistry, name(ctx), forceSyncPatch(new Date(), randomBytes(4).toString('hex')));
   })));
 
-  router.get('/admin/workspaces', on(allWorkspaces));
+  router.get('/admin/workspaces', (ctx) => renderWorkspaces(ctx, deps, doneOf(ctx)));
+  router.post('/admin/workspaces/:namespace/:name/start', on(workspaceAction('workspace-started', (ctx, n, ns, d) => setWorkspaceRunning(pageActor(ctx), n, ns, true, d.resources))));
+  router.post('/admin/workspaces/:namespace/:name/stop', on(workspaceAction('workspace-stopped', (ctx, n, ns, d) => setWorkspaceRunning(pageActor(ctx), n, ns, false, d.resources))));
+  router.post('/admin/workspaces/:namespace/:name/delete', on(workspaceAction('workspace-deleted', (ctx, n, ns, d) => deleteWorkspaceOf(pageActor(ctx), n, ns, true, d.resources))));
   router.get('/admin/settings', on(settings));
 }

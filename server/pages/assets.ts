@@ -2,8 +2,10 @@
 // web/styles/*.css is bundled by esbuild, in this process, the first time the assets are
 // asked for (`den server` does it before it listens), and kept in memory. Each is served
 // as /assets/<name>.<contenthash>.<ext> and may be cached forever: a change is a new name.
-// Nothing comes from a CDN; packages (xterm.js) are bundled from node_modules.
-import { readdir } from 'node:fs/promises';
+// Nothing comes from a CDN; packages (xterm.js) are bundled from node_modules. Images in
+// web/images/ (the favicon) are served as they are, under a name with their hash too.
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context, Next } from 'koa';
@@ -64,6 +66,20 @@ async function entryPoints(root: string): Promise<string[]> {
   return [...(await list('scripts', '.ts')), ...(await list('styles', '.css'))];
 }
 
+/** web/images/*: served as they are, named by the same kind of hash as esbuild's outputs. */
+async function images(root: string): Promise<{ name: string; asset: Asset }[]> {
+  const dir = join(root, 'images');
+  const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => Object.hasOwn(CONTENT_TYPES, extname(f)));
+  return Promise.all(
+    files.map(async (name) => {
+      const body = await readFile(join(dir, name));
+      const hash = createHash('sha256').update(body).digest('hex').slice(0, 8).toUpperCase();
+      const ext = extname(name);
+      return { name, asset: { url: `${ASSET_PREFIX}${name.slice(0, -ext.length)}.${hash}${ext}`, type: CONTENT_TYPES[ext]!, body } };
+    }),
+  );
+}
+
 /** Bundles every entry of `root` (default web/) with esbuild; throws with esbuild's messages when a source is broken. */
 export async function buildAssets(root = WEB_ROOT): Promise<BuiltAssets> {
   const entries = await entryPoints(root);
@@ -109,6 +125,10 @@ export async function buildAssets(root = WEB_ROOT): Promise<BuiltAssets> {
       if (css) byName.set(logical(meta.cssBundle), css);
     }
   }
+  for (const { name, asset } of await images(root)) {
+    byName.set(name, asset);
+    byUrl.set(asset.url, asset);
+  }
   return new BuiltAssets(byName, byUrl);
 }
 
@@ -123,9 +143,20 @@ export class AssetStore {
   }
 }
 
-/** GET/HEAD /assets/<name>.<hash>.<ext> from memory, cacheable forever; anything else under /assets/ is a 404. */
+/** Where browsers and feed readers look for an icon without reading the page. */
+export const FAVICON_PATH = '/favicon.ico';
+
+/**
+ * GET/HEAD /assets/<name>.<hash>.<ext> from memory, cacheable forever; anything else under
+ * /assets/ is a 404. /favicon.ico redirects to the favicon's current asset.
+ */
 export function serveAssets(store: AssetStore) {
   return async function assets(ctx: Context, next: Next): Promise<void> {
+    if (ctx.path === FAVICON_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.redirect((await store.load()).url('favicon.svg'));
+      return;
+    }
     if (!ctx.path.startsWith(ASSET_PREFIX)) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;

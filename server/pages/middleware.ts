@@ -6,6 +6,7 @@ import { authenticate, CredentialRefused, type AuthDeps, type CoreState } from '
 import { constantTimeEqual } from '../auth/secrets.js';
 import { describeError, HttpError, type ErrorLogger } from '../../koa/errors.js';
 import { readLimited } from '../../koa/body.js';
+import { KubeApiError } from '../../kube/errors.js';
 import { CSRF_FIELD, errorPage, type Viewer } from '../../web/templates/layout.js';
 import type { AssetStore, BuiltAssets } from './assets.js';
 
@@ -81,7 +82,7 @@ export function pageErrors(store: AssetStore, logError: ErrorLogger) {
       ctx.status = status;
       for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
       ctx.type = 'html';
-      ctx.body = errorPage(await store.load(), status, message, viewerOf(ctx));
+      ctx.body = errorPage(await store.load(), status, message, viewerOf(ctx), status === 403 && err instanceof KubeApiError);
     }
   };
 }

@@ -5,7 +5,7 @@ import { ValidationError } from 'yup';
 import type { KubeClient } from '../../kube/client.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { formatQuantity } from '../../kube/quantity.js';
-import { quotaUse } from '../../infra/crds/quota-use.js';
+import { podRequestOf, quotaUse, type HomeClaim, type PodRequests } from '../../infra/crds/quota-use.js';
 import type { Workspace } from '../../infra/crds/workspace.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { newPage, type NewField, type NewValues, type NewView, type QuotaLine } from '../../web/templates/new.js';
@@ -26,16 +26,22 @@ interface UserSpaceView {
 }
 
 /**
- * The form field a cluster or webhook refusal is about, from the Workspace fields its causes
- * name (an existing name is the name's); undefined when it names none the form has.
+ * Where and how the form shows a cluster or webhook refusal: beside the form field of the first
+ * Workspace field its causes name (an existing name is the name's), in the words the refusing
+ * rule gave that cause (hooks/admission: its advice to a person); above the form, in the
+ * cluster's words, when it names no field the form has.
  */
-export function fieldOfRefusal(err: KubeApiError, gpuResource: string): NewField | undefined {
-  if (err.reason === 'AlreadyExists') return 'name';
+export function refusalBeside(err: KubeApiError, gpuResource: string): { field?: NewField; said: string } {
+  if (err.reason === 'AlreadyExists') return { field: 'name', said: `You already have a workspace named ${err.body.details?.name ?? 'so'}: pick another name.` };
   for (const cause of err.body.details?.causes ?? []) {
     const field = cause.field === undefined ? undefined : requestFieldOf(cause.field, gpuResource);
-    if (field) return field;
+    if (field) return { field, said: cause.message || err.message };
   }
-  return undefined;
+  return { said: err.message };
+}
+
+export function fieldOfRefusal(err: KubeApiError, gpuResource: string): NewField | undefined {
+  return refusalBeside(err, gpuResource).field;
 }
 
 function valuesOf(form: Record<string, string>): NewValues {
@@ -43,10 +49,13 @@ function valuesOf(form: Record<string, string>): NewValues {
   return { name: v('name'), image: v('image'), cpu: v('cpu'), memory: v('memory'), gpu: v('gpu'), storage: v('storage'), ssh_public_key: v('ssh_public_key'), save_key: form.save_key === '1' };
 }
 
-/** What the person's workspaces hold against their quota (infra/crds/quota-use.ts; storage as their spec.storage asks). */
-export function quotaLines(userSpace: UserSpaceView, workspaces: Workspace[], gpuResource: string): QuotaLine[] {
+/**
+ * What the person's workspaces hold against their quota as the cluster counts it
+ * (infra/crds/quota-use.ts): their pods' requests, their home claims' sizes.
+ */
+export function quotaLines(userSpace: UserSpaceView, workspaces: Workspace[], gpuResource: string, pods: PodRequests[] = [], claims: HomeClaim[] = []): QuotaLine[] {
   const quota = userSpace.spec?.quota ?? {};
-  const use = quotaUse(workspaces, [], gpuResource);
+  const use = quotaUse(workspaces, claims, gpuResource, podRequestOf(pods));
   return [
     { what: 'workspaces', used: String(workspaces.length), limit: String(quota.workspaces ?? '–') },
     { what: 'CPU', used: formatQuantity(use.cpu), limit: String(quota.cpu ?? '–') },
@@ -57,17 +66,19 @@ export function quotaLines(userSpace: UserSpaceView, workspaces: Workspace[], gp
 }
 
 async function context(kube: KubeClient, caller: Caller, deps: PageDeps, now: number) {
-  const [images, userSpace, workspaces] = await Promise.all([
+  const [images, userSpace, workspaces, pods, claims] = await Promise.all([
     listUsableImages(kube, deps.resources),
     kube.get<UserSpaceView>(RESOURCES.userSpace, caller.userspace),
     kube.list<Workspace>(RESOURCES.workspace, { namespace: caller.namespace }),
+    kube.list<PodRequests>(RESOURCES.pod, { namespace: caller.namespace }),
+    kube.list<HomeClaim>(RESOURCES.persistentVolumeClaim, { namespace: caller.namespace }),
   ]);
   const offered = images
     .map((o) => catalogEntry(o, now))
     .filter((e) => !e.deprecated)
     .sort((a, b) => a.displayName.localeCompare(b.displayName))
     .map((e) => ({ name: e.name, displayName: e.displayName }));
-  return { images: offered, userSpace, quota: quotaLines(userSpace, workspaces.items, deps.resources.gpuResource) };
+  return { images: offered, userSpace, quota: quotaLines(userSpace, workspaces.items, deps.resources.gpuResource, pods.items, claims.items) };
 }
 
 async function showForm(ctx: PageContext, deps: PageDeps): Promise<void> {
@@ -83,6 +94,7 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { kube, caller, assets } = ctx.state;
   const values = valuesOf(ctx.request.form ?? {});
   const errors: NewView['errors'] = {};
+  const clusterSaid: NewView['clusterSaid'] = {};
   let formError: string | undefined;
   const request = Object.fromEntries(Object.entries({ name: values.name, image: values.image, cpu: values.cpu, memory: values.memory, gpu: values.gpu, storage: values.storage, ssh_public_key: values.ssh_public_key }).filter(([, v]) => v !== ''));
   try {
@@ -95,13 +107,15 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
         errors[f] ??= e.message;
       }
     } else if (err instanceof KubeApiError && err.status < 500) {
-      const f = fieldOfRefusal(err, deps.resources.gpuResource);
-      if (f) errors[f] = err.message;
-      else formError = err.message;
+      const { field, said } = refusalBeside(err, deps.resources.gpuResource);
+      if (field) {
+        errors[field] = said;
+        if (said !== err.message) clusterSaid[field] = err.message;
+      } else formError = said;
     } else {
       throw err;
     }
-    return showRefusal(ctx, deps, values, errors, formError);
+    return showRefusal(ctx, deps, values, errors, formError, clusterSaid);
   }
   const path = `/w/${encodeURIComponent(values.name)}`;
   // The workspace exists now: a key that could not be saved is news on its page, not a refused create.
@@ -115,7 +129,7 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
   ctx.redirect(path);
 }
 
-async function showRefusal(ctx: PageContext, deps: PageDeps, values: NewValues, errors: NewView['errors'], formError: string | undefined): Promise<void> {
+async function showRefusal(ctx: PageContext, deps: PageDeps, values: NewValues, errors: NewView['errors'], formError: string | undefined, clusterSaid: NewView['clusterSaid']): Promise<void> {
   const { kube, caller, assets } = ctx.state;
   const { images, userSpace, quota } = await context(kube, caller, deps, deps.now()).catch((err: unknown) => {
     // The form is still worth showing with the refusal when the extras cannot be read.
@@ -123,7 +137,7 @@ async function showRefusal(ctx: PageContext, deps: PageDeps, values: NewValues, 
     return { images: [], userSpace: {} as UserSpaceView, quota: [] };
   });
   ctx.status = 400;
-  sendPage(ctx, newPage(assets, viewerOf(ctx)!, { values, images, quota, errors, formError, hasSavedKeys: (userSpace.spec?.sshAuthorizedKeys ?? []).length > 0 }), 400);
+  sendPage(ctx, newPage(assets, viewerOf(ctx)!, { values, images, quota, errors, clusterSaid, formError, hasSavedKeys: (userSpace.spec?.sshAuthorizedKeys ?? []).length > 0 }), 400);
 }
 
 /** Adds the key to my UserSpace (SPEC 1.2 rule 6 lets an owner patch only this field). */

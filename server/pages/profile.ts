@@ -3,7 +3,10 @@
 // REST (server/routes/tokens.ts, server/routes/profile.ts). A refusal is shown beside the
 // form it is about; the page is rendered again, never a stack trace.
 import { ValidationError } from 'yup';
+import { KubeApiError } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
+import type { HomeClaim, PodRequests } from '../../infra/crds/quota-use.js';
+import type { Workspace } from '../../infra/crds/workspace.js';
 import { profilePage, type ProfileView } from '../../web/templates/profile.js';
 import { describeError, HttpError } from '../../koa/errors.js';
 import type { ClientAddressState } from '../http/client-address.js';
@@ -23,12 +26,14 @@ type Extra = Pick<ProfileView, 'issued' | 'error' | 'done'>;
 
 async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, status = 200): Promise<void> {
   const { kube, caller, assets } = ctx.state;
-  const [userSpace, workspaces] = await Promise.all([
+  const [userSpace, workspaces, pods, claims] = await Promise.all([
     kube.get<OwnUserSpace>(RESOURCES.userSpace, caller.userspace),
-    kube.list(RESOURCES.workspace, { namespace: caller.namespace }),
+    kube.list<Workspace>(RESOURCES.workspace, { namespace: caller.namespace }),
+    kube.list<PodRequests>(RESOURCES.pod, { namespace: caller.namespace }),
+    kube.list<HomeClaim>(RESOURCES.persistentVolumeClaim, { namespace: caller.namespace }),
   ]);
   const view: ProfileView = {
-    quota: quotaLines(userSpace, workspaces.items, deps.resources.gpuResource),
+    quota: quotaLines(userSpace, workspaces.items, deps.resources.gpuResource, pods.items, claims.items),
     keys: userSpace.spec?.sshAuthorizedKeys ?? [],
     tokens: (await deps.auth.tokens.list(caller.email)).map(describeToken).map((t) => ({ name: t.name, createdAt: t.created_at })),
     localLogin: caller.localLogin,
@@ -38,12 +43,17 @@ async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, statu
   sendPage(ctx, profilePage(assets, viewerOf(ctx)!, view), status);
 }
 
-/** What a refusal says to the person: the schema's or the cluster's words; anything else is re-thrown. */
-function refusal(err: unknown): { message: string; status: number } {
+/**
+ * What a refusal says to the person: the schema's words, or the refusing rule's words for a
+ * person (the cause the webhook gave) with the cluster's own text kept to fold; anything else
+ * is re-thrown.
+ */
+function refusal(err: unknown): { message: string; status: number; cluster?: string } {
   if (err instanceof ValidationError) return { message: err.errors.join('; '), status: 400 };
   const described = describeError(err);
   if (described.status >= 500) throw err;
-  return { message: described.message, status: described.status };
+  const advice = err instanceof KubeApiError ? err.body.details?.causes?.find((c) => c.message)?.message : undefined;
+  return advice && advice !== described.message ? { message: advice, status: described.status, cluster: described.message } : { message: described.message, status: described.status };
 }
 
 async function addKey(ctx: PageContext, deps: PageDeps): Promise<void> {
@@ -52,8 +62,8 @@ async function addKey(ctx: PageContext, deps: PageDeps): Promise<void> {
     await addSavedKeyOf(ctx.state.kube, ctx.state.caller, key);
     ctx.redirect('/profile?done=key-added');
   } catch (err) {
-    const { message, status } = refusal(err);
-    await render(ctx, deps, { error: { form: 'keys', message, value: key } }, status);
+    const { message, status, cluster } = refusal(err);
+    await render(ctx, deps, { error: { form: 'keys', message, cluster, value: key } }, status);
   }
 }
 

@@ -23,6 +23,8 @@ export interface PageDeps {
   providers: IdentityProviders;
   assets: AssetStore;
   bodyLimitBytes: number;
+  /** Where people reach den gateway: the ssh command and VS Code link name it when it is not 22. */
+  gatewayPort: number;
   log: ErrorLogger;
   refuseUntilReady: Middleware;
   now: () => number;

@@ -34,7 +34,7 @@ export async function changePasswordOf(deps: ProfileRouteDeps, caller: Caller, c
   if (!user || user.owner !== caller.email) throw new HttpError(409, `the account ${caller.email} has no local password (local user ${caller.username} no longer exists)`);
   const attempt = { username: user.username, address: clientAddress };
   beginPasswordAttempt(deps.throttle, attempt, deps.now());
-  if (!(await verifyPassword(req.current_password, user.passwordHash))) throw new HttpError(400, 'current_password is wrong');
+  if (!(await verifyPassword(req.current_password, user.passwordHash))) throw new HttpError(400, 'current_password is wrong: type the password you sign in with now. Your password was not changed.');
   deps.throttle.recordSuccess(attempt);
   await deps.localUsers.setPassword(user.username, req.new_password);
   // Whoever else knew the old password is signed out; this session stays.

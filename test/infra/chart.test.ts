@@ -123,6 +123,7 @@ describe('install chart', () => {
         DEN_BASE_URL: 'https://den.example.com',
         DEN_LOCAL_AUTH: 'true',
         DEN_GPU_RESOURCE: 'nvidia.com/gpu',
+        DEN_GATEWAY_PORT: '22',
       });
       expect(envOf(container(objects, 'den-gateway'))).to.deep.equal({
         DEN_NAMESPACE: 'svc-system',

@@ -78,7 +78,8 @@ describe('install configuration file', () => {
       ['server: { ingress: { enabled: true } }', ['Ingress svc-system/den-server']],
       ['server: { identityProviders: { secretName: den-idp } }', [`${D}den-server`]],
       ['server: { trustedProxies: [10.0.0.0/8] }', [`${D}den-server`]],
-      ['gateway: { service: { port: 2022 } }', ['Service svc-system/den-gateway']],
+      // The server names the port in the ssh command and VS Code link its pages offer.
+      ['gateway: { service: { port: 2022 } }', [`${D}den-server`, 'Service svc-system/den-gateway']],
       ['gateway: { service: { type: LoadBalancer, externalTrafficPolicy: Local } }', ['Service svc-system/den-gateway']],
       ['gateway: { maxStartupsPerSource: 10 }', [`${D}den-gateway`]],
       ['gateway: { proxyProtocol: { trustedProxies: [10.0.0.0/8] } }', [`${D}den-gateway`]],

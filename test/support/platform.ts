@@ -552,7 +552,7 @@ export class LocalPlatform implements PlatformEnvironment {
     this.processes.push(manager);
     const serverIdentity = await this.identity('den-server');
     this.servers = serverPorts.map((port, i) => {
-      const args = ['--kubeconfig', serverIdentity, '--listen', `127.0.0.1:${port}`, '--health-listen', `127.0.0.1:${serverHealth[i]}`, '--base-url', this.baseUrl];
+      const args = ['--kubeconfig', serverIdentity, '--listen', `127.0.0.1:${port}`, '--health-listen', `127.0.0.1:${serverHealth[i]}`, '--base-url', this.baseUrl, '--gateway-port', String(this.ssh.port)];
       return { process: new DenProcess('server', args, `http://127.0.0.1:${port}`, `server-${i + 1}`), url: `http://127.0.0.1:${port}` };
     });
     // Both replicas present one host key, as both mount the chart's Secret.

@@ -2,7 +2,9 @@
 // websocket being one shell in the pod (server/terminal/). Nothing connects until the tab is
 // first opened. The terminal follows its container's size; when the connection ends, an
 // overlay says why (the server's own words: not running, refused, the shell exited) and
-// offers to reconnect, which starts a new shell.
+// offers to reconnect, which starts a new shell. The terminal keeps Tab and Esc for the shell;
+// Shift+Esc leaves it (focus goes to the Full screen button, and full screen ends), as VS
+// Code's terminal has its own key to move focus out. Full screen is the panel over the page.
 import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
@@ -64,6 +66,12 @@ class BrowserTerminal {
     this.term.loadAddon(this.fit);
     stylesThroughCssom(document, () => this.term.open(this.screen));
     this.term.textarea?.setAttribute('aria-label', `Terminal of workspace ${host.dataset.workspace ?? ''}`);
+    this.term.textarea?.setAttribute('aria-describedby', 'terminal-help');
+    this.term.attachCustomKeyEventHandler((e) => {
+      if (e.key !== 'Escape' || !e.shiftKey) return true;
+      if (e.type === 'keydown') this.leave();
+      return false;
+    });
     this.fitNow();
     this.term.onData((data) => this.send(this.encoder.encode(data)));
     this.term.onBinary((data) => this.send(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff)));
@@ -74,6 +82,12 @@ class BrowserTerminal {
       window.clearTimeout(this.resizeTimer);
       this.resizeTimer = window.setTimeout(() => this.fitNow(), RESIZE_DEBOUNCE_MS);
     }).observe(this.screen);
+  }
+
+  /** Shift+Esc: focus out of the terminal, to the control after it, and out of full screen. */
+  private leave(): void {
+    setFullScreen(false);
+    document.getElementById('terminal-fullscreen')?.focus();
   }
 
   private fitNow(): void {
@@ -128,10 +142,26 @@ class BrowserTerminal {
   }
 }
 
+/** Full screen: the Terminal panel covers the page (den.css `.fullscreen`); xterm.js refits to it. */
+function setFullScreen(on: boolean): void {
+  const panel = document.getElementById('panel-terminal');
+  const button = document.getElementById('terminal-fullscreen');
+  if (!panel || !button) return;
+  panel.classList.toggle('fullscreen', on);
+  button.setAttribute('aria-pressed', String(on));
+  button.textContent = on ? 'Exit full screen' : 'Full screen';
+}
+
 const host = document.getElementById('terminal');
 if (host) {
+  document.getElementById('terminal-fullscreen')?.addEventListener('click', (event) => {
+    const button = event.currentTarget as HTMLElement;
+    setFullScreen(button.getAttribute('aria-pressed') !== 'true');
+  });
   let terminal: BrowserTerminal | undefined;
   const openOnce = () => {
+    // In sight: xterm.js draws nothing while it is scrolled out of view.
+    host.scrollIntoView({ block: 'nearest' });
     if (terminal) return;
     terminal = new BrowserTerminal(host);
     terminal.connect();

@@ -1,7 +1,9 @@
 // The workspace page: the log re-read every 5 s while its tab is shown and the workspace has a
 // log to give (the status card's data-logs, kept current by live.ts every 3 s), and
 // keyboard-usable tabs. The Terminal tab's panel (#terminal) is filled by the terminal script,
-// which listens for the `den:tab` event this script sends when a tab is opened.
+// which listens for the `den:tab` event this script sends when a tab is opened; its script is
+// loaded then.
+import { loadTerminal } from './lib/terminal-loader.js';
 
 const LOGS_EVERY_MS = 5000;
 
@@ -28,7 +30,9 @@ async function refreshLogs(): Promise<void> {
     return;
   }
   try {
-    const res = await fetch(`${logsPanel.dataset.logsUrl}?tail=${encodeURIComponent(tail?.value ?? '200')}`, { credentials: 'same-origin' });
+    const url = new URL(logsPanel.dataset.logsUrl, window.location.href);
+    url.searchParams.set('tail', tail?.value ?? '200');
+    const res = await fetch(url, { credentials: 'same-origin' });
     const body = (await res.json()) as { lines?: string; error?: string };
     if (res.ok) {
       const atBottom = logs.scrollTop + logs.clientHeight >= logs.scrollHeight - 8;
@@ -54,6 +58,7 @@ function selectTab(tab: HTMLElement): void {
     if (panel) panel.hidden = !selected;
   }
   const id = tab.id.replace(/^tab-/, '');
+  if (id === 'terminal') loadTerminal(document.getElementById('terminal'));
   document.dispatchEvent(new CustomEvent('den:tab', { detail: { tab: id } }));
   if (id === 'logs') void refreshLogs();
 }

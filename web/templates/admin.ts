@@ -6,6 +6,8 @@ import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { activityFilterForm, activityList, type ActivityFilterView, type ActivityLine } from './activity.js';
 import { liveRegion } from './live.js';
+import { dataTable } from './table.js';
+import { PHASES } from './format.js';
 
 export type AdminSection = 'overview' | 'users' | 'quota' | 'catalog' | 'workspaces' | 'activity' | 'settings';
 
@@ -113,19 +115,29 @@ export interface UsersView {
 
 export function adminUsersPage(assets: AssetUrls, viewer: Viewer, v: UsersView, outcome: AdminOutcome): string {
   const csrf = viewer.csrf;
-  const rows = v.people.map(
-    (p) => html`<tr data-person="${p.name}"><td>${p.name}</td><td>${p.owner}</td><td>${p.phase}</td>
-<td><form method="post" action="/admin/users/${p.name}/membership" class="row">${csrfField(csrf)}
+  const rows = v.people.map((p) => ({
+    attrs: html` data-person="${p.name}"`,
+    cells: [
+      p.name,
+      p.owner,
+      p.phase,
+      html`<form method="post" action="/admin/users/${p.name}/membership" class="row">${csrfField(csrf)}
   <label class="check" for="role-${p.name}">Role</label><select id="role-${p.name}" name="role">${['user', 'admin'].map((r) => html`<option value="${r}"${r === p.role ? html` selected` : ''}>${r}</option>`)}</select>
   ${checkbox('membership', 'disabled', 'disabled', p.disabled)}
-  <button type="submit" class="secondary" aria-label="Save ${p.name}">Save</button></form></td></tr>`,
-  );
+  <button type="submit" class="secondary" aria-label="Save ${p.name}">Save</button></form>`,
+    ],
+  }));
   const local = v.localAuth
     ? html`<section class="card" aria-labelledby="local-title"><h2 id="local-title">Local users</h2>
 <p class="muted">Username and password sign-in; each names the person (UserSpace owner) it signs in as.</p>
-${v.localUsers.length === 0 ? html`<p class="muted">No local users.</p>` : html`<table id="local-users"><thead><tr><th scope="col">Username</th><th scope="col">Signs in as</th><th scope="col"><span class="skip">Actions</span></th></tr></thead><tbody>${v.localUsers.map(
-        (u) => html`<tr data-local-user="${u.username}"><td>${u.username}</td><td>${u.owner}</td><td><form class="inline" method="post" action="/admin/users/local/${u.username}/delete" data-confirm="Delete the local user ${u.username}? Their sessions end.">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Delete ${u.username}">Delete</button></form></td></tr>`,
-      )}</tbody></table>`}
+${v.localUsers.length === 0 ? html`<p class="muted">No local users.</p>` : dataTable(
+        'local-users',
+        [{ label: 'Username' }, { label: 'Signs in as' }, { label: 'Actions', hiddenLabel: true }],
+        v.localUsers.map((u) => ({
+          attrs: html` data-local-user="${u.username}"`,
+          cells: [u.username, u.owner, html`<form class="inline" method="post" action="/admin/users/local/${u.username}/delete" data-confirm="Delete the local user ${u.username}? Their sessions end.">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Delete ${u.username}">Delete</button></form>`],
+        })),
+      )}
 ${refusal(outcome, 'local')}
 <form method="post" action="/admin/users/local" class="grid2">${csrfField(csrf)}
   ${input('local', 'username', 'Username', outcome, { required: true })}
@@ -136,7 +148,7 @@ ${refusal(outcome, 'local')}
     : html`<section class="card"><h2>Local users</h2><p class="muted">Local sign-in is off (--local-auth=false); people sign in through an identity provider.</p></section>`;
   const body = html`<section class="card" aria-labelledby="people-title"><h2 id="people-title">People (UserSpaces)</h2>
 ${refusal(outcome, 'membership')}
-<table id="people"><thead><tr><th scope="col">Name</th><th scope="col">Owner</th><th scope="col">Phase</th><th scope="col">Role and access</th></tr></thead><tbody>${rows}</tbody></table>
+${dataTable('people', [{ label: 'Name' }, { label: 'Owner' }, { label: 'Phase' }, { label: 'Role and access' }], rows)}
 <h3>Add a person</h3>
 ${refusal(outcome, 'person')}
 <form method="post" action="/admin/users" class="grid2">${csrfField(csrf)}
@@ -159,11 +171,17 @@ export interface QuotaLineView {
 }
 
 export function adminQuotaPage(assets: AssetUrls, viewer: Viewer, lines: QuotaLineView[], outcome: AdminOutcome): string {
-  const cell = (used: string | number | undefined, limit: string | number) => html`<td>${used ?? '–'} / ${limit}</td>`;
-  const rows = lines.map(
-    (l) => html`<tr data-quota="${l.name}"><th scope="row">${l.name}<br><span class="muted">${l.owner}</span></th>
-${cell(l.usage?.workspaces, l.quota.workspaces)}${cell(l.usage?.cpu, l.quota.cpu)}${cell(l.usage?.memory, l.quota.memory)}${cell(l.usage?.storage, l.quota.storage)}${cell(l.usage?.gpu, l.quota.gpu)}
-<td><details${outcome.error?.form === `quota-${l.name}` ? html` open` : ''}><summary>Edit</summary>
+  const cell = (used: string | number | undefined, limit: string | number) => `${used ?? '–'} / ${limit}`;
+  const rows = lines.map((l) => ({
+    attrs: html` data-quota="${l.name}"`,
+    cells: [
+      html`${l.name}<br><span class="muted">${l.owner}</span>`,
+      cell(l.usage?.workspaces, l.quota.workspaces),
+      cell(l.usage?.cpu, l.quota.cpu),
+      cell(l.usage?.memory, l.quota.memory),
+      cell(l.usage?.storage, l.quota.storage),
+      cell(l.usage?.gpu, l.quota.gpu),
+      html`<details${outcome.error?.form === `quota-${l.name}` ? html` open` : ''}><summary>Edit</summary>
 ${refusal(outcome, `quota-${l.name}`)}
 <form method="post" action="/admin/quota/${l.name}">${csrfField(viewer.csrf)}
   ${input(`quota-${l.name}`, 'workspaces', 'Workspaces', outcome, { value: String(l.quota.workspaces) })}
@@ -172,10 +190,11 @@ ${refusal(outcome, `quota-${l.name}`)}
   ${input(`quota-${l.name}`, 'storage', 'Storage', outcome, { value: l.quota.storage })}
   ${input(`quota-${l.name}`, 'gpu', 'GPUs', outcome, { value: String(l.quota.gpu) })}
   <button type="submit" aria-label="Save the quota of ${l.name}">Save</button>
-</form></details></td></tr>`,
-  );
+</form></details>`,
+    ],
+  }));
   const body = html`<p class="muted">Used (from each namespace's ResourceQuota) / limit. "–" while a namespace is not ready.</p>
-<table id="quotas"><thead><tr><th scope="col">Person</th><th scope="col">Workspaces</th><th scope="col">CPU</th><th scope="col">Memory</th><th scope="col">Storage</th><th scope="col">GPUs</th><th scope="col"><span class="skip">Edit</span></th></tr></thead><tbody>${rows}</tbody></table>`;
+${dataTable('quotas', [{ label: 'Person', rowHeader: true }, ...['Workspaces', 'CPU', 'Memory', 'Storage', 'GPUs'].map((label) => ({ label })), { label: 'Edit', hiddenLabel: true }], rows)}`;
   return frame(assets, viewer, 'quota', 'Quota', outcome, body);
 }
 
@@ -234,28 +253,39 @@ function registryFields(form: string, outcome: AdminOutcome, r?: RegistryLine): 
 
 export function adminCatalogPage(assets: AssetUrls, viewer: Viewer, v: { images: ImageLine[]; registries: RegistryLine[] }, outcome: AdminOutcome): string {
   const csrf = viewer.csrf;
-  const images = v.images.map(
-    (img) => html`<tr data-image="${img.name}"><td>${img.displayName}<br><span class="muted">${img.name}</span></td><td><code>${img.image}</code></td>
-<td>${img.deprecated ? 'deprecated' : 'offered'}${img.registry && html`<br><span class="muted">from ${img.registry}</span>`}</td>
-<td><form class="inline" method="post" action="/admin/catalog/images/${img.name}/deprecate">${csrfField(csrf)}<input type="hidden" name="deprecated" value="${img.deprecated ? '0' : '1'}"><button type="submit" class="secondary" aria-label="${img.deprecated ? 'Offer' : 'Deprecate'} ${img.name}">${img.deprecated ? 'Offer again' : 'Deprecate'}</button></form>
+  const images = v.images.map((img) => ({
+    attrs: html` data-image="${img.name}"`,
+    cells: [
+      html`${img.displayName}<br><span class="muted">${img.name}</span>`,
+      html`<code>${img.image}</code>`,
+      html`${img.deprecated ? 'deprecated' : 'offered'}${img.registry && html`<br><span class="muted">from ${img.registry}</span>`}`,
+      html`<form class="inline" method="post" action="/admin/catalog/images/${img.name}/deprecate">${csrfField(csrf)}<input type="hidden" name="deprecated" value="${img.deprecated ? '0' : '1'}"><button type="submit" class="secondary" aria-label="${img.deprecated ? 'Offer' : 'Deprecate'} ${img.name}">${img.deprecated ? 'Offer again' : 'Deprecate'}</button></form>
 <details${outcome.error?.form === `image-${img.name}` ? html` open` : ''}><summary>Edit</summary>${refusal(outcome, `image-${img.name}`)}
-<form method="post" action="/admin/catalog/images/${img.name}">${csrfField(csrf)}${imageFields(`image-${img.name}`, outcome, img)}<button type="submit">Save</button></form></details></td></tr>`,
-  );
-  const registries = v.registries.map(
-    (r) => html`<tr data-registry="${r.name}"><td>${r.name}</td><td>${r.region}</td><td>${r.ready}</td><td>${r.lastSync || 'never'}</td><td>${r.images || '0'}</td>
-<td><form class="inline" method="post" action="/admin/catalog/registries/${r.name}/force-sync">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Sync ${r.name} now">Sync now</button></form>
+<form method="post" action="/admin/catalog/images/${img.name}">${csrfField(csrf)}${imageFields(`image-${img.name}`, outcome, img)}<button type="submit">Save</button></form></details>`,
+    ],
+  }));
+  const registries = v.registries.map((r) => ({
+    attrs: html` data-registry="${r.name}"`,
+    cells: [
+      r.name,
+      r.region,
+      r.ready,
+      r.lastSync || 'never',
+      r.images || '0',
+      html`<form class="inline" method="post" action="/admin/catalog/registries/${r.name}/force-sync">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Sync ${r.name} now">Sync now</button></form>
 <details${outcome.error?.form === `registry-${r.name}` ? html` open` : ''}><summary>Edit</summary>${refusal(outcome, `registry-${r.name}`)}
-<form method="post" action="/admin/catalog/registries/${r.name}">${csrfField(csrf)}${registryFields(`registry-${r.name}`, outcome, r)}<button type="submit">Save</button></form></details></td></tr>`,
-  );
+<form method="post" action="/admin/catalog/registries/${r.name}">${csrfField(csrf)}${registryFields(`registry-${r.name}`, outcome, r)}<button type="submit">Save</button></form></details>`,
+    ],
+  }));
   const body = html`<section class="card" aria-labelledby="images-title"><h2 id="images-title">Catalog entries</h2>
 ${refusal(outcome, 'deprecate')}
-<table id="images"><thead><tr><th scope="col">Entry</th><th scope="col">Image</th><th scope="col">State</th><th scope="col"><span class="skip">Actions</span></th></tr></thead><tbody>${images}</tbody></table>
+${dataTable('images', [{ label: 'Entry' }, { label: 'Image' }, { label: 'State' }, { label: 'Actions', hiddenLabel: true }], images)}
 <details${outcome.error?.form === 'image' ? html` open` : ''}><summary>Add an entry</summary>${refusal(outcome, 'image')}
 <form method="post" action="/admin/catalog/images">${csrfField(csrf)}${input('image', 'name', 'Name', outcome, { required: true })}${imageFields('image', outcome)}<button type="submit">Create entry</button></form></details>
 </section>
 <section class="card" aria-labelledby="registries-title"><h2 id="registries-title">Image registries</h2>
 ${refusal(outcome, 'sync')}
-<table id="registries"><thead><tr><th scope="col">Name</th><th scope="col">Region</th><th scope="col">Ready</th><th scope="col">Last sync</th><th scope="col">Entries</th><th scope="col"><span class="skip">Actions</span></th></tr></thead><tbody>${registries}</tbody></table>
+${dataTable('registries', [...['Name', 'Region', 'Ready', 'Last sync', 'Entries'].map((label) => ({ label })), { label: 'Actions', hiddenLabel: true }], registries)}
 <details${outcome.error?.form === 'registry' ? html` open` : ''}><summary>Add a registry</summary>${refusal(outcome, 'registry')}
 <form method="post" action="/admin/catalog/registries">${csrfField(csrf)}${input('registry', 'name', 'Name', outcome, { required: true })}${registryFields('registry', outcome)}<button type="submit">Create registry</button></form></details>
 </section>`;
@@ -274,35 +304,80 @@ export interface WorkspaceLine {
   phase: string;
   image: string;
   age: string;
+  /** spec.running: whether Stop (else Start) is the action offered. */
+  running: boolean;
 }
 
-export interface AdminWorkspacesView {
+/** Which workspaces the list shows: one owner's, one phase's; empty for all. */
+export interface WorkspaceFilter {
+  owner: string;
+  phase: string;
+}
+
+export interface WorkspacesView extends WorkspaceFilter {
   items: WorkspaceLine[];
-  runningOnly: boolean;
+  /** Every owner a UserSpace names, for the filter. */
+  owners: string[];
   sort: WorkspaceSort;
 }
 
-/** `/admin/workspaces` with the view's filter and sort (the sort given, or the view's own). */
-function listUrl(v: AdminWorkspacesView, sort = v.sort): string {
-  return `/admin/workspaces?sort=${sort}${v.runningOnly ? '&running=1' : ''}`;
+/** The page of one workspace: an administrator's own by its name, anyone else's with its namespace. */
+export function workspaceHref(name: string, namespace: string): string {
+  return `/w/${name}?namespace=${encodeURIComponent(namespace)}`;
 }
 
-/** The count and the table: the list's live part (web/templates/live.ts). */
-export function adminWorkspacesList(v: AdminWorkspacesView): Html {
-  const link = (sort: WorkspaceSort, label: string) => html`<a href="${listUrl(v, sort)}"${sort === v.sort ? html` aria-current="true"` : ''}>${label}</a>`;
-  return html`<p class="muted" id="workspace-count">${v.items.length} workspace${v.items.length === 1 ? '' : 's'}${v.runningOnly ? ' running' : ''}.</p>
-<table id="workspaces"><thead><tr><th scope="col">${link('name', 'Name')}</th><th scope="col">${link('namespace', 'Namespace')}</th><th scope="col">${link('owner', 'Owner')}</th><th scope="col">${link('phase', 'Phase')}</th><th scope="col">Image</th><th scope="col">${link('age', 'Created')}</th></tr></thead>
-<tbody>${v.items.map((w) => html`<tr data-workspace="${w.namespace}/${w.name}" data-announce-key="${w.namespace}/${w.name}" data-announce="${w.name} of ${w.owner || w.namespace} is ${w.phase}."><td>${w.name}</td><td>${w.namespace}</td><td>${w.owner}</td><td><span class="badge ${w.phase}">${w.phase}</span></td><td>${w.image}</td><td>${w.age}</td></tr>`)}</tbody></table>`;
+/** The list's query (`owner`, `phase`, `sort`), with some of them changed. */
+function listQuery(v: WorkspacesView, over: Partial<Record<'owner' | 'phase' | 'sort', string>> = {}): string {
+  return new URLSearchParams(Object.entries({ owner: v.owner, phase: v.phase, sort: v.sort, ...over }).filter(([, value]) => value)).toString();
 }
 
-export function adminWorkspacesPage(assets: AssetUrls, viewer: Viewer, v: AdminWorkspacesView): string {
+/** The count and the table with each row's actions: the list's live part (web/templates/live.ts). */
+export function adminWorkspacesList(v: WorkspacesView, csrf: string): Html {
+  const link = (sort: WorkspaceSort, label: string) => html`<a href="/admin/workspaces?${listQuery(v, { sort })}"${sort === v.sort ? html` aria-current="true"` : ''}>${label}</a>`;
+  const act = (w: WorkspaceLine, action: 'start' | 'stop' | 'delete', label: string, confirm?: string) =>
+    html`<form class="inline" method="post" action="/admin/workspaces/${w.namespace}/${w.name}/${action}"${confirm ? html` data-confirm="${confirm}"` : ''}>${csrfField(csrf)}<input type="hidden" name="back_query" value="${listQuery(v)}"><button type="submit" class="secondary" aria-label="${label} ${w.namespace}/${w.name}">${label}</button></form>`;
+  const rows = v.items.map((w) => ({
+    attrs: html` data-workspace="${w.namespace}/${w.name}" data-announce-key="${w.namespace}/${w.name}" data-announce="${w.name} of ${w.owner || w.namespace} is ${w.phase}."`,
+    cells: [
+      html`<a href="${workspaceHref(w.name, w.namespace)}">${w.name}</a>`,
+      w.namespace,
+      w.owner,
+      html`<span class="badge ${w.phase}">${w.phase}</span>`,
+      w.image,
+      w.age,
+      html`<div class="row">${w.running ? act(w, 'stop', 'Stop', `Stop ${w.name} of ${w.owner || w.namespace}? Their sessions end; the home volume is kept.`) : act(w, 'start', 'Start')}${act(
+        w,
+        'delete',
+        'Delete',
+        `Delete ${w.name} of ${w.owner || w.namespace}? The pod goes; the home volume home-${w.name}-0 is kept.`,
+      )}</div>`,
+    ],
+  }));
+  const columns = [
+    { label: 'Name', header: link('name', 'Name') },
+    { label: 'Namespace', header: link('namespace', 'Namespace') },
+    { label: 'Owner', header: link('owner', 'Owner') },
+    { label: 'Phase', header: link('phase', 'Phase') },
+    { label: 'Image' },
+    { label: 'Created', header: link('age', 'Created') },
+    { label: 'Actions', hiddenLabel: true },
+  ];
+  const filtered = [v.owner && `of ${v.owner}`, v.phase && `in phase ${v.phase}`].filter(Boolean).join(' ');
+  return html`<p class="muted" id="workspace-count">${v.items.length} workspace${v.items.length === 1 ? '' : 's'}${filtered && ` ${filtered}`}.</p>
+${dataTable('workspaces', columns, rows)}`;
+}
+
+export function adminWorkspacesPage(assets: AssetUrls, viewer: Viewer, v: WorkspacesView, outcome: AdminOutcome = {}): string {
+  const option = (value: string, label: string, selected: string) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
   const body = html`<form method="get" action="/admin/workspaces" class="row" id="workspace-filter">
-  <label class="check"><input type="checkbox" name="running" value="1"${v.runningOnly ? html` checked` : ''}> Running only</label>
-  <label class="check" for="sort">Sort by</label><select id="sort" name="sort">${WORKSPACE_SORTS.map((s) => html`<option value="${s}"${s === v.sort ? html` selected` : ''}>${s}</option>`)}</select>
+  <label class="check" for="filter-owner">Owner</label><select id="filter-owner" name="owner">${option('', 'everyone', v.owner)}${v.owners.map((o) => option(o, o, v.owner))}</select>
+  <label class="check" for="filter-phase">Phase</label><select id="filter-phase" name="phase">${option('', 'any', v.phase)}${PHASES.map((p) => option(p, p, v.phase))}</select>
+  <label class="check" for="sort">Sort by</label><select id="sort" name="sort">${WORKSPACE_SORTS.map((s) => option(s, s, v.sort))}</select>
   <button type="submit" class="secondary">Apply</button>
 </form>
-${liveRegion(listUrl(v), adminWorkspacesList(v))}`;
-  return frame(assets, viewer, 'workspaces', 'All workspaces', {}, body, ['live.js']);
+${refusal(outcome, 'workspaces')}
+${liveRegion(`/admin/workspaces?${listQuery(v)}`, adminWorkspacesList(v, viewer.csrf))}`;
+  return frame(assets, viewer, 'workspaces', 'All workspaces', outcome, body, ['live.js']);
 }
 
 // Activity

@@ -34,6 +34,7 @@ export interface WorkspaceView {
     storage?: string;
     resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
     sshAuthorizedKeys?: string[];
+    idleTimeout?: string;
   };
   status?: { phase?: string; endpoint?: string; podName?: string; lastActivityTime?: string; conditions?: Condition[] };
 }

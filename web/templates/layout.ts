@@ -72,6 +72,7 @@ export function page(view: PageView): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${view.title} · Den</title>
+<link rel="icon" href="${view.assets.url('favicon.svg')}" type="image/svg+xml">
 ${styles}
 ${scripts}
 </head>
@@ -86,15 +87,21 @@ ${view.body}
 `.text;
 }
 
-/** The page for a request that failed: what went wrong, in the cluster's words when it was the cluster. */
-export function errorPage(assets: AssetUrls, status: number, message: string, viewer?: Viewer): string {
+/** What a refusal of the cluster's RBAC means for the person, above the cluster's own words. */
+export const CLUSTER_FORBIDDEN_ADVICE = 'Your account does not have the right to do this. If you need it, ask an administrator; the cluster names the missing right below.';
+
+/**
+ * The page for a request that failed: what went wrong, in the cluster's words when it was the
+ * cluster; a missing right (`forbiddenByCluster`) first says what it means and what to do.
+ */
+export function errorPage(assets: AssetUrls, status: number, message: string, viewer?: Viewer, forbiddenByCluster = false): string {
   const title = status === 403 ? 'Not allowed' : status === 404 ? 'Not found' : status >= 500 ? 'Something went wrong' : 'Request refused';
   return page({
     title,
     assets,
     viewer,
     body: html`<h1>${title}</h1>
-<div class="notice error" role="alert"><p><strong>${status}</strong>: ${message}</p></div>
+<div class="notice error" role="alert">${forbiddenByCluster && html`<p id="advice">${CLUSTER_FORBIDDEN_ADVICE}</p>`}<p><strong>${status}</strong>: ${message}</p></div>
 <p><a href="/">Back to the dashboard</a></p>`,
   });
 }

@@ -28,19 +28,27 @@ export interface NewView {
   images: { name: string; displayName: string }[];
   quota: QuotaLine[];
   errors: Partial<Record<NewField, string>>;
+  /** The cluster's own text of a refusal shown in the rule's words beside a field, folded under it. */
+  clusterSaid?: Partial<Record<NewField, string>>;
   /** A refusal that names no single field. */
   formError?: string;
   /** Whether my UserSpace already holds keys (the key field was prefilled from them). */
   hasSavedKeys: boolean;
 }
 
-function field(id: NewField, label: string, control: Html, error: string | undefined, hint?: string): Html {
+function field(id: NewField, label: string, control: Html, error: string | undefined, hint?: string, cluster?: string): Html {
   return html`<div class="field${error ? ' invalid' : ''}">
   <label for="${id}">${label}</label>
   ${control}
   ${hint && html`<p class="hint" id="${id}-hint">${hint}</p>`}
   ${error && html`<p class="error" id="${id}-error" role="alert">${error}</p>`}
+  ${error && cluster && clusterText(`${id}-cluster`, cluster)}
 </div>`;
+}
+
+/** The cluster's own words behind a refusal shown in people's words, folded. */
+export function clusterText(id: string, text: string): Html {
+  return html`<details class="cluster-said" id="${id}"><summary>What the cluster said</summary><p>${text}</p></details>`;
 }
 
 function described(id: NewField, error: string | undefined, hint: boolean): Html {
@@ -59,20 +67,22 @@ export function newPage(assets: AssetUrls, viewer: Viewer, v: NewView): string {
 ${v.formError && html`<div class="notice error" role="alert" id="form-error">${v.formError}</div>`}
 <form method="post" action="/new" class="card" novalidate>
   ${csrfField(viewer.csrf)}
-  ${field('name', 'Name', text('name', v, html` required autocapitalize="none" spellcheck="false"`), errors.name, 'Lower-case letters, digits and "-"; also your SSH user name.')}
+  ${field('name', 'Name', text('name', v, html` required autocapitalize="none" spellcheck="false"`), errors.name, 'Lower-case letters, digits and "-"; also your SSH user name.', v.clusterSaid?.name)}
   ${field(
     'image',
     'Image',
     html`<select id="image" name="image"${described('image', errors.image, false)}><option value="">Choose a catalog entry</option>${imageOptions}</select>`,
     errors.image,
+    undefined,
+    v.clusterSaid?.image,
   )}
   <h2>Size</h2>
   ${v.quota.length > 0 && html`<p class="muted" id="quota-left">Your quota: ${v.quota.map((q, i) => html`${i > 0 ? ', ' : ''}${q.what} ${q.used} of ${q.limit} used`)}.</p>`}
   <div class="grid2">
-    ${field('cpu', 'CPU', text('cpu', v), errors.cpu, 'Cores, e.g. 2 or 500m. Empty: the namespace default.')}
-    ${field('memory', 'Memory', text('memory', v), errors.memory, 'e.g. 4Gi. Empty: the namespace default.')}
-    ${field('gpu', 'GPUs', text('gpu', v), errors.gpu, 'Whole GPUs; empty for none.')}
-    ${field('storage', 'Home volume', text('storage', v, html` required`), errors.storage, 'Size of your home folder, e.g. 10Gi. It cannot change later.')}
+    ${field('cpu', 'CPU', text('cpu', v), errors.cpu, 'Cores, e.g. 2 or 500m. Empty: the namespace default.', v.clusterSaid?.cpu)}
+    ${field('memory', 'Memory', text('memory', v), errors.memory, 'e.g. 4Gi. Empty: the namespace default.', v.clusterSaid?.memory)}
+    ${field('gpu', 'GPUs', text('gpu', v), errors.gpu, 'Whole GPUs; empty for none.', v.clusterSaid?.gpu)}
+    ${field('storage', 'Home volume', text('storage', v, html` required`), errors.storage, 'Size of your home folder, e.g. 10Gi. It cannot change later.', v.clusterSaid?.storage)}
   </div>
   ${field(
     'ssh_public_key',
@@ -80,6 +90,7 @@ ${v.formError && html`<div class="notice error" role="alert" id="form-error">${v
     html`<textarea id="ssh_public_key" name="ssh_public_key" rows="3" spellcheck="false"${described('ssh_public_key', errors.ssh_public_key, true)}>${values.ssh_public_key}</textarea>`,
     errors.ssh_public_key,
     v.hasSavedKeys ? 'Prefilled from the keys saved in your profile.' : 'One line, as in ~/.ssh/id_ed25519.pub.',
+    v.clusterSaid?.ssh_public_key,
   )}
   <label class="check"><input type="checkbox" name="save_key" value="1"${values.save_key ? html` checked` : ''}> Save this key to my profile for my next workspaces</label>
   <p><button type="submit">Create workspace</button> <a href="/">Cancel</a></p>

@@ -2,7 +2,8 @@
 // shown once), and the password form for a session that signed in with a local password.
 import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
-import type { QuotaLine } from './new.js';
+import { clusterText, type QuotaLine } from './new.js';
+import { dataTable } from './table.js';
 
 export interface TokenLine {
   name: string;
@@ -21,7 +22,7 @@ export interface ProfileView {
   /** The plaintext of a token issued by this very request; never shown again. */
   issued?: { name: string; token: string; scope: string };
   /** A refusal, shown beside the form it is about; `value` is what was typed (keys only). */
-  error?: { form: ProfileForm; message: string; value?: string };
+  error?: { form: ProfileForm; message: string; value?: string; cluster?: string };
   /** What the last action did. */
   done?: string;
 }
@@ -34,7 +35,7 @@ function keySummary(key: string): string {
 }
 
 function formError(v: ProfileView, form: ProfileForm, id: string): Html | '' {
-  return v.error?.form === form ? html`<p class="error" id="${id}" role="alert">${v.error.message}</p>` : '';
+  return v.error?.form === form ? html`<p class="error" id="${id}" role="alert">${v.error.message}</p>${v.error.cluster && clusterText(`${id}-cluster`, v.error.cluster)}` : '';
 }
 
 function quotaTable(lines: QuotaLine[]): Html {
@@ -49,7 +50,7 @@ function keysSection(v: ProfileView, csrf: string): Html {
       ? html`<p class="muted">No saved keys. New workspaces that name no key get these.</p>`
       : html`<ul id="keys">${v.keys.map(
           (key, i) => html`<li><code>${keySummary(key)}</code>
-  <form class="inline" method="post" action="/profile/keys/remove">${csrfField(csrf)}<input type="hidden" name="key" value="${key}"><button type="submit" class="secondary" aria-label="Remove key ${i + 1}">Remove</button></form></li>`,
+  <form class="inline" method="post" action="/profile/keys/remove" data-confirm="Remove the key ${keySummary(key)}? New workspaces no longer get it; workspaces that have it keep it.">${csrfField(csrf)}<input type="hidden" name="key" value="${key}"><button type="submit" class="secondary" aria-label="Remove key ${i + 1}">Remove</button></form></li>`,
         )}</ul>`;
   const invalid = v.error?.form === 'keys';
   return html`<section class="card" aria-labelledby="keys-title"><h2 id="keys-title">SSH keys</h2>
@@ -68,14 +69,18 @@ function tokensSection(v: ProfileView, csrf: string): Html {
     ? html`<div class="notice" role="status" id="issued-token"><p>Your new ${v.issued.scope === 'read' ? 'read-only' : 'full'} token <strong>${v.issued.name}</strong>. Copy it now: it is not shown again.</p>
 <div class="copy"><code id="token-value">${v.issued.token}</code><button type="button" class="secondary" data-copy="${v.issued.token}" aria-label="Copy the token">Copy</button></div></div>`
     : '';
-  const rows = v.tokens.map(
-    (t) => html`<tr data-token="${t.name}"><td>${t.name}</td><td>${t.createdAt}</td>
-<td><form class="inline" method="post" action="/profile/tokens/${t.name}/revoke" data-confirm="Revoke the token ${t.name}? Scripts using it stop working.">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Revoke ${t.name}">Revoke</button></form></td></tr>`,
-  );
+  const rows = v.tokens.map((t) => ({
+    attrs: html` data-token="${t.name}"`,
+    cells: [
+      t.name,
+      t.createdAt,
+      html`<form class="inline" method="post" action="/profile/tokens/${t.name}/revoke" data-confirm="Revoke the token ${t.name}? Scripts using it stop working.">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Revoke ${t.name}">Revoke</button></form>`,
+    ],
+  }));
   return html`<section class="card" aria-labelledby="tokens-title"><h2 id="tokens-title">API tokens</h2>
 <p class="muted">For scripts: <code>Authorization: Bearer svc_…</code> on <code>/api/v1</code>. A read-only token can look but not change anything.</p>
 ${issued}
-${v.tokens.length === 0 ? html`<p class="muted">You have no API tokens.</p>` : html`<table id="tokens"><thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col"><span class="skip">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`}
+${v.tokens.length === 0 ? html`<p class="muted">You have no API tokens.</p>` : dataTable('tokens', [{ label: 'Name' }, { label: 'Created' }, { label: 'Actions', hiddenLabel: true }], rows)}
 <form method="post" action="/profile/tokens" class="row">${csrfField(csrf)}
   <div class="field"><label for="token-name">Name (optional)</label><input type="text" id="token-name" name="name" autocapitalize="none" spellcheck="false"></div>
   <div class="field"><label for="token-scope">Scope</label><select id="token-scope" name="scope"><option value="full">full: everything you can do</option><option value="read">read: look only</option></select></div>

@@ -3,11 +3,13 @@
 // start, stop, restart and delete.
 import { html, type Html } from '../html.js';
 import { connectBlock, runForm } from './dashboard.js';
+import { changeForm, factsList, type ChangeRefusal, type FactsView, type ImageChoice } from './workspace-facts.js';
 import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseBadge, phaseOf, reasonOf, summaryOf, type Failure, type WorkspaceView } from './format.js';
 import { liveRegion } from './live.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { activityTab, type ActivityLine } from './activity.js';
 import { appsCard, type DeclaredAppView } from './workspace-apps.js';
+import { dataTable } from './table.js';
 
 export interface EventView {
   type?: string;
@@ -114,9 +116,7 @@ ${failure ? failureBlock(name, failure) : reason && html`<p class="reason">${rea
   <dt>Pod</dt><dd>${ws.status?.podName ?? '—'}</dd>
   <dt>Last activity</dt><dd>${ago(ws.status?.lastActivityTime, now)}</dd>
 </dl>
-${conditions.length > 0 && html`<details class="conditions" data-fold="conditions"><summary>Conditions (${conditions.length})</summary><table><thead><tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Message</th></tr></thead><tbody>${conditions.map(
-  (c) => html`<tr><td>${c.type}</td><td>${c.status}</td><td>${c.reason}</td><td>${c.message}</td></tr>`,
-)}</tbody></table></details>`}
+${conditions.length > 0 && html`<details class="conditions" data-fold="conditions"><summary>Conditions (${conditions.length})</summary>${dataTable('', ['Type', 'Status', 'Reason', 'Message'].map((label) => ({ label })), conditions.map((c) => ({ cells: [c.type, c.status, c.reason, c.message] })))}</details>`}
 ${progress(podEvents, now, phaseOf(ws))}`;
 }
 
@@ -128,6 +128,10 @@ export interface WorkspaceLiveView {
   failure?: Failure;
   csrf: string;
   now: number;
+  /** Where people reach den gateway (`--gateway-port`). */
+  gatewayPort: number;
+  /** Set when an administrator looks at someone else's workspace: every link and form carries it. */
+  namespace?: string;
 }
 
 /** Can the Logs tab ask for the log: a running pod, or one that keeps restarting (its log says why). */
@@ -142,13 +146,13 @@ export function logsReadable(ws: WorkspaceView, failure: Failure | undefined): b
  */
 export function workspaceLive(v: WorkspaceLiveView): Html {
   const name = v.ws.metadata?.name ?? '';
-  const back = `/w/${name}`;
+  const back = `/w/${name}${namespaceQuery(v.namespace)}`;
   const announce = `${name} is ${phaseOf(v.ws)}. ${summaryOf(v.ws, v.failure)}`.trim();
   const buttons = canRestart(v.ws)
-    ? html`${runForm(name, 'restart', true, v.csrf, back)}${runForm(name, 'stop', true, v.csrf, back)}`
-    : html`${runForm(name, 'start', canStart(v.ws), v.csrf, back)}${runForm(name, 'stop', canStop(v.ws), v.csrf, back)}`;
+    ? html`${runForm(name, 'restart', true, v.csrf, back, v.namespace)}${runForm(name, 'stop', true, v.csrf, back, v.namespace)}`
+    : html`${runForm(name, 'start', canStart(v.ws), v.csrf, back, v.namespace)}${runForm(name, 'stop', canStop(v.ws), v.csrf, back, v.namespace)}`;
   return html`<section class="card" id="status-card" data-announce-key="${name}" data-announce="${announce}" data-logs="${logsReadable(v.ws, v.failure) ? 'readable' : 'none'}">${statusCard(v.ws, v.podEvents, v.now, v.failure)}</section>
-<section class="card" id="connect-card"><h2>Connect</h2>${connectBlock(v.ws, v.homePath)}
+<section class="card" id="connect-card"><h2>Connect</h2>${connectBlock(v.ws, v.homePath, v.gatewayPort, true)}
   <div class="row">${buttons}</div>
 </section>`;
 }
@@ -163,45 +167,71 @@ export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'> {
   activityKinds: readonly string[];
   /** Apps the workspace's catalog entry declares (spec.apps), shown as buttons in the Apps and ports card. */
   apps?: DeclaredAppView[];
+  /** Entries a change of image may pick. */
+  images: ImageChoice[];
+  /** A refused change, shown in the change form with what was typed. */
+  changeRefusal?: ChangeRefusal;
+  /** A refused delete (the name typed did not match), shown beside the name field. */
+  deleteRefusal?: string;
+  /** The image's title, who created it, the idle timeout in words. */
+  facts: FactsView;
+}
+
+/** `?namespace=…` for another's workspace, else nothing. */
+function namespaceQuery(namespace: string | undefined): string {
+  return namespace ? `?namespace=${encodeURIComponent(namespace)}` : '';
+}
+
+function namespaceField(namespace: string | undefined): Html | '' {
+  return namespace ? html`<input type="hidden" name="namespace" value="${namespace}">` : '';
 }
 
 function eventsTable(events: EventView[], now: number): Html {
   if (events.length === 0) return html`<p class="muted">No events about this workspace or its pod.</p>`;
-  return html`<table><thead><tr><th scope="col">When</th><th scope="col">Type</th><th scope="col">Object</th><th scope="col">Reason</th><th scope="col">Message</th></tr></thead><tbody>${events.map(
-    (e) => html`<tr><td>${ago(eventTime(e), now)}</td><td>${e.type}</td><td>${e.involvedObject?.kind}/${e.involvedObject?.name}</td><td>${e.reason}</td><td>${e.message}</td></tr>`,
-  )}</tbody></table>`;
+  const columns = ['When', 'Type', 'Object', 'Reason', 'Message'].map((label) => ({ label }));
+  return dataTable('events', columns, events.map((e) => ({ cells: [ago(eventTime(e), now), e.type, `${e.involvedObject?.kind}/${e.involvedObject?.name}`, e.reason, e.message] })));
 }
 
 export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePageView): string {
   const name = v.ws.metadata?.name ?? '';
   const claim = `home-${name}-0`;
+  const ns = namespaceQuery(v.namespace);
+  const here = `/w/${name}${ns}`;
   const tab = (id: string, label: string, selected = false) =>
     html`<button type="button" role="tab" id="tab-${id}" aria-controls="panel-${id}" aria-selected="${selected ? 'true' : 'false'}" tabindex="${selected ? '0' : '-1'}">${label}</button>`;
-  const body = html`<div class="row"><h1>${name}</h1></div>
+  const body = html`<div class="row"><h1>${name}</h1>${v.namespace && html`<span class="muted">in ${v.namespace}</span>`}</div>
 ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.notice}</div>`}
-${liveRegion(`/w/${name}/status`, workspaceLive({ ...v, csrf: viewer.csrf }))}
-<div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('activity', 'Activity')}${tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
-<section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs">
+${liveRegion(`/w/${name}/status${ns}`, workspaceLive({ ...v, csrf: viewer.csrf }))}
+<section class="card" aria-labelledby="details-title"><h2 id="details-title">Details</h2>${factsList(v.ws, v.facts, v.now)}
+${changeForm(v.ws, `/w/${name}/change`, viewer.csrf, v.images, namespaceField(v.namespace), v.changeRefusal)}</section>
+<div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('activity', 'Activity')}${v.namespace ? '' : tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
+<section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs${ns}">
   <div class="row"><label for="tail">Lines</label><select id="tail" name="tail"><option value="100">100</option><option value="200" selected>200</option><option value="500">500</option><option value="1000">1000</option></select></div>
   <p class="muted" id="logs-state" data-idle="The log appears here while the workspace is running.">Loading the log…</p>
-  <pre id="logs" tabindex="0" aria-label="Pod log"></pre>
+  <pre id="logs" tabindex="0" role="region" aria-label="Pod log"></pre>
 </section>
 <section role="tabpanel" id="panel-activity" aria-labelledby="tab-activity" hidden>${activityTab({ name, kinds: v.activityKinds, entries: v.activity, now: v.now })}</section>
 <section role="tabpanel" id="panel-events" aria-labelledby="tab-events" hidden>${eventsTable(v.events, v.now)}</section>
-<section role="tabpanel" id="panel-terminal" aria-labelledby="tab-terminal" hidden>
-  <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws"></div>
-</section>
-<section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden><pre id="yaml" tabindex="0" aria-label="Workspace YAML">${v.yaml}</pre></section>
+${!v.namespace && html`<section role="tabpanel" id="panel-terminal" aria-labelledby="tab-terminal" hidden>
+  <div class="row terminal-bar"><p class="muted" id="terminal-help">The terminal keeps Tab and Esc for the shell: <kbd>Shift</kbd>+<kbd>Esc</kbd> leaves it.</p>
+  <button type="button" class="secondary" id="terminal-fullscreen" aria-pressed="false">Full screen</button></div>
+  <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws" data-script="${assets.url('terminal.js')}" data-style="${assets.url('terminal.css')}"></div>
+</section>`}
+<section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden><pre id="yaml" tabindex="0" role="region" aria-label="Workspace YAML">${v.yaml}</pre></section>
 ${appsCard(name, v.apps ?? [])}
 <section class="card" aria-labelledby="delete-title">
   <h2 id="delete-title">Delete</h2>
-  <details><summary>Delete this workspace…</summary>
-  <form method="post" action="/w/${name}/delete" id="delete-form">
-    ${csrfField(viewer.csrf)}
+  <details${v.deleteRefusal ? html` open` : ''}><summary>Delete this workspace…</summary>
+  <form method="post" action="/w/${name}/delete" id="delete-form" novalidate>
+    ${csrfField(viewer.csrf)}${namespaceField(v.namespace)}
     <p>This deletes the workspace <strong>${name}</strong> and its pod. Its home folder lives on the volume <code>${claim}</code>.</p>
-    <label class="check"><input type="checkbox" name="delete_volume" value="1" checked> Also delete the volume ${claim} (everything in the home folder is lost)</label>
+    <label class="check"><input type="checkbox" name="delete_volume" value="1" id="delete-volume" checked> Also delete the volume ${claim} (everything in the home folder is lost)</label>
+    <div class="field${v.deleteRefusal ? ' invalid' : ''}"><label for="confirm-name">To delete it with its volume, type its name, ${name}</label>
+    <input type="text" id="confirm-name" name="confirm_name" autocomplete="off" autocapitalize="none" spellcheck="false" aria-describedby="confirm-name-hint${v.deleteRefusal ? ' confirm-name-error' : ''}"${v.deleteRefusal ? html` aria-invalid="true"` : ''}>
+    <p class="hint" id="confirm-name-hint">Not needed when the volume is kept.</p>
+    ${v.deleteRefusal && html`<p class="error" id="confirm-name-error" role="alert">${v.deleteRefusal}</p>`}</div>
     <p><button type="submit" class="danger">Delete ${name}</button></p>
   </form></details>
 </section>`;
-  return page({ title: name, assets, viewer, body, scripts: ['live.js', 'workspace.js', 'terminal.js', 'activity.js', 'workspace-apps.js'], styles: ['terminal.css'] });
+  return page({ title: name, assets, viewer, body, scripts: ['live.js', 'workspace.js', 'activity.js', 'workspace-apps.js'] });
 }

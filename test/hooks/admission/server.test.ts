@@ -136,6 +136,14 @@ describe('admission webhooks over HTTPS, registered in the fake API server', fun
     expect(err.status).to.equal(403);
     expect(err.body.reason).to.equal('Forbidden');
     expect(err.message).to.equal('admission webhook "vworkspace.den.dev" denied the request: spec.resources.requests.cpu: exceeded quota of UserSpace "alice" (spec.quota.cpu): requested 5, used 0, limited 4');
+    // The cause, which the API server passes on, says it in the person's words, with what to do.
+    expect(err.body.details?.causes).to.deep.equal([
+      {
+        reason: 'FieldValueForbidden',
+        field: 'spec.resources.requests.cpu',
+        message: 'This needs 5 of CPU, but your space has 4 left of 4: ask for less, stop a workspace you are not using, or ask an administrator for a larger quota.',
+      },
+    ]);
   });
 
   it('lets alice save her SSH keys but not her quota, and lets an administrator change the quota', async () => {

@@ -61,7 +61,15 @@ describe('validating webhook on UserSpace', () => {
       code: 422,
       reason: 'Invalid',
       message: 'spec.sshAuthorizedKeys[1]: not a valid SSH public key: the key blob is corrupt',
-      details: { causes: [{ reason: 'FieldValueInvalid', field: 'spec.sshAuthorizedKeys[1]', message: 'not a valid SSH public key: the key blob is corrupt' }] },
+      details: {
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            field: 'spec.sshAuthorizedKeys[1]',
+            message: 'This is not an SSH public key Den can use (the key blob is corrupt). Paste the one line of your public key file, such as ~/.ssh/id_ed25519.pub: it starts with ssh-ed25519, ecdsa-sha2- or ssh-rsa.',
+          },
+        ],
+      },
     });
   });
 

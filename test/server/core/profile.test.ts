@@ -32,7 +32,7 @@ describe('password change (POST /profile/password)', () => {
 
   it('answers 400 for a wrong current password and changes nothing', async () => {
     const res = await call(den, 'POST', '/profile/password', { as: alice, body: { current_password: 'not-it-at-all', new_password: 'new-password' } });
-    expect(res).to.deep.include({ status: 400, body: { error: 'current_password is wrong' } });
+    expect(res).to.deep.include({ status: 400, body: { error: 'current_password is wrong: type the password you sign in with now. Your password was not changed.' } });
     expect((await call(den, 'POST', '/login', { body: { username: 'alice', password: 'old-password' } })).status).to.equal(204);
   });
 

@@ -35,6 +35,7 @@ describe('den server (the role)', () => {
       baseUrl: 'https://den.example.com',
       localAuth: true,
       tokenTtl: 600_000,
+      gatewayPort: 22,
       gpuResource: 'nvidia.com/gpu',
       trustedProxies: [],
       identityProvidersFile: '',

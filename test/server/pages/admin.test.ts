@@ -150,16 +150,57 @@ describe('the administration pages in Chromium', function () {
     expect(world.api.object(RESOURCES.imageRegistry, 'ecr-main')?.metadata?.annotations?.['den.dev/force-sync']).to.be.a('string');
   });
 
-  it('lists every workspace in the cluster with its owner, running only and sorted on the server', async () => {
+  it('lists every workspace in the cluster with its owner, filtered by phase and owner and sorted on the server', async () => {
     await root.goto(`${world.den.url}/admin/workspaces`);
     const names = () => root.locator('#workspaces tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-workspace')));
     expect(await names()).to.deep.equal(['svc-bob/api', 'svc-bob/batch', 'svc-alice/web']);
     expect(await root.locator('tr[data-workspace="svc-alice/web"] td').nth(2).textContent()).to.equal('alice@example.com');
-    await root.check('input[name="running"]');
+    await root.getByLabel('Phase').selectOption('Running');
     await root.selectOption('#sort', 'age');
     await root.click('#workspace-filter button');
-    expect(new URL(root.url()).search).to.equal('?running=1&sort=age');
+    expect(new URL(root.url()).search).to.equal('?owner=&phase=Running&sort=age');
     expect(await names()).to.deep.equal(['svc-alice/web', 'svc-bob/api']);
+    await root.getByLabel('Owner').selectOption('bob@example.com');
+    await root.click('#workspace-filter button');
+    expect(await names()).to.deep.equal(['svc-bob/api']);
+    expect(await root.locator('#workspace-count').textContent()).to.equal('1 workspace of bob@example.com in phase Running.');
+  });
+
+  it("stops and deletes someone's workspace with the administrator's own token, keeping the list's filter, and links to its page", async () => {
+    await root.goto(`${world.den.url}/admin/workspaces?owner=bob%40example.com`);
+    const dialogs: string[] = [];
+    root.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.accept();
+    });
+    await root.getByRole('button', { name: 'Stop svc-bob/api' }).click();
+    await root.waitForURL(/done=workspace-stopped/);
+    expect(await root.locator('#done').textContent()).to.equal('The workspace was asked to stop; its home volume is kept.');
+    expect(new URL(root.url()).searchParams.get('owner')).to.equal('bob@example.com');
+    expect((world.api.object(RESOURCES.workspace, 'api', 'svc-bob')?.spec as any).running).to.equal(false);
+    const patch = world.api.requests.find((r) => r.method === 'PATCH' && r.path.endsWith('/namespaces/svc-bob/workspaces/api'));
+    expect(patch?.user).to.equal('system:serviceaccount:svc-root:session');
+    expect(dialogs[0]).to.equal('Stop api of bob@example.com? Their sessions end; the home volume is kept.');
+
+    await root.getByRole('link', { name: 'batch' }).click();
+    await root.waitForURL(`${world.den.url}/w/batch?namespace=svc-bob`);
+    expect(await root.locator('h1').textContent()).to.equal('batch');
+    expect(await root.getByRole('tab', { name: 'Terminal' }).count(), "no terminal into someone else's workspace").to.equal(0);
+    await root.goBack();
+
+    await root.getByRole('button', { name: 'Delete svc-bob/batch' }).click();
+    await root.waitForURL(/done=workspace-deleted/);
+    expect(world.api.object(RESOURCES.workspace, 'batch', 'svc-bob')).to.equal(undefined);
+    expect(await root.locator('tr[data-workspace="svc-bob/batch"]').count()).to.equal(0);
+  });
+
+  it("refuses a person's attempt to stop someone else's workspace in the cluster's words", async () => {
+    const alice = await world.signedIn('alice', '/');
+    const csrf = (await alice.locator('input[name="_csrf"]').first().getAttribute('value'))!;
+    const answer = await alice.request.post(`${world.den.url}/admin/workspaces/svc-bob/api/start`, { form: { _csrf: csrf } });
+    expect(answer.status()).to.equal(403);
+    expect(await answer.text()).to.contain('cannot patch resource &quot;workspaces&quot; in API group &quot;den.dev&quot; in the namespace &quot;svc-bob&quot;');
+    expect((world.api.object(RESOURCES.workspace, 'api', 'svc-bob')?.spec as any).running).to.equal(false);
   });
 
   it('shows the settings read-only', async () => {
@@ -175,6 +216,7 @@ describe('the administration pages in Chromium', function () {
     const answer = await alice.goto(`${world.den.url}/admin/users`);
     expect(answer?.status()).to.equal(403);
     const alert = await alice.locator('[role="alert"]').textContent();
+    expect(await alice.locator('#advice').textContent()).to.equal('Your account does not have the right to do this. If you need it, ask an administrator; the cluster names the missing right below.');
     expect(alert).to.contain('userspaces.den.dev is forbidden: User "system:serviceaccount:svc-alice:session" cannot list resource "userspaces" in API group "den.dev" at the cluster scope');
     const settings = await alice.goto(`${world.den.url}/admin/settings`);
     expect(settings?.status()).to.equal(403);
@@ -193,10 +235,11 @@ describe('workspaceLines (the admin workspace list)', () => {
   const items = [ws('b', 'svc-zed', 'Failed', '2026-11-22T11:00:00Z'), ws('a', 'svc-amy', 'Running', '2026-11-20T11:00:00Z'), ws('c', 'svc-amy', 'Running', '2026-11-22T11:59:00Z')];
 
   it('sorts by owner, then namespace and name', () => {
-    expect(workspaceLines(items, people, { runningOnly: false, sort: 'owner', now }).map((l) => `${l.owner}:${l.name}`)).to.deep.equal(['amy@example.com:a', 'amy@example.com:c', 'zed@example.com:b']);
+    expect(workspaceLines(items, people, { owner: '', phase: '', sort: 'owner', now }).map((l) => `${l.owner}:${l.name}`)).to.deep.equal(['amy@example.com:a', 'amy@example.com:c', 'zed@example.com:b']);
   });
 
-  it('sorts by age newest first and keeps only running ones when asked', () => {
-    expect(workspaceLines(items, people, { runningOnly: true, sort: 'age', now }).map((l) => l.name)).to.deep.equal(['c', 'a']);
+  it('sorts by age newest first and keeps only one phase, or one owner, when asked', () => {
+    expect(workspaceLines(items, people, { owner: '', phase: 'Running', sort: 'age', now }).map((l) => l.name)).to.deep.equal(['c', 'a']);
+    expect(workspaceLines(items, people, { owner: 'zed@example.com', phase: '', sort: 'name', now }).map((l) => l.name)).to.deep.equal(['b']);
   });
 });

@@ -238,7 +238,10 @@ describe('web UI in Chromium', function () {
     await page.getByLabel('SSH public key').fill('ssh-ed25519 AAAAnotarealkey alice@laptop');
     await page.getByRole('button', { name: 'Create workspace' }).click();
     const error = await page.locator('#ssh_public_key-error').textContent();
-    expect(error).to.match(/denied the request/).and.match(/sshAuthorizedKeys/);
+    expect(error).to.match(/^This is not an SSH public key Den can use \(.+\)\. Paste the one line of your public key file/);
+    // The cluster's own words stay at hand, folded.
+    expect(await page.locator('#ssh_public_key-cluster').getAttribute('open')).to.equal(null);
+    expect(await page.locator('#ssh_public_key-cluster p').textContent()).to.match(/denied the request/).and.match(/sshAuthorizedKeys/);
     expect(await page.getByLabel('Name').inputValue()).to.equal('dev');
     expect(await page.getByLabel('CPU').inputValue()).to.equal('1');
     expect(await page.getByLabel('Memory').inputValue()).to.equal('1Gi');
@@ -261,7 +264,7 @@ describe('web UI in Chromium', function () {
     expect(((await platform.admin.get(RESOURCES.userSpace, 'alice')).spec as any).sshAuthorizedKeys).to.deep.equal([KEY]);
     await shot('workspace');
     await page.goto(`${platform.baseUrl}/`);
-    expect(await page.locator('[data-workspace="dev"] code').textContent()).to.equal('ssh dev@127.0.0.1');
+    expect(await page.locator('[data-workspace="dev"] code').textContent()).to.equal(`ssh -p ${platform.ssh.port} dev@127.0.0.1`);
     await shot('dashboard');
   });
 
@@ -425,6 +428,7 @@ describe('web UI in Chromium', function () {
 
     await page.goto(`${platform.baseUrl}/w/scratch`);
     await page.getByText('Delete this workspace…').click();
+    await page.getByLabel('To delete it with its volume, type its name, scratch').fill('scratch');
     await page.getByRole('button', { name: 'Delete scratch' }).click();
     await page.waitForURL(`${platform.baseUrl}/`);
     expect(await gone(platform.admin.get(RESOURCES.workspace, 'scratch', 'svc-alice'))).to.equal(true);

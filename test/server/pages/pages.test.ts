@@ -141,7 +141,7 @@ describe('web UI pages (server side)', function () {
     const assets = [...answer.text.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
     expect(assets).to.have.length.greaterThan(1);
     for (const path of assets) {
-      expect(path).to.match(/^\/assets\/[a-z-]+\.[A-Z0-9]{8}\.(js|css)$/);
+      expect(path).to.match(/^\/assets\/[a-z-]+\.[A-Z0-9]{8}\.(js|css|svg)$/);
       const asset = await fetchPage(`${den.url}${path}`);
       expect(asset.status).to.equal(200);
       expect(asset.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
@@ -257,7 +257,7 @@ describe('web UI pages (server side)', function () {
 
       const page = await fetchPage(`${den.url}/w/dev`, { cookie: alice.cookie });
       const events = /<section role="tabpanel" id="panel-events"[^>]*>(.*?)<\/section>/s.exec(page.text)![1]!;
-      expect([...events.matchAll(/<td>([A-Za-z]+)<\/td><td>([^<]*)<\/td><\/tr>/g)].map((m) => m[1])).to.deep.equal(['ProvisioningSucceeded', 'Pulled', 'Started']);
+      expect([...events.matchAll(/<td data-label="Reason">([A-Za-z]+)<\/td>/g)].map((m) => m[1])).to.deep.equal(['ProvisioningSucceeded', 'Pulled', 'Started']);
       expect(events).to.contain('PersistentVolumeClaim/home-dev-0').and.not.to.contain('not about dev');
     } finally {
       for (const name of ['dev-0.1', 'dev-0.2', 'home-dev-0.1', 'other-0.1']) api.remove(RESOURCES.event, name, 'svc-alice');

@@ -1,5 +1,5 @@
-// The profile page in Chromium: quota against limits, saving and removing an SSH key (my own
-// UserSpace, patched with my token), issuing a token that is shown once and works, revoking
+// The profile page in Chromium: quota use as the cluster counts it against limits, saving and
+// removing an SSH key (my own UserSpace, patched with my token; removing asks first), issuing a token that is shown once and works, revoking
 // it, and changing the password (SPEC 4.5), wrong current password included.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
@@ -24,23 +24,34 @@ describe('the profile page in Chromium', function () {
         spec: { imageRef: { name: 'shell' }, storage: '10Gi', running: true, resources: { requests: { cpu: '2', memory: '4Gi' }, limits: { cpu: '2', memory: '4Gi' } } },
         status: { phase: 'Running' },
       });
+      // Created with no size: the namespace's LimitRange gave its pod requests, which the quota counts.
+      api.seed(
+        { apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'plain', namespace: 'svc-alice' }, spec: { imageRef: { name: 'shell' }, storage: '5Gi', running: true }, status: { phase: 'Running', podName: 'plain-0' } },
+        { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'plain-0', namespace: 'svc-alice' }, spec: { containers: [{ name: 'workspace', image: 'debian:12', resources: { requests: { cpu: '500m', memory: '512Mi' } } }] }, status: { phase: 'Running' } },
+        { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'home-plain-0', namespace: 'svc-alice' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '8Gi' } } } },
+      );
     });
     page = await world.signedIn('alice', '/profile');
   });
   after(() => world?.close());
 
-  it('shows what my workspaces use against my quota', async () => {
+  it('shows what my workspaces use against my quota as the cluster counts it: pods as admitted, home volumes as bound', async () => {
     const row = async (what: string) => (await page.locator(`#quota tr[data-quota="${what}"] td`).allTextContents()).join(' / ');
-    expect(await row('workspaces')).to.equal('1 / 3');
-    expect(await row('CPU')).to.equal('2 / 4');
-    expect(await row('memory')).to.equal('4Gi / 8Gi');
-    expect(await row('storage')).to.equal('10Gi / 50Gi');
+    expect(await row('workspaces')).to.equal('2 / 3');
+    expect(await row('CPU')).to.equal('2500m / 4');
+    expect(await row('memory')).to.equal('4608Mi / 8Gi');
+    expect(await row('storage')).to.equal('18Gi / 50Gi');
   });
 
   it('saves a key to my UserSpace, refuses a broken one beside the field, and removes it', async () => {
     await page.fill('#new-key', 'ssh-ed25519 not-a-key');
     await page.click('form[action="/profile/keys"] button[type="submit"]');
     expect(await page.locator('#key-error').textContent()).to.match(/^the key /);
+    // Styled as an error (the theme's red, bold), not as body text.
+    expect(await page.locator('#key-error').evaluate((el) => {
+      const style = (globalThis as unknown as { getComputedStyle(e: unknown): { color: string; fontWeight: string } }).getComputedStyle(el);
+      return [style.color, style.fontWeight];
+    })).to.deep.equal(['rgb(179, 38, 30)', '600']);
     expect(await page.inputValue('#new-key')).to.equal('ssh-ed25519 not-a-key');
     expect(world.api.object(RESOURCES.userSpace, 'alice')?.spec).to.not.have.property('sshAuthorizedKeys');
 
@@ -51,6 +62,16 @@ describe('the profile page in Chromium', function () {
     const patch = world.api.requests.find((r) => r.method === 'PATCH' && r.path.endsWith('/userspaces/alice'));
     expect(patch?.user).to.equal('system:serviceaccount:svc-alice:session');
 
+    // Removing asks first; saying no keeps the key.
+    const asked: string[] = [];
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
+    await page.click('#keys button:has-text("Remove")');
+    expect(asked[0]).to.match(/^Remove the key ssh-ed25519 AAAAC3NzaC1l…\S+.*\? New workspaces no longer get it; workspaces that have it keep it\.$/);
+    expect((world.api.object(RESOURCES.userSpace, 'alice')?.spec as any).sshAuthorizedKeys).to.deep.equal([KEY]);
+    page.once('dialog', (d) => void d.accept());
     await page.click('#keys button:has-text("Remove")');
     expect(await page.locator('#done').textContent()).to.equal('The key was removed.');
     expect((world.api.object(RESOURCES.userSpace, 'alice')?.spec as any).sshAuthorizedKeys).to.deep.equal([]);
@@ -83,7 +104,7 @@ describe('the profile page in Chromium', function () {
     await page.fill('#current_password', 'not-my-password');
     await page.fill('#new_password', 'a-brand-new-password');
     await page.click('form[action="/profile/password"] button[type="submit"]');
-    expect(await page.locator('#password-error').textContent()).to.equal('current_password is wrong');
+    expect(await page.locator('#password-error').textContent()).to.equal('current_password is wrong: type the password you sign in with now. Your password was not changed.');
 
     await page.fill('#current_password', 'alice-password');
     await page.fill('#new_password', 'a-brand-new-password');

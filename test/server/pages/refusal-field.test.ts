@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { deny } from '../../../hooks/admission/review.js';
 import { denialStatus, type RuleId } from '../../../hooks/admission/violations.js';
 import { KubeApiError } from '../../../kube/errors.js';
-import { fieldOfRefusal } from '../../../server/pages/new.js';
+import { fieldOfRefusal, refusalBeside } from '../../../server/pages/new.js';
 
 const GPU = 'nvidia.com/gpu';
 
@@ -39,6 +39,13 @@ describe('the field of the new-workspace form a refusal is shown beside', () => 
   it('shows an existing name beside the name', () => {
     const taken = new KubeApiError(409, { reason: 'AlreadyExists', message: 'workspaces.den.dev "dev" already exists', details: { name: 'dev', kind: 'workspaces' } }, 'POST', '/apis/den.dev/v1alpha1/namespaces/svc-alice/workspaces');
     expect(fieldOfRefusal(taken, GPU)).to.equal('name');
+  });
+
+  it("shows the refusing rule's words for a person beside the field, and the cluster's words when the rule has none", () => {
+    const status = deny('uid-1', denialStatus([{ rule: 'quota', field: 'spec.storage', message: 'exceeded quota of UserSpace "alice"', advice: 'This needs 60Gi of home volume storage, but your space has 50Gi left of 50Gi.' }])!).status!;
+    const advised = new KubeApiError(status.code, { ...status, message: `admission webhook "vworkspace.den.dev" denied the request: ${status.message}` }, 'POST', '/apis/den.dev/v1alpha1/namespaces/svc-alice/workspaces');
+    expect(refusalBeside(advised, GPU)).to.deep.equal({ field: 'storage', said: 'This needs 60Gi of home volume storage, but your space has 50Gi left of 50Gi.' });
+    expect(refusalBeside(webhookRefusal('volume-mount', 'spec.volumes', 'is refused'), GPU)).to.deep.equal({ said: 'admission webhook "vworkspace.den.dev" denied the request: spec.volumes: is refused' });
   });
 
   it('does not guess a field from the words of a refusal that names none', () => {

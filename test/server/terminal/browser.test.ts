@@ -1,6 +1,7 @@
 // The Terminal tab in real Chromium: xterm.js on the workspace page, through den server's
-// relay, to a shell run by the fake exec; resizing the window resizes the pty; a page of
-// another origin cannot open the terminal with the person's cookie.
+// relay, to a shell run by the fake exec; its script fetched only when the tab opens; Shift+Esc
+// leaves it while Tab and Esc reach the shell; full screen; resizing the window resizes the
+// pty; a page of another origin cannot open the terminal with the person's cookie.
 import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -74,18 +75,70 @@ describe('the Terminal tab in Chromium', function () {
     const page = await world.signedIn('alice', '/w/dev');
     // Nothing connects before the tab is opened: the page loaded again, its scripts run, no WebSocket made.
     const sockets: string[] = [];
+    const assets: string[] = [];
     page.on('websocket', (socket) => sockets.push(socket.url()));
+    page.on('request', (request) => assets.push(new URL(request.url()).pathname));
     await page.reload({ waitUntil: 'load' });
     await page.waitForSelector('#tab-terminal');
     expect(sockets).to.deep.equal([]);
     expect(shells().length).to.equal(0);
+    expect(assets.filter((a) => a.startsWith('/assets/terminal.')), "xterm.js and its styles are not fetched with the page").to.deep.equal([]);
     await openTerminalTab(page);
+    expect(assets.filter((a) => a.startsWith('/assets/terminal.')).map((a) => a.replace(/\.[A-Z0-9]{8}\./, '.'))).to.have.members(['/assets/terminal.js', '/assets/terminal.css']);
     await until(async () => sockets.length === 1, 'the terminal WebSocket', 10_000);
     await until(async () => PROMPT.test(await screenText(page)), 'the prompt', 10_000);
     await page.keyboard.type('echo "answer=$((6*7))"\n');
     await until(async () => (await screenText(page)).includes('answer=42'), 'the command output in xterm', 10_000);
     expect(shells()).to.have.length(1);
     expect(shells()[0]).to.include({ namespace: 'svc-alice', pod: 'dev-0', tty: true });
+    await page.close();
+  });
+
+  it('keeps Tab and Esc for the shell, and Shift+Esc leaves the terminal for the Full screen button', async () => {
+    const page = await world.signedIn('alice', '/w/dev');
+    await openTerminalTab(page);
+    await until(async () => PROMPT.test(await screenText(page)), 'the prompt', 10_000);
+    expect(await page.locator('#terminal-help').textContent()).to.contain('Shift+Esc leaves it');
+    const focused = () => page.evaluate(() => (globalThis as any).document.activeElement?.closest('#terminal') ? 'terminal' : (globalThis as any).document.activeElement?.id);
+    expect(await focused()).to.equal('terminal');
+    // Tab (completion) and Esc (vi) are the program's: cat -vT shows them as it got them, and focus stays.
+    await page.keyboard.type('cat -vT\n');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Escape');
+    await page.keyboard.type('x\n');
+    await until(async () => (await screenText(page)).includes('^I^[x'), 'Tab and Esc as cat got them', 10_000);
+    expect(await focused()).to.equal('terminal');
+    await page.keyboard.press('Shift+Escape');
+    expect(await focused()).to.equal('terminal-fullscreen');
+    // Back in with a click, the same program is there.
+    await page.click('#terminal .xterm-screen');
+    await page.keyboard.type('back\n');
+    await until(async () => (await screenText(page)).includes('back\nback'), 'cat echoing after the return', 10_000);
+    await page.keyboard.press('Control+D');
+    await page.close();
+  });
+
+  it('goes full screen and back: the terminal fills the window, then Shift+Esc returns it to the page', async () => {
+    const page = await world.signedIn('alice', '/w/dev');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openTerminalTab(page);
+    await until(async () => PROMPT.test(await screenText(page)), 'the prompt', 10_000);
+    const box = async () => (await page.locator('#terminal').boundingBox())!;
+    const inPage = await box();
+    const button = page.getByRole('button', { name: 'Full screen' });
+    expect(await button.getAttribute('aria-pressed')).to.equal('false');
+    await button.click();
+    const full = page.getByRole('button', { name: 'Exit full screen' });
+    expect(await full.getAttribute('aria-pressed')).to.equal('true');
+    const filled = await box();
+    expect(filled.width).to.be.above(1200);
+    expect(filled.height).to.be.above(700).and.above(inPage.height);
+    const record = exec.execs.at(-1)!;
+    await until(() => record.resizes.length > 1 && record.resizes.at(-1)!.Height > record.resizes[0]!.Height, 'the pty to grow with the terminal', 10_000);
+    await page.click('#terminal .xterm-screen');
+    await page.keyboard.press('Shift+Escape');
+    expect(await page.getByRole('button', { name: 'Full screen' }).getAttribute('aria-pressed')).to.equal('false');
+    expect((await box()).height).to.be.closeTo(inPage.height, 2);
     await page.close();
   });
 

@@ -1,0 +1,90 @@
+// What a workspace is, on its page: the image by its title, CPU and memory asked for and
+// allowed, the home volume's size (which never changes), the idle timeout and when it would
+// stop, who created it and when, and its last activity; then the form that changes what may
+// change after creation (SPEC 2.5: size, idle timeout, image; never the home volume).
+import { html, type Html } from '../html.js';
+import { ago, type WorkspaceView } from './format.js';
+import { csrfField } from './layout.js';
+import { clusterText } from './new.js';
+
+export interface ImageChoice {
+  name: string;
+  displayName: string;
+}
+
+/** What the change form shows after a refusal: the refused field's message and what was typed. */
+export interface ChangeRefusal {
+  field?: ChangeField;
+  message: string;
+  /** The cluster's own text, when `message` is the refusing rule's words for a person. */
+  cluster?: string;
+  values: Record<ChangeField, string>;
+}
+
+export const CHANGE_FIELDS = ['cpu', 'memory', 'idle_timeout', 'image'] as const;
+export type ChangeField = (typeof CHANGE_FIELDS)[number];
+
+function sized(ws: WorkspaceView, resource: 'cpu' | 'memory'): string {
+  const request = ws.spec?.resources?.requests?.[resource];
+  const limit = ws.spec?.resources?.limits?.[resource];
+  if (!request && !limit) return 'the namespace default';
+  if (!limit || request === limit) return `${request ?? limit}`;
+  return `${request ?? '–'} requested, at most ${limit}`;
+}
+
+/** What the page's server worked out for the facts. */
+export interface FactsView {
+  /** The catalog entry's title, when the entry is there to read. */
+  imageTitle?: string;
+  /** Who created it, in words (the person's e-mail for their own session). */
+  createdBy?: string;
+  /** The idle timeout and when it would stop, in words. */
+  idle: string;
+}
+
+export function factsList(ws: WorkspaceView, facts: FactsView, now: number): Html {
+  const image = ws.spec?.imageRef?.name ?? '';
+  const { imageTitle, createdBy } = facts;
+  return html`<dl class="facts" id="facts">
+  <dt>Image</dt><dd>${imageTitle ?? image}${imageTitle && imageTitle !== image && html` <span class="muted">(${image})</span>`}</dd>
+  <dt>CPU</dt><dd>${sized(ws, 'cpu')}</dd>
+  <dt>Memory</dt><dd>${sized(ws, 'memory')}</dd>
+  <dt>Home volume</dt><dd>${ws.spec?.storage ?? '–'} <span class="muted">(its size cannot change)</span></dd>
+  <dt>Idle timeout</dt><dd>${facts.idle}</dd>
+  <dt>Created</dt><dd>${ago(ws.metadata?.creationTimestamp, now)}${createdBy && ` by ${createdBy}`}</dd>
+  <dt>Last activity</dt><dd>${ago(ws.status?.lastActivityTime, now)}</dd>
+</dl>`;
+}
+
+/** The values the change form starts from: the workspace's own (a limit is what it gets). */
+export function currentValues(ws: WorkspaceView): Record<ChangeField, string> {
+  const of = (r: 'cpu' | 'memory') => ws.spec?.resources?.limits?.[r] ?? ws.spec?.resources?.requests?.[r] ?? '';
+  return { cpu: of('cpu'), memory: of('memory'), idle_timeout: ws.spec?.idleTimeout ?? '', image: ws.spec?.imageRef?.name ?? '' };
+}
+
+export function changeForm(ws: WorkspaceView, action: string, csrf: string, images: ImageChoice[], namespaceField: Html | '', refusal?: ChangeRefusal): Html {
+  const values = refusal?.values ?? currentValues(ws);
+  const field = (id: ChangeField, label: string, control: Html, hint: string) => {
+    const error = refusal?.field === id ? refusal.message : undefined;
+    return html`<div class="field${error ? ' invalid' : ''}"><label for="change-${id}">${label}</label>${control}<p class="hint" id="change-${id}-hint">${hint}</p>${error && html`<p class="error" id="change-${id}-error" role="alert">${error}</p>`}${error && refusal?.cluster && clusterText(`change-${id}-cluster`, refusal.cluster)}</div>`;
+  };
+  const described = (id: ChangeField) => html` aria-describedby="change-${id}-hint${refusal?.field === id ? ` change-${id}-error` : ''}"${refusal?.field === id ? html` aria-invalid="true"` : ''}`;
+  const text = (id: ChangeField) => html`<input type="text" id="change-${id}" name="${id}" value="${values[id]}"${described(id)} autocapitalize="none" spellcheck="false">`;
+  const known = images.some((i) => i.name === values.image);
+  const options = [...(known ? [] : [{ name: values.image, displayName: values.image }]), ...images].map(
+    (i) => html`<option value="${i.name}"${i.name === values.image ? html` selected` : ''}>${i.displayName}${i.displayName !== i.name && ` (${i.name})`}</option>`,
+  );
+  return html`<details id="change"${refusal ? html` open` : ''}><summary>Change size, idle timeout or image…</summary>
+<form method="post" action="${action}" novalidate>${csrfField(csrf)}${namespaceField}
+  ${refusal && !refusal.field && html`<div class="notice error" role="alert" id="change-error">${refusal.message}</div>`}
+  <p class="muted">A new size or image restarts a running workspace's pod: open sessions end, the home folder stays. Your quota applies to the new size.</p>
+  <div class="grid2">
+    ${field('cpu', 'CPU', text('cpu'), 'Cores, e.g. 2 or 500m.')}
+    ${field('memory', 'Memory', text('memory'), 'e.g. 4Gi.')}
+    ${field('idle_timeout', 'Idle timeout', text('idle_timeout'), 'e.g. 4h or 90m; 0s never stops.')}
+    ${field('image', 'Image', html`<select id="change-image" name="image"${described('image')}>${options}</select>`, 'Another image restarts the pod with it.')}
+  </div>
+  <p class="muted">Home volume: ${ws.spec?.storage ?? '–'}, fixed when the workspace was created.</p>
+  <p><button type="submit">Save changes</button></p>
+</form></details>`;
+}
