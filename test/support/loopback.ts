@@ -1,21 +1,46 @@
 // What a test needs to run a Den role against the loopback fake API server: a free port to
 // name in `--listen`, and a kubeconfig naming the fake and a token.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
 
-/** A free loopback port (bound and released; the OS does not hand it out again at once). */
-export async function freePort(): Promise<number> {
+/** Binds and releases a loopback port: the port it got (0 asks the OS for one), or undefined when it is taken. */
+async function bindOnce(port: number): Promise<number | undefined> {
   const server = net.createServer();
-  await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', ok);
+  const bound = await new Promise<boolean>((ok) => {
+    server.once('error', () => ok(false));
+    server.listen(port, '127.0.0.1', () => ok(true));
   });
-  const { port } = server.address() as AddressInfo;
+  if (!bound) return undefined;
+  const { port: got } = server.address() as AddressInfo;
   await new Promise<void>((ok) => server.close(() => ok()));
-  return port;
+  return got;
+}
+
+/** The low end of the ports the kernel hands out for outgoing connections (Linux: 32768). */
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/**
+ * A free loopback port for a child process to listen on. Picked below the ephemeral range: a
+ * port the OS handed out with listen(0) and released may be taken at once as the local port of
+ * one of the suite's many outgoing connections before the child binds it (EADDRINUSE).
+ */
+export async function freePort(): Promise<number> {
+  const low = Math.max(1024, ephemeralLow() - 12000);
+  const span = Math.max(1, ephemeralLow() - low);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await bindOnce(low + Math.floor(Math.random() * span));
+    if (port !== undefined) return port;
+  }
+  return (await bindOnce(0))!;
 }
 
 /**

@@ -48,6 +48,13 @@ function showAppStates(listening: Set<number> | undefined): void {
 
 async function refreshPorts(): Promise<void> {
   if (!appsCardEl?.dataset.appsUrl || !portsState || document.hidden) return;
+  // Ports are read in the running pod: a starting, stopped or failed workspace has none to read.
+  if (document.querySelector('#status-card .badge')?.getAttribute('data-phase') !== 'Running') {
+    portList?.replaceChildren();
+    portsState.textContent = 'The ports listening in the workspace are shown while it is Running.';
+    showAppStates(undefined);
+    return;
+  }
   try {
     const res = await fetch(appsCardEl.dataset.appsUrl, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
     if (res.status === 401) {

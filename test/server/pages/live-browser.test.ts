@@ -80,6 +80,7 @@ describe('live pages in Chromium', function () {
   async function remove(tab: Page, name: string): Promise<void> {
     await tab.goto(`${platform.baseUrl}/w/${name}`);
     await tab.getByText('Delete this workspace…').click();
+    await tab.locator('#confirm-name').fill(name);
     await Promise.all([tab.waitForURL(`${platform.baseUrl}/`), tab.getByRole('button', { name: `Delete ${name}` }).click()]);
   }
 
@@ -120,10 +121,10 @@ describe('live pages in Chromium', function () {
     await listen(page);
     await page.getByRole('button', { name: 'Stop live' }).focus();
 
-    await page.locator('#connect-card code').waitFor({ timeout: 30_000 });
+    await page.locator('#connect-card .copy code').waitFor({ timeout: 30_000 });
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'focus stays on its button across the swaps').to.equal('Stop live');
-    expect(await page.locator('#connect-card code').textContent()).to.equal('ssh live@127.0.0.1');
-    expect(await page.getByRole('link', { name: 'Open in VS Code (Remote-SSH)' }).getAttribute('href')).to.match(/^vscode:\/\/vscode-remote\/ssh-remote\+live@127\.0\.0\.1\//);
+    expect(await page.locator('#connect-card .copy code').textContent()).to.equal(`ssh -p ${platform.ssh.port} live@127.0.0.1`);
+    expect(await page.getByRole('link', { name: 'Open in VS Code (Remote-SSH)' }).getAttribute('href')).to.satisfy((href: string) => href.startsWith(`vscode://vscode-remote/ssh-remote+live@127.0.0.1:${platform.ssh.port}/`));
     expect(await badge(page, 'Running').count()).to.equal(1);
     expect(await page.getByRole('button', { name: 'Start live' }).isDisabled()).to.equal(true);
     expect(await page.getByRole('button', { name: 'Stop live' }).isEnabled()).to.equal(true);
@@ -263,8 +264,8 @@ describe('live pages in Chromium', function () {
     await page.goto(`${platform.baseUrl}/w/wonky`);
     await Promise.all([page.waitForURL(`${platform.baseUrl}/w/wonky`), page.getByRole('button', { name: 'Restart wonky' }).click()]);
     await mark(page);
-    await page.locator('#connect-card code').waitFor({ timeout: 30_000 });
-    expect(await page.locator('#connect-card code').textContent()).to.equal('ssh wonky@127.0.0.1');
+    await page.locator('#connect-card .copy code').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#connect-card .copy code').textContent()).to.equal(`ssh -p ${platform.ssh.port} wonky@127.0.0.1`);
     expect(await page.locator('#failure').count()).to.equal(0);
 
     const steps = page.locator('ol.progress[aria-label="Steps of the latest start"] li');
