@@ -236,6 +236,18 @@ describe('den manager controllers', () => {
         const ready = pod(POD_STATUS.ready());
         api.seed({ ...ready, metadata: { ...ready.metadata, uid: undefined, resourceVersion: undefined, ownerReferences: [] } });
         await eventually(() => get(RESOURCES.workspace, 'alice-dev', 'svc-alice')?.status?.phase === 'Running', 'phase Running');
+        // The idle clock counts from Ready's lastTransitionTime: it must be written before the
+        // test moves the clock, or it is stamped five hours late and nothing is ever idle.
+        await eventually(
+          () => get(RESOURCES.workspace, 'alice-dev', 'svc-alice')?.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True'),
+          'Ready True',
+        );
+        const workspaces = manager.controllers!.find((c) => c.spec.parent.kind === 'Workspace')!;
+        const before = workspaces.stats.reconciles;
+        touchPod('settled');
+        await eventually(() => workspaces.stats.reconciles > before, 'a reconcile once ready');
+        touchPod('settled-again');
+        await eventually(() => workspaces.stats.reconciles > before + 1, 'a second reconcile once ready');
         return manager;
       }
 
