@@ -28,7 +28,8 @@ import type { Actor } from '../api/lifecycle-events.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
 import { leaveNotice, takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
-import { declaredAppsOf } from './workspace-apps.js';
+import { declaredApps, type DeclaredApp } from '../../infra/crds/workspace-image-rules.js';
+import type { WorkspaceImage } from '../../infra/crds/workspace-image.js';
 
 interface CatalogEntry {
   metadata?: { name?: string };
@@ -87,22 +88,24 @@ interface CatalogFacts {
   homePath: string;
   displayName: string;
   deprecated: boolean;
+  /** Its valid declared apps (spec.apps), for the Apps and ports card. */
+  apps: DeclaredApp[];
 }
 
-/** Every catalog entry the person can read, by name: its home path (VS Code links), title and whether it is withdrawn. */
+/** Every catalog entry the person can read, by name: its home path (VS Code links), title, whether it is withdrawn, its apps. */
 export async function catalogFactsOf(kube: KubeClient): Promise<Map<string, CatalogFacts>> {
-  const { items } = await kube.list<{ metadata?: { name?: string }; spec?: { homePath?: string; displayName?: string; deprecated?: boolean } }>(RESOURCES.workspaceImage);
+  const { items } = await kube.list<WorkspaceImage>(RESOURCES.workspaceImage);
   return new Map(
     items.map((i) => [
       i.metadata?.name ?? '',
-      { homePath: i.spec?.homePath || WORKSPACE_IMAGE_DEFAULTS.homePath, displayName: i.spec?.displayName || i.metadata?.name || '', deprecated: i.spec?.deprecated === true },
+      {
+        homePath: i.spec?.homePath || WORKSPACE_IMAGE_DEFAULTS.homePath,
+        displayName: i.spec?.displayName || i.metadata?.name || '',
+        deprecated: i.spec?.deprecated === true,
+        apps: declaredApps(i.spec?.apps),
+      },
     ]),
   );
-}
-
-/** Home path of every catalog entry the person can read, by name (for VS Code links). */
-export async function homePathsOf(kube: KubeClient): Promise<Map<string, string>> {
-  return new Map([...(await catalogFactsOf(kube))].map(([name, facts]) => [name, facts.homePath]));
 }
 
 /**
@@ -242,7 +245,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
   const { kube, assets } = ctx.state;
   const notice = ctx.method === 'GET' ? takeNotice(ctx, deps.secureCookies) : undefined;
   const ws = await readWorkspace(ctx);
-  const [events, catalog, apps] = await Promise.all([eventsOf(kube, ws, targetNamespace(ctx)), catalogFactsOf(kube), declaredAppsOf(kube, ws.spec?.imageRef?.name)]);
+  const [events, catalog] = await Promise.all([eventsOf(kube, ws, targetNamespace(ctx)), catalogFactsOf(kube)]);
   const shown = { ...ws, metadata: { ...ws.metadata, managedFields: undefined } };
   const entry = catalog.get(ws.spec?.imageRef?.name ?? '');
   const images = [...catalog]
@@ -262,7 +265,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
       notice,
       activity: events.activity,
       activityKinds: ACTIVITY_KINDS,
-      apps,
+      apps: entry?.apps ?? [],
       facts: { imageTitle: entry?.displayName, createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()) },
       images,
       gatewayPort: deps.gatewayPort,
