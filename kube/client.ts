@@ -210,7 +210,8 @@ export class KubeClient {
     return this.request<T>({ path: resourcePath(r, { namespace, name }) });
   }
 
-  list<T = KubeObject>(r: ResourceType, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; resourceVersion?: string } = {}): Promise<KubeList<T>> {
+  /** One list request; with `limit`, one page of at most that many items, and `continue` (the previous page's `metadata.continue`) for the next. */
+  list<T = KubeObject>(r: ResourceType, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; resourceVersion?: string; limit?: number; continue?: string } = {}): Promise<KubeList<T>> {
     const { namespace, ...query } = opts;
     return this.request<KubeList<T>>({ path: resourcePath(r, { namespace }), query });
   }

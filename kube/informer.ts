@@ -79,6 +79,8 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
+  /** Items per list request (default DEFAULT_PAGE_SIZE). */
+  pageSize?: number;
   /** A full relist at this period repairs anything a watch missed. */
   relistIntervalMs?: number;
   /** Delay before re-trying after an error; doubled up to `maxBackoffMs`. */
@@ -86,6 +88,9 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
   maxBackoffMs?: number;
   onError?: (err: unknown) => void;
 }
+
+/** Items per list request of a relist, as client-go's reflector. */
+export const DEFAULT_PAGE_SIZE = 500;
 
 type Handler<T> = (event: CacheEvent<T>) => void;
 
@@ -130,17 +135,31 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
-  /** Loads the full list and reconciles the cache with it. */
+  /**
+   * Loads the full list, in pages of `pageSize` (client-go's reflector lists 500 at a time), and
+   * reconciles the cache with it. Each page is transformed as it arrives, so the whole list is
+   * never held as the API server sent it: 10,000 StatefulSets with their managedFields would
+   * be tens of MiB at once.
+   */
   async relist(): Promise<void> {
-    const list = await this.client.list<T>(this.resource, {
-      namespace: this.opts.namespace,
-      labelSelector: this.opts.labelSelector,
-      fieldSelector: this.opts.fieldSelector,
-    });
-    this.resourceVersion = list.metadata?.resourceVersion;
     const apiVersion = this.resource.apiVersion;
     const kind = this.resource.kind;
-    const items = list.items.map((item) => this.transform({ apiVersion, kind, ...item }));
+    const items: T[] = [];
+    let next: string | undefined;
+    let resourceVersion: string | undefined;
+    do {
+      const page = await this.client.list<T>(this.resource, {
+        namespace: this.opts.namespace,
+        labelSelector: this.opts.labelSelector,
+        fieldSelector: this.opts.fieldSelector,
+        limit: this.opts.pageSize ?? DEFAULT_PAGE_SIZE,
+        continue: next,
+      });
+      resourceVersion = page.metadata?.resourceVersion;
+      for (const item of page.items) items.push(this.transform({ apiVersion, kind, ...item }));
+      next = page.metadata?.continue || undefined;
+    } while (next);
+    this.resourceVersion = resourceVersion;
     for (const event of replaceStore(this.store, items)) this.emit(event);
     this.syncedResolve();
   }

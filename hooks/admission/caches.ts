@@ -59,8 +59,8 @@ export interface AdmissionCaches {
 export function admissionCaches(client: KubeClient, onError: (err: unknown) => void, relistIntervalMs?: number): AdmissionCaches {
   const opts = { onError, relistIntervalMs };
   const images = new Informer<WorkspaceImage>(client, RESOURCES.workspaceImage, opts);
-  const userSpaces = new Informer<UserSpace>(client, RESOURCES.userSpace, opts);
-  // The rules read a Workspace's metadata and spec (quota use, names); its status is the manager's and the gateway's.
+  // The rules read a UserSpace's and a Workspace's metadata and spec (quota, keys, quota use, names); their status is the manager's and the gateway's.
+  const userSpaces = new Informer<UserSpace>(client, RESOURCES.userSpace, { ...opts, transform: withoutStatus });
   const workspaces = new Informer<Workspace>(client, RESOURCES.workspace, { ...opts, transform: withoutStatus });
   const claims = new Informer<PersistentVolumeClaim>(client, RESOURCES.persistentVolumeClaim, { ...opts, transform: claimAsRead });
   const workspaceIndex = new NamespaceIndex<Workspace>();

@@ -14,7 +14,7 @@ import { RESOURCES, resourceOf, type ResourceType } from '../../kube/resources.j
 import { Registry } from 'prom-client';
 import { childName, parentKeysOf, refOf } from './keys.js';
 import { LoopMetrics } from './metrics.js';
-import { ChildIndex, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
+import { ChildIndex, childAsCached, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
 import { WorkQueue, type BackoffOptions, type RunOutcome } from './queue.js';
 import type { RateLimit } from '../../process/rate-limit.js';
 import type { ChildError, ParentChange, ParentEvent, SyncHook } from './types.js';
@@ -129,7 +129,7 @@ export class Controller<Config = unknown, Related = unknown> {
       this.request(objectKey(e.object));
     });
     this.childInformers = spec.children.map((t) => {
-      const informer = new Informer<KubeObject>(client, t, { ...informerOpts, labelSelector: spec.parentLabel });
+      const informer = new Informer<KubeObject>(client, t, { ...informerOpts, labelSelector: spec.parentLabel, transform: childAsCached });
       return informer.on((e) => this.onChild(e));
     });
     for (const source of spec.relatedSources ?? []) {

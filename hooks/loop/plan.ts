@@ -63,6 +63,23 @@ export function withoutServerFields(child: KubeObject): KubeObject {
   return { ...rest, metadata };
 }
 
+/** Metadata of a child that neither the loop nor a hook reads: the API server's bookkeeping. */
+const UNREAD_CHILD_METADATA = ['generation', 'creationTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink'];
+
+/**
+ * What the child caches keep of an observed child: every field a hook may write (the loop
+ * compares them to restore hand edits, and a hook holding its children reads them) and the
+ * metadata the loop reads (name, namespace, uid and resourceVersion, labels, annotations,
+ * owners, deletionTimestamp). Not the status: no hook reads a child's status, and on a real
+ * cluster a StatefulSet's or ResourceQuota's status is a good part of the object.
+ */
+export function childAsCached(child: KubeObject): KubeObject {
+  const { status: _status, metadata, ...rest } = child;
+  const kept: Record<string, unknown> = { ...metadata };
+  for (const field of UNREAD_CHILD_METADATA) delete kept[field];
+  return { ...rest, metadata: kept };
+}
+
 /**
  * True when the hook returned the observed object itself (same uid and resourceVersion):
  * its way of saying "leave this child as it is", so the loop neither applies nor prunes it.

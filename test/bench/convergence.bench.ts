@@ -11,6 +11,13 @@
 // DEN_BENCH_USERSPACES, DEN_BENCH_WORKSPACES: counts (1000, 10000). DEN_BENCH_PROFILES:
 // `cluster,instant`. DEN_BENCH_SWEEP: manager flag sets separated by `;` (`--reconciles-in-flight=8
 // --kube-qps=100;…`): then only UserSpaces under the first profile, one row per set, beside the floor.
+// DEN_BENCH_ROWS=both: only the row with both kinds cached. DEN_BENCH_NODE_FLAGS: V8/Node flags
+// for the manager's process (as the chart's NODE_OPTIONS). DEN_BENCH_COMPILED=1: run the
+// compiled `build/cli/den.js` (`npm run build` first), as the image does, instead of tsx.
+// DEN_BENCH_START=warm (with DEN_BENCH_ROWS=both): the objects are seeded converged (children
+// as the loop applies them, status as the hooks write it), as after a fail-over of a
+// converged installation; the clock stops once every parent has been reconciled and no
+// reconcile has run for 2 s.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,14 +29,20 @@ import { FIELD_MANAGERS } from '../../kube/group.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import { userSpaceSpec } from '../../hooks/userspace/controller.js';
-import { childrenMap, decorateChild, planChildren } from '../../hooks/loop/plan.js';
+import { workspaceSpec } from '../../hooks/workspace/controller.js';
+import type { ControllerSpec } from '../../hooks/loop/controller.js';
+import { childrenMap, decorateChild, desiredStatus, planChildren } from '../../hooks/loop/plan.js';
 import { CLUSTER_PROFILE, FakeApiServer, INSTANT_PROFILE, type LatencyProfile } from '../support/fake-apiserver.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { workspace, workspaceImage } from '../hooks/workspace/inputs.js';
 import { Inspector, inspectorUrl } from './inspector.js';
 import { mapBounded } from '../../process/concurrency.js';
 
-const DEN = fileURLToPath(new URL('../../bin/den.js', import.meta.url));
+const COMPILED = process.env.DEN_BENCH_COMPILED === '1';
+const DEN = fileURLToPath(new URL(COMPILED ? '../../build/cli/den.js' : '../../bin/den.js', import.meta.url));
+const NODE_FLAGS = (process.env.DEN_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+const ONLY_BOTH = process.env.DEN_BENCH_ROWS === 'both';
+const WARM = process.env.DEN_BENCH_START === 'warm';
 const USERSPACES = Number(process.env.DEN_BENCH_USERSPACES ?? 1000);
 const WORKSPACES = Number(process.env.DEN_BENCH_WORKSPACES ?? 10_000);
 const PROFILES = (process.env.DEN_BENCH_PROFILES ?? 'cluster,instant').split(',').map((name) => {
@@ -90,6 +103,31 @@ function seedWorkspaces(api: FakeApiServer, n: number): void {
   for (let i = 0; i < n; i++) api.seed({ apiVersion: template.apiVersion, kind: template.kind, metadata: { name: `ws${i}`, namespace: `svc-ws${i % namespaces}` }, spec: template.spec });
 }
 
+/**
+ * Seeds what a converged manager leaves behind for each parent of `kind`: the children its hook
+ * renders, decorated as the loop applies them, and the status the hook writes once it sees them.
+ */
+function seedConverged(api: FakeApiServer, spec: ControllerSpec<unknown, unknown>, parentResource: typeof RESOURCES.userSpace, related: (parent: KubeObject) => unknown): void {
+  const now = new Date();
+  for (const parent of api.objects(parentResource)) {
+    const rendered = spec.hook({ parent, children: childrenMap([], spec.children), related: related(parent), now, config: spec.config });
+    const children = api.seed(...rendered.children.map((child) => decorateChild(child, { parent, parentResource, parentLabel: spec.parentLabel })));
+    const settled = spec.hook({ parent, children: childrenMap(children, spec.children), related: related(parent), now, config: spec.config });
+    api.seed({ ...parent, status: desiredStatus(settled.status, parent, spec.foreignStatusFields) });
+  }
+}
+
+function seedConvergedKinds(api: FakeApiServer, kinds: { userSpaces: number; workspaces: number }): void {
+  if (kinds.userSpaces) {
+    const apiServer = { service: api.object(RESOURCES.service, 'kubernetes', 'default') ?? null, endpointSlices: api.objects(RESOURCES.endpointSlice, 'default') };
+    seedConverged(api, userSpaceSpec({ namespace: 'svc-system', gpuResource: 'nvidia.com/gpu' }) as ControllerSpec<unknown, unknown>, RESOURCES.userSpace, () => ({ apiServer, pullSecrets: [] }));
+  }
+  if (kinds.workspaces) {
+    const image = api.objects(RESOURCES.workspaceImage)[0] ?? null;
+    seedConverged(api, workspaceSpec({ gatewayHost: 'den.example.com', idleStop: false }) as ControllerSpec<unknown, unknown>, RESOURCES.workspace, () => ({ image, pods: [] }));
+  }
+}
+
 const userSpaceDone = (o: Readonly<WithStatus>) => o.status?.observedGeneration === o.metadata?.generation && o.status?.phase === 'Ready';
 const workspaceDone = (o: Readonly<WithStatus>) => o.status?.observedGeneration === o.metadata?.generation && o.status?.phase === 'Starting';
 
@@ -145,11 +183,12 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
     const token = await managerToken(api);
     if (kinds.userSpaces) seedUserSpaces(api, kinds.userSpaces);
     if (kinds.workspaces) seedWorkspaces(api, kinds.workspaces);
+    if (WARM) seedConvergedKinds(api, kinds);
     const kubeconfig = join(dir, 'kubeconfig');
     await writeFile(kubeconfig, kubeconfigYaml(api.url, 'den-manager', token), { mode: 0o600 });
     const [health, webhook] = [await freePort(), await freePort()];
     const before = api.requests.length;
-    child = spawn(process.execPath, ['--inspect=127.0.0.1:0', DEN, 'manager', '--kubeconfig', kubeconfig, '--health-listen', `127.0.0.1:${health}`,
+    child = spawn(process.execPath, [...NODE_FLAGS, '--inspect=127.0.0.1:0', DEN, 'manager', '--kubeconfig', kubeconfig, '--health-listen', `127.0.0.1:${health}`,
       '--webhook-listen', `127.0.0.1:${webhook}`, '--webhook-url', `https://127.0.0.1:${webhook}`, '--gateway-host', 'den.example.com', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
     const parent = kinds.userSpaces ? RESOURCES.userSpace : RESOURCES.workspace;
@@ -173,12 +212,23 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
     const converged = () => (kinds.userSpaces ? api.count(RESOURCES.userSpace, userSpaceDone) : 0) + (kinds.workspaces ? api.count(RESOURCES.workspace, workspaceDone) : 0);
     const objects = kinds.userSpaces + kinds.workspaces;
     let peakRssKiB = 0;
-    while (converged() < objects) {
+    const reconciled = async () => {
+      const text = await fetch(`http://127.0.0.1:${health}/metrics`).then((r) => r.text()).catch(() => '');
+      return [...text.matchAll(/^den_reconciles_total\{[^}]*controller="(?:userspace|workspace)"[^}]*\} (\d+)/gm)].reduce((a, m) => a + Number(m[1]), 0);
+    };
+    // Warm: every parent reconciled once, then no reconcile for 2 s (its children's events queue it again).
+    let settled = { count: 0, since: performance.now() };
+    const warmDone = async () => {
+      const count = await reconciled();
+      if (count !== settled.count) settled = { count, since: performance.now() };
+      return count >= objects && performance.now() - settled.since >= 2000;
+    };
+    while (!(WARM ? await warmDone() : converged() >= objects)) {
       check();
       peakRssKiB = Math.max(peakRssKiB, await peakRss(child.pid!));
       await new Promise((r) => setTimeout(r, 100));
     }
-    const seconds = (performance.now() - first) / 1000;
+    const seconds = ((WARM ? settled.since : performance.now()) - first) / 1000;
     const flight = inFlightFigures(api);
     const mine = api.requests.slice(before).filter((r) => r.user === MANAGER && (r.at ?? 0) >= first);
     const url = inspectorUrl(stderr.join(''));
@@ -193,7 +243,7 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
     return {
       what,
       profile: profile.name,
-      who: args.length ? `den manager ${args.join(' ')}` : 'den manager (defaults)',
+      who: `${args.length ? `den manager ${args.join(' ')}` : 'den manager (defaults)'}${WARM ? ', warm start' : ''}`,
       seconds,
       objects,
       requests: mine.length,
@@ -228,6 +278,8 @@ export async function run(): Promise<string> {
     const profile = PROFILES[0]!;
     rows.push(await floor(profile));
     for (const args of SWEEP) rows.push(await manager(profile, { userSpaces: USERSPACES, workspaces: 0 }, args));
+  } else if (ONLY_BOTH) {
+    rows.push(await manager(PROFILES[0]!, { userSpaces: USERSPACES, workspaces: WORKSPACES }));
   } else {
     for (const profile of PROFILES) {
       rows.push(await floor(profile));
@@ -236,6 +288,7 @@ export async function run(): Promise<string> {
     }
     rows.push(await manager(INSTANT_PROFILE, { userSpaces: USERSPACES, workspaces: WORKSPACES }));
   }
+  const runtime = `${COMPILED ? 'compiled JavaScript, as the image runs it' : 'tsx'} on node ${process.version}${NODE_FLAGS.length ? `, ${NODE_FLAGS.join(' ')}` : ''}`;
   const floors = new Map(rows.filter((r) => r.who.startsWith('floor')).map((r) => [`${r.what} ${r.profile}`, r.seconds]));
   const lines = [
     '| converge (cold start) | API server | who | seconds | vs. floor | objects/s | requests per object | applies | status writes | requests in flight (mean / peak) | 429s | reconciles (failed) | manager peak RSS MiB | RSS / heap+external after GC MiB |',
@@ -248,5 +301,5 @@ export async function run(): Promise<string> {
       return `| ${r.what} | ${r.profile} | ${r.who} | ${r.seconds.toFixed(1)} | ${ratio} | ${(r.objects / r.seconds).toFixed(0)} | ${(r.requests / r.objects).toFixed(1)} | ${r.applies} | ${r.statusWrites} | ${r.inFlightMean.toFixed(1)} / ${r.inFlightPeak} | ${r.refused} | ${reconciles} | ${mem[0]} | ${mem[1]} |`;
     }),
   ];
-  return lines.join('\n') + `\n\nAPI server profiles: \`cluster\` = the mean latencies measured on a one-node cluster (issue 23), drawn from an exponential spread, ${CLUSTER_PROFILE.maxInFlight.mutating} write and ${CLUSTER_PROFILE.maxInFlight.readOnly} read seats; \`instant\` = the fake's own speed, in the bench's process. The floor applies the same rendered children (${FLOOR_STREAMS} streams, admin client) and nothing else. Requests per object count every request of the manager after its first list (lists, watches, applies, finalizer and status writes, Lease). Memory: the \`den manager\` process (tsx on node ${process.version}); peak RSS is VmHWM while converging.\n`;
+  return lines.join('\n') + `\n\nAPI server profiles: \`cluster\` = the mean latencies measured on a one-node cluster (issue 23), drawn from an exponential spread, ${CLUSTER_PROFILE.maxInFlight.mutating} write and ${CLUSTER_PROFILE.maxInFlight.readOnly} read seats; \`instant\` = the fake's own speed, in the bench's process. The floor applies the same rendered children (${FLOOR_STREAMS} streams, admin client) and nothing else. Requests per object count every request of the manager after its first list (lists, watches, applies, finalizer and status writes, Lease). Memory: the \`den manager\` process (${runtime}); peak RSS is VmHWM while converging.\n`;
 }

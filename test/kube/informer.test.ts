@@ -87,6 +87,21 @@ describe('Informer', () => {
     expect(keysOnly.get('watched', 'svc-system')!.data).to.deep.equal(['b']);
   });
 
+  it('lists in pages, transforming each page as it comes, and then watches from the list\'s resourceVersion', async () => {
+    for (let i = 0; i < 7; i++) api.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm${i}`, namespace: 'svc-system' }, data: { big: 'x'.repeat(100) } });
+    const informer = new Informer(api.client(), RESOURCES.configMap, { namespace: 'svc-system', pageSize: 3, transform: (o) => ({ ...stripManagedFields(o), data: undefined }) });
+    void informer.run(stop.signal);
+    await informer.synced;
+    const lists = api.requests.filter((r) => r.path === '/api/v1/namespaces/svc-system/configmaps' && !r.query.includes('watch'));
+    expect(lists.map((r) => new URLSearchParams(r.query).get('limit'))).to.deep.equal(['3', '3', '3']);
+    expect(lists.map((r) => new URLSearchParams(r.query).has('continue'))).to.deep.equal([false, true, true]);
+    expect([...informer.store.keys()].sort()).to.deep.equal(['cm0', 'cm1', 'cm2', 'cm3', 'cm4', 'cm5', 'cm6'].map((n) => `svc-system/${n}`));
+    expect(informer.get('cm6', 'svc-system')!.data).to.equal(undefined);
+    api.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after', namespace: 'svc-system' } });
+    await until(() => informer.get('after', 'svc-system') !== undefined);
+    expect(informer.store.size).to.equal(8);
+  });
+
   it('relists after 410 Gone and catches up on what it missed', async () => {
     const informer = new Informer(api.client(), RESOURCES.configMap, { namespace: 'svc-system', backoffMs: 10 });
     void informer.run(stop.signal);

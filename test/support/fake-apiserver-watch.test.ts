@@ -35,6 +35,26 @@ describe('the fake API server, lists and watches', () => {
     });
   }
 
+  it('answers limit and continue with pages under the first page\'s resourceVersion, and refuses a continue key it did not give', async () => {
+    await start();
+    const admin = api.client();
+    for (const name of ['c', 'a', 'e', 'b', 'd']) await admin.create(RESOURCES.configMap, cm(name), 'svc-demo');
+    const first = await admin.list(RESOURCES.configMap, { namespace: 'svc-demo', limit: 2 });
+    expect(first.items.map((o) => o.metadata?.name)).to.deep.equal(['a', 'b']);
+    expect(first.metadata).to.include({ remainingItemCount: 3 });
+    await admin.create(RESOURCES.configMap, cm('f'), 'svc-demo');
+    const second = await admin.list(RESOURCES.configMap, { namespace: 'svc-demo', limit: 2, continue: first.metadata.continue });
+    const third = await admin.list(RESOURCES.configMap, { namespace: 'svc-demo', limit: 2, continue: second.metadata.continue });
+    expect([second, third].map((page) => page.items.map((o) => o.metadata?.name))).to.deep.equal([['c', 'd'], ['e', 'f']]);
+    expect([second, third].map((page) => page.metadata.resourceVersion)).to.deep.equal([first.metadata.resourceVersion, first.metadata.resourceVersion]);
+    expect(third.metadata.continue).to.equal(undefined);
+    const whole = await admin.list(RESOURCES.configMap, { namespace: 'svc-demo' });
+    expect(whole.items).to.have.length(6);
+    expect(whole.metadata.continue).to.equal(undefined);
+    const refused = await admin.list(RESOURCES.configMap, { namespace: 'svc-demo', limit: 2, continue: 'not-a-key' }).catch((err: unknown) => err);
+    expect(refused).to.have.property('status', 400);
+  });
+
   it('ends the initial events with a BOOKMARK marked k8s.io/initial-events-end, in the recorded shape', async () => {
     await start();
     const admin = api.client();

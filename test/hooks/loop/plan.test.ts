@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import {
-  APPLIED_HASH_ANNOTATION, ChildIndex, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, isSubset, planChildren, sameStatus, stableJson, withoutServerFields,
+  APPLIED_HASH_ANNOTATION, ChildIndex, childAsCached, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, isSubset, planChildren, sameStatus, stableJson, withoutServerFields,
 } from '../../../hooks/loop/plan.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { KubeObject } from '../../../kube/client.js';
@@ -200,6 +200,35 @@ describe('loop plan', () => {
       const index = new ChildIndex();
       index.update({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } } });
       expect(index.of('')).to.deep.equal([]);
+    });
+  });
+
+  describe('childAsCached', () => {
+    const applied = decorateChild(quota({ pods: '10' }), decoration);
+    const stored: KubeObject = {
+      ...applied,
+      metadata: { ...applied.metadata, uid: 'q-1', resourceVersion: '42', generation: 1, creationTimestamp: '2026-11-26T10:00:00Z', managedFields: [{ manager: 'den-manager' }] },
+      spec: { hard: { pods: '10' }, scopes: [] },
+      status: { hard: { pods: '10' }, used: { pods: '3' } },
+    };
+
+    it('keeps what the loop compares and reads, and drops the status and the server\'s bookkeeping', () => {
+      const cached = childAsCached(stored);
+      expect(cached).to.not.have.property('status');
+      expect(cached.metadata).to.have.keys(['name', 'namespace', 'labels', 'annotations', 'ownerReferences', 'uid', 'resourceVersion']);
+      expect(cached.spec).to.deep.equal(stored.spec);
+      expect(planChildren([applied], [cached]).apply).to.deep.equal([]);
+    });
+
+    it('still shows a hand edit as a difference to restore', () => {
+      const edited = childAsCached({ ...stored, spec: { hard: { pods: '99' } } });
+      expect(planChildren([applied], [edited]).apply).to.deep.equal([[applied]]);
+    });
+
+    it('keeps a child that is going away as going away', () => {
+      const leaving = childAsCached({ ...stored, metadata: { ...stored.metadata, deletionTimestamp: '2026-11-26T11:00:00Z' } });
+      expect(leaving.metadata?.deletionTimestamp).to.equal('2026-11-26T11:00:00Z');
+      expect(planChildren([applied], [leaving]).apply).to.deep.equal([[applied]]);
     });
   });
 

@@ -84,6 +84,33 @@ function typeKey(t: Pick<ResourceType, 'apiVersion' | 'plural'>): string {
   return `${t.plural}.${groupOf(t.apiVersion)}`;
 }
 
+/**
+ * One page of a list, as kube-apiserver answers `limit` and `continue`: at most `limit` items,
+ * and while more remain a `continue` token naming the list's resourceVersion and the last key
+ * given. Later pages keep the first page's resourceVersion; they read the current objects
+ * after that key (the fake keeps no snapshot), which a watch from that resourceVersion repairs.
+ */
+function pageOf(list: { kind: string; apiVersion: string; metadata: { resourceVersion: string }; items: KubeObject[] }, q: URLSearchParams) {
+  const limit = Number(q.get('limit') ?? 0);
+  const token = q.get('continue');
+  let { items } = list;
+  let resourceVersion = list.metadata.resourceVersion;
+  if (token) {
+    let after: string;
+    try {
+      ({ rv: resourceVersion, after } = JSON.parse(Buffer.from(token, 'base64url').toString()) as { rv: string; after: string });
+    } catch {
+      throw new ApiError(400, status(400, 'BadRequest', 'continue key is not valid'));
+    }
+    items = items.filter((o) => keyOf(o.metadata?.namespace, o.metadata!.name!).localeCompare(after) > 0);
+  }
+  if (!(limit > 0) || items.length <= limit) return { ...list, metadata: { resourceVersion }, items };
+  const page = items.slice(0, limit);
+  const last = page.at(-1)!.metadata!;
+  const next = Buffer.from(JSON.stringify({ rv: resourceVersion, after: keyOf(last.namespace, last.name!) })).toString('base64url');
+  return { ...list, metadata: { resourceVersion, continue: next, remainingItemCount: items.length - limit }, items: page };
+}
+
 function keyOf(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
@@ -549,7 +576,7 @@ export class FakeApiServer {
       case 'get':
         return { code: 200, body: this.mustFind(t, route.namespace, route.name!) };
       case 'list':
-        return { code: 200, body: this.list(t, route.namespace, q) };
+        return { code: 200, body: pageOf(this.list(t, route.namespace, q), q) };
       case 'watch':
         this.watch(t, route.namespace, q, res);
         return undefined;
