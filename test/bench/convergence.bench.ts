@@ -73,7 +73,7 @@ interface Row {
   refused: number;
   reconciles?: number;
   failures?: number;
-  memory?: { peakRssMiB: number; rssMiB: number; liveMiB: number };
+  memory?: { peakRssMiB: number; rssMiB: number; liveMiB: number; spaces: Record<string, number> };
 }
 
 /** A token of den-manager's ServiceAccount, its ClusterRoles and bindings seeded as the chart has them. */
@@ -235,6 +235,7 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
     if (!url) throw new Error('den manager printed no inspector address');
     const inspector = await Inspector.connect(url);
     const memory = await inspector.memory();
+    const spaces = await inspector.heapSpaces();
     inspector.close();
     peakRssKiB = Math.max(peakRssKiB, await peakRss(child.pid!));
     const metrics = await (await fetch(`http://127.0.0.1:${health}/metrics`)).text();
@@ -252,7 +253,7 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
       ...flight,
       reconciles: counter('ok') + counter('error'),
       failures: counter('error'),
-      memory: { peakRssMiB: peakRssKiB / 1024, rssMiB: memory.rssKiB / 1024, liveMiB: memory.liveKiB / 1024 },
+      memory: { peakRssMiB: peakRssKiB / 1024, rssMiB: memory.rssKiB / 1024, liveMiB: memory.liveKiB / 1024, spaces },
     };
   } finally {
     if (child && child.exitCode === null) {
@@ -301,5 +302,6 @@ export async function run(): Promise<string> {
       return `| ${r.what} | ${r.profile} | ${r.who} | ${r.seconds.toFixed(1)} | ${ratio} | ${(r.objects / r.seconds).toFixed(0)} | ${(r.requests / r.objects).toFixed(1)} | ${r.applies} | ${r.statusWrites} | ${r.inFlightMean.toFixed(1)} / ${r.inFlightPeak} | ${r.refused} | ${reconciles} | ${mem[0]} | ${mem[1]} |`;
     }),
   ];
-  return lines.join('\n') + `\n\nAPI server profiles: \`cluster\` = the mean latencies measured on a one-node cluster (issue 23), drawn from an exponential spread, ${CLUSTER_PROFILE.maxInFlight.mutating} write and ${CLUSTER_PROFILE.maxInFlight.readOnly} read seats; \`instant\` = the fake's own speed, in the bench's process. The floor applies the same rendered children (${FLOOR_STREAMS} streams, admin client) and nothing else. Requests per object count every request of the manager after its first list (lists, watches, applies, finalizer and status writes, Lease). Memory: the \`den manager\` process (${runtime}); peak RSS is VmHWM while converging.\n`;
+  const spaces = rows.filter((r) => r.memory).map((r) => `${r.what}: ${Object.entries(r.memory!.spaces).filter(([, kib]) => kib >= 1024).map(([name, kib]) => `${name} ${(kib / 1024).toFixed(1)}`).join(', ')}`);
+  return lines.join('\n') + `\n\nV8 heap spaces after GC, MiB used: ${spaces.join('; ')}.\n\nAPI server profiles: \`cluster\` = the mean latencies measured on a one-node cluster (issue 23), drawn from an exponential spread, ${CLUSTER_PROFILE.maxInFlight.mutating} write and ${CLUSTER_PROFILE.maxInFlight.readOnly} read seats; \`instant\` = the fake's own speed, in the bench's process. The floor applies the same rendered children (${FLOOR_STREAMS} streams, admin client) and nothing else. Requests per object count every request of the manager after its first list (lists, watches, applies, finalizer and status writes, Lease). Memory: the \`den manager\` process (${runtime}); peak RSS is VmHWM while converging.\n`;
 }

@@ -57,6 +57,13 @@ export class Inspector {
     return { rssBeforeGcKiB: before.rss / 1024, rssKiB: usage.rss / 1024, liveKiB: (usage.heapUsed + usage.external) / 1024 };
   }
 
+  /** KiB used in each of V8's heap spaces (old, new, code, large objects, …), read as it is. */
+  async heapSpaces(): Promise<Record<string, number>> {
+    const expression = "JSON.stringify(process.getBuiltinModule('node:v8').getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size, s.space_size]))";
+    const { result } = (await this.call('Runtime.evaluate', { expression, returnByValue: true })) as { result: { value: string } };
+    return Object.fromEntries((JSON.parse(result.value) as [string, number, number][]).map(([name, used]) => [name.replace(/_space$/, ''), used / 1024]));
+  }
+
   private async usage(): Promise<NodeJS.MemoryUsage> {
     const { result } = (await this.call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })) as { result: { value: string } };
     return JSON.parse(result.value) as NodeJS.MemoryUsage;

@@ -1,7 +1,8 @@
 // What the memory of a `den manager` with nothing to do is made of: fresh processes on the
 // project's Node, each loading one more part of what the manager loads, read after full
 // collections; then the real `den manager` idle against an empty fake API server. The
-// differences between rows are the cost of each part at rest.
+// differences between rows are the cost of each part at rest. DEN_BENCH_COMPILED=1: the
+// compiled JavaScript of `npm run build`, as the image runs it, instead of tsx.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,8 +15,9 @@ import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { Inspector, inspectorUrl } from './inspector.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DEN = join(ROOT, 'bin/den.js');
-const at = (path: string) => new URL(path, `file://${ROOT}`).href;
+const COMPILED = process.env.DEN_BENCH_COMPILED === '1';
+const DEN = join(ROOT, COMPILED ? 'build/cli/den.js' : 'bin/den.js');
+const at = (path: string) => new URL(COMPILED ? `build/${path.replace(/\.ts$/, '.js')}` : path, `file://${ROOT}`).href;
 
 /** Each step loads what the ones before it loaded, and more. */
 const STEPS: { what: string; tsx: boolean; modules: string[]; run?: string }[] = [
@@ -38,7 +40,7 @@ interface Reading {
 
 async function load(modules: string[], tsx: boolean, run?: string): Promise<Reading> {
   const script = [
-    `for (const name of ${JSON.stringify(modules)}) { const m = await import(name); ${run ? `if (name.endsWith('re2.ts')) ${run};` : ''} }`,
+    `for (const name of ${JSON.stringify(modules)}) { const m = await import(name); ${run ? `if (/re2\\.[jt]s$/.test(name)) ${run};` : ''} }`,
     'for (let i = 0; i < 3; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 50)); }',
     'const u = process.memoryUsage();',
     'process.stdout.write(JSON.stringify({ rss: u.rss, live: u.heapUsed + u.external }));',
@@ -96,7 +98,7 @@ export async function run(): Promise<string> {
   const lines = ['| what the process has loaded | RSS MiB | heap + external MiB | RSS added MiB |', '|---|---:|---:|---:|'];
   const loaded: string[] = [];
   let previous: Reading | undefined;
-  for (const step of STEPS) {
+  for (const step of COMPILED ? STEPS.filter((s) => !s.what.startsWith('+ tsx')).map((s) => ({ ...s, tsx: false })) : STEPS) {
     const aside = step.what.startsWith('(');
     const reading = await load([...loaded, ...step.modules], step.tsx, step.run);
     if (!aside) loaded.push(...step.modules);
@@ -106,5 +108,6 @@ export async function run(): Promise<string> {
   }
   const idle = await idleManager();
   lines.push(`| \`den manager\` idle: webhooks serving, caches synced, nothing to reconcile (peak RSS ${idle.peakMiB.toFixed(0)}) | ${idle.rssMiB.toFixed(1)} | ${idle.liveMiB.toFixed(1)} | |`);
-  return lines.join('\n') + `\n\nEach row a fresh process on node ${process.version} after full collections (\`--expose-gc\`); each loads what the rows above it loaded (the row in brackets is measured on top, then left out). The idle manager under tsx, read through its inspector.\n`;
+  const runtime = COMPILED ? 'the compiled JavaScript of `npm run build`, as the image runs it' : 'tsx';
+  return lines.join('\n') + `\n\nEach row a fresh process on node ${process.version} after full collections (\`--expose-gc\`); each loads what the rows above it loaded (the row in brackets is measured on top, then left out). Modules and the idle manager: ${runtime}; the idle manager read through its inspector.\n`;
 }
