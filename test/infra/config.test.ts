@@ -68,6 +68,7 @@ describe('install configuration file', () => {
       ['manager: { replicas: 1 }', [`${D}den-manager`, 'PodDisruptionBudget svc-system/den-manager']],
       ['manager: { serviceAccount: { annotations: { eks.amazonaws.com/role-arn: arn } } }', ['ServiceAccount svc-system/den-manager']],
       ['manager: { registryCredentialsSecret: den-aws }', [`${D}den-manager`]],
+      ['manager: { resources: { limits: { memory: 1Gi } } }', [`${D}den-manager`]],
       ['server: { resources: { limits: { memory: 1Gi } } }', [`${D}den-server`]],
       ['server: { nodeSelector: { pool: platform } }', [`${D}den-server`]],
       ['gateway: { tolerations: [{ key: platform, operator: Exists }] }', [`${D}den-gateway`]],
@@ -106,6 +107,15 @@ describe('install configuration file', () => {
       const env = (name: string) => Object.fromEntries((find(defaults, 'Deployment', name).spec.template.spec.containers[0].env as Obj[]).map((e) => [e.name, e.value]));
       expect(env('den-manager').DEN_LEADER_ELECT).to.equal('true');
       expect(env('den-manager').DEN_IDLE_STOP, 'idle stop is opt-in').to.equal('false');
+    });
+
+    it('the manager\'s V8 old generation is half its memory limit, at least 96 MiB', () => {
+      const nodeOptions = (objects: Obj[]) => (find(objects, 'Deployment', 'den-manager').spec.template.spec.containers[0].env as Obj[]).find((e) => e.name === 'NODE_OPTIONS')?.value;
+      expect(nodeOptions(defaults)).to.equal('--max-old-space-size=256');
+      expect(nodeOptions(render('manager: { resources: { limits: { memory: 2Gi } } }'))).to.equal('--max-old-space-size=1024');
+      expect(nodeOptions(render('manager: { resources: { limits: { memory: 1G } } }'))).to.equal('--max-old-space-size=476');
+      expect(nodeOptions(render('manager: { resources: { limits: { memory: 128Mi } } }'))).to.equal('--max-old-space-size=96');
+      for (const name of ['den-server', 'den-gateway']) expect(nodeOptions([find(defaults, 'Deployment', name)].map((d) => ({ ...d, metadata: { ...d.metadata, name: 'den-manager' } })))).to.equal(undefined);
     });
 
     it('gives each process a termination grace longer than the preStop pause and its own drain bound', () => {
