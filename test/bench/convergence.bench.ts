@@ -196,7 +196,7 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
     const deadline = Date.now() + TIMEOUT_MS;
     const check = () => {
       if (Date.now() > deadline) throw new Error(`not converged after ${TIMEOUT_MS / 1000} s: ${stderr.join('').slice(-2000)}`);
-      if (child!.exitCode !== null) throw new Error(`den manager exited ${child!.exitCode}: ${stderr.join('').slice(-2000)}`);
+      if (child!.exitCode !== null || child!.signalCode !== null) throw new Error(`den manager exited ${child!.exitCode ?? child!.signalCode}: ${stderr.join('').slice(-2000)}`);
     };
     // The clock starts when the controllers list their parents, once the Lease is held (the
     // process's start-up and its webhooks' caches are not counted).
