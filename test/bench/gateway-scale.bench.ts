@@ -43,6 +43,7 @@ const ROUNDS = 4;
 const PER_ROUND = 5;
 const WARMUP = 3;
 const PROMPT = '$ ';
+const SESSION_TIMEOUT_MS = 60_000;
 
 /** Person `p`'s own Workspace, `p0007-a`; their second one is `dev`, a name every person uses. */
 function ownWorkspace(person: number): string {
@@ -125,17 +126,25 @@ function openSession(port: number, username: string, privateKey: string): Promis
     const started = performance.now();
     const conn = new ssh2.Client();
     const fail = (err: Error) => {
+      clearTimeout(timer);
       conn.end();
       reject(new Error(`session as ${username}: ${err.message}`));
     };
+    const timer = setTimeout(() => fail(new Error(`no first byte after ${SESSION_TIMEOUT_MS / 1000} s`)), SESSION_TIMEOUT_MS);
     conn.once('error', fail);
+    conn.once('close', () => fail(new Error('the connection closed before the shell answered')));
     conn.once('ready', () => {
       conn.shell({ term: 'xterm', cols: 80, rows: 24 }, (err, shell) => {
         if (err) return fail(err);
+        let stderr = '';
+        shell.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        shell.once('close', () => fail(new Error(`the shell ended before its first byte: ${stderr.trim()}`)));
         shell.once('data', (chunk: Buffer) => {
           const ms = performance.now() - started;
           if (!chunk.toString().startsWith(PROMPT)) return fail(new Error(`the shell's first bytes were ${JSON.stringify(chunk.toString())}`));
-          conn.removeListener('error', fail);
+          clearTimeout(timer);
+          conn.removeAllListeners('error').removeAllListeners('close');
+          shell.removeAllListeners('close');
           conn.on('error', () => conn.end());
           resolve({ conn, shell, ms });
         });
@@ -187,11 +196,17 @@ export async function run(): Promise<string> {
 
     const fillStarted = performance.now();
     const fillMs: number[] = [];
+    /** Why a session could not be opened, each time one could not. */
+    const failures: string[] = [];
     for (let p = 0; p < SESSIONS; p += OPEN_CONCURRENCY) {
       const batch = Array.from({ length: Math.min(OPEN_CONCURRENCY, SESSIONS - p) }, (_, j) => openSession(loaded.port, ownWorkspace(p + j), keys[p + j]!.privateKey));
-      for (const s of await Promise.all(batch)) {
-        open.push(s);
-        fillMs.push(s.ms);
+      for (const settled of await Promise.allSettled(batch)) {
+        if (settled.status === 'rejected') {
+          failures.push((settled.reason as Error).message);
+          continue;
+        }
+        open.push(settled.value);
+        fillMs.push(settled.value.ms);
       }
     }
     const fillSeconds = (performance.now() - fillStarted) / 1000;
@@ -218,15 +233,16 @@ export async function run(): Promise<string> {
     return [
       `Two real \`den gateway\` processes side by side against one fake API server with the cluster latency profile, both caching ${PEOPLE * 2} Workspaces of ${PEOPLE} people.`,
       '',
-      `| measure | idle gateway | gateway with ${SESSIONS} open sessions | ratio |`,
+      `| measure | idle gateway | gateway with ${open.length} open sessions | ratio |`,
       '|---|---:|---:|---:|',
       `| RSS after a full GC, MiB | ${mib(memory[0].rssKiB)} | ${mib(memory[1].rssKiB)} | ${(memory[1].rssKiB / memory[0].rssKiB).toFixed(2)} |`,
       `| live heap + external after a full GC, MiB | ${mib(memory[0].liveKiB)} | ${mib(memory[1].liveKiB)} | ${(memory[1].liveKiB / memory[0].liveKiB).toFixed(2)} |`,
       `| peak RSS, MiB | ${mib(memory[0].peakRssKiB)} | ${mib(memory[1].peakRssKiB)} | |`,
-      `| RSS per open session (its growth from ${mib(before.rssKiB)} MiB before the sessions), KiB | | ${((memory[1].rssKiB - before.rssKiB) / SESSIONS).toFixed(0)} | |`,
-      `| live heap + external per open session, KiB | | ${((memory[1].liveKiB - before.liveKiB) / SESSIONS).toFixed(0)} | |`,
+      `| RSS per open session (its growth from ${mib(before.rssKiB)} MiB before the sessions), KiB | | ${((memory[1].rssKiB - before.rssKiB) / open.length).toFixed(0)} | |`,
+      `| live heap + external per open session, KiB | | ${((memory[1].liveKiB - before.liveKiB) / open.length).toFixed(0)} | |`,
       ...setUpRows,
       `| opening the ${SESSIONS} sessions, ${OPEN_CONCURRENCY} at a time: seconds; each session's set-up median (p90), ms | | ${fillSeconds.toFixed(1)} s; ${median(fillMs).toFixed(0)} (${quantile(fillMs, 0.9).toFixed(0)}) | |`,
+      `| sessions that could not be opened | | ${failures.length}${failures.length ? ` (first: ${failures[0]!.replaceAll('|', '/').slice(0, 200)})` : ''} | |`,
     ].join('\n');
   } finally {
     for (const s of open) s.conn.end();
