@@ -50,11 +50,12 @@ import {
 } from '../api/schemas.js';
 import { DEFAULT_QUOTA, userSpacesWithUsage } from '../api/userspaces.js';
 import { requireAdministrator } from '../auth/admin.js';
-import { describeError, HttpError } from '../../koa/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { createLocalUserOf, deleteLocalUserOf } from '../routes/local-users.js';
 import { localUserRequest } from '../routes/schemas.js';
 import { viewerOf } from './middleware.js';
 import { pageActor, sendPage, wantsLivePart } from './workspaces.js';
+import { refusalOf } from './refusal.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 type FieldKind = 'string' | 'integer' | 'boolean' | 'list';
@@ -117,9 +118,8 @@ function action(render: Render, back: string, done: keyof typeof DONE, form: (ct
       await act(ctx, deps);
       ctx.redirect(`${back}?done=${encodeURIComponent(done)}`);
     } catch (err) {
-      const { status, message } = describeError(err);
-      if (status >= 500) throw err;
-      await render(ctx, deps, { error: { form: form(ctx), message }, values: typedBack(ctx.request.form ?? {}) }, status);
+      const { status, said, cluster } = refusalOf(err);
+      await render(ctx, deps, { error: { form: form(ctx), message: said, cluster }, values: typedBack(ctx.request.form ?? {}) }, status);
     }
   };
 }
@@ -343,10 +343,9 @@ function workspaceAction(done: keyof typeof DONE, act: (ctx: PageContext, name: 
     try {
       await act(ctx, ctx.params.name!, namespace, deps);
     } catch (err) {
-      const { status, message } = describeError(err);
-      if (status >= 500) throw err;
+      const { status, said, cluster } = refusalOf(err);
       // Someone who may not even list the workspaces gets the refusal itself as the page.
-      return renderWorkspaces(ctx, deps, { error: { form: 'workspaces', message } }, status).catch(() => {
+      return renderWorkspaces(ctx, deps, { error: { form: 'workspaces', message: said, cluster } }, status).catch(() => {
         throw err;
       });
     }

@@ -7,6 +7,7 @@ import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { activityFilterForm, activityList, type ActivityFilterView, type ActivityLine } from './activity.js';
 import { liveRegion } from './live.js';
 import { dataTable } from './table.js';
+import { clusterText } from './new.js';
 import { PHASES } from './format.js';
 
 export type AdminSection = 'overview' | 'users' | 'quota' | 'catalog' | 'workspaces' | 'activity' | 'settings';
@@ -24,7 +25,8 @@ const SECTIONS: { key: AdminSection; label: string }[] = [
 /** What the last action did, or why it was refused (and what was typed into that form). */
 export interface AdminOutcome {
   done?: string;
-  error?: { form: string; message: string };
+  /** A refused form: what to tell the person, and the cluster's own text when that is not it. */
+  error?: { form: string; message: string; cluster?: string };
   values?: Record<string, string>;
 }
 
@@ -51,7 +53,8 @@ function frame(assets: AssetUrls, viewer: Viewer, section: AdminSection, title: 
 }
 
 function refusal(outcome: AdminOutcome, form: string): Html | '' {
-  return outcome.error?.form === form ? html`<div class="notice error" role="alert" id="error-${form}">${outcome.error.message}</div>` : '';
+  const error = outcome.error?.form === form ? outcome.error : undefined;
+  return error ? html`<div class="notice error" role="alert" id="error-${form}"><p>${error.message}</p>${error.cluster && clusterText(`error-${form}-cluster`, error.cluster)}</div>` : '';
 }
 
 /** A form value after a refusal of that form, else `fallback`. */
