@@ -26,6 +26,7 @@ import { describeError, HttpError } from '../../koa/errors.js';
 import { CHANGE_FIELDS, currentValues, type ChangeField, type ChangeRefusal } from '../../web/templates/workspace-facts.js';
 import type { Actor } from '../api/lifecycle-events.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
+import { refusalOf } from './refusal.js';
 import { leaveNotice, takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 import { declaredApps, type DeclaredApp } from '../../infra/crds/workspace-image-rules.js';
@@ -266,7 +267,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
       activity: events.activity,
       activityKinds: ACTIVITY_KINDS,
       apps: entry?.apps ?? [],
-      facts: { imageTitle: entry?.displayName, createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()) },
+      facts: { imageTitle: entry?.displayName, createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()), gpuResource: deps.resources.gpuResource },
       images,
       gatewayPort: deps.gatewayPort,
       namespace: namespaceOf(ctx),
@@ -276,7 +277,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
   );
 }
 
-const CHANGE_LABELS: Record<ChangeField, string> = { cpu: 'CPU', memory: 'memory', idle_timeout: 'idle timeout', image: 'image' };
+const CHANGE_LABELS: Record<ChangeField, string> = { cpu: 'CPU', memory: 'memory', gpu: 'GPUs', idle_timeout: 'idle timeout', image: 'image' };
 
 /**
  * A refused change as the form shows it: beside the field the schema's path or the cluster's
@@ -284,15 +285,9 @@ const CHANGE_LABELS: Record<ChangeField, string> = { cpu: 'CPU', memory: 'memory
  */
 function changeRefusalOf(err: unknown, typed: Record<ChangeField, string>, gpuResource: string): ChangeRefusal {
   if (err instanceof ValidationError) return { field: CHANGE_FIELDS.find((f) => f === err.path), message: err.message, values: typed };
-  const { message } = describeError(err);
-  if (err instanceof KubeApiError) {
-    for (const cause of err.body.details?.causes ?? []) {
-      const field = cause.field === 'spec.idleTimeout' ? 'idle_timeout' : cause.field === undefined ? undefined : requestFieldOf(cause.field, gpuResource);
-      const known = CHANGE_FIELDS.find((f) => f === field);
-      if (known) return { field: known, message: cause.message || message, cluster: cause.message && cause.message !== message ? message : undefined, values: typed };
-    }
-  }
-  return { message, values: typed };
+  const { field: objectField, said, cluster } = refusalOf(err);
+  const field = objectField === 'spec.idleTimeout' ? 'idle_timeout' : objectField === undefined ? undefined : requestFieldOf(objectField, gpuResource);
+  return { field: CHANGE_FIELDS.find((f) => f === field), message: said, cluster, values: typed };
 }
 
 /**
@@ -303,7 +298,7 @@ async function change(ctx: PageContext, deps: PageDeps): Promise<void> {
   const name = ctx.params.name!;
   const form = ctx.request.form ?? {};
   const typed = Object.fromEntries(CHANGE_FIELDS.map((f) => [f, (form[f] ?? '').trim()])) as Record<ChangeField, string>;
-  const current = currentValues(await readWorkspace(ctx));
+  const current = currentValues(await readWorkspace(ctx), deps.resources.gpuResource);
   const changed = CHANGE_FIELDS.filter((f) => typed[f] !== '' && typed[f] !== current[f]);
   const here = pagePath(name, namespaceOf(ctx));
   if (changed.length === 0) {
@@ -312,11 +307,11 @@ async function change(ctx: PageContext, deps: PageDeps): Promise<void> {
   }
   try {
     const req = changeWorkspaceRequest.validateSync(Object.fromEntries(changed.map((f) => [f, typed[f]])), { strict: true });
-    await ctx.state.kube.patch(RESOURCES.workspace, name, workspaceChangePatch(req), { namespace: targetNamespace(ctx) });
+    await ctx.state.kube.patch(RESOURCES.workspace, name, workspaceChangePatch(req, deps.resources.gpuResource), { namespace: targetNamespace(ctx) });
   } catch (err) {
     const { status } = describeError(err);
     if (!(err instanceof ValidationError) && status >= 500) throw err;
-    return workspacePageOf(ctx, deps, { changeRefusal: changeRefusalOf(err, typed, deps.resources.gpuResource) }, err instanceof ValidationError ? 400 : status);
+    return workspacePageOf(ctx, deps, { changeRefusal: changeRefusalOf(err, typed, deps.resources.gpuResource) }, status);
   }
   const said = changed.map((f) => `${CHANGE_LABELS[f]} ${typed[f]}`).join(', ');
   // Size and image are the pod's; the idle timeout is only the manager's to read.

@@ -203,7 +203,7 @@ export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePag
 ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.notice}</div>`}
 ${liveRegion(`/w/${name}/status${ns}`, workspaceLive({ ...v, csrf: viewer.csrf }))}
 <section class="card" aria-labelledby="details-title"><h2 id="details-title">Details</h2>${factsList(v.ws, v.facts, v.now)}
-${changeForm(v.ws, `/w/${name}/change`, viewer.csrf, v.images, namespaceField(v.namespace), v.changeRefusal)}</section>
+${changeForm(v.ws, v.facts.gpuResource, `/w/${name}/change`, viewer.csrf, v.images, namespaceField(v.namespace), v.changeRefusal)}</section>
 <div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('activity', 'Activity')}${v.namespace ? '' : tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
 <section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs${ns}">
   <div class="row"><label for="tail">Lines</label><select id="tail" name="tail"><option value="100">100</option><option value="200" selected>200</option><option value="500">500</option><option value="1000">1000</option></select></div>
