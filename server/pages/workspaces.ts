@@ -17,7 +17,7 @@ import { ANNOTATIONS, defaultPodName, homeClaimName } from '../../kube/group.js'
 import { serviceAccountUsername } from '../../kube/minting.js';
 import { DEFAULT_IDLE_TIMEOUT, durationMs, idleClock } from '../../infra/crds/idle-timeout.js';
 import type { Workspace } from '../../infra/crds/workspace.js';
-import { byEventTime, workspaceLive, workspacePage, type EventView, type WorkspacePageView } from '../../web/templates/workspace.js';
+import { byEventTime, workspaceLiveFragment, workspacePage, type EventView, type WorkspaceDetailsView, type WorkspacePageView } from '../../web/templates/workspace.js';
 import { phaseOf, reasonOf, type Failure } from '../../web/templates/format.js';
 import { DEFAULT_LOG_TAIL, deleteWorkspaceOf, listWorkspacesOf, readWorkspaceLogs, setWorkspaceRunning } from '../api/workspaces.js';
 import { requestFieldOf, workspaceChangePatch } from '../api/mapping.js';
@@ -27,6 +27,7 @@ import { CHANGE_FIELDS, currentValues, type ChangeField, type ChangeRefusal } fr
 import type { Actor } from '../api/lifecycle-events.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
 import { refusalOf } from './refusal.js';
+import { deleteRefusalOf } from '../../web/templates/delete-form.js';
 import { leaveNotice, takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 import { declaredApps, type DeclaredApp } from '../../infra/crds/workspace-image-rules.js';
@@ -240,6 +241,12 @@ export function idleLine(ws: WorkspaceView, now: number): string {
   return `${timeout}: with no SSH session or terminal open it would stop around ${at.slice(11, 16)} UTC${day}, if the administrator turned idle auto-stop on`;
 }
 
+/** The Details card's facts, the Events tab and the YAML tab: drawn with the page and with each status poll alike. */
+function detailsOf(ctx: PageContext, deps: PageDeps, ws: WorkspaceView, events: EventView[], imageTitle: string | undefined): WorkspaceDetailsView {
+  const shown = { ...ws, metadata: { ...ws.metadata, managedFields: undefined } };
+  return { events, yaml: stringify(shown), facts: { imageTitle, createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()), gpuResource: deps.resources.gpuResource } };
+}
+
 type PageRefusals = Pick<WorkspacePageView, 'changeRefusal' | 'deleteRefusal'>;
 
 async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageRefusals = {}, status = 200): Promise<void> {
@@ -247,7 +254,6 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
   const notice = ctx.method === 'GET' ? takeNotice(ctx, deps.secureCookies) : undefined;
   const ws = await readWorkspace(ctx);
   const [events, catalog] = await Promise.all([eventsOf(kube, ws, targetNamespace(ctx)), catalogFactsOf(kube)]);
-  const shown = { ...ws, metadata: { ...ws.metadata, managedFields: undefined } };
   const entry = catalog.get(ws.spec?.imageRef?.name ?? '');
   const images = [...catalog]
     .filter(([, facts]) => !facts.deprecated)
@@ -258,8 +264,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
     workspacePage(assets, viewerOf(ctx)!, {
       ws,
       podEvents: events.pod,
-      events: events.all,
-      yaml: stringify(shown),
+      ...detailsOf(ctx, deps, ws, events.all, entry?.displayName),
       homePath: entry?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath,
       failure: failureOf(ws, entry?.displayName),
       now: deps.now(),
@@ -267,7 +272,6 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
       activity: events.activity,
       activityKinds: ACTIVITY_KINDS,
       apps: entry?.apps ?? [],
-      facts: { imageTitle: entry?.displayName, createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()), gpuResource: deps.resources.gpuResource },
       images,
       gatewayPort: deps.gatewayPort,
       namespace: namespaceOf(ctx),
@@ -321,24 +325,24 @@ async function change(ctx: PageContext, deps: PageDeps): Promise<void> {
 }
 
 /**
- * The workspace page's live part (status and Connect cards) as an HTML fragment, or
- * `application/json` ({phase, reason, conditions, events}) when asked for. The catalog entry
- * is read only when the fragment shows it (the VS Code link of a Running workspace, the
- * entry named in a failure), so a poll of a starting or stopped workspace costs two reads.
+ * The workspace page's live part (status and Connect cards, with the facts, events and YAML
+ * for their places) as an HTML fragment, or `application/json` ({phase, reason, conditions,
+ * events}) when asked for. Three reads: the Workspace, the namespace's Events, its catalog
+ * entry (the image's title in the facts, the VS Code link's home path, the entry a failure names).
  */
 async function status(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { kube } = ctx.state;
   const ws = await readWorkspace(ctx);
   const phase = phaseOf(ws);
-  const [events, entry] = await Promise.all([
-    eventsOf(kube, ws, targetNamespace(ctx)),
-    showsEntry(ws) ? catalogEntryOf(kube, ws.spec?.imageRef?.name ?? '') : entryFacts(undefined),
-  ]);
+  const [events, entry] = await Promise.all([eventsOf(kube, ws, targetNamespace(ctx)), catalogEntryOf(kube, ws.spec?.imageRef?.name ?? '')]);
   if (ctx.accepts('html', 'json') === 'json') {
     ctx.body = { phase, reason: reasonOf(ws), conditions: ws.status?.conditions ?? [], events: events.pod };
     return;
   }
-  const live = workspaceLive({ ws, podEvents: events.pod, homePath: entry.homePath, failure: failureOf(ws, entry.title), csrf: viewerOf(ctx)!.csrf, now: deps.now(), gatewayPort: deps.gatewayPort, namespace: namespaceOf(ctx) });
+  const live = workspaceLiveFragment(
+    { ws, podEvents: events.pod, homePath: entry.homePath, failure: failureOf(ws, entry.title), csrf: viewerOf(ctx)!.csrf, now: deps.now(), gatewayPort: deps.gatewayPort, namespace: namespaceOf(ctx) },
+    detailsOf(ctx, deps, ws, events.all, entry.title),
+  );
   sendPage(ctx, live.text);
 }
 
@@ -363,11 +367,8 @@ async function remove(ctx: PageContext, deps: PageDeps): Promise<void> {
   const name = ctx.params.name!;
   const form = ctx.request.form ?? {};
   const withVolume = form.delete_volume === '1';
-  if (withVolume && (form.confirm_name ?? '').trim() !== name) {
-    const typed = (form.confirm_name ?? '').trim();
-    const why = typed ? `"${typed}" is not this workspace's name.` : 'The name was not typed.';
-    return workspacePageOf(ctx, deps, { deleteRefusal: `${why} Type ${name} to delete it with its home volume, or uncheck the volume to keep it. Nothing was deleted.` }, 400);
-  }
+  const deleteRefusal = deleteRefusalOf(name, form);
+  if (deleteRefusal) return workspacePageOf(ctx, deps, { deleteRefusal }, 400);
   const namespace = namespaceOf(ctx);
   await deleteWorkspaceOf(pageActor(ctx), name, targetNamespace(ctx), !withVolume, deps.resources);
   const claim = homeClaimName(name);
