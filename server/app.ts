@@ -40,6 +40,8 @@ export interface AppConfig {
   bodyLimitBytes?: number;
   /** `--gateway-port`: where people reach den gateway, for the commands the pages offer (default 22). */
   gatewayPort?: number;
+  /** `--apps-domain`: host-based app previews under it; none when absent or empty. */
+  appsDomain?: string;
 }
 
 export interface AppDeps {
@@ -64,7 +66,7 @@ export interface AppDeps {
 
 /** The preview proxy an app serves when it is given none. */
 export function previewProxyOf(deps: Pick<AppDeps, 'config' | 'auth' | 'serverClient' | 'log' | 'ready' | 'now' | 'assets'>): PreviewProxy {
-  return new PreviewProxy({ ...deps.auth, serverClient: deps.serverClient, baseUrl: deps.config.baseUrl, assets: deps.assets ?? new AssetStore(), log: deps.log, ready: deps.ready, now: deps.now ?? Date.now });
+  return new PreviewProxy({ ...deps.auth, serverClient: deps.serverClient, baseUrl: deps.config.baseUrl, appsDomain: deps.config.appsDomain, assets: deps.assets ?? new AssetStore(), log: deps.log, ready: deps.ready, now: deps.now ?? Date.now });
 }
 
 function healthRoutes(ready: () => boolean): Router {

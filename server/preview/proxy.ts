@@ -1,10 +1,13 @@
-// Port preview: `{base_url}/w/<workspace>/ports/<port>/…` proxied, HTTP and websockets, to
-// localhost:<port> in the workspace's pod through pods/portforward opened with the person's
-// own minted token, so the cluster's RBAC decides who reaches which pod. One tunnel per
-// connection to the app (the portforward protocol carries one TCP stream per websocket).
-// The person is recognised by Den's session cookie (or a Den API token), which never reaches
-// the app (headers.ts); a websocket from a browser must come from a page of Den's origin, and
-// a cookie-carried request that changes something must not come from another origin.
+// Port preview, HTTP and websockets, to localhost:<port> in a workspace's pod through
+// pods/portforward opened with the person's own minted token, so the cluster's RBAC decides
+// who reaches which pod. One tunnel per connection to the app (the portforward protocol
+// carries one TCP stream per websocket). Two addresses:
+// - path-based, `{base_url}/w/<workspace>/ports/<port>/…`, the viewer's own workspace, the
+//   person recognised by Den's session cookie (or a Den API token);
+// - host-based, `<port>--<workspace>--<person>.<apps domain>` at `/`, an origin per app,
+//   the person recognised by an app cookie of that host only (app-host.ts mints it).
+// Den's credentials never reach the app (headers.ts); a websocket from a browser must come
+// from a page of the origin it is served on, and so must a cookie-carried request that changes something.
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Log } from '../../process/role.js';
@@ -23,6 +26,10 @@ import { CLOSE } from '../../web/terminal-protocol.js';
 import { refusalOf, resolveTerminalTarget, TerminalRefused } from '../terminal/target.js';
 import { previewAddress, PreviewAddressError, type PreviewAddress } from './address.js';
 import { requestHeadersForApp, responseHeadersFromApp } from './headers.js';
+import { appOfHost, appOrigin, type AppHost } from '../../infra/install/apps-domain.js';
+import { userNamespace } from '../../kube/group.js';
+import { appHostErrorPage } from '../../web/templates/layout.js';
+import { APP_AUTH_PATH, appCookieValues, appPassCookie, openAppPath, type AppPassDeps } from './app-host.js';
 
 /** The limits of the preview proxy (README, docs/preview.md). */
 export const PREVIEW_LIMITS = {
@@ -36,13 +43,24 @@ export const PREVIEW_LIMITS = {
   targetCacheMs: 5_000,
 } as const;
 
-export interface PreviewDeps extends Pick<AuthDeps, 'sessions' | 'tokens' | 'directory' | 'minter' | 'serverClient' | 'now'> {
-  /** `--base-url`: the only Origin a preview websocket or a changing request may come from. */
+export interface PreviewDeps extends Pick<AuthDeps, 'sessions' | 'tokens' | 'directory' | 'minter' | 'serverClient' | 'now'>, AppPassDeps {
+  /** `--base-url`: the only Origin a path-based preview's websocket or changing request may come from. */
   baseUrl: string;
+  /** `--apps-domain`: host-based previews under it; empty or absent: none. */
+  appsDomain?: string;
   assets: AssetStore;
   log: Log;
   ready: () => boolean;
   limits?: Partial<typeof PREVIEW_LIMITS>;
+}
+
+/** Where a request is served: the app's address, and the one origin its pages have. */
+interface Route {
+  address: PreviewAddress;
+  /** Den's origin (path-based) or the app host's own (host-based). */
+  origin: string;
+  /** Host-based only: the app the Host header names. */
+  app?: AppHost;
 }
 
 /** Who asked, as what, and the pod the preview goes to. */
@@ -95,6 +113,11 @@ function closeWhenIdle(ms: number, streams: Duplex[], onIdle: () => void): () =>
   return stop;
 }
 
+function headerOf(req: http.IncomingMessage, name: string): string {
+  const v = req.headers[name.toLowerCase()];
+  return (Array.isArray(v) ? v[0] : v) ?? '';
+}
+
 export class PreviewProxy {
   private readonly origin: string;
   private readonly https: boolean;
@@ -104,9 +127,12 @@ export class PreviewProxy {
   /** Tunnels open now, to close them when the server stops. */
   private readonly tunnels = new Set<PortTunnel>();
 
+  private readonly appsDomain: string;
+
   constructor(private readonly deps: PreviewDeps) {
     const base = new URL(deps.baseUrl);
     this.origin = base.origin;
+    this.appsDomain = deps.appsDomain ?? '';
     this.https = base.protocol === 'https:';
     this.limits = { ...PREVIEW_LIMITS, ...deps.limits };
   }
@@ -114,6 +140,69 @@ export class PreviewProxy {
   /** Tunnels open now, per person, for tests and figures. */
   openTunnels(email: string): number {
     return this.openByPerson.get(email) ?? 0;
+  }
+
+  /** The app a request's Host header names, when host-based previews are on and it names one. */
+  appOf(req: http.IncomingMessage): AppHost | undefined {
+    return this.appsDomain ? appOfHost(req.headers.host, this.appsDomain) : undefined;
+  }
+
+  /** The address of `path` of an app host-based, or undefined when host-based previews are off or the names do not fit a host. */
+  appUrl(app: AppHost, path = '/'): string | undefined {
+    const origin = this.appsDomain ? appOrigin(app, this.appsDomain, this.deps.baseUrl) : undefined;
+    return origin && origin + (path.startsWith('/') ? path : `/${path}`);
+  }
+
+  /**
+   * `GET /apps/open?host=<app host>&path=<path>` on Den's origin: the signed-in person gets a
+   * one-use ticket for that app host and is sent there to trade it for the app's cookie.
+   */
+  async openApp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      const url = new URL(req.url ?? '/', this.origin);
+      const hostParam = url.searchParams.get('host') ?? '';
+      const app = this.appsDomain ? appOfHost(hostParam, this.appsDomain) : undefined;
+      if (!app) throw new HttpError(404, this.appsDomain ? `"${hostParam.slice(0, 200)}" is not the host of an app under ${this.appsDomain}` : 'host-based app previews are not configured on this Den; use /w/<workspace>/ports/<port>/');
+      if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly', { 'Retry-After': '2' });
+      const next = sameOriginPath(url.searchParams.get('path') ?? '/');
+      const credential = await credentialOf({ get: (name) => headerOf(req, name) }, this.deps).catch((err: unknown) => {
+        if (err instanceof CredentialRefused) return undefined;
+        throw err;
+      });
+      if (credential?.kind !== 'cookie') {
+        res.writeHead(302, { Location: `/login?next=${encodeURIComponent(sameOriginPath(req.url))}`, 'Cache-Control': 'no-store' }).end();
+        return;
+      }
+      const redeemAt = this.appUrl(app, APP_AUTH_PATH)!;
+      const ticket = await this.deps.appPasses.mintTicket({ session: credential.session.secretName, host: new URL(redeemAt).hostname, next }, this.deps.now());
+      res.writeHead(302, { Location: `${redeemAt}?ticket=${ticket}`, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' }).end();
+    } catch (err) {
+      await this.answerPage(res, err, undefined);
+    }
+  }
+
+  /** Serves one HTTP request on an app's own host; every failure is a bare page saying what went wrong. */
+  async serveAppHost(req: http.IncomingMessage, res: http.ServerResponse, app: AppHost, clientAddress: string): Promise<void> {
+    try {
+      if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly', { 'Retry-After': '2' });
+      const route = this.appRoute(req, app);
+      const host = new URL(route.origin).hostname;
+      const method = req.method ?? 'GET';
+      if (route.address.upstreamPath.split('?')[0] === APP_AUTH_PATH) {
+        await this.redeemTicket(req, res, route, host);
+        return;
+      }
+      this.checkRequest(req, route);
+      const admitted = await this.admitAppHost(req, route, host);
+      if (!admitted) {
+        if (method !== 'GET' && method !== 'HEAD') throw new CredentialRefused(`open the app from Den first (${this.origin}), then retry`);
+        res.writeHead(302, { Location: `${this.origin}${openAppPath(host, route.address.upstreamPath)}`, 'Cache-Control': 'no-store' }).end();
+        return;
+      }
+      await this.relayHttp(req, res, route, admitted, clientAddress);
+    } catch (err) {
+      this.answerAppHostPage(res, err);
+    }
   }
 
   /** Serves one HTTP request for a preview path; every failure is a page saying what went wrong. */
@@ -128,13 +217,9 @@ export class PreviewProxy {
       }
       if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly', { 'Retry-After': '2' });
       const method = req.method ?? 'GET';
-      const origin = req.headers.origin;
-      if (!SAFE_METHODS.has(method) && origin !== undefined && origin !== this.origin) {
-        throw new HttpError(403, `a ${method} to a preview may only come from a page of ${this.origin}, not ${origin.slice(0, 200)}`);
-      }
-      const length = Number(req.headers['content-length'] ?? 0);
-      if (length > this.limits.bodyBytes) throw new HttpError(413, `the request body is larger than the preview's limit of ${this.limits.bodyBytes} bytes`);
-      const admitted = await this.admit(req, address).catch((err: unknown) => {
+      const route: Route = { address, origin: this.origin };
+      this.checkRequest(req, route);
+      const admitted = await this.admit(req, route).catch((err: unknown) => {
         if (err instanceof CredentialRefused && (method === 'GET' || method === 'HEAD')) return 'sign-in' as const;
         throw err;
       });
@@ -143,7 +228,7 @@ export class PreviewProxy {
         return;
       }
       viewer = admitted.viewer;
-      await this.relayHttp(req, res, address, admitted, clientAddress);
+      await this.relayHttp(req, res, route, admitted, clientAddress);
     } catch (err) {
       await this.answerPage(res, err, viewer);
     }
@@ -158,11 +243,15 @@ export class PreviewProxy {
       if (!socket.destroyed) answerHttp(socket, status, message);
     };
     try {
-      const address = previewAddress(req.url ?? '/');
-      if (!address.slashed) throw new HttpError(404, `no websocket is served at ${address.prefix}; add a path after the port`);
+      const app = this.appOf(req);
+      const route: Route = app ? this.appRoute(req, app) : { address: previewAddress(req.url ?? '/'), origin: this.origin };
+      if (!route.address.slashed) throw new HttpError(404, `no websocket is served at ${route.address.prefix}; add a path after the port`);
       if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly');
-      this.admit(req, address, { websocket: true }).then(
-        (admitted) => (socket.destroyed ? undefined : this.relayUpgrade(req, socket, head, address, admitted, clientAddress).catch(refuse)),
+      const admitting = app
+        ? this.admitAppHost(req, route, new URL(route.origin).hostname, { websocket: true }).then((admitted) => admitted ?? Promise.reject(new CredentialRefused(`open the app from Den first (${this.origin}), then reconnect`)))
+        : this.admit(req, route, { websocket: true });
+      admitting.then(
+        (admitted) => (socket.destroyed ? undefined : this.relayUpgrade(req, socket, head, route, admitted, clientAddress).catch(refuse)),
         refuse,
       );
     } catch (err) {
@@ -176,22 +265,75 @@ export class PreviewProxy {
   }
 
   /** Who is asking (cookie or Den API token) and the pod of their workspace, read with their token. */
-  private async admit(req: http.IncomingMessage, address: PreviewAddress, opts: { websocket?: boolean } = {}): Promise<Admitted> {
-    const get = (name: string) => {
-      const v = req.headers[name.toLowerCase()];
-      return (Array.isArray(v) ? v[0] : v) ?? '';
-    };
-    const credential = await credentialOf({ get }, this.deps);
-    if (opts.websocket && credential.kind === 'cookie' && req.headers.origin !== this.origin) {
-      throw new HttpError(403, `a preview websocket may only be opened from a page of ${this.origin}`);
-    }
+  private async admit(req: http.IncomingMessage, route: Route, opts: { websocket?: boolean } = {}): Promise<Admitted> {
+    const credential = await credentialOf({ get: (name) => headerOf(req, name) }, this.deps);
+    if (opts.websocket && credential.kind === 'cookie') this.checkWebsocketOrigin(req, route);
     const { caller, kube } = await actAs(credential, this.deps);
-    const target = await this.targetOf(kube, caller.namespace, address.workspace);
+    const target = await this.targetOf(kube, caller.email, caller.namespace, route.address.workspace);
     return { caller, kube, target, viewer: viewerOf(credential, caller) };
   }
 
-  private async targetOf(kube: KubeClient, namespace: string, workspace: string): Promise<SessionTarget> {
-    const key = `${namespace}/${workspace}`;
+  /**
+   * The person behind the app cookie of this host, and the pod of the workspace the host names
+   * in the namespace of the person it names, read with the viewer's token: another person's
+   * workspace is refused by the cluster. Undefined when no cookie of this host is live.
+   */
+  private async admitAppHost(req: http.IncomingMessage, route: Route, host: string, opts: { websocket?: boolean } = {}): Promise<Admitted | undefined> {
+    if (opts.websocket) this.checkWebsocketOrigin(req, route);
+    const now = this.deps.now();
+    for (const value of appCookieValues(headerOf(req, 'cookie'))) {
+      const pass = await this.deps.appPasses.cookiePass(value, host, now);
+      const session = pass && (await this.deps.sessions.lookupStored(pass.session, now));
+      if (!session) continue;
+      const credential: Credential = { kind: 'cookie', session };
+      const { caller, kube } = await actAs(credential, this.deps);
+      const target = await this.targetOf(kube, caller.email, userNamespace(route.app!.person), route.address.workspace);
+      return { caller, kube, target };
+    }
+    return undefined;
+  }
+
+  /** The app host's route: the whole path goes to the app, nothing is stripped. */
+  private appRoute(req: http.IncomingMessage, app: AppHost): Route {
+    const url = req.url?.startsWith('/') ? req.url : '/';
+    const origin = this.appUrl(app);
+    if (!origin) throw new PreviewAddressError(`${headerOf(req, 'host').slice(0, 200)} is not an app address`);
+    return { address: { workspace: app.workspace, port: app.port, prefix: '', upstreamPath: url, slashed: true }, origin: new URL(origin).origin, app };
+  }
+
+  /** A cookie-carried websocket must come from a page of the origin it is served on. */
+  private checkWebsocketOrigin(req: http.IncomingMessage, route: Route): void {
+    if (req.headers.origin !== route.origin) throw new HttpError(403, `a preview websocket may only be opened from a page of ${route.origin}`);
+  }
+
+  /** A changing request must not come from another origin, and its body must fit. */
+  private checkRequest(req: http.IncomingMessage, route: Route): void {
+    const method = req.method ?? 'GET';
+    const origin = req.headers.origin;
+    if (!SAFE_METHODS.has(method) && origin !== undefined && origin !== route.origin) {
+      throw new HttpError(403, `a ${method} to a preview may only come from a page of ${route.origin}, not ${origin.slice(0, 200)}`);
+    }
+    const length = Number(req.headers['content-length'] ?? 0);
+    if (length > this.limits.bodyBytes) throw new HttpError(413, `the request body is larger than the preview's limit of ${this.limits.bodyBytes} bytes`);
+  }
+
+  /** `/__den/auth?ticket=…` on an app host: the ticket, used once, becomes this host's app cookie. */
+  private async redeemTicket(req: http.IncomingMessage, res: http.ServerResponse, route: Route, host: string): Promise<void> {
+    if (req.method !== 'GET') throw new HttpError(405, `${APP_AUTH_PATH} only answers GET`);
+    const ticket = new URL(route.address.upstreamPath, route.origin).searchParams.get('ticket') ?? '';
+    const redeemed = await this.deps.appPasses.redeem(ticket, host, this.deps.now());
+    if (!redeemed.ok) throw new HttpError(403, redeemed.reason);
+    res.writeHead(303, {
+      Location: redeemed.next,
+      'Set-Cookie': appPassCookie(redeemed.cookie, { secure: this.https, maxAgeSeconds: this.deps.appPasses.policy.cookieTtlMs / 1000 }),
+      'Cache-Control': 'no-store',
+      'Referrer-Policy': 'no-referrer',
+    }).end();
+  }
+
+  /** The pod as `viewer` read it: what one person may read says nothing of what another may. */
+  private async targetOf(kube: KubeClient, viewer: string, namespace: string, workspace: string): Promise<SessionTarget> {
+    const key = `${viewer} ${namespace}/${workspace}`;
     const now = this.deps.now();
     const hit = this.targets.get(key);
     if (hit && hit.until > now) return hit.target;
@@ -230,11 +372,12 @@ export class PreviewProxy {
     return opened;
   }
 
-  private forwardedFor(req: http.IncomingMessage, address: PreviewAddress, clientAddress: string) {
-    return { prefix: address.prefix, host: req.headers.host ?? new URL(this.origin).host, proto: this.https ? ('https' as const) : ('http' as const), clientAddress };
+  private forwardedFor(req: http.IncomingMessage, route: Route, clientAddress: string) {
+    return { prefix: route.address.prefix, host: req.headers.host ?? new URL(route.origin).host, proto: this.https ? ('https' as const) : ('http' as const), clientAddress };
   }
 
-  private async relayHttp(req: http.IncomingMessage, res: http.ServerResponse, address: PreviewAddress, admitted: Admitted, clientAddress: string): Promise<void> {
+  private async relayHttp(req: http.IncomingMessage, res: http.ServerResponse, route: Route, admitted: Admitted, clientAddress: string): Promise<void> {
+    const { address } = route;
     const what = `port ${address.port} of workspace ${address.workspace}`;
     const { socket, ended } = await this.openTunnel(admitted, address.port).catch((err: unknown) => {
       const failure = previewFailure(err, `the port forward to ${what}`);
@@ -244,7 +387,7 @@ export class PreviewProxy {
       createConnection: () => socket,
       method: req.method,
       path: address.upstreamPath,
-      headers: requestHeadersForApp(req.headers, this.forwardedFor(req, address, clientAddress), { upgrade: false }),
+      headers: requestHeadersForApp(req.headers, this.forwardedFor(req, route, clientAddress), { upgrade: false }),
     });
     const stopIdle = closeWhenIdle(this.limits.idleMs, [socket, req.socket], () => {
       upstream.destroy(new Error(`no byte moved for ${this.limits.idleMs / 1000} s`));
@@ -284,14 +427,15 @@ export class PreviewProxy {
     }
   }
 
-  private async relayUpgrade(req: http.IncomingMessage, client: Duplex, head: Buffer, address: PreviewAddress, admitted: Admitted, clientAddress: string): Promise<void> {
+  private async relayUpgrade(req: http.IncomingMessage, client: Duplex, head: Buffer, route: Route, admitted: Admitted, clientAddress: string): Promise<void> {
+    const { address } = route;
     const what = `port ${address.port} of workspace ${address.workspace}`;
     const { socket, ended } = await this.openTunnel(admitted, address.port);
     const upstream = http.request({
       createConnection: () => socket,
       method: 'GET',
       path: address.upstreamPath,
-      headers: requestHeadersForApp(req.headers, this.forwardedFor(req, address, clientAddress), { upgrade: true }),
+      headers: requestHeadersForApp(req.headers, this.forwardedFor(req, route, clientAddress), { upgrade: true }),
     });
     client.once('close', () => socket.destroy());
     upstream.once('upgrade', (answer, appSocket, appHead) => {
@@ -331,6 +475,18 @@ export class PreviewProxy {
       socket.destroy();
     });
     upstream.end();
+  }
+
+  private answerAppHostPage(res: http.ServerResponse, err: unknown): void {
+    const { status, message } = err instanceof CredentialRefused ? { status: 401, message: err.message } : previewFailure(err, 'opening the app');
+    if (status >= 500) this.deps.log('preview failed', { status, error: message });
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const headers = err instanceof HttpError ? err.headers : {};
+    res.writeHead(status, { ...headers, 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'none'", 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'X-Frame-Options': 'DENY' });
+    res.end(appHostErrorPage(status, message, this.origin));
   }
 
   private async answerPage(res: http.ServerResponse, err: unknown, viewer: Viewer | undefined): Promise<void> {
