@@ -27,6 +27,7 @@ import { Registry } from 'prom-client';
 import { HttpMetrics } from './metrics.js';
 import { PreviewProxy } from './preview/proxy.js';
 import { servePreviews } from './preview/middleware.js';
+import { appUrlsOf } from '../infra/install/apps-domain.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -95,6 +96,7 @@ export function createApp(deps: AppDeps): Koa {
   const limit = config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const https = config.baseUrl.startsWith('https:');
   const routeDeps = { ...auth, localAuth: config.localAuth, secureCookies: https, now, log: deps.log };
+  const resources = { ...deps.resources, appUrl: appUrlsOf(config.appsDomain, config.baseUrl) };
 
   const publicApi = new Router({ prefix: API_PREFIX });
   mountLogin(publicApi, routeDeps);
@@ -107,13 +109,13 @@ export function createApp(deps: AppDeps): Koa {
   mountLocalUserRoutes(coreApi, routeDeps);
 
   const resourceApi = new Router<AuthenticatedState>({ prefix: API_PREFIX });
-  mountResourceRoutes(resourceApi, deps.resources);
+  mountResourceRoutes(resourceApi, resources);
 
   const untilReady = refuseUntilReady(deps.ready);
   const pages = webUi({
     auth,
     serverClient: deps.serverClient,
-    resources: deps.resources,
+    resources,
     localAuth: config.localAuth,
     secureCookies: https,
     baseUrl: config.baseUrl,

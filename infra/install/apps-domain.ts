@@ -67,6 +67,18 @@ export function appOfHost(hostHeader: string | undefined, domain: string): AppHo
   return label.includes('.') ? undefined : parseAppLabel(label);
 }
 
+/** The address of a path of an app host-based, or undefined when its names do not fit a host. */
+export type AppUrl = (app: AppHost, path?: string) => string | undefined;
+
+/** App addresses under `domain` beside Den at `baseUrl`; undefined when host-based previews are off. */
+export function appUrlsOf(domain: string | undefined, baseUrl: string): AppUrl | undefined {
+  if (!domain) return undefined;
+  return (app, path = '/') => {
+    const origin = appOrigin(app, domain, baseUrl);
+    return origin && origin + (path.startsWith('/') ? path : `/${path}`);
+  };
+}
+
 /** `<scheme>://<label>.<domain>[:<port>]`, the scheme and port of `baseUrl`; undefined when the app has no label. */
 export function appOrigin(app: AppHost, domain: string, baseUrl: string): string | undefined {
   const label = appLabel(app);

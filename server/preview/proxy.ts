@@ -26,7 +26,7 @@ import { CLOSE } from '../../web/terminal-protocol.js';
 import { refusalOf, resolveTerminalTarget, TerminalRefused } from '../terminal/target.js';
 import { previewAddress, PreviewAddressError, type PreviewAddress } from './address.js';
 import { requestHeadersForApp, responseHeadersFromApp } from './headers.js';
-import { appOfHost, appOrigin, type AppHost } from '../../infra/install/apps-domain.js';
+import { appOfHost, appUrlsOf, type AppHost, type AppUrl } from '../../infra/install/apps-domain.js';
 import { userNamespace } from '../../kube/group.js';
 import { appHostErrorPage } from '../../web/templates/layout.js';
 import { APP_AUTH_PATH, appCookieValues, appPassCookie, openAppPath, type AppPassDeps } from './app-host.js';
@@ -128,11 +128,13 @@ export class PreviewProxy {
   private readonly tunnels = new Set<PortTunnel>();
 
   private readonly appsDomain: string;
+  private readonly appUrls: AppUrl | undefined;
 
   constructor(private readonly deps: PreviewDeps) {
     const base = new URL(deps.baseUrl);
     this.origin = base.origin;
     this.appsDomain = deps.appsDomain ?? '';
+    this.appUrls = appUrlsOf(this.appsDomain, deps.baseUrl);
     this.https = base.protocol === 'https:';
     this.limits = { ...PREVIEW_LIMITS, ...deps.limits };
   }
@@ -149,8 +151,7 @@ export class PreviewProxy {
 
   /** The address of `path` of an app host-based, or undefined when host-based previews are off or the names do not fit a host. */
   appUrl(app: AppHost, path = '/'): string | undefined {
-    const origin = this.appsDomain ? appOrigin(app, this.appsDomain, this.deps.baseUrl) : undefined;
-    return origin && origin + (path.startsWith('/') ? path : `/${path}`);
+    return this.appUrls?.(app, path);
   }
 
   /**
