@@ -17,7 +17,7 @@ import { openPortForward, tunnelSocket, type PortTunnel } from '../../kube/portf
 import type { SessionTarget } from '../../shell/target.js';
 import { HttpError } from '../../koa/errors.js';
 import { errorPage, type Viewer } from '../../web/templates/layout.js';
-import { actAs, credentialOf, CredentialRefused, type AuthDeps, type Credential } from '../auth/authenticate.js';
+import { actAs, credentialOf, CredentialRefused, serviceAccountOf, type AuthDeps, type Credential } from '../auth/authenticate.js';
 import type { Caller } from '../http/context.js';
 import type { AssetStore } from '../pages/assets.js';
 import { PAGE_CSP, sameOriginPath } from '../pages/middleware.js';
@@ -26,6 +26,7 @@ import { CLOSE } from '../../web/terminal-protocol.js';
 import { refusalOf, resolveTerminalTarget, TerminalRefused } from '../terminal/target.js';
 import { previewAddress, PreviewAddressError, type PreviewAddress } from './address.js';
 import { requestHeadersForApp, responseHeadersFromApp } from './headers.js';
+import { TUNNEL_IDLE_MS, TunnelPool } from './tunnel-pool.js';
 import { appOfHost, appUrlsOf, type AppHost, type AppUrl } from '../../infra/install/apps-domain.js';
 import { userNamespace } from '../../kube/group.js';
 import { appHostErrorPage } from '../../web/templates/layout.js';
@@ -41,6 +42,8 @@ export const PREVIEW_LIMITS = {
   tunnelsPerPerson: 32,
   /** How long a workspace's pod, once read, is used without reading it again. */
   targetCacheMs: 5_000,
+  /** How long a tunnel an answer left open waits for the next request of the same person to the same port. */
+  tunnelIdleMs: TUNNEL_IDLE_MS,
 } as const;
 
 export interface PreviewDeps extends Pick<AuthDeps, 'sessions' | 'tokens' | 'directory' | 'minter' | 'serverClient' | 'now'>, AppPassDeps {
@@ -113,6 +116,13 @@ function closeWhenIdle(ms: number, streams: Duplex[], onIdle: () => void): () =>
   return stop;
 }
 
+/** Opening a port forward failed (refused by the cluster, or the person's limit), as opposed to the app failing on an open one. */
+class TunnelRefused extends Error {
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}
+
 function headerOf(req: http.IncomingMessage, name: string): string {
   const v = req.headers[name.toLowerCase()];
   return (Array.isArray(v) ? v[0] : v) ?? '';
@@ -126,6 +136,8 @@ export class PreviewProxy {
   private readonly targets = new Map<string, { target: SessionTarget; until: number }>();
   /** Tunnels open now, to close them when the server stops. */
   private readonly tunnels = new Set<PortTunnel>();
+  /** Tunnels left open by an answer, for the next request to the same port. */
+  private readonly pool: TunnelPool;
 
   private readonly appsDomain: string;
   private readonly appUrls: AppUrl | undefined;
@@ -137,11 +149,17 @@ export class PreviewProxy {
     this.appUrls = appUrlsOf(this.appsDomain, deps.baseUrl);
     this.https = base.protocol === 'https:';
     this.limits = { ...PREVIEW_LIMITS, ...deps.limits };
+    this.pool = new TunnelPool(this.limits.tunnelIdleMs);
   }
 
   /** Tunnels open now, per person, for tests and figures. */
   openTunnels(email: string): number {
     return this.openByPerson.get(email) ?? 0;
+  }
+
+  /** Tunnels waiting for a next request, for tests and figures. */
+  idleTunnels(): number {
+    return this.pool.idleTunnels();
   }
 
   /** The app a request's Host header names, when host-based previews are on and it names one. */
@@ -262,6 +280,7 @@ export class PreviewProxy {
 
   /** Closes every open tunnel (the server is stopping). */
   close(): void {
+    this.pool.close();
     for (const t of this.tunnels) t.close();
   }
 
@@ -377,54 +396,79 @@ export class PreviewProxy {
     return { prefix: route.address.prefix, host: req.headers.host ?? new URL(route.origin).host, proto: this.https ? ('https' as const) : ('http' as const), clientAddress };
   }
 
+  /**
+   * Sends the request to the app over a tunnel of the person's pool (an idle one when there is
+   * one, else a new port forward). A GET or HEAD whose idle tunnel turns out closed is sent
+   * once more on a new one; a body is sent once.
+   */
   private async relayHttp(req: http.IncomingMessage, res: http.ServerResponse, route: Route, admitted: Admitted, clientAddress: string): Promise<void> {
     const { address } = route;
     const what = `port ${address.port} of workspace ${address.workspace}`;
-    const { socket, ended } = await this.openTunnel(admitted, address.port).catch((err: unknown) => {
-      const failure = previewFailure(err, `the port forward to ${what}`);
-      throw new HttpError(failure.status, failure.message, err instanceof HttpError ? err.headers : {});
-    });
-    const upstream = http.request({
-      createConnection: () => socket,
-      method: req.method,
-      path: address.upstreamPath,
-      headers: requestHeadersForApp(req.headers, this.forwardedFor(req, route, clientAddress), { upgrade: false }),
-    });
-    const stopIdle = closeWhenIdle(this.limits.idleMs, [socket, req.socket], () => {
-      upstream.destroy(new Error(`no byte moved for ${this.limits.idleMs / 1000} s`));
-    });
-    let sent = 0;
-    req.on('data', (chunk: Buffer) => {
-      sent += chunk.length;
-      if (sent > this.limits.bodyBytes) {
-        upstream.destroy(new Error(`the request body is larger than the preview's limit of ${this.limits.bodyBytes} bytes`));
-        req.socket.destroy();
+    const method = req.method ?? 'GET';
+    const key = [admitted.caller.email, serviceAccountOf(admitted.caller), admitted.target.namespace, admitted.target.pod, address.port].join(' ');
+    const agent = this.pool.agentFor(key, () => this.openTunnel(admitted, address.port).catch((err: unknown) => Promise.reject(new TunnelRefused(err))));
+    const headers = requestHeadersForApp(req.headers, this.forwardedFor(req, route, clientAddress), { upgrade: false });
+    const send = (withBody: boolean) => {
+      const upstream = http.request({ agent, method, path: address.upstreamPath, headers });
+      let stopIdle = () => {};
+      upstream.once('socket', (socket: Duplex) => {
+        stopIdle = closeWhenIdle(this.limits.idleMs, [socket, req.socket], () => upstream.destroy(new Error(`no byte moved for ${this.limits.idleMs / 1000} s`)));
+      });
+      if (withBody) {
+        let sent = 0;
+        req.on('data', (chunk: Buffer) => {
+          sent += chunk.length;
+          if (sent > this.limits.bodyBytes) {
+            upstream.destroy(new Error(`the request body is larger than the preview's limit of ${this.limits.bodyBytes} bytes`));
+            req.socket.destroy();
+          }
+        });
+        req.pipe(upstream);
+      } else {
+        upstream.end();
       }
-    });
-    req.pipe(upstream);
-    try {
-      const answer = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
         upstream.once('response', resolve);
         upstream.once('error', reject);
       });
+      return { upstream, answered, stopIdle: () => stopIdle() };
+    };
+    const bodiless = method === 'GET' || method === 'HEAD';
+    let attempt = send(!bodiless);
+    try {
+      let answer: http.IncomingMessage;
+      try {
+        answer = await attempt.answered;
+      } catch (err) {
+        if (!bodiless || !attempt.upstream.reusedSocket || err instanceof TunnelRefused) throw err;
+        attempt.stopIdle();
+        attempt = send(false);
+        answer = await attempt.answered;
+      }
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeadersFromApp(answer.headers, address.prefix, { upgrade: false }));
       answer.pipe(res);
       await new Promise<void>((resolve) => {
         res.once('close', resolve);
         answer.once('error', () => res.destroy());
       });
+      // The browser went away mid-answer: that tunnel carries the rest of it, so it is not reused.
+      if (!answer.complete) attempt.upstream.destroy();
     } catch (err) {
+      if (err instanceof TunnelRefused) {
+        const failure = previewFailure(err.reason, `the port forward to ${what}`);
+        throw new HttpError(failure.status, failure.message, err.reason instanceof HttpError ? err.reason.headers : {});
+      }
+      const socket = attempt.upstream.socket;
+      attempt.upstream.destroy();
       if (res.headersSent) {
         res.destroy();
         return;
       }
-      socket.destroy();
-      const end = await ended;
-      const why = end.error ?? (err as Error).message;
+      const end = await this.pool.endOf(socket);
+      const why = end?.error ?? (err as Error).message;
       throw new HttpError(502, `nothing answered on ${what}: ${why}. Is a server listening on port ${address.port} inside the workspace?`);
     } finally {
-      stopIdle();
-      socket.destroy();
+      attempt.stopIdle();
     }
   }
 
