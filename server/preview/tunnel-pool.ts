@@ -32,7 +32,9 @@ function withInactivityTimeout(socket: Duplex): Duplex {
     setTimeout(next: number, onTimeout?: () => void) {
       ms = next;
       (socket as Duplex & { timeout: number }).timeout = next;
-      if (onTimeout) socket.once('timeout', onTimeout);
+      // As net.Socket does: a timeout of 0 takes the callback off again (Node's HTTP client relies on it).
+      if (onTimeout && next === 0) socket.removeListener('timeout', onTimeout);
+      else if (onTimeout) socket.once('timeout', onTimeout);
       arm();
       return socket;
     },
