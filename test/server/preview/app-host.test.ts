@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { addPerson, login, startCluster, startDen, type Den, type Signed } from '../core/cluster.js';
+import { appCookieSecretName, ticketSecretName } from '../../../server/auth/app-passes.js';
 import { APP_PORT, podWithApps, seedRunningWorkspace, WS_PORT, type PodWithApps } from './world.js';
 
 const BASE_URL = 'http://den.test';
@@ -130,6 +131,35 @@ describe('host-based port preview (<port>--<workspace>--<person>.<apps domain>) 
     expect(late.status).to.equal(403);
     expect(late.text).to.include('this link to the app is older than 60 seconds');
     expect(late.headers['content-security-policy']).to.equal("default-src 'none'");
+  });
+
+  it('refuses an app cookie past its hour, and the sweep deletes it and tickets never redeemed', async () => {
+    const session = (await one.auth.sessions.lookup(alice.cookie.split('=')[1]!, Date.now()))!;
+    const then = Date.now() - 2 * 3_600_000;
+    const ticket = await one.auth.appPasses.mintTicket({ session: session.secretName, host: APP, next: '/' }, then);
+    const redeemed = await one.auth.appPasses.redeem(ticket, APP, then + 1000);
+    if (!redeemed.ok) throw new Error(redeemed.reason);
+    const stale = await ask(two, APP, '/echo', { cookie: `svc_app=${redeemed.cookie}` });
+    expect(stale.status).to.equal(302);
+    expect(stale.headers.location).to.match(/\/apps\/open\?/);
+    const abandoned = await one.auth.appPasses.mintTicket({ session: session.secretName, host: APP, next: '/' }, Date.now() - 61_000);
+    const fresh = await one.auth.appPasses.mintTicket({ session: session.secretName, host: APP, next: '/' }, Date.now());
+    expect(await one.auth.appPasses.sweep(Date.now())).to.be.at.least(2);
+    const secrets = (await one.auth.state.current('app-cookie')).map((r) => r.name).concat((await one.auth.state.current('app-ticket')).map((r) => r.name));
+    expect(secrets).not.to.include(appCookieSecretName(redeemed.cookie));
+    expect(secrets).not.to.include(ticketSecretName(abandoned));
+    expect(secrets).to.include(ticketSecretName(fresh));
+  });
+
+  it("ends the app cookie with the Den session it came from: signed out of Den, the app host sends the browser back through Den", async () => {
+    const second = await login(one, 'alice', 'alice-password');
+    const { cookie } = await openApp(second, APP, '/', one, two);
+    expect((await ask(two, APP, '/echo', { cookie })).status).to.equal(200);
+    const out = await fetch(`${one.api}/logout`, { method: 'POST', headers: { Cookie: second.cookie, 'X-CSRF-Token': second.csrf } });
+    expect(out.status).to.equal(204);
+    const after = await ask(two, APP, '/echo', { cookie });
+    expect(after.status).to.equal(302);
+    expect(after.headers.location).to.equal(`${BASE_URL}/apps/open?host=${APP}&path=%2Fecho`);
   });
 
   it('refuses the cookie of one app on another app host, and a ticket made for one app on another', async () => {
