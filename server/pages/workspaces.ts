@@ -32,30 +32,43 @@ import type { PageContext, PageDeps, PageRouter } from './types.js';
 import { declaredApps, type DeclaredApp } from '../../infra/crds/workspace-image-rules.js';
 import type { WorkspaceImage } from '../../infra/crds/workspace-image.js';
 
-interface CatalogEntry {
-  metadata?: { name?: string };
-  spec?: { homePath?: string; displayName?: string };
-}
-
-/** What the pages show of a catalog entry: its home path (for VS Code links) and its title. */
-export interface EntryFacts {
+/**
+ * What the pages show of a catalog entry: its home path (VS Code links), its title (a failure
+ * names it; absent when the entry has no display name or is gone), whether it is withdrawn,
+ * and its valid declared apps (the Apps and ports card). An entry gone or hidden from the
+ * person reads as the defaults.
+ */
+export interface CatalogFacts {
   homePath: string;
   title?: string;
+  deprecated: boolean;
+  apps: DeclaredApp[];
 }
 
-function entryFacts(entry: CatalogEntry | undefined): EntryFacts {
-  return { homePath: entry?.spec?.homePath || WORKSPACE_IMAGE_DEFAULTS.homePath, title: entry?.spec?.displayName || undefined };
+function catalogFacts(entry: WorkspaceImage | undefined): CatalogFacts {
+  return {
+    homePath: entry?.spec?.homePath || WORKSPACE_IMAGE_DEFAULTS.homePath,
+    title: entry?.spec?.displayName || undefined,
+    deprecated: entry?.spec?.deprecated === true,
+    apps: declaredApps(entry?.spec?.apps),
+  };
 }
 
-/** One catalog entry; an entry gone or hidden from the person reads as the defaults. */
-async function catalogEntryOf(kube: KubeClient, name: string): Promise<EntryFacts> {
-  if (!name) return entryFacts(undefined);
+/** One catalog entry, read alone (the 3 s live polls ask for one, not the whole catalog). */
+async function catalogEntryOf(kube: KubeClient, name: string): Promise<CatalogFacts> {
+  if (!name) return catalogFacts(undefined);
   try {
-    return entryFacts(await kube.get<CatalogEntry>(RESOURCES.workspaceImage, name));
+    return catalogFacts(await kube.get<WorkspaceImage>(RESOURCES.workspaceImage, name));
   } catch (err) {
-    if (err instanceof KubeApiError && (err.status === 404 || err.status === 403)) return entryFacts(undefined);
+    if (err instanceof KubeApiError && (err.status === 404 || err.status === 403)) return catalogFacts(undefined);
     throw err;
   }
+}
+
+/** Every catalog entry the person can read, by name, in one LIST. */
+export async function catalogFactsOf(kube: KubeClient): Promise<Map<string, CatalogFacts>> {
+  const { items } = await kube.list<WorkspaceImage>(RESOURCES.workspaceImage);
+  return new Map(items.map((i) => [i.metadata?.name ?? '', catalogFacts(i)]));
 }
 
 /** A workspace's page or card shows its entry (the VS Code link's home path, the title a failure names) only when Running or Failed. */
@@ -71,42 +84,15 @@ const ENTRY_READS_AT_MOST = 4;
  * The catalog entries the cards show, by name: one read each, as entries carry icons and a
  * catalog can be large (the dashboard asks every 3 s); the whole catalog when many are shown.
  */
-async function entriesShownBy(kube: KubeClient, workspaces: WorkspaceView[]): Promise<Map<string, EntryFacts>> {
+async function entriesShownBy(kube: KubeClient, workspaces: WorkspaceView[]): Promise<Map<string, CatalogFacts>> {
   const names = [...new Set(workspaces.filter(showsEntry).map((ws) => ws.spec?.imageRef?.name ?? ''))].filter(Boolean);
-  if (names.length > ENTRY_READS_AT_MOST) {
-    const { items } = await kube.list<CatalogEntry>(RESOURCES.workspaceImage);
-    return new Map(items.map((i) => [i.metadata?.name ?? '', entryFacts(i)]));
-  }
+  if (names.length > ENTRY_READS_AT_MOST) return catalogFactsOf(kube);
   return new Map(await Promise.all(names.map(async (name) => [name, await catalogEntryOf(kube, name)] as const)));
 }
 
 /** Is this request a live page's poll for its live part alone (web/templates/live.ts)? */
 export function wantsLivePart(ctx: Context): boolean {
   return ctx.get(LIVE_FRAGMENT_HEADER) === 'live';
-}
-
-interface CatalogFacts {
-  homePath: string;
-  displayName: string;
-  deprecated: boolean;
-  /** Its valid declared apps (spec.apps), for the Apps and ports card. */
-  apps: DeclaredApp[];
-}
-
-/** Every catalog entry the person can read, by name: its home path (VS Code links), title, whether it is withdrawn, its apps. */
-export async function catalogFactsOf(kube: KubeClient): Promise<Map<string, CatalogFacts>> {
-  const { items } = await kube.list<WorkspaceImage>(RESOURCES.workspaceImage);
-  return new Map(
-    items.map((i) => [
-      i.metadata?.name ?? '',
-      {
-        homePath: i.spec?.homePath || WORKSPACE_IMAGE_DEFAULTS.homePath,
-        displayName: i.spec?.displayName || i.metadata?.name || '',
-        deprecated: i.spec?.deprecated === true,
-        apps: declaredApps(i.spec?.apps),
-      },
-    ]),
-  );
 }
 
 /**
@@ -259,7 +245,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
   const entry = catalog.get(ws.spec?.imageRef?.name ?? '');
   const images = [...catalog]
     .filter(([, facts]) => !facts.deprecated)
-    .map(([name, facts]) => ({ name, displayName: facts.displayName }))
+    .map(([name, facts]) => ({ name, displayName: facts.title ?? name }))
     .sort((a, b) => a.displayName.localeCompare(b.displayName));
   sendPage(
     ctx,
@@ -269,14 +255,14 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
       events: events.all,
       yaml: stringify(shown),
       homePath: entry?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath,
-      failure: failureOf(ws, entry?.displayName),
+      failure: failureOf(ws, entry?.title),
       now: deps.now(),
       notice,
       activity: events.activity,
       activityKinds: ACTIVITY_KINDS,
       apps: entry?.apps ?? [],
       appLinks: appLinksOf(deps, ws.metadata?.name ?? '', targetNamespace(ctx)),
-      facts: { imageTitle: entry?.displayName, createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()) },
+      facts: { imageTitle: entry?.title, createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()) },
       images,
       gatewayPort: deps.gatewayPort,
       namespace: namespaceOf(ctx),
@@ -347,7 +333,7 @@ async function status(ctx: PageContext, deps: PageDeps): Promise<void> {
   const phase = phaseOf(ws);
   const [events, entry] = await Promise.all([
     eventsOf(kube, ws, targetNamespace(ctx)),
-    showsEntry(ws) ? catalogEntryOf(kube, ws.spec?.imageRef?.name ?? '') : entryFacts(undefined),
+    showsEntry(ws) ? catalogEntryOf(kube, ws.spec?.imageRef?.name ?? '') : catalogFacts(undefined),
   ]);
   if (ctx.accepts('html', 'json') === 'json') {
     ctx.body = { phase, reason: reasonOf(ws), conditions: ws.status?.conditions ?? [], events: events.pod };

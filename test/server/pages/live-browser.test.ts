@@ -70,7 +70,8 @@ describe('live pages in Chromium', function () {
   }
 
   async function create(tab: Page, name: string, image: string): Promise<void> {
-    await tab.goto(`${platform.baseUrl}/new?image=${image}`);
+    const answer = await tab.goto(`${platform.baseUrl}/new?image=${image}`);
+    expect(`${answer?.status()} ${tab.url()}`, await tab.locator('main').innerText().catch(() => 'no main')).to.equal(`200 ${platform.baseUrl}/new?image=${image}`);
     await tab.getByLabel('Name').fill(name);
     await tab.getByLabel('Home volume').fill('1Gi');
     await tab.getByLabel('SSH public key').fill(KEY);
