@@ -74,8 +74,9 @@ export const serverSettings = {
     env: 'DEN_APPS_DOMAIN',
     describe: 'domain of host-based app previews, <port>--<workspace>--<person>.<domain> (docs/preview.md); empty: path-based previews only',
     parse: (raw) => {
-      if (!isDns1123Subdomain(raw)) throw new Error(`must be a DNS domain such as apps.den.example, got '${raw}'`);
-      return raw.toLowerCase();
+      const domain = raw.toLowerCase();
+      if (!isDns1123Subdomain(domain)) throw new Error(`must be a DNS domain such as apps.den.example, got '${raw}'`);
+      return domain;
     },
     default: '',
   }),
@@ -106,7 +107,7 @@ export const serverRole: Role<typeof serverSettings> = {
     const say = roleLog('server');
     re2(); // fails here, in one line, rather than on the first request that needs it
     const providerConfigs = readIdentityProviders(settings.identityProvidersFile, process.env);
-    const appsProblem = settings.appsDomain ? appsDomainProblem(settings.appsDomain, settings.baseUrl) : undefined;
+    const appsProblem = settings.appsDomain ? appsDomainProblem(settings.appsDomain, settings.baseUrl, '--base-url') : undefined;
     if (appsProblem) throw new SettingsError(`--apps-domain (DEN_APPS_DOMAIN): ${appsProblem}`);
     const client = new KubeClient(loadConnection(settings.kubeconfig || undefined));
     const metrics = new Metrics();

@@ -18,12 +18,12 @@ export interface AppHost {
  * own host inside the domain (or the domain inside Den's host) would let an app's script set
  * cookies that reach Den (`Domain=` a parent of both).
  */
-export function appsDomainProblem(domain: string, baseUrl: string): string | undefined {
+export function appsDomainProblem(domain: string, baseUrl: string, baseUrlName = 'baseUrl'): string | undefined {
   const den = new URL(baseUrl).hostname.toLowerCase();
   const apps = domain.toLowerCase();
-  if (den === apps) return `must differ from the host of baseUrl (${den})`;
-  if (den.endsWith(`.${apps}`)) return `must not be a parent of the host of baseUrl (${den}): apps would share cookies with Den`;
-  if (apps.endsWith(`.${den}`)) return `must not be under the host of baseUrl (${den}): apps could set cookies on Den's host`;
+  if (den === apps) return `must differ from the host of ${baseUrlName} (${den})`;
+  if (den.endsWith(`.${apps}`)) return `must not be a parent of the host of ${baseUrlName} (${den}): apps would share cookies with Den`;
+  if (apps.endsWith(`.${den}`)) return `must not be under the host of ${baseUrlName} (${den}): apps could set cookies on Den's host`;
   return undefined;
 }
 
