@@ -30,7 +30,7 @@ import { TUNNEL_IDLE_MS, TunnelPool } from './tunnel-pool.js';
 import { appOfHost, appUrlsOf, type AppHost, type AppUrl } from '../../infra/install/apps-domain.js';
 import { userNamespace } from '../../kube/group.js';
 import { appHostErrorPage } from '../../web/templates/layout.js';
-import { APP_AUTH_PATH, appCookieValues, appPassCookie, openAppPath, type AppPassDeps } from './app-host.js';
+import { APP_AUTH_PATH, appCookieValues, openAppPath, redeemTicket, sendToAppHost, type AppPassDeps } from './app-host.js';
 
 /** The limits of the preview proxy (README, docs/preview.md). */
 export const PREVIEW_LIMITS = {
@@ -178,23 +178,8 @@ export class PreviewProxy {
    */
   async openApp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     try {
-      const url = new URL(req.url ?? '/', this.origin);
-      const hostParam = url.searchParams.get('host') ?? '';
-      const app = this.appsDomain ? appOfHost(hostParam, this.appsDomain) : undefined;
-      if (!app) throw new HttpError(404, this.appsDomain ? `"${hostParam.slice(0, 200)}" is not the host of an app under ${this.appsDomain}` : 'host-based app previews are not configured on this Den; use /w/<workspace>/ports/<port>/');
       if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly', { 'Retry-After': '2' });
-      const next = sameOriginPath(url.searchParams.get('path') ?? '/');
-      const credential = await credentialOf({ get: (name) => headerOf(req, name) }, this.deps).catch((err: unknown) => {
-        if (err instanceof CredentialRefused) return undefined;
-        throw err;
-      });
-      if (credential?.kind !== 'cookie') {
-        res.writeHead(302, { Location: `/login?next=${encodeURIComponent(sameOriginPath(req.url))}`, 'Cache-Control': 'no-store' }).end();
-        return;
-      }
-      const redeemAt = this.appUrl(app, APP_AUTH_PATH)!;
-      const ticket = await this.deps.appPasses.mintTicket({ session: credential.session.secretName, host: new URL(redeemAt).hostname, next }, this.deps.now());
-      res.writeHead(302, { Location: `${redeemAt}?ticket=${ticket}`, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' }).end();
+      await sendToAppHost(req, res, { ...this.deps, origin: this.origin, appsDomain: this.appsDomain, appUrl: this.appUrls });
     } catch (err) {
       await this.answerPage(res, err, undefined);
     }
@@ -208,7 +193,7 @@ export class PreviewProxy {
       const host = new URL(route.origin).hostname;
       const method = req.method ?? 'GET';
       if (route.address.upstreamPath.split('?')[0] === APP_AUTH_PATH) {
-        await this.redeemTicket(req, res, route, host);
+        await redeemTicket(req, res, new URL(route.address.upstreamPath, route.origin), { ...this.deps, https: this.https });
         return;
       }
       this.checkRequest(req, route);
@@ -335,20 +320,6 @@ export class PreviewProxy {
     }
     const length = Number(req.headers['content-length'] ?? 0);
     if (length > this.limits.bodyBytes) throw new HttpError(413, `the request body is larger than the preview's limit of ${this.limits.bodyBytes} bytes`);
-  }
-
-  /** `/__den/auth?ticket=…` on an app host: the ticket, used once, becomes this host's app cookie. */
-  private async redeemTicket(req: http.IncomingMessage, res: http.ServerResponse, route: Route, host: string): Promise<void> {
-    if (req.method !== 'GET') throw new HttpError(405, `${APP_AUTH_PATH} only answers GET`);
-    const ticket = new URL(route.address.upstreamPath, route.origin).searchParams.get('ticket') ?? '';
-    const redeemed = await this.deps.appPasses.redeem(ticket, host, this.deps.now());
-    if (!redeemed.ok) throw new HttpError(403, redeemed.reason);
-    res.writeHead(303, {
-      Location: redeemed.next,
-      'Set-Cookie': appPassCookie(redeemed.cookie, { secure: this.https, maxAgeSeconds: this.deps.appPasses.policy.cookieTtlMs / 1000 }),
-      'Cache-Control': 'no-store',
-      'Referrer-Policy': 'no-referrer',
-    }).end();
   }
 
   /** The pod as `viewer` read it: what one person may read says nothing of what another may. */
