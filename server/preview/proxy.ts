@@ -162,6 +162,11 @@ export class PreviewProxy {
     return this.pool.idleTunnels();
   }
 
+  /** (person, identity, pod, port) keys that hold a tunnel now, for tests. */
+  pooledKeys(): number {
+    return this.pool.keys;
+  }
+
   /** The app a request's Host header names, when host-based previews are on and it names one. */
   appOf(req: http.IncomingMessage): AppHost | undefined {
     return this.appsDomain ? appOfHost(req.headers.host, this.appsDomain) : undefined;

@@ -58,7 +58,8 @@ export class TunnelPool {
       open().then(
         ({ socket, ended }) => {
           ends.set(socket, ended);
-          void ended.then(() => this.forgetIfUnused(key, agent));
+          // After the agent has seen the socket close (its 'close' comes on a later tick).
+          void ended.then(() => setImmediate(() => this.forgetIfUnused(key, agent)));
           done(null, withInactivityTimeout(socket));
         },
         (err: Error) => done(err),
@@ -72,6 +73,11 @@ export class TunnelPool {
   /** How the tunnel under `socket` ended (the kubelet's error, say). */
   endOf(socket: Duplex | null | undefined): TunnelSocket['ended'] | undefined {
     return socket ? this.ends.get(socket) : undefined;
+  }
+
+  /** Keys with an agent now (each has a tunnel open, idle or busy), for tests. */
+  get keys(): number {
+    return this.agents.size;
   }
 
   /** Tunnels idle now, for tests. */

@@ -53,6 +53,7 @@ describe('port preview tunnel reuse', function () {
     expect(den.previews.openTunnels('alice@example.com')).to.equal(1);
     await until(() => den.previews.openTunnels('alice@example.com') === 0, 'the idle tunnel to close', IDLE_MS * 5);
     expect(den.previews.idleTunnels()).to.equal(0);
+    await until(() => den.previews.pooledKeys() === 0, 'the pool to forget the port', 1000);
     expect((await get(`${PREVIEW}/echo`, { Cookie: alice.cookie })).status).to.equal(200);
     expect(forwards() - before).to.equal(2);
   });
