@@ -13,7 +13,8 @@ import { isNotFound, KubeApiError } from '../../kube/errors.js';
 import { failureOf } from './failure.js';
 import type { WorkspaceView } from '../../web/templates/format.js';
 import { stringify } from 'yaml';
-import { ANNOTATIONS, defaultPodName, homeClaimName } from '../../kube/group.js';
+import { ANNOTATIONS, defaultPodName, homeClaimName, userSpaceOfNamespace } from '../../kube/group.js';
+import type { AppLinks } from '../../web/templates/workspace-apps.js';
 import { serviceAccountUsername } from '../../kube/minting.js';
 import { DEFAULT_IDLE_TIMEOUT, durationMs, idleClock } from '../../infra/crds/idle-timeout.js';
 import type { Workspace } from '../../infra/crds/workspace.js';
@@ -235,6 +236,14 @@ function detailsOf(ctx: PageContext, deps: PageDeps, ws: WorkspaceView, events: 
 
 type PageRefusals = Pick<WorkspacePageView, 'changeRefusal' | 'deleteRefusal'>;
 
+/** Host-based addresses of a workspace's ports, when the server has an apps domain. */
+function appLinksOf(deps: PageDeps, workspace: string, namespace: string): AppLinks | undefined {
+  const { appUrl } = deps.resources;
+  const person = userSpaceOfNamespace(namespace);
+  if (!appUrl || !person) return undefined;
+  return { href: (port, path) => appUrl({ port, workspace, person }, path) };
+}
+
 async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageRefusals = {}, status = 200): Promise<void> {
   const { kube, assets } = ctx.state;
   const notice = ctx.method === 'GET' ? takeNotice(ctx, deps.secureCookies) : undefined;
@@ -258,6 +267,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
       activity: events.activity,
       activityKinds: ACTIVITY_KINDS,
       apps: entry?.apps ?? [],
+      appLinks: appLinksOf(deps, ws.metadata?.name ?? '', targetNamespace(ctx)),
       images,
       gatewayPort: deps.gatewayPort,
       namespace: namespaceOf(ctx),

@@ -8,7 +8,7 @@ import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseB
 import { livePart, liveRegion, partInFragment } from './live.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { activityTab, type ActivityLine } from './activity.js';
-import { appsCard, type DeclaredAppView } from './workspace-apps.js';
+import { appsCard, type AppLinks, type DeclaredAppView } from './workspace-apps.js';
 import { dataTable } from './table.js';
 import { deleteForm } from './delete-form.js';
 
@@ -197,6 +197,8 @@ export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'>, Work
   activityKinds: readonly string[];
   /** Apps the workspace's catalog entry declares (spec.apps), shown as buttons in the Apps and ports card. */
   apps?: DeclaredAppView[];
+  /** Host-based addresses of its ports, when the server has an apps domain. */
+  appLinks?: AppLinks;
   /** Entries a change of image may pick. */
   images: ImageChoice[];
   /** A refused change, shown in the change form with what was typed. */
@@ -248,7 +250,7 @@ ${!v.namespace && html`<section role="tabpanel" id="panel-terminal" aria-labelle
   <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws" data-script="${assets.url('terminal.js')}" data-style="${assets.url('terminal.css')}"></div>
 </section>`}
 <section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden>${part('yaml')}</section>
-${appsCard(name, v.apps ?? [])}
+${appsCard(name, v.apps ?? [], v.appLinks)}
 <section class="card" aria-labelledby="delete-title">
   <h2 id="delete-title">Delete</h2>
   <details${v.deleteRefusal ? html` open` : ''}><summary>Delete this workspace…</summary>
