@@ -44,6 +44,12 @@ export async function cpuMsOf(pid: number): Promise<number> {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in USER_HZ (100 on Linux)
 }
 
+/** CPU milliseconds of this process's children that have ended and been waited for (user + system). */
+export async function endedChildrenCpuMs(): Promise<number> {
+  const fields = (await readFile('/proc/self/stat', 'utf8')).split(') ')[1]!.split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100; // cutime, cstime
+}
+
 /** CPU milliseconds this process has used. */
 export function ownCpuMs(): number {
   const { user, system } = process.cpuUsage();

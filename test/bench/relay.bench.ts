@@ -17,7 +17,7 @@ import ssh2, { type ClientChannel } from 'ssh2';
 import { execPath, execQuery, startExec } from '../../kube/exec.js';
 import type { FakeApiServer } from '../support/fake-apiserver.js';
 import { NAMESPACE } from '../gateway/harness.js';
-import { cpuMsOf, ownCpuMs, startBenchGateway, type BenchGateway } from './bench-gateway.js';
+import { cpuMsOf, endedChildrenCpuMs, ownCpuMs, startBenchGateway, type BenchGateway } from './bench-gateway.js';
 import { median } from './stats.js';
 
 /** Output of the in-process pair, as before. */
@@ -96,7 +96,7 @@ async function processRate(command: string, args: string[], env: NodeJS.ProcessE
 }
 
 export async function run(): Promise<string> {
-  const gw = await startBenchGateway();
+  const gw = await startBenchGateway({ nodeArgs: process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/relay-prof'] : [] });
   try {
     const execClient = join(gw.dir, 'exec-client');
     await promisify(execFile)('go', ['build', '-o', execClient, EXEC_CLIENT_SOURCE]);
@@ -111,6 +111,16 @@ export async function run(): Promise<string> {
     const processes = { execClient: [] as number[], ssh: [] as number[] };
     // CPU per MiB does not depend on what else the machine runs, as the wall-clock ratio does.
     const cpu = { direct: 0, clientAndFake: 0, gateway: 0, sshGateway: 0 };
+    // The process pair: this process (fake API server and kubelet, the pipe's reader), the ended
+    // children (the client process and the `head` it ran in the "pod"), den gateway.
+    const pair = { execBench: 0, execChildren: 0, sshBench: 0, sshChildren: 0 };
+    const measured = async (into: 'exec' | 'ssh', fn: () => Promise<number>) => {
+      const [own, children] = [ownCpuMs(), await endedChildrenCpuMs()];
+      const rate = await fn();
+      pair[`${into}Bench`] += ownCpuMs() - own;
+      pair[`${into}Children`] += (await endedChildrenCpuMs()) - children;
+      return rate;
+    };
     await throughGateway(gw); // warm-up
     for (let i = 0; i < ROUNDS; i++) {
       let own = ownCpuMs();
@@ -122,9 +132,9 @@ export async function run(): Promise<string> {
       cpu.clientAndFake += ownCpuMs() - own;
       cpu.gateway += (await cpuMsOf(pid)) - gatewayCpu;
 
-      processes.execClient.push(await viaExecClient());
+      processes.execClient.push(await measured('exec', viaExecClient));
       gatewayCpu = await cpuMsOf(pid);
-      processes.ssh.push(await viaOpenSsh());
+      processes.ssh.push(await measured('ssh', viaOpenSsh));
       cpu.sshGateway += (await cpuMsOf(pid)) - gatewayCpu;
     }
     const perMiB = (ms: number, payload: number) => (ms / ((ROUNDS * payload) / (1024 * 1024))).toFixed(1);
@@ -142,7 +152,8 @@ export async function run(): Promise<string> {
       `| client processes: OpenSSH ssh through den gateway to a pipe, spawn to exit | ${mibPerS(s)} MiB/s |`,
       `| client processes: ratio ssh via gateway / exec client | ${(s / k).toFixed(2)} |`,
       `| CPU per MiB, in-process: direct (fake kubelet + exec client) / through the gateway (fake kubelet + ssh2 client); den gateway | ${perMiB(cpu.direct, PAYLOAD)} / ${perMiB(cpu.clientAndFake, PAYLOAD)}; ${perMiB(cpu.gateway, PAYLOAD)} ms |`,
-      `| CPU per MiB of den gateway relaying to OpenSSH ssh | ${perMiB(cpu.sshGateway, PROCESS_PAYLOAD)} ms |`,
+      `| CPU per MiB, client processes: exec client side: bench process (fake API server and kubelet, pipe reader) / exec client + head | ${perMiB(pair.execBench, PROCESS_PAYLOAD)} / ${perMiB(pair.execChildren, PROCESS_PAYLOAD)} ms |`,
+      `| CPU per MiB, client processes: ssh side: bench process / ssh + head; den gateway | ${perMiB(pair.sshBench, PROCESS_PAYLOAD)} / ${perMiB(pair.sshChildren, PROCESS_PAYLOAD)}; ${perMiB(cpu.sshGateway, PROCESS_PAYLOAD)} ms |`,
       `| load average (1 min) at the end of the run | ${loadavg()[0]!.toFixed(1)} |`,
     ].join('\n');
   } finally {
