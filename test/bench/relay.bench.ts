@@ -6,6 +6,7 @@
 //   client (what `kubectl exec` is: a Go process writing the stream to its stdout) vs. the real
 //   OpenSSH `ssh` through the gateway writing to its stdout; both stdouts are pipes this process
 //   counts, and each is timed from spawn to exit (start-up, handshake and all, as `time` would).
+// DEN_BENCH_CPU_PROF=<dir> writes the gateway's CPU profile (node --cpu-prof) there when it stops.
 import { execFile, spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -96,7 +97,8 @@ async function processRate(command: string, args: string[], env: NodeJS.ProcessE
 }
 
 export async function run(): Promise<string> {
-  const gw = await startBenchGateway({ nodeArgs: process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/relay-prof'] : [] });
+  const profileDir = process.env.DEN_BENCH_CPU_PROF;
+  const gw = await startBenchGateway({ nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
   try {
     const execClient = join(gw.dir, 'exec-client');
     await promisify(execFile)('go', ['build', '-o', execClient, EXEC_CLIENT_SOURCE]);
