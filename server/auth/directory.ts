@@ -8,6 +8,7 @@ import { userNamespace } from '../../kube/group.js';
 import { Informer, type CacheEvent } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { HttpError } from '../../koa/errors.js';
+import { isNotFound } from '../../kube/errors.js';
 import { isDisabled, roleOf, type MembershipRole } from '../../infra/crds/user-space.js';
 
 export interface UserSpaceObject extends KubeObject {
@@ -112,6 +113,24 @@ export class UserSpaceDirectory {
    */
   resolveEmail(email: string): Promise<Membership> {
     return this.resolveChecked(email, { ignoreCase: true });
+  }
+
+  /**
+   * As `resolve`, confirmed by a GET of the UserSpace from the API server, for what changes
+   * something: a person disabled or removed through another replica a moment ago is refused
+   * here too, before this replica's watch event arrives.
+   */
+  async resolveConfirmed(owner: string): Promise<Membership> {
+    const hinted = await this.resolve(owner);
+    let current: UserSpaceObject | undefined;
+    try {
+      current = await this.client.get<UserSpaceObject>(RESOURCES.userSpace, hinted.userspace);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    if (current?.metadata?.uid === hinted.uid) return resolveMembership([current], owner);
+    const all = await this.client.list<UserSpaceObject>(RESOURCES.userSpace);
+    return resolveMembership(all.items, owner);
   }
 
   private async resolveChecked(owner: string, opts: { ignoreCase?: boolean }): Promise<Membership> {

@@ -12,7 +12,7 @@ import { RESOURCES } from '../../kube/resources.js';
 
 export const STATE_KIND_LABEL = `${GROUP}/kind`;
 
-export type StateKind = 'session' | 'api-token' | 'local-user' | 'login-challenge';
+export type StateKind = 'session' | 'api-token' | 'local-user' | 'login-challenge' | 'app-ticket' | 'app-cookie';
 
 export interface SecretObject extends KubeObject {
   type?: string;
