@@ -71,6 +71,24 @@ export function parseAuthorizedKey(entry: unknown): AuthorizedKey | undefined {
   return plainKey(key);
 }
 
+/**
+ * Each list of entries parsed once, by the array itself: a cached Workspace's list is the same
+ * array at every connection that names it, until a watch event replaces the object, so a name
+ * that 1,000 Workspaces share costs 1,000 map reads per attempt instead of 1,000 key parses
+ * (about 0.1 ms each). A list fetched afresh is a new array and is parsed anew; a list that is
+ * no longer referenced takes its entry with it.
+ */
+const parsedLists = new WeakMap<readonly unknown[], readonly (AuthorizedKey | undefined)[]>();
+
+function parsedEntries(entries: readonly unknown[]): readonly (AuthorizedKey | undefined)[] {
+  let parsed = parsedLists.get(entries);
+  if (!parsed) {
+    parsed = entries.map(parseAuthorizedKey);
+    parsedLists.set(entries, parsed);
+  }
+  return parsed;
+}
+
 function sameBlob(a: Buffer, b: Buffer): boolean {
   // Lengths are part of the public key type, not a secret; only equal-length blobs are compared.
   return a.length === b.length && timingSafeEqual(a, b);
@@ -82,8 +100,7 @@ function sameBlob(a: Buffer, b: Buffer): boolean {
  */
 export function findAuthorizedKey(offered: OfferedKey, entries: readonly unknown[] | undefined): AuthorizedKey | undefined {
   let match: AuthorizedKey | undefined;
-  for (const entry of entries ?? []) {
-    const key = parseAuthorizedKey(entry);
+  for (const key of entries ? parsedEntries(entries) : []) {
     if (!key) continue;
     const equal = sameBlob(key.blob, offered.data) && key.type === offered.algo;
     if (equal && !match) match = key;

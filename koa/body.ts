@@ -1,6 +1,7 @@
 // Request bodies: at most `limit` bytes (SPEC leaves the size open; we answer 413),
 // JSON only, parsed once into `ctx.request.body` for the routes and `validate.ts`.
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Context, Next } from 'koa';
 import { HttpError } from './errors.js';
 
@@ -57,10 +58,31 @@ function discardRest(req: IncomingMessage, read: number, discardLimit: number): 
   });
 }
 
+/** How long a connection whose body was cut off stays open, unread, after its answer. */
+export const LINGER_MS = 2_000;
+
+/**
+ * Closes the connection of a body that was cut off so that the client can read the answer: the
+ * answer and a FIN go out, nothing more is read, and the socket is destroyed once LINGER_MS has
+ * passed (or the client resets it). Node destroys it as soon as the answer is written, and
+ * closing a socket with the client's bytes unread sends a reset, which can overtake the answer:
+ * the client's kernel drops what its reader had not taken yet (Apache calls the cure a lingering
+ * close).
+ */
+function closeLingering(req: IncomingMessage): HttpError['headers'] {
+  req.socket.destroySoon = function lingeringClose(this: Socket) {
+    this.pause();
+    if (this.writable) this.end();
+    const timer = setTimeout(() => this.destroy(), LINGER_MS).unref();
+    this.once('close', () => clearTimeout(timer));
+  };
+  return { Connection: 'close' };
+}
+
 /** The 413 for a body over `limit`, answered once the rest is drained or cut off. */
 async function refusal(ctx: Context, read: number, limit: number, discardLimit: number, message: string): Promise<HttpError> {
   const ended = await discardRest(ctx.req, read, Math.max(limit, discardLimit));
-  return new HttpError(413, message, ended ? {} : { Connection: 'close' });
+  return new HttpError(413, message, ended ? {} : closeLingering(ctx.req));
 }
 
 /**
@@ -73,7 +95,7 @@ export function refuseOversizedBodies(limit = DEFAULT_BODY_LIMIT, discardLimit =
   return async function refuseOversized(ctx: Context, next: Next): Promise<void> {
     const declared = Number(ctx.get('Content-Length') || 0);
     if (declared > limit) {
-      const refused = declared > Math.max(limit, discardLimit) ? new HttpError(413, tooLarge(limit), { Connection: 'close' }) : await refusal(ctx, 0, limit, discardLimit, tooLarge(limit));
+      const refused = declared > Math.max(limit, discardLimit) ? new HttpError(413, tooLarge(limit), closeLingering(ctx.req)) : await refusal(ctx, 0, limit, discardLimit, tooLarge(limit));
       ctx.status = 413;
       ctx.set(refused.headers);
       ctx.body = { error: refused.message };

@@ -27,6 +27,7 @@ import { Registry } from 'prom-client';
 import { HttpMetrics } from './metrics.js';
 import { PreviewProxy } from './preview/proxy.js';
 import { servePreviews } from './preview/middleware.js';
+import { appUrlsOf } from '../infra/install/apps-domain.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -40,6 +41,8 @@ export interface AppConfig {
   bodyLimitBytes?: number;
   /** `--gateway-port`: where people reach den gateway, for the commands the pages offer (default 22). */
   gatewayPort?: number;
+  /** `--apps-domain`: host-based app previews under it; none when absent or empty. */
+  appsDomain?: string;
 }
 
 export interface AppDeps {
@@ -64,7 +67,7 @@ export interface AppDeps {
 
 /** The preview proxy an app serves when it is given none. */
 export function previewProxyOf(deps: Pick<AppDeps, 'config' | 'auth' | 'serverClient' | 'log' | 'ready' | 'now' | 'assets'>): PreviewProxy {
-  return new PreviewProxy({ ...deps.auth, serverClient: deps.serverClient, baseUrl: deps.config.baseUrl, assets: deps.assets ?? new AssetStore(), log: deps.log, ready: deps.ready, now: deps.now ?? Date.now });
+  return new PreviewProxy({ ...deps.auth, serverClient: deps.serverClient, baseUrl: deps.config.baseUrl, appsDomain: deps.config.appsDomain, assets: deps.assets ?? new AssetStore(), log: deps.log, ready: deps.ready, now: deps.now ?? Date.now });
 }
 
 function healthRoutes(ready: () => boolean): Router {
@@ -93,6 +96,7 @@ export function createApp(deps: AppDeps): Koa {
   const limit = config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const https = config.baseUrl.startsWith('https:');
   const routeDeps = { ...auth, localAuth: config.localAuth, secureCookies: https, now, log: deps.log };
+  const resources = { ...deps.resources, appUrl: appUrlsOf(config.appsDomain, config.baseUrl) };
 
   const publicApi = new Router({ prefix: API_PREFIX });
   mountLogin(publicApi, routeDeps);
@@ -105,13 +109,13 @@ export function createApp(deps: AppDeps): Koa {
   mountLocalUserRoutes(coreApi, routeDeps);
 
   const resourceApi = new Router<AuthenticatedState>({ prefix: API_PREFIX });
-  mountResourceRoutes(resourceApi, deps.resources);
+  mountResourceRoutes(resourceApi, resources);
 
   const untilReady = refuseUntilReady(deps.ready);
   const pages = webUi({
     auth,
     serverClient: deps.serverClient,
-    resources: deps.resources,
+    resources,
     localAuth: config.localAuth,
     secureCookies: https,
     baseUrl: config.baseUrl,

@@ -29,6 +29,8 @@ import { TerminalServer } from './terminal/upgrade.js';
 import { ActivityRecorder } from '../shell/activity.js';
 import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../kube/den-events.js';
 import { FIELD_MANAGERS } from '../kube/group.js';
+import { isDns1123Subdomain } from '../kube/names.js';
+import { appsDomainProblem } from '../infra/install/apps-domain.js';
 
 const SESSION_SWEEP_INTERVAL_MS = 10 * 60_000;
 /** Requests still running at shutdown get this long to finish. */
@@ -67,6 +69,17 @@ export const serverSettings = {
     parse: parsers.nonEmpty,
     default: '',
   }),
+  appsDomain: setting({
+    flag: 'apps-domain',
+    env: 'DEN_APPS_DOMAIN',
+    describe: 'domain of host-based app previews, <port>--<workspace>--<person>.<domain> (docs/preview.md); empty: path-based previews only',
+    parse: (raw) => {
+      const domain = raw.toLowerCase();
+      if (!isDns1123Subdomain(domain)) throw new Error(`must be a DNS domain such as apps.den.example, got '${raw}'`);
+      return domain;
+    },
+    default: '',
+  }),
   tokenTtl: tokenTtlSetting,
 };
 
@@ -94,6 +107,8 @@ export const serverRole: Role<typeof serverSettings> = {
     const say = roleLog('server');
     re2(); // fails here, in one line, rather than on the first request that needs it
     const providerConfigs = readIdentityProviders(settings.identityProvidersFile, process.env);
+    const appsProblem = settings.appsDomain ? appsDomainProblem(settings.appsDomain, settings.baseUrl, '--base-url') : undefined;
+    if (appsProblem) throw new SettingsError(`--apps-domain (DEN_APPS_DOMAIN): ${appsProblem}`);
     const client = new KubeClient(loadConnection(settings.kubeconfig || undefined));
     const metrics = new Metrics();
     const auth = createAuthServices(client, {
@@ -114,7 +129,7 @@ export const serverRole: Role<typeof serverSettings> = {
     await assets.load();
     // One recorder for REST, the pages and the terminal: their bursts aggregate together.
     const events = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.server });
-    const config = { baseUrl: settings.baseUrl, localAuth: settings.localAuth, trustedProxies: settings.trustedProxies, gatewayPort: settings.gatewayPort };
+    const config = { baseUrl: settings.baseUrl, localAuth: settings.localAuth, trustedProxies: settings.trustedProxies, gatewayPort: settings.gatewayPort, appsDomain: settings.appsDomain };
     const ready = () => synced && listening;
     const previews = previewProxyOf({ config, auth, serverClient: client, log: say, ready, assets });
     const app = createApp({
@@ -163,6 +178,7 @@ export const serverRole: Role<typeof serverSettings> = {
       port: address.port,
       localAuth: settings.localAuth,
       baseUrl: settings.baseUrl,
+      appsDomain: settings.appsDomain || undefined,
       identityProviders: providerConfigs.map((p) => p.name),
     });
 
@@ -174,6 +190,10 @@ export const serverRole: Role<typeof serverSettings> = {
       auth.challenges.sweep(Date.now()).then(
         (removed) => removed && say('abandoned login challenges removed', { removed }),
         (err: Error) => say('login challenge sweep failed', { error: err.message }),
+      );
+      auth.appPasses.sweep(Date.now()).then(
+        (removed) => removed && say('expired app tickets and cookies removed', { removed }),
+        (err: Error) => say('app ticket sweep failed', { error: err.message }),
       );
     }, SESSION_SWEEP_INTERVAL_MS);
     sweeper.unref();

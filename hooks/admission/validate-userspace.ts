@@ -91,6 +91,7 @@ export function decideUserSpaceUpdate(changes: UserSpaceChanges, requester: { us
       rule: 'read-only',
       field: changes.keysChanged ? 'spec.sshAuthorizedKeys' : (changes.restricted[0]?.path ?? 'spec.owner'),
       message: `${requester.username} is a read-scoped identity and may not change a UserSpace; use a full-scope token or sign in`,
+      advice: 'This token may only read: sign in, or use a token with full scope, to change your space.',
     });
     return violations;
   }
@@ -99,6 +100,7 @@ export function decideUserSpaceUpdate(changes: UserSpaceChanges, requester: { us
       rule: 'owner-immutable',
       field: 'spec.owner',
       message: `is immutable: it is ${shown(oldObject.spec?.owner)}, the update asks for ${shown(object.spec?.owner)}; create a new UserSpace for another owner`,
+      advice: `A space keeps the owner it was made for (${shown(oldObject.spec?.owner)}): for another person, create a new space.`,
     });
   }
   if (!requester.isAdmin) {
@@ -107,6 +109,7 @@ export function decideUserSpaceUpdate(changes: UserSpaceChanges, requester: { us
         rule: 'admin-only',
         field: change.path,
         message: `only an administrator may change this field (it is ${shown(change.from)}, the update asks for ${shown(change.to)}); ${requester.username} may change spec.sshAuthorizedKeys only`,
+        advice: 'In your own space you may change only your saved SSH keys; ask an administrator for anything else.',
       });
     }
   }

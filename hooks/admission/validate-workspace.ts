@@ -45,7 +45,12 @@ export function validateWorkspace(input: WorkspaceValidationInput): Violation[] 
 
   if (create) violations.push(...nameViolations(name));
   if (create && name && input.workspaces.some((ws) => ws.metadata?.name === name)) {
-    violations.push({ rule: 'unique-name', field: 'metadata.name', message: `a Workspace named "${name}" already exists in namespace ${input.namespace}` });
+    violations.push({
+      rule: 'unique-name',
+      field: 'metadata.name',
+      message: `a Workspace named "${name}" already exists in namespace ${input.namespace}`,
+      advice: `You already have a workspace named ${name}: pick another name, or open that one from the dashboard.`,
+    });
   }
 
   const imageName = spec.imageRef?.name;
@@ -74,6 +79,7 @@ export function validateWorkspace(input: WorkspaceValidationInput): Violation[] 
         rule: 'namespace-owner',
         field: 'metadata.namespace',
         message: `namespace ${input.namespace} belongs to no UserSpace; a Workspace must be created in the svc-<userspace> namespace of its owner`,
+        advice: `The namespace ${input.namespace} is nobody's space: create the workspace in your own space (Den's pages and REST do), or ask an administrator to give you one.`,
       });
     }
     return violations;
@@ -85,15 +91,23 @@ export function validateWorkspace(input: WorkspaceValidationInput): Violation[] 
 
 function checkImage(imageName: string | undefined, image: WorkspaceImage | undefined, now: Date): Violation[] {
   const field = 'spec.imageRef.name';
-  if (typeof imageName !== 'string' || imageName === '') return [{ rule: 'image-exists', field, message: 'must name a WorkspaceImage' }];
-  if (!image) return [{ rule: 'image-exists', field, message: `WorkspaceImage "${imageName}" does not exist` }];
+  if (typeof imageName !== 'string' || imageName === '') return [{ rule: 'image-exists', field, message: 'must name a WorkspaceImage', advice: 'Choose an image from the catalog.' }];
+  if (!image) {
+    return [{ rule: 'image-exists', field, message: `WorkspaceImage "${imageName}" does not exist`, advice: `There is no catalog entry named ${imageName} (it may have been removed): choose another image from the catalog.` }];
+  }
+  const withdrawn = `The catalog entry ${imageName} is withdrawn: it is no longer offered for a new workspace or a change of image. Choose another image from the catalog.`;
   const violations: Violation[] = [];
   if (image.spec?.deprecated === true) {
-    violations.push({ rule: 'image-on-offer', field, message: `WorkspaceImage "${imageName}" is deprecated and no longer offered for new workspaces` });
+    violations.push({ rule: 'image-on-offer', field, message: `WorkspaceImage "${imageName}" is deprecated and no longer offered for new workspaces`, advice: withdrawn });
   } else if (image.spec?.deprecateAt) {
     const at = Date.parse(image.spec.deprecateAt);
     if (!Number.isNaN(at) && now.getTime() >= at) {
-      violations.push({ rule: 'image-on-offer', field, message: `WorkspaceImage "${imageName}" was withdrawn at ${image.spec.deprecateAt} (spec.deprecateAt) and is no longer offered for new workspaces` });
+      violations.push({
+        rule: 'image-on-offer',
+        field,
+        message: `WorkspaceImage "${imageName}" was withdrawn at ${image.spec.deprecateAt} (spec.deprecateAt) and is no longer offered for new workspaces`,
+        advice: withdrawn,
+      });
     }
   }
   violations.push(...imageRootViolations(imageName, image.spec ?? {}));
@@ -116,6 +130,7 @@ function checkKeys(object: Workspace, oldObject: Workspace | undefined, memo: De
       rule: 'running-needs-key',
       field: 'spec.sshAuthorizedKeys',
       message: 'a running workspace (spec.running: true, the default) needs at least one SSH key; add one here or to your UserSpace, or create it with spec.running: false',
+      advice: 'A running workspace is reached with an SSH key, and none was given: paste your public key (the one line of ~/.ssh/id_ed25519.pub), or save one in your profile first.',
     });
   }
   return violations;
@@ -125,8 +140,8 @@ function checkStorage(object: Workspace, oldObject: Workspace | undefined): Viol
   const raw = object.spec?.storage;
   const field = 'spec.storage';
   const storage = raw === undefined ? undefined : tryParseQuantity(raw);
-  if (raw !== undefined && !storage) return [{ rule: 'quantity', field, message: `"${String(raw)}" is not a quantity (examples: 10Gi, 500Mi)` }];
-  if (storage && storage.num <= 0n) return [{ rule: 'quantity', field, message: `must be positive (got ${String(raw)})` }];
+  if (raw !== undefined && !storage) return [{ rule: 'quantity', field, message: `"${String(raw)}" is not a quantity (examples: 10Gi, 500Mi)`, advice: `"${String(raw)}" is not a size: write a number and a unit, such as 10Gi or 500Mi.` }];
+  if (storage && storage.num <= 0n) return [{ rule: 'quantity', field, message: `must be positive (got ${String(raw)})`, advice: 'The home volume needs a size above zero, such as 10Gi.' }];
   const oldRaw = oldObject?.spec?.storage;
   if (oldRaw === undefined) return [];
   const old = tryParseQuantity(oldRaw);
@@ -135,6 +150,7 @@ function checkStorage(object: Workspace, oldObject: Workspace | undefined): Viol
       rule: 'storage-immutable',
       field,
       message: `is immutable once set: it was ${old ? formatQuantity(old) : String(oldRaw)}, the update asks for ${storage ? formatQuantity(storage) : 'none'}`,
+      advice: `The home volume's size is fixed when the workspace is created (this one has ${old ? formatQuantity(old) : String(oldRaw)}): for another size, create a new workspace and copy your files over.`,
     }];
   }
   return [];

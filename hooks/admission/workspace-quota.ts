@@ -118,6 +118,7 @@ export function checkQuota(input: QuotaInput): Violation[] {
         rule: 'quota',
         field: d.field,
         message: `UserSpace "${userSpaceName}" spec.quota.${d.quotaField} is ${JSON.stringify(quota[d.quotaField as keyof typeof quota])}, not a valid quantity; an administrator must correct it`,
+        advice: `Your space's quota of ${WHAT[d.quotaField] ?? d.quotaField} is set to something Den cannot read, so nothing more can be checked against it: ask an administrator to correct it.`,
       });
       continue;
     }

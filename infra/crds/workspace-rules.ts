@@ -35,7 +35,10 @@ export interface WorkspaceViolation {
   message: string;
   /** Position in spec.volumes or spec.volumeMounts, for a check of one entry. */
   index?: number;
+  /** The same in the words of the person who asked, saying what to do (the webhook carries it to the pages). */
+  advice?: string;
 }
+
 
 /** The fields of a WorkspaceImage these rules read. */
 export interface ImageFacts {
@@ -50,6 +53,10 @@ export interface ImageFacts {
  */
 export const WORKSPACE_NAME_MAX = 52;
 
+const NAME_ADVICE = `A workspace name is also your SSH user name: use lower-case letters, digits and "-", start with a letter, end with a letter or digit, at most ${WORKSPACE_NAME_MAX} characters (such as dev or api-2).`;
+
+const VOLUMES_ADVICE = 'Extra volumes and their mounts are lists (as in a pod spec): write each as an item of its list.';
+
 /**
  * A name kube-apiserver would refuse for the Workspace's children: the Service of the same name
  * must be a DNS-1035 label (a letter first, no dots), and the name must fit WORKSPACE_NAME_MAX.
@@ -58,10 +65,10 @@ export function nameViolations(name: string): WorkspaceViolation[] {
   const violations: WorkspaceViolation[] = [];
   const field = 'metadata.name';
   if (name.length > WORKSPACE_NAME_MAX) {
-    violations.push({ rule: 'workspace-name', check: 'name-too-long', field, message: `must be no more than ${WORKSPACE_NAME_MAX} characters (the pods of its StatefulSet carry a label of the name and 11 more characters)` });
+    violations.push({ rule: 'workspace-name', check: 'name-too-long', field, message: `must be no more than ${WORKSPACE_NAME_MAX} characters (the pods of its StatefulSet carry a label of the name and 11 more characters)`, advice: NAME_ADVICE });
   }
   for (const problem of dns1035LabelProblems(name).filter((p) => !p.startsWith('must be no more than'))) {
-    violations.push({ rule: 'workspace-name', check: 'name-not-a-service-name', field, message: `${problem}: it names the workspace's Service` });
+    violations.push({ rule: 'workspace-name', check: 'name-not-a-service-name', field, message: `${problem}: it names the workspace's Service`, advice: NAME_ADVICE });
   }
   return violations;
 }
@@ -98,20 +105,20 @@ export function volumeViolations(volumes: unknown, mounts: unknown, homePath: st
   const volumeList = Array.isArray(volumes) ? (volumes as { name?: unknown }[]) : [];
   const mountList = Array.isArray(mounts) ? (mounts as { name?: unknown; mountPath?: unknown }[]) : [];
   if (volumes !== undefined && volumes !== null && !Array.isArray(volumes)) {
-    violations.push({ rule: 'volume-mount', check: 'volumes-not-a-list', field: 'spec.volumes', message: 'must be a list of volumes' });
+    violations.push({ rule: 'volume-mount', check: 'volumes-not-a-list', field: 'spec.volumes', message: 'must be a list of volumes', advice: VOLUMES_ADVICE });
   }
   if (mounts !== undefined && mounts !== null && !Array.isArray(mounts)) {
-    violations.push({ rule: 'volume-mount', check: 'mounts-not-a-list', field: 'spec.volumeMounts', message: 'must be a list of volume mounts' });
+    violations.push({ rule: 'volume-mount', check: 'mounts-not-a-list', field: 'spec.volumeMounts', message: 'must be a list of volume mounts', advice: VOLUMES_ADVICE });
   }
   volumeList.forEach((volume, index) => {
     const name = volume?.name;
     const field = `spec.volumes[${index}].name`;
     if (typeof name !== 'string' || name === '') {
-      violations.push({ rule: 'volume-mount', check: 'volume-unnamed', field, index, message: 'a volume needs a name' });
+      violations.push({ rule: 'volume-mount', check: 'volume-unnamed', field, index, message: 'a volume needs a name', advice: 'Give each extra volume a name, and mount it by that name.' });
     } else if (name === HOME_VOLUME) {
-      violations.push({ rule: 'home-volume', check: 'volume-named-home', field, index, message: `"${HOME_VOLUME}" is the name of the home volume Den mounts at ${homePath}; choose another name` });
+      violations.push({ rule: 'home-volume', check: 'volume-named-home', field, index, message: `"${HOME_VOLUME}" is the name of the home volume Den mounts at ${homePath}; choose another name`, advice: `"${HOME_VOLUME}" is the name of your home volume: give this extra volume another name.` });
     } else if (names.has(name)) {
-      violations.push({ rule: 'volume-mount', check: 'volume-name-twice', field, index, message: `volume name "${name}" is used twice` });
+      violations.push({ rule: 'volume-mount', check: 'volume-name-twice', field, index, message: `volume name "${name}" is used twice`, advice: `Two extra volumes are named ${name}: give each its own name.` });
     } else {
       names.add(name);
     }
@@ -122,19 +129,19 @@ export function volumeViolations(volumes: unknown, mounts: unknown, homePath: st
     const name = mount?.name;
     if (typeof name !== 'string' || !names.has(name)) {
       const known = names.size ? `volumes: ${[...names].join(', ')}` : 'spec.volumes is empty';
-      violations.push({ rule: 'volume-mount', check: 'mount-unresolved', field: `${field}.name`, index, message: `mount does not resolve: no volume named "${String(name ?? '')}" in spec.volumes (${known})` });
+      violations.push({ rule: 'volume-mount', check: 'mount-unresolved', field: `${field}.name`, index, message: `mount does not resolve: no volume named "${String(name ?? '')}" in spec.volumes (${known})`, advice: `This mount names a volume the workspace does not have (${known}): add the volume, or mount one it has.` });
     }
     const mountPath = mount?.mountPath;
     if (typeof mountPath !== 'string' || !mountPath.startsWith('/')) {
-      violations.push({ rule: 'volume-mount', check: 'mount-not-absolute', field: `${field}.mountPath`, index, message: `must be an absolute path (got "${String(mountPath ?? '')}")` });
+      violations.push({ rule: 'volume-mount', check: 'mount-not-absolute', field: `${field}.mountPath`, index, message: `must be an absolute path (got "${String(mountPath ?? '')}")`, advice: 'Mount a volume at a full path starting with /, such as /data.' });
       return;
     }
     if (shadowsHome(mountPath, homePath)) {
-      violations.push({ rule: 'home-volume', check: 'mount-hides-home', field: `${field}.mountPath`, index, message: `"${mountPath}" would hide the home volume mounted at ${homePath}; mount somewhere else (inside ${homePath} is fine)` });
+      violations.push({ rule: 'home-volume', check: 'mount-hides-home', field: `${field}.mountPath`, index, message: `"${mountPath}" would hide the home volume mounted at ${homePath}; mount somewhere else (inside ${homePath} is fine)`, advice: `Mounting at ${mountPath} would hide your home folder ${homePath}: mount it elsewhere, such as /data or a folder inside ${homePath}.` });
     }
     const normalized = normalizePath(mountPath);
     if (paths.has(normalized)) {
-      violations.push({ rule: 'volume-mount', check: 'mount-twice', field: `${field}.mountPath`, index, message: `"${mountPath}" is mounted twice` });
+      violations.push({ rule: 'volume-mount', check: 'mount-twice', field: `${field}.mountPath`, index, message: `"${mountPath}" is mounted twice`, advice: `Two volumes are mounted at ${mountPath}: give each its own path.` });
     }
     paths.add(normalized);
   });
@@ -149,5 +156,6 @@ export function imageRootViolations(imageName: string, image: ImageFacts): Works
     check: 'image-runs-as-root',
     field: 'spec.imageRef.name',
     message: `WorkspaceImage "${imageName}" runs as uid 0 (spec.runAsUser: 0) but does not set spec.allowRoot; only an entry an administrator marked allowRoot may run as root`,
+    advice: `The catalog entry ${imageName} would run as root, which an administrator has not allowed for it: choose another image, or ask an administrator to check the entry.`,
   }];
 }

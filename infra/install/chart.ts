@@ -28,7 +28,7 @@ import {
   serverNamespaceRules,
 } from './rbac-rules.js';
 import { imageReference, type InstallSettings } from './settings.js';
-import { ServerIngress } from './ingress.js';
+import { AppsIngress, ServerIngress } from './ingress.js';
 import { PlatformNetworkPolicies } from './network-policy.js';
 import { ServiceMonitors } from './service-monitor.js';
 import { WebhookConfigurations } from './webhooks.js';
@@ -110,6 +110,7 @@ export class DenInstallChart extends Chart {
         DEN_LOCAL_AUTH: String(settings.localLogin),
         DEN_GPU_RESOURCE: settings.gpuResource,
         DEN_GATEWAY_PORT: String(settings.gateway.service.port),
+        ...(settings.server.apps.domain ? { DEN_APPS_DOMAIN: settings.server.apps.domain } : {}),
         ...(settings.server.trustedProxies.length ? { DEN_TRUSTED_PROXIES: settings.server.trustedProxies.join(',') } : {}),
         ...(providers.secretName ? { DEN_IDENTITY_PROVIDERS_FILE: `${IDENTITY_PROVIDERS_DIR}/${providers.fileKey}` } : {}),
       },
@@ -167,6 +168,10 @@ export class DenInstallChart extends Chart {
     });
 
     if (settings.server.ingress.enabled) new ServerIngress(this, 'ingress', { baseUrl: settings.baseUrl, ...settings.server.ingress });
+    const apps = settings.server.apps;
+    if (settings.server.ingress.enabled && apps.domain) {
+      new AppsIngress(this, 'apps-ingress', { domain: apps.domain, className: settings.server.ingress.className, tlsSecret: apps.tlsSecret, annotations: apps.annotations });
+    }
     if (settings.networkPolicy.enabled) new PlatformNetworkPolicies(this, 'network-policies', { apiServerPorts: settings.networkPolicy.apiServerPorts });
     if (settings.metrics.serviceMonitor.enabled) new ServiceMonitors(this, 'service-monitors', settings.metrics.serviceMonitor);
 

@@ -1,7 +1,8 @@
-// The server's Ingress: the web UI and REST API at the base URL's host, TLS when a Secret is named.
+// The server's Ingresses: the web UI and REST API at the base URL's host, and, when an apps
+// domain is set, every app host under it (`*.<domain>`); TLS when a Secret is named.
 import { Construct } from 'constructs';
 import { KubeIngress } from 'cdk8s-plus-28/lib/imports/k8s.js';
-import { commonLabels, NAMESPACE, SERVER_SERVICE } from './names.js';
+import { APPS_INGRESS, commonLabels, NAMESPACE, SERVER_SERVICE } from './names.js';
 
 export interface ServerIngressProps {
   baseUrl: string;
@@ -40,6 +41,35 @@ export class ServerIngress extends Construct {
             },
           },
         ],
+      },
+    });
+  }
+}
+
+export interface AppsIngressProps {
+  domain: string;
+  className: string;
+  /** A wildcard certificate for `*.<domain>`; empty: plain HTTP. */
+  tlsSecret: string;
+  annotations: Record<string, string>;
+}
+
+/** `*.<domain>` to den server, which tells app hosts from its own by the Host header. */
+export class AppsIngress extends Construct {
+  constructor(scope: Construct, id: string, props: AppsIngressProps) {
+    super(scope, id);
+    const host = `*.${props.domain}`;
+    new KubeIngress(this, 'ingress', {
+      metadata: {
+        name: APPS_INGRESS,
+        namespace: NAMESPACE,
+        labels: { ...commonLabels(), 'app.kubernetes.io/component': 'server' },
+        ...(Object.keys(props.annotations).length ? { annotations: props.annotations } : {}),
+      },
+      spec: {
+        ...(props.className ? { ingressClassName: props.className } : {}),
+        ...(props.tlsSecret ? { tls: [{ hosts: [host], secretName: props.tlsSecret }] } : {}),
+        rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: SERVER_SERVICE, port: { name: 'http' } } } }] } }],
       },
     });
   }

@@ -16,6 +16,8 @@ export const ADMIN_CLUSTER_ROLE = 'den-admin';
 export const WEBHOOK_CONFIGURATION = 'den-webhooks';
 export const WEBHOOK_SERVICE = 'den-manager-webhook';
 export const SERVER_SERVICE = 'den-server';
+/** The Ingress of `*.<apps domain>` (host-based app previews). */
+export const APPS_INGRESS = 'den-server-apps';
 export const GATEWAY_SERVICE = 'den-gateway';
 export const GATEWAY_HOST_KEY_SECRET = 'den-gateway-host-key';
 export const GATEWAY_HOST_KEY_DIR = '/etc/den/ssh';

@@ -108,7 +108,8 @@ export function serverClusterRules(): PolicyRule[] {
       verbs: ['create'],
       resourceNames: [SERVICE_ACCOUNTS.session, SERVICE_ACCOUNTS.sessionReadonly],
     },
-    { apiGroups: [GROUP], resources: ['userspaces'], verbs: CACHE },
+    // get: a write confirms the person's UserSpace (disabled through another replica a moment ago?).
+    { apiGroups: [GROUP], resources: ['userspaces'], verbs: ['get', ...CACHE] },
     // status.lastActivityTime while a browser terminal is open (shell/activity.ts), as the gateway does for SSH.
     { apiGroups: [GROUP], resources: ['workspaces/status'], verbs: ['patch'] },
   ];

@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { isDns1123Subdomain, isLabelValue, isQualifiedName } from '../../kube/names.js';
 import { isNonNegativeQuantity } from '../../kube/quantity.js';
 import { PULL_POLICIES, type PullPolicy } from '../crds/schema.js';
+import { appsDomainProblem } from './apps-domain.js';
 
 export const DEFAULT_IMAGE = 'ghcr.io/den-dev/den:0.1.0';
 
@@ -53,6 +54,8 @@ export interface InstallSettings {
     identityProviders: { secretName: string; fileKey: string };
     /** Addresses or CIDR ranges of the proxies (Ingress controller pods) whose X-Forwarded-For names the client. */
     trustedProxies: string[];
+    /** Host-based app previews at `<port>--<workspace>--<person>.<domain>` (the server's `--apps-domain`); empty domain: off. */
+    apps: { domain: string; tlsSecret: string; annotations: Record<string, string> };
   };
   gateway: ProcessSettings & {
     service: {
@@ -96,6 +99,7 @@ export const DEFAULT_SETTINGS: InstallSettings = {
     ingress: { enabled: false, className: '', host: '', tlsSecret: '', annotations: {} },
     identityProviders: { secretName: '', fileKey: 'identity-providers.yaml' },
     trustedProxies: [],
+    apps: { domain: '', tlsSecret: '', annotations: {} },
   },
   gateway: {
     ...processDefaults('2'),
@@ -250,6 +254,7 @@ const GRAMMAR: Grammar = {
     },
     identityProviders: { secretName, fileKey: matching(SECRET_KEY, 'a Secret key') },
     trustedProxies: list(addressOrRange),
+    apps: { domain: matching(HOST, 'a DNS domain such as apps.den.example', true), tlsSecret: secretName, annotations },
   },
   gateway: {
     ...processGrammar(),
@@ -284,6 +289,9 @@ function crossChecked(s: InstallSettings): InstallSettings {
     fail('gateway.service.externalTrafficPolicy', 'Local needs gateway.service.type NodePort or LoadBalancer');
   }
   if (s.server.ingress.tlsSecret && !s.server.ingress.enabled) fail('server.ingress.tlsSecret', 'needs server.ingress.enabled: true');
+  if (s.server.apps.tlsSecret && !s.server.apps.domain) fail('server.apps.tlsSecret', 'needs server.apps.domain');
+  const appsProblem = s.server.apps.domain ? appsDomainProblem(s.server.apps.domain, s.baseUrl) : undefined;
+  if (appsProblem) fail('server.apps.domain', appsProblem);
   if (s.metrics.serviceMonitor.enabled && s.metrics.scrapeAnnotations) {
     // Both would make Prometheus scrape every pod twice.
     fail('metrics.serviceMonitor.enabled', 'set metrics.scrapeAnnotations: false as well (one way of scraping)');

@@ -1,7 +1,8 @@
 // `GET /workspaces/{name}/apps`: the apps the workspace's catalog entry declares (spec.apps) and
 // the TCP ports processes in the workspace's pod listen on (one pods/exec as the caller,
-// shell/listening-ports.ts), each with whether it listens and the path of its preview
-// (server/preview) when the workspace is the caller's own, since a preview serves only those.
+// shell/listening-ports.ts), each with whether it listens, the path of its path-based preview
+// (server/preview) when the workspace is the caller's own, since that serves only those, and
+// its host-based address when those are on (any workspace: the cluster decides who reaches it).
 import type { KubeClient } from '../../kube/client.js';
 import { isNotFound } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
@@ -14,12 +15,16 @@ import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, type Wor
 import { previewUrl } from '../../web/preview-address.js';
 import { validateQuery } from '../http/validate.js';
 import { namespaceQuery } from './schemas.js';
-import type { ApiContext, ApiRouter } from './types.js';
+import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
+import type { AppUrl } from '../../infra/install/apps-domain.js';
+import { userSpaceOfNamespace } from '../../kube/group.js';
 
 export interface ListeningPort {
   port: number;
   /** `/w/<name>/ports/<port>/` when the workspace is the caller's own, else null. */
   preview_path: string | null;
+  /** Its own origin `<port>--<name>--<person>.<apps domain>/` when host-based previews are on, else null. */
+  app_url: string | null;
 }
 
 /** An app the workspace's catalog entry declares (spec.apps), with whether its port listens. */
@@ -31,6 +36,8 @@ export interface DeclaredAppState {
   listening: boolean;
   /** `/w/<name>/ports/<port><path>` when the workspace is the caller's own, else null. */
   preview_path: string | null;
+  /** `<port>--<name>--<person>.<apps domain><path>` when host-based previews are on, else null. */
+  app_url: string | null;
 }
 
 export interface WorkspaceApps {
@@ -53,7 +60,7 @@ async function imageOf(kube: KubeClient, name: string | undefined): Promise<Work
 }
 
 /** Reads the workspace, its pod and the ports listening in it, all with `kube` (the caller's token); 409 when it is not running. */
-export async function readWorkspaceApps(kube: KubeClient, name: string, namespace: string, own: boolean): Promise<WorkspaceApps> {
+export async function readWorkspaceApps(kube: KubeClient, name: string, namespace: string, own: boolean, appUrl?: AppUrl): Promise<WorkspaceApps> {
   const ws = await kube.get<Workspace>(RESOURCES.workspace, name, namespace);
   const notRunning = notRunningMessage(ws);
   if (notRunning) throw new HttpError(409, notRunning);
@@ -69,6 +76,8 @@ export async function readWorkspaceApps(kube: KubeClient, name: string, namespac
   if (mismatch) throw new HttpError(409, mismatch);
   const [ports, image] = await Promise.all([readListeningPorts(kube, { namespace, pod: podName, container: containerOf(pod) }), imageOf(kube, ws.spec?.imageRef?.name)]);
   const open = new Set(ports);
+  const person = userSpaceOfNamespace(namespace);
+  const hostBased = (port: number, path = '/') => (person && appUrl?.({ port, workspace: name, person }, path)) || null;
   return {
     namespace,
     workspace: name,
@@ -80,17 +89,20 @@ export async function readWorkspaceApps(kube: KubeClient, name: string, namespac
       icon: app.icon ?? null,
       listening: open.has(app.port),
       preview_path: own ? previewUrl(name, app.port, app.path ?? '/') : null,
+      app_url: hostBased(app.port, app.path ?? '/'),
     })),
-    listening: ports.map((port) => ({ port, preview_path: own ? previewUrl(name, port) : null })),
+    listening: ports.map((port) => ({ port, preview_path: own ? previewUrl(name, port) : null, app_url: hostBased(port) })),
   };
 }
 
-async function workspaceApps(ctx: ApiContext): Promise<void> {
-  const { namespace } = validateQuery(ctx, namespaceQuery);
-  const target = namespace ?? ctx.state.caller.namespace;
-  ctx.body = await readWorkspaceApps(ctx.state.kube, ctx.params.name!, target, target === ctx.state.caller.namespace);
+function workspaceApps(appUrl: AppUrl | undefined) {
+  return async (ctx: ApiContext): Promise<void> => {
+    const { namespace } = validateQuery(ctx, namespaceQuery);
+    const target = namespace ?? ctx.state.caller.namespace;
+    ctx.body = await readWorkspaceApps(ctx.state.kube, ctx.params.name!, target, target === ctx.state.caller.namespace, appUrl);
+  };
 }
 
-export function mountWorkspaceAppRoutes(router: ApiRouter): void {
-  router.get('/workspaces/:name/apps', workspaceApps);
+export function mountWorkspaceAppRoutes(router: ApiRouter, deps: Pick<ResourceDeps, 'appUrl'>): void {
+  router.get('/workspaces/:name/apps', workspaceApps(deps.appUrl));
 }

@@ -62,9 +62,9 @@ export function requestFieldOf(objectField: string, gpuResource: string): keyof 
   return undefined;
 }
 
-/** The merge patch of a change: CPU and memory as both request and limit, as a create writes them. */
-export function workspaceChangePatch(req: ChangeWorkspaceRequest): Json {
-  const sized = defined({ cpu: req.cpu, memory: req.memory });
+/** The merge patch of a change: CPU, memory and GPUs as both request and limit, as a create writes them. */
+export function workspaceChangePatch(req: ChangeWorkspaceRequest, gpuResource: string): Json {
+  const sized = defined({ cpu: req.cpu, memory: req.memory, [gpuResource]: req.gpu });
   const spec: Json = defined({ idleTimeout: req.idle_timeout });
   if (req.image !== undefined) spec.imageRef = { name: req.image };
   if (!isEmpty(sized)) spec.resources = { requests: { ...sized }, limits: { ...sized } };

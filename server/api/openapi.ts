@@ -153,8 +153,9 @@ function schemas(): Record<string, Schema> {
               icon: { type: 'string', nullable: true, description: 'Icon URL, or null.' },
               listening: bool('Whether a process listens on the port now.'),
               preview_path: { type: 'string', nullable: true, description: "Path of the app through the port preview (`/w/<name>/ports/<port><path>`) when the workspace is the caller's own; null otherwise." },
+              app_url: { type: 'string', nullable: true, description: 'Address of the app at its own origin (`<scheme>://<port>--<name>--<person>.<apps domain><path>`) when the server has an apps domain and the names fit one DNS label; null otherwise.' },
             },
-            ['name', 'port', 'path', 'icon', 'listening', 'preview_path'],
+            ['name', 'port', 'path', 'icon', 'listening', 'preview_path', 'app_url'],
           ),
         },
         listening: {
@@ -164,8 +165,9 @@ function schemas(): Record<string, Schema> {
             {
               port: int('Port number.', { minimum: 1, maximum: 65535 }),
               preview_path: { type: 'string', nullable: true, description: 'Path of its port preview on this server (`/w/<name>/ports/<port>/`) when the workspace is the caller\'s own; null otherwise (a preview serves only the viewer\'s own workspaces).' },
+              app_url: { type: 'string', nullable: true, description: 'Address of the port at its own origin (`<scheme>://<port>--<name>--<person>.<apps domain>/`) when the server has an apps domain and the names fit one DNS label; null otherwise.' },
             },
-            ['port', 'preview_path'],
+            ['port', 'preview_path', 'app_url'],
           ),
         },
       },

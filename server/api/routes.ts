@@ -26,7 +26,7 @@ export function mountResourceRoutes(router: ApiRouter, deps: ResourceDeps): void
     return next();
   });
   mountWorkspaceRoutes(router, deps);
-  mountWorkspaceAppRoutes(router);
+  mountWorkspaceAppRoutes(router, deps);
   mountCatalogRoutes(router, deps);
   mountRegistryRoutes(router, deps);
   mountUserSpaceRoutes(router, deps);

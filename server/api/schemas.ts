@@ -32,12 +32,15 @@ function re2Patterns() {
   });
 }
 
+/** A number of GPUs: whole, as an extended resource is reserved (request equal to limit). */
+const gpuCount = () => string().matches(/^\d+$/, 'gpu must be a whole number of GPUs');
+
 export const createWorkspaceRequest = exact({
   name: serviceName(WORKSPACE_NAME_MAX).required('name is required'),
   image: subdomain().required('image is required'),
   cpu: quantity(),
   memory: quantity(),
-  gpu: string().matches(/^\d+$/, 'gpu must be a whole number of GPUs'),
+  gpu: gpuCount(),
   storage: quantity().required('storage is required'),
   ssh_public_key: string()
     .required('ssh_public_key is required')
@@ -61,13 +64,15 @@ function declaredAppList() {
 
 /**
  * A change of a workspace after creation where the SPEC allows it (2.5: storage is immutable;
- * a resize is an update the quota check applies to): the web UI's workspace page sends it.
+ * spec.resources, GPUs included, is checked against the quota on update: 1.4 "a resize is an
+ * update"): the web UI's workspace page sends it.
  * Every field is optional; an absent one keeps its value (2.8).
  */
 export const changeWorkspaceRequest = exact({
   image: subdomain(),
   cpu: quantity(),
   memory: quantity(),
+  gpu: gpuCount(),
   idle_timeout: string().matches(new RegExp(DURATION_PATTERN), 'idle_timeout must be a duration such as 4h, 90m or 1h30m (0s never stops)'),
 });
 export type ChangeWorkspaceRequest = typeof changeWorkspaceRequest.__outputType;

@@ -3,6 +3,7 @@
 import type Router from '@koa/router';
 import type { RecordDenEvent } from '../../kube/den-events.js';
 import type { Log } from '../../process/role.js';
+import type { AppUrl } from '../../infra/install/apps-domain.js';
 import type { AuthenticatedState } from '../http/context.js';
 
 export type ApiRouter = Router<AuthenticatedState>;
@@ -17,4 +18,6 @@ export interface ResourceDeps {
   events: RecordDenEvent;
   /** Access reviews in flight at once when the catalog is filtered (default 16). */
   catalogConcurrency?: number;
+  /** Host-based app addresses (`--apps-domain`); absent when they are off. */
+  appUrl?: AppUrl;
 }

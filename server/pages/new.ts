@@ -18,6 +18,7 @@ import { describeError } from '../../koa/errors.js';
 import { catalogEntry } from './catalog.js';
 import { viewerOf } from './middleware.js';
 import { leaveNotice } from './notice.js';
+import { refusalOf } from './refusal.js';
 import { sendPage } from './workspaces.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
@@ -26,18 +27,15 @@ interface UserSpaceView {
 }
 
 /**
- * Where and how the form shows a cluster or webhook refusal: beside the form field of the first
- * Workspace field its causes name (an existing name is the name's), in the words the refusing
- * rule gave that cause (hooks/admission: its advice to a person); above the form, in the
- * cluster's words, when it names no field the form has.
+ * Where and how the form shows a cluster or webhook refusal: in the person's words
+ * (./refusal.ts: the refusing rule's, or what the cluster's answer means), beside the form
+ * field the refused Workspace field came from (an existing name is the name's), else above the
+ * form; the cluster's own text is kept to fold.
  */
-export function refusalBeside(err: KubeApiError, gpuResource: string): { field?: NewField; said: string } {
-  if (err.reason === 'AlreadyExists') return { field: 'name', said: `You already have a workspace named ${err.body.details?.name ?? 'so'}: pick another name.` };
-  for (const cause of err.body.details?.causes ?? []) {
-    const field = cause.field === undefined ? undefined : requestFieldOf(cause.field, gpuResource);
-    if (field) return { field, said: cause.message || err.message };
-  }
-  return { said: err.message };
+export function refusalBeside(err: KubeApiError, gpuResource: string): { field?: NewField; said: string; cluster?: string } {
+  const { field: objectField, said, cluster } = refusalOf(err);
+  const field = objectField === undefined ? undefined : requestFieldOf(objectField, gpuResource);
+  return { ...(field && { field }), said, ...(cluster && { cluster }) };
 }
 
 export function fieldOfRefusal(err: KubeApiError, gpuResource: string): NewField | undefined {
@@ -96,6 +94,7 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
   const errors: NewView['errors'] = {};
   const clusterSaid: NewView['clusterSaid'] = {};
   let formError: string | undefined;
+  let formCluster: string | undefined;
   const request = Object.fromEntries(Object.entries({ name: values.name, image: values.image, cpu: values.cpu, memory: values.memory, gpu: values.gpu, storage: values.storage, ssh_public_key: values.ssh_public_key }).filter(([, v]) => v !== ''));
   try {
     const req = createWorkspaceRequest.validateSync(request, { strict: true, abortEarly: false });
@@ -107,15 +106,18 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
         errors[f] ??= e.message;
       }
     } else if (err instanceof KubeApiError && err.status < 500) {
-      const { field, said } = refusalBeside(err, deps.resources.gpuResource);
+      const { field, said, cluster } = refusalBeside(err, deps.resources.gpuResource);
       if (field) {
         errors[field] = said;
-        if (said !== err.message) clusterSaid[field] = err.message;
-      } else formError = said;
+        if (cluster) clusterSaid[field] = cluster;
+      } else {
+        formError = said;
+        formCluster = cluster;
+      }
     } else {
       throw err;
     }
-    return showRefusal(ctx, deps, values, errors, formError, clusterSaid);
+    return showRefusal(ctx, deps, values, errors, { formError, formCluster, clusterSaid });
   }
   const path = `/w/${encodeURIComponent(values.name)}`;
   // The workspace exists now: a key that could not be saved is news on its page, not a refused create.
@@ -129,15 +131,16 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
   ctx.redirect(path);
 }
 
-async function showRefusal(ctx: PageContext, deps: PageDeps, values: NewValues, errors: NewView['errors'], formError: string | undefined, clusterSaid: NewView['clusterSaid']): Promise<void> {
+async function showRefusal(ctx: PageContext, deps: PageDeps, values: NewValues, errors: NewView['errors'], said: Pick<NewView, 'formError' | 'formCluster' | 'clusterSaid'>): Promise<void> {
   const { kube, caller, assets } = ctx.state;
+  let { formError } = said;
   const { images, userSpace, quota } = await context(kube, caller, deps, deps.now()).catch((err: unknown) => {
     // The form is still worth showing with the refusal when the extras cannot be read.
     formError ??= describeError(err).message;
     return { images: [], userSpace: {} as UserSpaceView, quota: [] };
   });
   ctx.status = 400;
-  sendPage(ctx, newPage(assets, viewerOf(ctx)!, { values, images, quota, errors, clusterSaid, formError, hasSavedKeys: (userSpace.spec?.sshAuthorizedKeys ?? []).length > 0 }), 400);
+  sendPage(ctx, newPage(assets, viewerOf(ctx)!, { values, images, quota, errors, clusterSaid: said.clusterSaid, formError, formCluster: said.formCluster, hasSavedKeys: (userSpace.spec?.sshAuthorizedKeys ?? []).length > 0 }), 400);
 }
 
 /** Adds the key to my UserSpace (SPEC 1.2 rule 6 lets an owner patch only this field). */

@@ -2,18 +2,17 @@
 // token: SPEC 1.2 rule 6), my API tokens and my password, through the same functions as
 // REST (server/routes/tokens.ts, server/routes/profile.ts). A refusal is shown beside the
 // form it is about; the page is rendered again, never a stack trace.
-import { ValidationError } from 'yup';
-import { KubeApiError } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
 import type { HomeClaim, PodRequests } from '../../infra/crds/quota-use.js';
 import type { Workspace } from '../../infra/crds/workspace.js';
 import { profilePage, type ProfileView } from '../../web/templates/profile.js';
-import { describeError, HttpError } from '../../koa/errors.js';
+import { HttpError } from '../../koa/errors.js';
 import type { ClientAddressState } from '../http/client-address.js';
 import { addSavedKeyOf, changePasswordOf, savedKeysOf } from '../routes/profile.js';
 import { issueTokenQuery, passwordRequest } from '../routes/schemas.js';
 import { describeToken, issueTokenFor, revokeTokenOf } from '../routes/tokens.js';
 import { viewerOf } from './middleware.js';
+import { refusalOf } from './refusal.js';
 import { quotaLines } from './new.js';
 import { sendPage } from './workspaces.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
@@ -43,17 +42,10 @@ async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, statu
   sendPage(ctx, profilePage(assets, viewerOf(ctx)!, view), status);
 }
 
-/**
- * What a refusal says to the person: the schema's words, or the refusing rule's words for a
- * person (the cause the webhook gave) with the cluster's own text kept to fold; anything else
- * is re-thrown.
- */
+/** A refusal as the profile shows it beside its form (./refusal.ts); anything else is re-thrown. */
 function refusal(err: unknown): { message: string; status: number; cluster?: string } {
-  if (err instanceof ValidationError) return { message: err.errors.join('; '), status: 400 };
-  const described = describeError(err);
-  if (described.status >= 500) throw err;
-  const advice = err instanceof KubeApiError ? err.body.details?.causes?.find((c) => c.message)?.message : undefined;
-  return advice && advice !== described.message ? { message: advice, status: described.status, cluster: described.message } : { message: described.message, status: described.status };
+  const { said, status, cluster } = refusalOf(err);
+  return { message: said, status, cluster };
 }
 
 async function addKey(ctx: PageContext, deps: PageDeps): Promise<void> {

@@ -13,11 +13,12 @@ import { isNotFound, KubeApiError } from '../../kube/errors.js';
 import { failureOf } from './failure.js';
 import type { WorkspaceView } from '../../web/templates/format.js';
 import { stringify } from 'yaml';
-import { ANNOTATIONS, defaultPodName, homeClaimName } from '../../kube/group.js';
+import { ANNOTATIONS, defaultPodName, homeClaimName, userSpaceOfNamespace } from '../../kube/group.js';
+import type { AppLinks } from '../../web/templates/workspace-apps.js';
 import { serviceAccountUsername } from '../../kube/minting.js';
 import { DEFAULT_IDLE_TIMEOUT, durationMs, idleClock } from '../../infra/crds/idle-timeout.js';
 import type { Workspace } from '../../infra/crds/workspace.js';
-import { byEventTime, workspaceLive, workspacePage, type EventView, type WorkspacePageView } from '../../web/templates/workspace.js';
+import { byEventTime, workspaceLiveFragment, workspacePage, type EventView, type WorkspaceDetailsView, type WorkspacePageView } from '../../web/templates/workspace.js';
 import { phaseOf, reasonOf, type Failure } from '../../web/templates/format.js';
 import { DEFAULT_LOG_TAIL, deleteWorkspaceOf, listWorkspacesOf, readWorkspaceLogs, setWorkspaceRunning } from '../api/workspaces.js';
 import { requestFieldOf, workspaceChangePatch } from '../api/mapping.js';
@@ -26,35 +27,50 @@ import { describeError, HttpError } from '../../koa/errors.js';
 import { CHANGE_FIELDS, currentValues, type ChangeField, type ChangeRefusal } from '../../web/templates/workspace-facts.js';
 import type { Actor } from '../api/lifecycle-events.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
+import { refusalOf } from './refusal.js';
+import { deleteRefusalOf } from '../../web/templates/delete-form.js';
 import { leaveNotice, takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 import { declaredApps, type DeclaredApp } from '../../infra/crds/workspace-image-rules.js';
 import type { WorkspaceImage } from '../../infra/crds/workspace-image.js';
 
-interface CatalogEntry {
-  metadata?: { name?: string };
-  spec?: { homePath?: string; displayName?: string };
-}
-
-/** What the pages show of a catalog entry: its home path (for VS Code links) and its title. */
-export interface EntryFacts {
+/**
+ * What the pages show of a catalog entry: its home path (VS Code links), its title (a failure
+ * names it; absent when the entry has no display name or is gone), whether it is withdrawn,
+ * and its valid declared apps (the Apps and ports card). An entry gone or hidden from the
+ * person reads as the defaults.
+ */
+export interface CatalogFacts {
   homePath: string;
   title?: string;
+  deprecated: boolean;
+  apps: DeclaredApp[];
 }
 
-function entryFacts(entry: CatalogEntry | undefined): EntryFacts {
-  return { homePath: entry?.spec?.homePath || WORKSPACE_IMAGE_DEFAULTS.homePath, title: entry?.spec?.displayName || undefined };
+function catalogFacts(entry: WorkspaceImage | undefined): CatalogFacts {
+  return {
+    homePath: entry?.spec?.homePath || WORKSPACE_IMAGE_DEFAULTS.homePath,
+    title: entry?.spec?.displayName || undefined,
+    deprecated: entry?.spec?.deprecated === true,
+    apps: declaredApps(entry?.spec?.apps),
+  };
 }
 
-/** One catalog entry; an entry gone or hidden from the person reads as the defaults. */
-async function catalogEntryOf(kube: KubeClient, name: string): Promise<EntryFacts> {
-  if (!name) return entryFacts(undefined);
+/** One catalog entry, read alone (the 3 s live polls ask for one, not the whole catalog). */
+async function catalogEntryOf(kube: KubeClient, name: string): Promise<CatalogFacts> {
+  if (!name) return catalogFacts(undefined);
   try {
-    return entryFacts(await kube.get<CatalogEntry>(RESOURCES.workspaceImage, name));
+    return catalogFacts(await kube.get<WorkspaceImage>(RESOURCES.workspaceImage, name));
   } catch (err) {
-    if (err instanceof KubeApiError && (err.status === 404 || err.status === 403)) return entryFacts(undefined);
+    if (err instanceof KubeApiError && (err.status === 404 || err.status === 403)) return catalogFacts(undefined);
     throw err;
   }
+}
+
+/** Every catalog entry the person can read, by name, in one LIST. */
+export async function catalogFactsOf(kube: KubeClient): Promise<Map<string, CatalogFacts>> {
+  const { items } = await kube.list<WorkspaceImage>(RESOURCES.workspaceImage);
+  return new Map(items.map((i) => [i.metadata?.name ?? '', catalogFacts(i)]));
 }
 
 /** A workspace's page or card shows its entry (the VS Code link's home path, the title a failure names) only when Running or Failed. */
@@ -70,42 +86,15 @@ const ENTRY_READS_AT_MOST = 4;
  * The catalog entries the cards show, by name: one read each, as entries carry icons and a
  * catalog can be large (the dashboard asks every 3 s); the whole catalog when many are shown.
  */
-async function entriesShownBy(kube: KubeClient, workspaces: WorkspaceView[]): Promise<Map<string, EntryFacts>> {
+async function entriesShownBy(kube: KubeClient, workspaces: WorkspaceView[]): Promise<Map<string, CatalogFacts>> {
   const names = [...new Set(workspaces.filter(showsEntry).map((ws) => ws.spec?.imageRef?.name ?? ''))].filter(Boolean);
-  if (names.length > ENTRY_READS_AT_MOST) {
-    const { items } = await kube.list<CatalogEntry>(RESOURCES.workspaceImage);
-    return new Map(items.map((i) => [i.metadata?.name ?? '', entryFacts(i)]));
-  }
+  if (names.length > ENTRY_READS_AT_MOST) return catalogFactsOf(kube);
   return new Map(await Promise.all(names.map(async (name) => [name, await catalogEntryOf(kube, name)] as const)));
 }
 
 /** Is this request a live page's poll for its live part alone (web/templates/live.ts)? */
 export function wantsLivePart(ctx: Context): boolean {
   return ctx.get(LIVE_FRAGMENT_HEADER) === 'live';
-}
-
-interface CatalogFacts {
-  homePath: string;
-  displayName: string;
-  deprecated: boolean;
-  /** Its valid declared apps (spec.apps), for the Apps and ports card. */
-  apps: DeclaredApp[];
-}
-
-/** Every catalog entry the person can read, by name: its home path (VS Code links), title, whether it is withdrawn, its apps. */
-export async function catalogFactsOf(kube: KubeClient): Promise<Map<string, CatalogFacts>> {
-  const { items } = await kube.list<WorkspaceImage>(RESOURCES.workspaceImage);
-  return new Map(
-    items.map((i) => [
-      i.metadata?.name ?? '',
-      {
-        homePath: i.spec?.homePath || WORKSPACE_IMAGE_DEFAULTS.homePath,
-        displayName: i.spec?.displayName || i.metadata?.name || '',
-        deprecated: i.spec?.deprecated === true,
-        apps: declaredApps(i.spec?.apps),
-      },
-    ]),
-  );
 }
 
 /**
@@ -239,34 +228,46 @@ export function idleLine(ws: WorkspaceView, now: number): string {
   return `${timeout}: with no SSH session or terminal open it would stop around ${at.slice(11, 16)} UTC${day}, if the administrator turned idle auto-stop on`;
 }
 
+/** The Details card's facts, the Events tab and the YAML tab: drawn with the page and with each status poll alike. */
+function detailsOf(ctx: PageContext, deps: PageDeps, ws: WorkspaceView, events: EventView[], imageTitle: string | undefined): WorkspaceDetailsView {
+  const shown = { ...ws, metadata: { ...ws.metadata, managedFields: undefined } };
+  return { events, yaml: stringify(shown), facts: { imageTitle, createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()), gpuResource: deps.resources.gpuResource } };
+}
+
 type PageRefusals = Pick<WorkspacePageView, 'changeRefusal' | 'deleteRefusal'>;
+
+/** Host-based addresses of a workspace's ports, when the server has an apps domain. */
+function appLinksOf(deps: PageDeps, workspace: string, namespace: string): AppLinks | undefined {
+  const { appUrl } = deps.resources;
+  const person = userSpaceOfNamespace(namespace);
+  if (!appUrl || !person) return undefined;
+  return { href: (port, path) => appUrl({ port, workspace, person }, path) };
+}
 
 async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageRefusals = {}, status = 200): Promise<void> {
   const { kube, assets } = ctx.state;
   const notice = ctx.method === 'GET' ? takeNotice(ctx, deps.secureCookies) : undefined;
   const ws = await readWorkspace(ctx);
   const [events, catalog] = await Promise.all([eventsOf(kube, ws, targetNamespace(ctx)), catalogFactsOf(kube)]);
-  const shown = { ...ws, metadata: { ...ws.metadata, managedFields: undefined } };
   const entry = catalog.get(ws.spec?.imageRef?.name ?? '');
   const images = [...catalog]
     .filter(([, facts]) => !facts.deprecated)
-    .map(([name, facts]) => ({ name, displayName: facts.displayName }))
+    .map(([name, facts]) => ({ name, displayName: facts.title ?? name }))
     .sort((a, b) => a.displayName.localeCompare(b.displayName));
   sendPage(
     ctx,
     workspacePage(assets, viewerOf(ctx)!, {
       ws,
       podEvents: events.pod,
-      events: events.all,
-      yaml: stringify(shown),
+      ...detailsOf(ctx, deps, ws, events.all, entry?.title),
       homePath: entry?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath,
-      failure: failureOf(ws, entry?.displayName),
+      failure: failureOf(ws, entry?.title),
       now: deps.now(),
       notice,
       activity: events.activity,
       activityKinds: ACTIVITY_KINDS,
       apps: entry?.apps ?? [],
-      facts: { imageTitle: entry?.displayName, createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()) },
+      appLinks: appLinksOf(deps, ws.metadata?.name ?? '', targetNamespace(ctx)),
       images,
       gatewayPort: deps.gatewayPort,
       namespace: namespaceOf(ctx),
@@ -276,7 +277,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
   );
 }
 
-const CHANGE_LABELS: Record<ChangeField, string> = { cpu: 'CPU', memory: 'memory', idle_timeout: 'idle timeout', image: 'image' };
+const CHANGE_LABELS: Record<ChangeField, string> = { cpu: 'CPU', memory: 'memory', gpu: 'GPUs', idle_timeout: 'idle timeout', image: 'image' };
 
 /**
  * A refused change as the form shows it: beside the field the schema's path or the cluster's
@@ -284,15 +285,9 @@ const CHANGE_LABELS: Record<ChangeField, string> = { cpu: 'CPU', memory: 'memory
  */
 function changeRefusalOf(err: unknown, typed: Record<ChangeField, string>, gpuResource: string): ChangeRefusal {
   if (err instanceof ValidationError) return { field: CHANGE_FIELDS.find((f) => f === err.path), message: err.message, values: typed };
-  const { message } = describeError(err);
-  if (err instanceof KubeApiError) {
-    for (const cause of err.body.details?.causes ?? []) {
-      const field = cause.field === 'spec.idleTimeout' ? 'idle_timeout' : cause.field === undefined ? undefined : requestFieldOf(cause.field, gpuResource);
-      const known = CHANGE_FIELDS.find((f) => f === field);
-      if (known) return { field: known, message: cause.message || message, cluster: cause.message && cause.message !== message ? message : undefined, values: typed };
-    }
-  }
-  return { message, values: typed };
+  const { field: objectField, said, cluster } = refusalOf(err);
+  const field = objectField === 'spec.idleTimeout' ? 'idle_timeout' : objectField === undefined ? undefined : requestFieldOf(objectField, gpuResource);
+  return { field: CHANGE_FIELDS.find((f) => f === field), message: said, cluster, values: typed };
 }
 
 /**
@@ -303,7 +298,7 @@ async function change(ctx: PageContext, deps: PageDeps): Promise<void> {
   const name = ctx.params.name!;
   const form = ctx.request.form ?? {};
   const typed = Object.fromEntries(CHANGE_FIELDS.map((f) => [f, (form[f] ?? '').trim()])) as Record<ChangeField, string>;
-  const current = currentValues(await readWorkspace(ctx));
+  const current = currentValues(await readWorkspace(ctx), deps.resources.gpuResource);
   const changed = CHANGE_FIELDS.filter((f) => typed[f] !== '' && typed[f] !== current[f]);
   const here = pagePath(name, namespaceOf(ctx));
   if (changed.length === 0) {
@@ -312,11 +307,11 @@ async function change(ctx: PageContext, deps: PageDeps): Promise<void> {
   }
   try {
     const req = changeWorkspaceRequest.validateSync(Object.fromEntries(changed.map((f) => [f, typed[f]])), { strict: true });
-    await ctx.state.kube.patch(RESOURCES.workspace, name, workspaceChangePatch(req), { namespace: targetNamespace(ctx) });
+    await ctx.state.kube.patch(RESOURCES.workspace, name, workspaceChangePatch(req, deps.resources.gpuResource), { namespace: targetNamespace(ctx) });
   } catch (err) {
     const { status } = describeError(err);
     if (!(err instanceof ValidationError) && status >= 500) throw err;
-    return workspacePageOf(ctx, deps, { changeRefusal: changeRefusalOf(err, typed, deps.resources.gpuResource) }, err instanceof ValidationError ? 400 : status);
+    return workspacePageOf(ctx, deps, { changeRefusal: changeRefusalOf(err, typed, deps.resources.gpuResource) }, status);
   }
   const said = changed.map((f) => `${CHANGE_LABELS[f]} ${typed[f]}`).join(', ');
   // Size and image are the pod's; the idle timeout is only the manager's to read.
@@ -326,24 +321,24 @@ async function change(ctx: PageContext, deps: PageDeps): Promise<void> {
 }
 
 /**
- * The workspace page's live part (status and Connect cards) as an HTML fragment, or
- * `application/json` ({phase, reason, conditions, events}) when asked for. The catalog entry
- * is read only when the fragment shows it (the VS Code link of a Running workspace, the
- * entry named in a failure), so a poll of a starting or stopped workspace costs two reads.
+ * The workspace page's live part (status and Connect cards, with the facts, events and YAML
+ * for their places) as an HTML fragment, or `application/json` ({phase, reason, conditions,
+ * events}) when asked for. Three reads: the Workspace, the namespace's Events, its catalog
+ * entry (the image's title in the facts, the VS Code link's home path, the entry a failure names).
  */
 async function status(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { kube } = ctx.state;
   const ws = await readWorkspace(ctx);
   const phase = phaseOf(ws);
-  const [events, entry] = await Promise.all([
-    eventsOf(kube, ws, targetNamespace(ctx)),
-    showsEntry(ws) ? catalogEntryOf(kube, ws.spec?.imageRef?.name ?? '') : entryFacts(undefined),
-  ]);
+  const [events, entry] = await Promise.all([eventsOf(kube, ws, targetNamespace(ctx)), catalogEntryOf(kube, ws.spec?.imageRef?.name ?? '')]);
   if (ctx.accepts('html', 'json') === 'json') {
     ctx.body = { phase, reason: reasonOf(ws), conditions: ws.status?.conditions ?? [], events: events.pod };
     return;
   }
-  const live = workspaceLive({ ws, podEvents: events.pod, homePath: entry.homePath, failure: failureOf(ws, entry.title), csrf: viewerOf(ctx)!.csrf, now: deps.now(), gatewayPort: deps.gatewayPort, namespace: namespaceOf(ctx) });
+  const live = workspaceLiveFragment(
+    { ws, podEvents: events.pod, homePath: entry.homePath, failure: failureOf(ws, entry.title), csrf: viewerOf(ctx)!.csrf, now: deps.now(), gatewayPort: deps.gatewayPort, namespace: namespaceOf(ctx) },
+    detailsOf(ctx, deps, ws, events.all, entry.title),
+  );
   sendPage(ctx, live.text);
 }
 
@@ -368,11 +363,8 @@ async function remove(ctx: PageContext, deps: PageDeps): Promise<void> {
   const name = ctx.params.name!;
   const form = ctx.request.form ?? {};
   const withVolume = form.delete_volume === '1';
-  if (withVolume && (form.confirm_name ?? '').trim() !== name) {
-    const typed = (form.confirm_name ?? '').trim();
-    const why = typed ? `"${typed}" is not this workspace's name.` : 'The name was not typed.';
-    return workspacePageOf(ctx, deps, { deleteRefusal: `${why} Type ${name} to delete it with its home volume, or uncheck the volume to keep it. Nothing was deleted.` }, 400);
-  }
+  const deleteRefusal = deleteRefusalOf(name, form);
+  if (deleteRefusal) return workspacePageOf(ctx, deps, { deleteRefusal }, 400);
   const namespace = namespaceOf(ctx);
   await deleteWorkspaceOf(pageActor(ctx), name, targetNamespace(ctx), !withVolume, deps.resources);
   const claim = homeClaimName(name);

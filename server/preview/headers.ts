@@ -48,7 +48,7 @@ export function requestHeadersForApp(headers: IncomingHttpHeaders, fwd: Forwarde
     out.connection = 'Upgrade';
     out.upgrade = headers.upgrade ?? 'websocket';
   }
-  out['x-forwarded-prefix'] = fwd.prefix;
+  if (fwd.prefix) out['x-forwarded-prefix'] = fwd.prefix;
   out['x-forwarded-host'] = fwd.host;
   out['x-forwarded-proto'] = fwd.proto;
   out['x-forwarded-for'] = fwd.clientAddress;
@@ -56,14 +56,17 @@ export function requestHeadersForApp(headers: IncomingHttpHeaders, fwd: Forwarde
 }
 
 /**
- * One `Set-Cookie` of the app confined to the preview: its Path put under `prefix`, its
- * Domain removed; undefined (dropped) for a cookie named like Den's or one that must live at `/`.
+ * One `Set-Cookie` of the app confined to the preview: its Path put under `prefix` (kept as
+ * it is on an app's own host, where `prefix` is empty), its Domain removed (so a cookie never
+ * reaches Den's host nor another app's); undefined (dropped) for a cookie named like Den's, or
+ * under a prefix one that must live at `/`.
  */
 export function confinedCookie(setCookie: string, prefix: string): string | undefined {
   const [pair = '', ...attributes] = setCookie.split(';');
   const eq = pair.indexOf('=');
   const name = (eq < 0 ? '' : pair.slice(0, eq)).trim();
-  if (!name || isDenCookie(name) || /^__host-/i.test(name)) return undefined;
+  // On its own host (no prefix) an app's `__Host-` cookie lives at `/` as it should.
+  if (!name || isDenCookie(name) || (prefix && /^__host-/i.test(name))) return undefined;
   let path = '/';
   const kept: string[] = [];
   for (const attribute of attributes) {
@@ -83,7 +86,7 @@ export function confinedCookie(setCookie: string, prefix: string): string | unde
 
 /** A redirect within the app's own root (`/login`) kept inside the preview, unless the app already used the prefix. */
 export function confinedLocation(location: string, prefix: string): string {
-  if (!location.startsWith('/') || location.startsWith('//')) return location;
+  if (!prefix || !location.startsWith('/') || location.startsWith('//')) return location;
   if (location === prefix || location.startsWith(`${prefix}/`) || location.startsWith(`${prefix}?`)) return location;
   return prefix + location;
 }

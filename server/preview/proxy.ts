@@ -1,10 +1,13 @@
-// Port preview: `{base_url}/w/<workspace>/ports/<port>/…` proxied, HTTP and websockets, to
-// localhost:<port> in the workspace's pod through pods/portforward opened with the person's
-// own minted token, so the cluster's RBAC decides who reaches which pod. One tunnel per
-// connection to the app (the portforward protocol carries one TCP stream per websocket).
-// The person is recognised by Den's session cookie (or a Den API token), which never reaches
-// the app (headers.ts); a websocket from a browser must come from a page of Den's origin, and
-// a cookie-carried request that changes something must not come from another origin.
+// Port preview, HTTP and websockets, to localhost:<port> in a workspace's pod through
+// pods/portforward opened with the person's own minted token, so the cluster's RBAC decides
+// who reaches which pod. One tunnel per connection to the app (the portforward protocol
+// carries one TCP stream per websocket). Two addresses:
+// - path-based, `{base_url}/w/<workspace>/ports/<port>/…`, the viewer's own workspace, the
+//   person recognised by Den's session cookie (or a Den API token);
+// - host-based, `<port>--<workspace>--<person>.<apps domain>` at `/`, an origin per app,
+//   the person recognised by an app cookie of that host only (app-host.ts mints it).
+// Den's credentials never reach the app (headers.ts); a websocket from a browser must come
+// from a page of the origin it is served on, and so must a cookie-carried request that changes something.
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Log } from '../../process/role.js';
@@ -14,7 +17,7 @@ import { openPortForward, tunnelSocket, type PortTunnel } from '../../kube/portf
 import type { SessionTarget } from '../../shell/target.js';
 import { HttpError } from '../../koa/errors.js';
 import { errorPage, type Viewer } from '../../web/templates/layout.js';
-import { actAs, credentialOf, CredentialRefused, type AuthDeps, type Credential } from '../auth/authenticate.js';
+import { actAs, credentialOf, CredentialRefused, serviceAccountOf, type AuthDeps, type Credential } from '../auth/authenticate.js';
 import type { Caller } from '../http/context.js';
 import type { AssetStore } from '../pages/assets.js';
 import { PAGE_CSP, sameOriginPath } from '../pages/middleware.js';
@@ -23,6 +26,11 @@ import { CLOSE } from '../../web/terminal-protocol.js';
 import { refusalOf, resolveTerminalTarget, TerminalRefused } from '../terminal/target.js';
 import { previewAddress, PreviewAddressError, type PreviewAddress } from './address.js';
 import { requestHeadersForApp, responseHeadersFromApp } from './headers.js';
+import { TUNNEL_IDLE_MS, TunnelPool } from './tunnel-pool.js';
+import { appOfHost, appUrlsOf, type AppHost, type AppUrl } from '../../infra/install/apps-domain.js';
+import { userNamespace } from '../../kube/group.js';
+import { appHostErrorPage } from '../../web/templates/layout.js';
+import { APP_AUTH_PATH, appCookieValues, openAppPath, redeemTicket, sendToAppHost, type AppPassDeps } from './app-host.js';
 
 /** The limits of the preview proxy (README, docs/preview.md). */
 export const PREVIEW_LIMITS = {
@@ -34,15 +42,28 @@ export const PREVIEW_LIMITS = {
   tunnelsPerPerson: 32,
   /** How long a workspace's pod, once read, is used without reading it again. */
   targetCacheMs: 5_000,
+  /** How long a tunnel an answer left open waits for the next request of the same person to the same port. */
+  tunnelIdleMs: TUNNEL_IDLE_MS,
 } as const;
 
-export interface PreviewDeps extends Pick<AuthDeps, 'sessions' | 'tokens' | 'directory' | 'minter' | 'serverClient' | 'now'> {
-  /** `--base-url`: the only Origin a preview websocket or a changing request may come from. */
+export interface PreviewDeps extends Pick<AuthDeps, 'sessions' | 'tokens' | 'directory' | 'minter' | 'serverClient' | 'now'>, AppPassDeps {
+  /** `--base-url`: the only Origin a path-based preview's websocket or changing request may come from. */
   baseUrl: string;
+  /** `--apps-domain`: host-based previews under it; empty or absent: none. */
+  appsDomain?: string;
   assets: AssetStore;
   log: Log;
   ready: () => boolean;
   limits?: Partial<typeof PREVIEW_LIMITS>;
+}
+
+/** Where a request is served: the app's address, and the one origin its pages have. */
+interface Route {
+  address: PreviewAddress;
+  /** Den's origin (path-based) or the app host's own (host-based). */
+  origin: string;
+  /** Host-based only: the app the Host header names. */
+  app?: AppHost;
 }
 
 /** Who asked, as what, and the pod the preview goes to. */
@@ -95,6 +116,18 @@ function closeWhenIdle(ms: number, streams: Duplex[], onIdle: () => void): () =>
   return stop;
 }
 
+/** Opening a port forward failed (refused by the cluster, or the person's limit), as opposed to the app failing on an open one. */
+class TunnelRefused extends Error {
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}
+
+function headerOf(req: http.IncomingMessage, name: string): string {
+  const v = req.headers[name.toLowerCase()];
+  return (Array.isArray(v) ? v[0] : v) ?? '';
+}
+
 export class PreviewProxy {
   private readonly origin: string;
   private readonly https: boolean;
@@ -103,17 +136,82 @@ export class PreviewProxy {
   private readonly targets = new Map<string, { target: SessionTarget; until: number }>();
   /** Tunnels open now, to close them when the server stops. */
   private readonly tunnels = new Set<PortTunnel>();
+  /** Tunnels left open by an answer, for the next request to the same port. */
+  private readonly pool: TunnelPool;
+
+  private readonly appsDomain: string;
+  private readonly appUrls: AppUrl | undefined;
 
   constructor(private readonly deps: PreviewDeps) {
     const base = new URL(deps.baseUrl);
     this.origin = base.origin;
+    this.appsDomain = deps.appsDomain ?? '';
+    this.appUrls = appUrlsOf(this.appsDomain, deps.baseUrl);
     this.https = base.protocol === 'https:';
     this.limits = { ...PREVIEW_LIMITS, ...deps.limits };
+    this.pool = new TunnelPool(this.limits.tunnelIdleMs);
   }
 
   /** Tunnels open now, per person, for tests and figures. */
   openTunnels(email: string): number {
     return this.openByPerson.get(email) ?? 0;
+  }
+
+  /** Tunnels waiting for a next request, for tests and figures. */
+  idleTunnels(): number {
+    return this.pool.idleTunnels();
+  }
+
+  /** (person, identity, pod, port) keys that hold a tunnel now, for tests. */
+  pooledKeys(): number {
+    return this.pool.keys;
+  }
+
+  /** The app a request's Host header names, when host-based previews are on and it names one. */
+  appOf(req: http.IncomingMessage): AppHost | undefined {
+    return this.appsDomain ? appOfHost(req.headers.host, this.appsDomain) : undefined;
+  }
+
+  /** The address of `path` of an app host-based, or undefined when host-based previews are off or the names do not fit a host. */
+  appUrl(app: AppHost, path = '/'): string | undefined {
+    return this.appUrls?.(app, path);
+  }
+
+  /**
+   * `GET /apps/open?host=<app host>&path=<path>` on Den's origin: the signed-in person gets a
+   * one-use ticket for that app host and is sent there to trade it for the app's cookie.
+   */
+  async openApp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly', { 'Retry-After': '2' });
+      await sendToAppHost(req, res, { ...this.deps, origin: this.origin, appsDomain: this.appsDomain, appUrl: this.appUrls });
+    } catch (err) {
+      await this.answerPage(res, err, undefined);
+    }
+  }
+
+  /** Serves one HTTP request on an app's own host; every failure is a bare page saying what went wrong. */
+  async serveAppHost(req: http.IncomingMessage, res: http.ServerResponse, app: AppHost, clientAddress: string): Promise<void> {
+    try {
+      if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly', { 'Retry-After': '2' });
+      const route = this.appRoute(req, app);
+      const host = new URL(route.origin).hostname;
+      const method = req.method ?? 'GET';
+      if (route.address.upstreamPath.split('?')[0] === APP_AUTH_PATH) {
+        await redeemTicket(req, res, new URL(route.address.upstreamPath, route.origin), { ...this.deps, https: this.https });
+        return;
+      }
+      this.checkRequest(req, route);
+      const admitted = await this.admitAppHost(req, route, host);
+      if (!admitted) {
+        if (method !== 'GET' && method !== 'HEAD') throw new CredentialRefused(`open the app from Den first (${this.origin}), then retry`);
+        res.writeHead(302, { Location: `${this.origin}${openAppPath(host, route.address.upstreamPath)}`, 'Cache-Control': 'no-store' }).end();
+        return;
+      }
+      await this.relayHttp(req, res, route, admitted, clientAddress);
+    } catch (err) {
+      this.answerAppHostPage(res, err);
+    }
   }
 
   /** Serves one HTTP request for a preview path; every failure is a page saying what went wrong. */
@@ -128,13 +226,9 @@ export class PreviewProxy {
       }
       if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly', { 'Retry-After': '2' });
       const method = req.method ?? 'GET';
-      const origin = req.headers.origin;
-      if (!SAFE_METHODS.has(method) && origin !== undefined && origin !== this.origin) {
-        throw new HttpError(403, `a ${method} to a preview may only come from a page of ${this.origin}, not ${origin.slice(0, 200)}`);
-      }
-      const length = Number(req.headers['content-length'] ?? 0);
-      if (length > this.limits.bodyBytes) throw new HttpError(413, `the request body is larger than the preview's limit of ${this.limits.bodyBytes} bytes`);
-      const admitted = await this.admit(req, address).catch((err: unknown) => {
+      const route: Route = { address, origin: this.origin };
+      this.checkRequest(req, route);
+      const admitted = await this.admit(req, route).catch((err: unknown) => {
         if (err instanceof CredentialRefused && (method === 'GET' || method === 'HEAD')) return 'sign-in' as const;
         throw err;
       });
@@ -143,7 +237,7 @@ export class PreviewProxy {
         return;
       }
       viewer = admitted.viewer;
-      await this.relayHttp(req, res, address, admitted, clientAddress);
+      await this.relayHttp(req, res, route, admitted, clientAddress);
     } catch (err) {
       await this.answerPage(res, err, viewer);
     }
@@ -158,11 +252,15 @@ export class PreviewProxy {
       if (!socket.destroyed) answerHttp(socket, status, message);
     };
     try {
-      const address = previewAddress(req.url ?? '/');
-      if (!address.slashed) throw new HttpError(404, `no websocket is served at ${address.prefix}; add a path after the port`);
+      const app = this.appOf(req);
+      const route: Route = app ? this.appRoute(req, app) : { address: previewAddress(req.url ?? '/'), origin: this.origin };
+      if (!route.address.slashed) throw new HttpError(404, `no websocket is served at ${route.address.prefix}; add a path after the port`);
       if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly');
-      this.admit(req, address, { websocket: true }).then(
-        (admitted) => (socket.destroyed ? undefined : this.relayUpgrade(req, socket, head, address, admitted, clientAddress).catch(refuse)),
+      const admitting = app
+        ? this.admitAppHost(req, route, new URL(route.origin).hostname, { websocket: true }).then((admitted) => admitted ?? Promise.reject(new CredentialRefused(`open the app from Den first (${this.origin}), then reconnect`)))
+        : this.admit(req, route, { websocket: true });
+      admitting.then(
+        (admitted) => (socket.destroyed ? undefined : this.relayUpgrade(req, socket, head, route, admitted, clientAddress).catch(refuse)),
         refuse,
       );
     } catch (err) {
@@ -172,26 +270,66 @@ export class PreviewProxy {
 
   /** Closes every open tunnel (the server is stopping). */
   close(): void {
+    this.pool.close();
     for (const t of this.tunnels) t.close();
   }
 
   /** Who is asking (cookie or Den API token) and the pod of their workspace, read with their token. */
-  private async admit(req: http.IncomingMessage, address: PreviewAddress, opts: { websocket?: boolean } = {}): Promise<Admitted> {
-    const get = (name: string) => {
-      const v = req.headers[name.toLowerCase()];
-      return (Array.isArray(v) ? v[0] : v) ?? '';
-    };
-    const credential = await credentialOf({ get }, this.deps);
-    if (opts.websocket && credential.kind === 'cookie' && req.headers.origin !== this.origin) {
-      throw new HttpError(403, `a preview websocket may only be opened from a page of ${this.origin}`);
-    }
+  private async admit(req: http.IncomingMessage, route: Route, opts: { websocket?: boolean } = {}): Promise<Admitted> {
+    const credential = await credentialOf({ get: (name) => headerOf(req, name) }, this.deps);
+    if (opts.websocket && credential.kind === 'cookie') this.checkWebsocketOrigin(req, route);
     const { caller, kube } = await actAs(credential, this.deps);
-    const target = await this.targetOf(kube, caller.namespace, address.workspace);
+    const target = await this.targetOf(kube, caller.email, caller.namespace, route.address.workspace);
     return { caller, kube, target, viewer: viewerOf(credential, caller) };
   }
 
-  private async targetOf(kube: KubeClient, namespace: string, workspace: string): Promise<SessionTarget> {
-    const key = `${namespace}/${workspace}`;
+  /**
+   * The person behind the app cookie of this host, and the pod of the workspace the host names
+   * in the namespace of the person it names, read with the viewer's token: another person's
+   * workspace is refused by the cluster. Undefined when no cookie of this host is live.
+   */
+  private async admitAppHost(req: http.IncomingMessage, route: Route, host: string, opts: { websocket?: boolean } = {}): Promise<Admitted | undefined> {
+    if (opts.websocket) this.checkWebsocketOrigin(req, route);
+    const now = this.deps.now();
+    for (const value of appCookieValues(headerOf(req, 'cookie'))) {
+      const pass = await this.deps.appPasses.cookiePass(value, host, now);
+      const session = pass && (await this.deps.sessions.lookupStored(pass.session, now));
+      if (!session) continue;
+      const credential: Credential = { kind: 'cookie', session };
+      const { caller, kube } = await actAs(credential, this.deps);
+      const target = await this.targetOf(kube, caller.email, userNamespace(route.app!.person), route.address.workspace);
+      return { caller, kube, target };
+    }
+    return undefined;
+  }
+
+  /** The app host's route: the whole path goes to the app, nothing is stripped. */
+  private appRoute(req: http.IncomingMessage, app: AppHost): Route {
+    const url = req.url?.startsWith('/') ? req.url : '/';
+    const origin = this.appUrl(app);
+    if (!origin) throw new PreviewAddressError(`${headerOf(req, 'host').slice(0, 200)} is not an app address`);
+    return { address: { workspace: app.workspace, port: app.port, prefix: '', upstreamPath: url, slashed: true }, origin: new URL(origin).origin, app };
+  }
+
+  /** A cookie-carried websocket must come from a page of the origin it is served on. */
+  private checkWebsocketOrigin(req: http.IncomingMessage, route: Route): void {
+    if (req.headers.origin !== route.origin) throw new HttpError(403, `a preview websocket may only be opened from a page of ${route.origin}`);
+  }
+
+  /** A changing request must not come from another origin, and its body must fit. */
+  private checkRequest(req: http.IncomingMessage, route: Route): void {
+    const method = req.method ?? 'GET';
+    const origin = req.headers.origin;
+    if (!SAFE_METHODS.has(method) && origin !== undefined && origin !== route.origin) {
+      throw new HttpError(403, `a ${method} to a preview may only come from a page of ${route.origin}, not ${origin.slice(0, 200)}`);
+    }
+    const length = Number(req.headers['content-length'] ?? 0);
+    if (length > this.limits.bodyBytes) throw new HttpError(413, `the request body is larger than the preview's limit of ${this.limits.bodyBytes} bytes`);
+  }
+
+  /** The pod as `viewer` read it: what one person may read says nothing of what another may. */
+  private async targetOf(kube: KubeClient, viewer: string, namespace: string, workspace: string): Promise<SessionTarget> {
+    const key = `${viewer} ${namespace}/${workspace}`;
     const now = this.deps.now();
     const hit = this.targets.get(key);
     if (hit && hit.until > now) return hit.target;
@@ -230,68 +368,95 @@ export class PreviewProxy {
     return opened;
   }
 
-  private forwardedFor(req: http.IncomingMessage, address: PreviewAddress, clientAddress: string) {
-    return { prefix: address.prefix, host: req.headers.host ?? new URL(this.origin).host, proto: this.https ? ('https' as const) : ('http' as const), clientAddress };
+  private forwardedFor(req: http.IncomingMessage, route: Route, clientAddress: string) {
+    return { prefix: route.address.prefix, host: req.headers.host ?? new URL(route.origin).host, proto: this.https ? ('https' as const) : ('http' as const), clientAddress };
   }
 
-  private async relayHttp(req: http.IncomingMessage, res: http.ServerResponse, address: PreviewAddress, admitted: Admitted, clientAddress: string): Promise<void> {
+  /**
+   * Sends the request to the app over a tunnel of the person's pool (an idle one when there is
+   * one, else a new port forward). A GET or HEAD whose idle tunnel turns out closed is sent
+   * once more on a new one; a body is sent once.
+   */
+  private async relayHttp(req: http.IncomingMessage, res: http.ServerResponse, route: Route, admitted: Admitted, clientAddress: string): Promise<void> {
+    const { address } = route;
     const what = `port ${address.port} of workspace ${address.workspace}`;
-    const { socket, ended } = await this.openTunnel(admitted, address.port).catch((err: unknown) => {
-      const failure = previewFailure(err, `the port forward to ${what}`);
-      throw new HttpError(failure.status, failure.message, err instanceof HttpError ? err.headers : {});
-    });
-    const upstream = http.request({
-      createConnection: () => socket,
-      method: req.method,
-      path: address.upstreamPath,
-      headers: requestHeadersForApp(req.headers, this.forwardedFor(req, address, clientAddress), { upgrade: false }),
-    });
-    const stopIdle = closeWhenIdle(this.limits.idleMs, [socket, req.socket], () => {
-      upstream.destroy(new Error(`no byte moved for ${this.limits.idleMs / 1000} s`));
-    });
-    let sent = 0;
-    req.on('data', (chunk: Buffer) => {
-      sent += chunk.length;
-      if (sent > this.limits.bodyBytes) {
-        upstream.destroy(new Error(`the request body is larger than the preview's limit of ${this.limits.bodyBytes} bytes`));
-        req.socket.destroy();
+    const method = req.method ?? 'GET';
+    const key = [admitted.caller.email, serviceAccountOf(admitted.caller), admitted.target.namespace, admitted.target.pod, address.port].join(' ');
+    const agent = this.pool.agentFor(key, () => this.openTunnel(admitted, address.port).catch((err: unknown) => Promise.reject(new TunnelRefused(err))));
+    const headers = requestHeadersForApp(req.headers, this.forwardedFor(req, route, clientAddress), { upgrade: false });
+    const send = (withBody: boolean) => {
+      const upstream = http.request({ agent, method, path: address.upstreamPath, headers });
+      let stopIdle = () => {};
+      upstream.once('socket', (socket: Duplex) => {
+        stopIdle = closeWhenIdle(this.limits.idleMs, [socket, req.socket], () => upstream.destroy(new Error(`no byte moved for ${this.limits.idleMs / 1000} s`)));
+      });
+      if (withBody) {
+        let sent = 0;
+        req.on('data', (chunk: Buffer) => {
+          sent += chunk.length;
+          if (sent > this.limits.bodyBytes) {
+            upstream.destroy(new Error(`the request body is larger than the preview's limit of ${this.limits.bodyBytes} bytes`));
+            req.socket.destroy();
+          }
+        });
+        req.pipe(upstream);
+      } else {
+        upstream.end();
       }
-    });
-    req.pipe(upstream);
-    try {
-      const answer = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
         upstream.once('response', resolve);
         upstream.once('error', reject);
       });
+      return { upstream, answered, stopIdle: () => stopIdle() };
+    };
+    const bodiless = method === 'GET' || method === 'HEAD';
+    let attempt = send(!bodiless);
+    try {
+      let answer: http.IncomingMessage;
+      try {
+        answer = await attempt.answered;
+      } catch (err) {
+        if (!bodiless || !attempt.upstream.reusedSocket || err instanceof TunnelRefused) throw err;
+        attempt.stopIdle();
+        attempt = send(false);
+        answer = await attempt.answered;
+      }
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeadersFromApp(answer.headers, address.prefix, { upgrade: false }));
       answer.pipe(res);
       await new Promise<void>((resolve) => {
         res.once('close', resolve);
         answer.once('error', () => res.destroy());
       });
+      // The browser went away mid-answer: that tunnel carries the rest of it, so it is not reused.
+      if (!answer.complete) attempt.upstream.destroy();
     } catch (err) {
+      if (err instanceof TunnelRefused) {
+        const failure = previewFailure(err.reason, `the port forward to ${what}`);
+        throw new HttpError(failure.status, failure.message, err.reason instanceof HttpError ? err.reason.headers : {});
+      }
+      const socket = attempt.upstream.socket;
+      attempt.upstream.destroy();
       if (res.headersSent) {
         res.destroy();
         return;
       }
-      socket.destroy();
-      const end = await ended;
-      const why = end.error ?? (err as Error).message;
+      const end = await this.pool.endOf(socket);
+      const why = end?.error ?? (err as Error).message;
       throw new HttpError(502, `nothing answered on ${what}: ${why}. Is a server listening on port ${address.port} inside the workspace?`);
     } finally {
-      stopIdle();
-      socket.destroy();
+      attempt.stopIdle();
     }
   }
 
-  private async relayUpgrade(req: http.IncomingMessage, client: Duplex, head: Buffer, address: PreviewAddress, admitted: Admitted, clientAddress: string): Promise<void> {
+  private async relayUpgrade(req: http.IncomingMessage, client: Duplex, head: Buffer, route: Route, admitted: Admitted, clientAddress: string): Promise<void> {
+    const { address } = route;
     const what = `port ${address.port} of workspace ${address.workspace}`;
     const { socket, ended } = await this.openTunnel(admitted, address.port);
     const upstream = http.request({
       createConnection: () => socket,
       method: 'GET',
       path: address.upstreamPath,
-      headers: requestHeadersForApp(req.headers, this.forwardedFor(req, address, clientAddress), { upgrade: true }),
+      headers: requestHeadersForApp(req.headers, this.forwardedFor(req, route, clientAddress), { upgrade: true }),
     });
     client.once('close', () => socket.destroy());
     upstream.once('upgrade', (answer, appSocket, appHead) => {
@@ -331,6 +496,18 @@ export class PreviewProxy {
       socket.destroy();
     });
     upstream.end();
+  }
+
+  private answerAppHostPage(res: http.ServerResponse, err: unknown): void {
+    const { status, message } = err instanceof CredentialRefused ? { status: 401, message: err.message } : previewFailure(err, 'opening the app');
+    if (status >= 500) this.deps.log('preview failed', { status, error: message });
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const headers = err instanceof HttpError ? err.headers : {};
+    res.writeHead(status, { ...headers, 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'none'", 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'X-Frame-Options': 'DENY' });
+    res.end(appHostErrorPage(status, message, this.origin));
   }
 
   private async answerPage(res: http.ServerResponse, err: unknown, viewer: Viewer | undefined): Promise<void> {

@@ -186,7 +186,7 @@ export class TerminalServer {
     if (!constantTimeEqual(csrf, session.csrfToken)) throw new HttpError(403, 'wrong CSRF token: reload the page');
     if (!offered.includes(TERMINAL_PROTOCOL)) throw new HttpError(400, `offer the subprotocol ${TERMINAL_PROTOCOL}`);
 
-    const { caller, kube: client } = await actAs({ kind: 'cookie', session }, this.deps);
+    const { caller, kube: client } = await actAs({ kind: 'cookie', session }, this.deps, { confirmed: true });
     const cols = url.searchParams.has('cols') ? dimension(Number(url.searchParams.get('cols'))) : DEFAULT_SIZE.cols;
     const rows = url.searchParams.has('rows') ? dimension(Number(url.searchParams.get('rows'))) : DEFAULT_SIZE.rows;
     if (!cols || !rows) throw new HttpError(400, 'cols and rows must be whole numbers from 1 to 1000');

@@ -1,31 +1,16 @@
-// SSH gateway figures, measured side by side in one run: throughput of a command's output
-// through `den gateway` (a separate process, ssh2 client in this one) against the same
-// pods/exec stream read directly from the same fake API server; session set-up time; the
+// SSH gateway figures, measured side by side in one run (throughput is relay.bench.ts's): session set-up time; the
 // gateway process's resident memory per idle session with 100 open; and, with 1,000 stalled
 // unauthenticated connections held (half silent, half stalled after their version line),
 // the gateway's memory before, during and after (the grace time closes them) and an
 // authenticated session's set-up time against the idle gateway's.
-import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
+import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import ssh2, { type ClientChannel } from 'ssh2';
-import { startExec } from '../../kube/exec.js';
-import { generateHostKey } from '../../ssh/host-key.js';
-import { FakeApiServer } from '../support/fake-apiserver.js';
-import { FakeExec } from '../support/fake-exec.js';
-import { freePort, kubeconfigYaml } from '../support/loopback.js';
-import { GATEWAY_TOKEN, NAMESPACE, pod, prepareCluster, workspace } from '../gateway/harness.js';
 import { median } from './stats.js';
 import { Inspector, inspectorUrl, type Memory } from './inspector.js';
+import { startBenchGateway } from './bench-gateway.js';
 
-const PAYLOAD = 48 * 1024 * 1024;
-const ROUNDS = 3;
 const SETUPS = 15;
 const IDLE_SESSIONS = 100;
 /** Sessions opened before the first memory reading, so one-time costs (code compiled, caches filled) are not counted per session. */
@@ -34,32 +19,10 @@ const STALLED = 1000;
 /** The gateway's --login-grace-time in this bench: long enough to measure under the load, short enough to wait out. */
 const STALL_GRACE_S = 10;
 const STALL_WAVES = 2;
-const DEN = fileURLToPath(new URL('../../bin/den.js', import.meta.url));
-
-function healthy(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    http.get({ host: '127.0.0.1', port, path: '/readyz' }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    }).on('error', () => resolve(false));
-  });
-}
 
 async function rssKiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-}
-
-/** CPU milliseconds another process has used (user + system), from /proc. */
-async function cpuMsOf(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in USER_HZ (100 on Linux)
-}
-
-/** CPU milliseconds this process has used. */
-function ownCpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
 }
 
 function connect(port: number, privateKey: string): Promise<ssh2.Client> {
@@ -73,41 +36,6 @@ function connect(port: number, privateKey: string): Promise<ssh2.Client> {
 
 function exec(conn: ssh2.Client, command: string): Promise<ClientChannel> {
   return new Promise((resolve, reject) => conn.exec(command, (err, stream) => (err ? reject(err) : resolve(stream))));
-}
-
-/** Bytes/second of `head -c PAYLOAD /dev/zero` read through the gateway. */
-async function throughGateway(port: number, privateKey: string): Promise<number> {
-  const conn = await connect(port, privateKey);
-  conn.on('error', () => conn.end());
-  try {
-    const stream = await exec(conn, `head -c ${PAYLOAD} /dev/zero`);
-    const started = performance.now();
-    let bytes = 0;
-    await new Promise<void>((resolve) => {
-      stream.on('data', (c: Buffer) => (bytes += c.length));
-      stream.on('close', () => resolve());
-    });
-    if (bytes !== PAYLOAD) throw new Error(`gateway delivered ${bytes} of ${PAYLOAD} bytes`);
-    return bytes / ((performance.now() - started) / 1000);
-  } finally {
-    conn.end();
-  }
-}
-
-/** Bytes/second of the same command read straight from pods/exec. */
-async function direct(api: FakeApiServer): Promise<number> {
-  let bytes = 0;
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      bytes += chunk.length;
-      cb();
-    },
-  });
-  const started = performance.now();
-  const session = await startExec(api.client(GATEWAY_TOKEN), { namespace: NAMESPACE, pod: 'demo-0', container: 'workspace' }, { command: ['head', '-c', String(PAYLOAD), '/dev/zero'], tty: false }, { stdout: sink, stderr: sink });
-  const exit = await session.done;
-  if (exit.exitCode !== 0 || bytes !== PAYLOAD) throw new Error(`direct exec delivered ${bytes} bytes, exit ${exit.exitCode}`);
-  return bytes / ((performance.now() - started) / 1000);
 }
 
 /** Milliseconds from TCP connect to authenticated, and to the first exec's exit, `n` times in turn. */
@@ -186,34 +114,15 @@ async function stalledWave(port: number, pid: number, privateKey: string): Promi
 }
 
 export async function run(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'den-gw-bench-'));
-  const api = new FakeApiServer();
-  await api.start();
-  prepareCluster(api, dir);
-  const fake = new FakeExec({ cwd: dir });
-  fake.attachTo(api);
-  const user = generateHostKey('bench');
-  api.seed(workspace('demo', [user.publicKey]), pod('demo-0', 'demo'));
-
-  const kubeconfig = join(dir, 'kubeconfig');
-  await writeFile(kubeconfig, kubeconfigYaml(api.url, 'gateway', GATEWAY_TOKEN));
-  const [sshPort, healthPort] = [await freePort(), await freePort()];
-  let gateway: ChildProcess | undefined;
+  const gw = await startBenchGateway({
+    nodeArgs: ['--inspect=127.0.0.1:0'],
+    // Every stalled connection is held (from one source address) until the grace time closes it.
+    gatewayArgs: ['--login-grace-time', `${STALL_GRACE_S}s`, '--max-startups', String(STALLED + 100)],
+  });
+  const { fake, user, sshPort, logs } = gw;
+  const gateway = gw.process;
   const clients: ssh2.Client[] = [];
   try {
-    gateway = spawn(process.execPath, ['--inspect=127.0.0.1:0', DEN, 'gateway', '--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${sshPort}`, '--health-listen', `127.0.0.1:${healthPort}`, '--host-key-file', join(dir, 'host_key'), '--keepalive-interval', '30s',
-      // Every stalled connection is held (from one source address) until the grace time closes it.
-      '--login-grace-time', `${STALL_GRACE_S}s`, '--max-startups', String(STALLED + 100)], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    const logs: string[] = [];
-    gateway.stderr!.on('data', (c: Buffer) => logs.push(c.toString()));
-    const deadline = Date.now() + 30_000;
-    while (!(await healthy(healthPort))) {
-      if (Date.now() > deadline || gateway.exitCode !== null) throw new Error(`den gateway did not become ready: ${logs.join('').slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-
     // Memory: WARM_SESSIONS idle sessions as the baseline, then IDLE_SESSIONS more, each an open
     // exec waiting on stdin; both readings after a full collection in the gateway.
     const url = inspectorUrl(logs.join(''));
@@ -247,34 +156,9 @@ export async function run(): Promise<string> {
     const waves: StalledWave[] = [];
     for (let i = 0; i < STALL_WAVES; i++) waves.push(await stalledWave(sshPort, gateway.pid!, user.privateKey));
 
-    // Throughput, alternating so both see the same machine state.
-    const viaGateway: number[] = [];
-    const viaDirect: number[] = [];
-    // CPU per MiB does not depend on what else the machine runs, as the wall-clock ratio does.
-    const cpu = { direct: 0, clientAndFake: 0, gateway: 0 };
-    await throughGateway(sshPort, user.privateKey); // warm-up
-    for (let i = 0; i < ROUNDS; i++) {
-      let own = ownCpuMs();
-      viaDirect.push(await direct(api));
-      cpu.direct += ownCpuMs() - own;
-      own = ownCpuMs();
-      const gatewayCpu = await cpuMsOf(gateway.pid!);
-      viaGateway.push(await throughGateway(sshPort, user.privateKey));
-      cpu.clientAndFake += ownCpuMs() - own;
-      cpu.gateway += (await cpuMsOf(gateway.pid!)) - gatewayCpu;
-    }
-    const perMiB = (ms: number) => (ms / ((ROUNDS * PAYLOAD) / (1024 * 1024))).toFixed(1);
-
-    const mib = (bps: number) => (bps / (1024 * 1024)).toFixed(0);
-    const g = median(viaGateway);
-    const d = median(viaDirect);
     return [
       '| measure | value |',
       '|---|---|',
-      `| exec output, direct pods/exec websocket (median of ${ROUNDS} × ${PAYLOAD >> 20} MiB) | ${mib(d)} MiB/s |`,
-      `| same output through den gateway + SSH (ssh2 client) | ${mib(g)} MiB/s |`,
-      `| ratio gateway / direct | ${(g / d).toFixed(2)} |`,
-      `| CPU per MiB: direct (fake kubelet + exec client, this process) / through the gateway (fake kubelet + ssh2 client, this process; den gateway) | ${perMiB(cpu.direct)} / ${perMiB(cpu.clientAndFake)}; ${perMiB(cpu.gateway)} ms |`,
       `| connect + key exchange + authentication (median of ${SETUPS}) | ${median(authMs).toFixed(1)} ms |`,
       `| connect to first exec's exit status (median of ${SETUPS}) | ${median(firstExecMs).toFixed(1)} ms |`,
       `| gateway RSS growth per idle session, ${IDLE_SESSIONS} opened after ${WARM_SESSIONS} (each an exec waiting on stdin), read after a full GC | ${((after.rssKiB - before.rssKiB) / IDLE_SESSIONS).toFixed(0)} KiB |`,
@@ -292,14 +176,6 @@ export async function run(): Promise<string> {
     ].join('\n');
   } finally {
     for (const c of clients) c.end();
-    if (gateway && gateway.exitCode === null) {
-      const exited = new Promise((resolve) => gateway!.once('exit', resolve));
-      gateway.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (gateway.exitCode === null) gateway.kill('SIGKILL');
-    }
-    await fake.close();
-    await api.close();
-    await rm(dir, { recursive: true, force: true });
+    await gw.stop();
   }
 }

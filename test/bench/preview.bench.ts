@@ -1,8 +1,10 @@
 // Port preview against a direct connection to the same app: the latency a small GET gains by
 // going browser -> den server -> pods/portforward (fake API server, fake kubelet) -> the app,
 // and the throughput of a large body the same way. Both clients keep their connection to the
-// first hop alive; the preview opens one port forward per request (the portforward protocol
-// carries one TCP stream per websocket). `kubectl port-forward` is not available on this
+// first hop alive. The preview reuses a port forward the app left open for the next request of
+// the same person (server/preview/tunnel-pool.ts); a second den server with reuse off (one port
+// forward per request, as the portforward protocol carries one TCP stream per websocket) shows
+// what that saves. `kubectl port-forward` is not available on this
 // machine (no kubectl, no cluster), so the comparison is with a direct loopback connection to
 // the app: what the preview adds over any tunnel at all. The fake API server answers in
 // microseconds; a real one and its kubelet add their own round trips.
@@ -81,17 +83,22 @@ export async function run(): Promise<string> {
   const fake = new FakeExec({ cwd: home, localPort: (port) => (port === POD_PORT ? appPort : port) });
   fake.attachTo(api);
   const den = await startDen(api);
+  const denNoReuse = await startDen(api, { previewLimits: { tunnelIdleMs: 0 } });
   const direct = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const viaDen = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const viaDenNoReuse = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const signed = await login(den, 'demo', 'demo-password');
     const directUrl = `http://127.0.0.1:${appPort}`;
     const previewUrl = `${den.url}/w/dev/ports/${POD_PORT}`;
+    const noReuseUrl = `${denNoReuse.url}/w/dev/ports/${POD_PORT}`;
     // Warm-up: JIT, the minted token, the workspace lookup.
     await latencies(`${directUrl}/small`, direct);
     await latencies(`${previewUrl}/small`, viaDen, signed.cookie);
+    await latencies(`${noReuseUrl}/small`, viaDenNoReuse, signed.cookie);
     const d = await latencies(`${directUrl}/small`, direct);
     const p = await latencies(`${previewUrl}/small`, viaDen, signed.cookie);
+    const n = await latencies(`${noReuseUrl}/small`, viaDenNoReuse, signed.cookie);
     const directRates: number[] = [];
     const previewRates: number[] = [];
     for (let i = 0; i < BIG_ROUNDS; i++) {
@@ -106,8 +113,10 @@ export async function run(): Promise<string> {
       '| measure | value |',
       '|---|---|',
       `| small GET (100 B), direct loopback to the app: median (p90) of ${SMALL_REQUESTS} | ${ms(dm)} ms (${ms(quantile(d, 0.9))}) |`,
-      `| same GET through the port preview (den server, one pods/portforward per request) | ${ms(pm)} ms (${ms(quantile(p, 0.9))}) |`,
+      `| same GET through the port preview (den server, tunnel reused) | ${ms(pm)} ms (${ms(quantile(p, 0.9))}) |`,
       `| latency the preview adds (median) | ${ms(pm - dm)} ms |`,
+      `| same GET with tunnel reuse off (one pods/portforward per request) | ${ms(median(n))} ms (${ms(quantile(n, 0.9))}) |`,
+      `| latency the preview adds without reuse (median) | ${ms(median(n) - dm)} ms |`,
       `| ${BIG_BYTES >> 20} MiB body, direct loopback (median of ${BIG_ROUNDS}) | ${mib(dr)} MiB/s |`,
       `| same body through the port preview | ${mib(pr)} MiB/s |`,
       `| ratio preview / direct throughput | ${(pr / dr).toFixed(2)} |`,
@@ -115,7 +124,9 @@ export async function run(): Promise<string> {
   } finally {
     direct.destroy();
     viaDen.destroy();
+    viaDenNoReuse.destroy();
     await den.close();
+    await denNoReuse.close();
     await fake.close();
     await api.close();
     app.closeAllConnections();

@@ -272,6 +272,28 @@ describe('authorized key matching', () => {
     expect(findAuthorizedKey({ algo: k.type, data: k.blob }, undefined)).to.equal(undefined);
   });
 
+  it("matches a list seen before on its own entries, and a Workspace's replaced list on the new ones: a removed key is refused", () => {
+    const [kept, removed] = [keyPair(), keyPair()];
+    const before = [removed.publicLine, kept.publicLine];
+    const after = [kept.publicLine];
+    for (let i = 0; i < 2; i++) {
+      expect(findAuthorizedKey({ algo: removed.type, data: removed.blob }, before)?.blob.equals(removed.blob)).to.equal(true);
+      expect(findAuthorizedKey({ algo: removed.type, data: removed.blob }, after)).to.equal(undefined);
+      expect(findAuthorizedKey({ algo: kept.type, data: kept.blob }, after)?.blob.equals(kept.blob)).to.equal(true);
+    }
+  });
+
+  it('picks, among 300 Workspaces of one name, the one that authorizes the offered key, at every attempt', () => {
+    const keys = Array.from({ length: 300 }, () => keyPair());
+    const lists = keys.map((k) => [k.publicLine]);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      for (const i of [0, 150, 299]) {
+        const offered = { algo: keys[i]!.type, data: keys[i]!.blob };
+        expect(lists.flatMap((entries, j) => (findAuthorizedKey(offered, entries) ? [j] : []))).to.deep.equal([i]);
+      }
+    }
+  });
+
   it('does not accept a key whose blob matches under another type name', () => {
     const k = keyPair();
     expect(findAuthorizedKey({ algo: 'ssh-rsa', data: k.blob }, [k.publicLine])).to.equal(undefined);

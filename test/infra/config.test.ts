@@ -79,6 +79,8 @@ describe('install configuration file', () => {
       ['server: { ingress: { enabled: true } }', ['Ingress svc-system/den-server']],
       ['server: { identityProviders: { secretName: den-idp } }', [`${D}den-server`]],
       ['server: { trustedProxies: [10.0.0.0/8] }', [`${D}den-server`]],
+      ['server: { apps: { domain: den-apps.example } }', [`${D}den-server`]],
+      ['server: { ingress: { enabled: true }, apps: { domain: den-apps.example } }', [`${D}den-server`, 'Ingress svc-system/den-server', 'Ingress svc-system/den-server-apps']],
       // The server names the port in the ssh command and VS Code link its pages offer.
       ['gateway: { service: { port: 2022 } }', [`${D}den-server`, 'Service svc-system/den-gateway']],
       ['gateway: { service: { type: LoadBalancer, externalTrafficPolicy: Local } }', ['Service svc-system/den-gateway']],
@@ -164,6 +166,24 @@ describe('install configuration file', () => {
         rules: [{ host: 'den.corp.example', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'den-server', port: { name: 'http' } } } }] } }],
       });
       expect(defaults.some((o) => o.kind === 'Ingress'), 'none by default').to.equal(false);
+    });
+
+    it('renders a wildcard Ingress for the apps domain, with its own TLS Secret and annotations, and tells den server the domain', async () => {
+      const objects = render('baseUrl: https://den.corp.example\nserver: { ingress: { enabled: true, className: nginx, tlsSecret: den-tls }, apps: { domain: den-apps.example, tlsSecret: den-apps-wildcard, annotations: { c: d } } }');
+      const ingress = find(objects, 'Ingress', 'den-server-apps');
+      expect(ingress.metadata.annotations).to.deep.equal({ c: 'd' });
+      expect(ingress.spec).to.deep.equal({
+        ingressClassName: 'nginx',
+        tls: [{ hosts: ['*.den-apps.example'], secretName: 'den-apps-wildcard' }],
+        rules: [{ host: '*.den-apps.example', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'den-server', port: { name: 'http' } } } }] } }],
+      });
+      const env = Object.fromEntries((find(objects, 'Deployment', 'den-server').spec.template.spec.containers[0].env as Obj[]).map((e) => [e.name, e.value]));
+      expect(env.DEN_APPS_DOMAIN).to.equal('den-apps.example');
+      const { ROLES } = await import('../../cli/roles.js');
+      const { readSettings } = await import('../../process/settings.js');
+      const { settings } = await ROLES.server!();
+      expect((readSettings(settings, [], env) as Record<string, unknown>).appsDomain).to.equal('den-apps.example');
+      expect(find(defaults, 'Deployment', 'den-server').spec.template.spec.containers[0].env.map((e: Obj) => e.name)).not.to.include('DEN_APPS_DOMAIN');
     });
 
     it('exposes the gateway on the configured Service port while the container keeps 2222', () => {

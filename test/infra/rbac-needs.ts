@@ -94,7 +94,7 @@ export const NEEDS: Record<Process, Need[]> = {
   ],
   'den-server': [
     { verbs: ['create'], group: '', resource: 'serviceaccounts/token', scope: 'any namespace', names: ['session', 'session-readonly'], why: 'kube/minting.ts for server/auth/authenticate.ts' },
-    { verbs: CACHE, group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'server/auth/directory.ts' },
+    { verbs: [...CACHE, 'get'], group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'server/auth/directory.ts (resolveConfirmed for writes)' },
     { verbs: ['patch'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'shell/activity.ts for server/terminal/upgrade.ts (lastActivityTime)' },
     { verbs: [...CACHE, 'get', 'create', 'patch', 'delete'], group: '', resource: 'secrets', scope: 'svc-system', why: 'server/auth/state.ts' },
   ],

@@ -13,9 +13,22 @@ import { Rest, type Session } from './journey.js';
 
 const PASSWORD = 'preview through two replicas';
 
+/** A GET to `base` as a browser at `host` sends it (fetch cannot set Host). */
+function getAt(base: string, host: string, path: string, cookie?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: url.hostname, port: url.port, path, headers: { Host: host, ...(cookie ? { Cookie: cookie } : {}) } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+  });
+}
+
 describe('port preview through two den server replicas', function () {
   this.timeout(60_000);
-  const platform = new LocalPlatform();
+  const platform = new LocalPlatform({ appsDomain: 'apps.test' });
   const seenCookies: (string | null)[] = [];
   let app: http.Server;
   let echo: http.Server;
@@ -104,5 +117,36 @@ describe('port preview through two den server replicas', function () {
       expect(await res.text()).to.include('you have no workspace named dev');
     }
     expect(seenCookies.length).to.equal(before);
+  });
+
+  it('serves an app host-based with a ticket minted on one replica and redeemed on the other, and refuses another person in words', async () => {
+    const port = (app.address() as AddressInfo).port;
+    const host = `${port}--dev--alice.apps.test`;
+    const [first, second] = platform.servers.map((s) => s.url);
+    const open = await getAt(first!, '127.0.0.1', `/apps/open?host=${host}&path=%2Fhello`, alice.cookie);
+    expect(open.status, open.text).to.equal(302);
+    const ticket = new URL(open.headers.location!);
+    expect(ticket.host).to.equal(`${host}:${new URL(platform.baseUrl).port}`);
+    const redeemed = await getAt(second!, host, ticket.pathname + ticket.search);
+    expect(redeemed.status, redeemed.text).to.equal(303);
+    expect(redeemed.headers.location).to.equal('/hello');
+    const cookie = redeemed.headers['set-cookie']![0]!.split(';')[0]!;
+    const before = seenCookies.length;
+    for (const base of [first!, second!, platform.baseUrl]) {
+      const answer = await getAt(base, host, '/hello', `${cookie}; ${alice.cookie}; theme=dark`);
+      expect(answer.status, base).to.equal(200);
+      expect(answer.text).to.equal('app at /hello under undefined');
+    }
+    expect(seenCookies.slice(before)).to.deep.equal(['theme=dark', 'theme=dark', 'theme=dark']);
+    expect((await getAt(first!, host, ticket.pathname + ticket.search)).status, 'a used ticket').to.equal(403);
+
+    const bobOpen = await getAt(second!, '127.0.0.1', `/apps/open?host=${host}&path=%2F`, bob.cookie);
+    const bobTicket = new URL(bobOpen.headers.location!);
+    const bobCookie = (await getAt(first!, host, bobTicket.pathname + bobTicket.search)).headers['set-cookie']![0]!.split(';')[0]!;
+    const refused = await getAt(platform.baseUrl, host, '/', bobCookie);
+    expect(refused.status).to.equal(403);
+    expect(refused.text).to.include('svc-bob:session');
+    expect(refused.text).to.include('cannot get resource');
+    expect(seenCookies.length).to.equal(before + 3);
   });
 });

@@ -213,4 +213,23 @@ describe('two replicas answer as the one that wrote', function () {
         expect((await sshTo(gateway.ssh, oldKey.file, 'echo old')).code, `the removed key through ${gateway.process.name}`).to.equal(255);
       }
     }));
+
+  it('a person disabled on one replica can change nothing on the other, before its watch tells it', () =>
+    diagnose(async () => {
+      const bob = await second.login('bob', PASSWORD);
+      expect((await second.call('GET', '/workspaces', { as: { session: bob } })).status).to.equal(200);
+      // Neither replica's UserSpace watch delivers from here on: only the API server knows bob is disabled.
+      platform.api.slowDown('GET', /\/apis\/den\.dev\/v1alpha1\/userspaces\?(?=.*watch=true)/, 60_000);
+      platform.api.dropWatches();
+      const disabled = await first.call('PATCH', '/admin/userspaces/bob', { body: { disabled: true }, as: { session: admin } });
+      expect(disabled.status, JSON.stringify(disabled.body)).to.equal(200);
+      for (const replica of [second, first]) {
+        const refused = await replica.call('POST', '/tokens?name=while-disabled', { as: { session: bob } });
+        expect(refused, 'a write as bob').to.deep.include({ status: 403, body: { error: 'the account bob@example.com is disabled; ask an administrator to enable it' } });
+      }
+      expect((await second.call('PATCH', '/admin/userspaces/bob', { body: { disabled: false }, as: { session: admin } })).status).to.equal(200);
+      expect((await first.call('POST', '/tokens?name=enabled-again', { as: { session: bob } })).status, 'enabled again through the other replica').to.equal(201);
+      const names = (await second.call('GET', '/tokens', { as: { session: bob } })).body.items.map((t: { name: string }) => t.name);
+      expect(names, 'nothing was written while disabled').to.deep.equal(['enabled-again']);
+    }));
 });

@@ -451,6 +451,8 @@ export interface LocalPlatformOptions {
   relistInterval?: string;
   /** Replicas of `den server` and of `den gateway` (default 2, as the install chart runs them). */
   replicas?: number;
+  /** `den server --apps-domain`: host-based app previews under it; none by default. */
+  appsDomain?: string;
 }
 
 /** One replica of `den server` reached directly, not through the proxy. */
@@ -553,6 +555,7 @@ export class LocalPlatform implements PlatformEnvironment {
     const serverIdentity = await this.identity('den-server');
     this.servers = serverPorts.map((port, i) => {
       const args = ['--kubeconfig', serverIdentity, '--listen', `127.0.0.1:${port}`, '--health-listen', `127.0.0.1:${serverHealth[i]}`, '--base-url', this.baseUrl, '--gateway-port', String(this.ssh.port)];
+      if (this.opts.appsDomain) args.push('--apps-domain', this.opts.appsDomain);
       return { process: new DenProcess('server', args, `http://127.0.0.1:${port}`, `server-${i + 1}`), url: `http://127.0.0.1:${port}` };
     });
     // Both replicas present one host key, as both mount the chart's Secret.

@@ -3,7 +3,9 @@
 // cadence; a hidden tab waits and re-reads as soon as it is shown again), swapped in only when
 // the answer differs from what is on screen, and only the `data-announce` texts that changed are
 // read out through #live-announcer. Folded parts stay open and focus stays on its control
-// across a swap. Other scripts hear of each swap through the `den:live` event.
+// across a swap. Other scripts hear of each swap through the `den:live` event. The answer may
+// also carry other parts of the page (`<template data-live-part="key">`): each is swapped into
+// the page's `[data-live-part="key"]` the same way, and announces nothing.
 
 const LIVE_EVERY_MS = 3000;
 
@@ -33,17 +35,33 @@ function announce(texts: string[]): void {
   if (announcer && texts.length > 0) announcer.textContent = texts.join(' ');
 }
 
+/** Puts `content` in place of what `region` holds when it differs; false when it was the same. */
+function replaceIfChanged(region: HTMLElement, content: DocumentFragment): boolean {
+  carryFolds(region, content);
+  const holder = document.createElement('div');
+  holder.append(content.cloneNode(true));
+  if (holder.innerHTML === region.innerHTML) return false;
+  const focused = focusKey(region);
+  region.replaceChildren(content);
+  if (focused) region.querySelector<HTMLElement>(focused)?.focus();
+  return true;
+}
+
+/** The parts the answer carries for other places on the page, swapped there and taken out of the answer. */
+function swapParts(fresh: DocumentFragment): void {
+  for (const carried of [...fresh.querySelectorAll<HTMLTemplateElement>('template[data-live-part]')]) {
+    carried.remove();
+    const place = document.querySelector<HTMLElement>(`[data-live-part="${CSS.escape(carried.dataset.livePart ?? '')}"]:not(template)`);
+    if (place) replaceIfChanged(place, carried.content);
+  }
+}
+
 function swap(region: HTMLElement, text: string): void {
   const fresh = document.createElement('template');
   fresh.innerHTML = text;
-  carryFolds(region, fresh.content);
-  const holder = document.createElement('div');
-  holder.append(fresh.content.cloneNode(true));
-  if (holder.innerHTML === region.innerHTML) return;
+  swapParts(fresh.content);
   const before = announcements(region);
-  const focused = focusKey(region);
-  region.replaceChildren(fresh.content);
-  if (focused) region.querySelector<HTMLElement>(focused)?.focus();
+  if (!replaceIfChanged(region, fresh.content)) return;
   const after = announcements(region);
   const changed = [...after].filter(([key, said]) => before.get(key) !== said).map(([, said]) => said);
   const gone = [...before.keys()].filter((key) => !after.has(key)).map((key) => `${key} is no longer listed.`);

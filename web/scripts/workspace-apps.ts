@@ -1,12 +1,19 @@
 // The workspace page's "Apps and ports" card (web/templates/workspace-apps.ts): every 5 s while
 // the page is shown, the ports listening in the pod are read from REST (one exec as the person)
-// and listed with links to their previews; each declared app's button says whether its port
+// and listed with links to their previews (at the app's own origin when the server gives one); each declared app's button says whether its port
 // listens. Built with DOM nodes and textContent, so nothing from the pod is parsed as HTML.
 
 const PORTS_EVERY_MS = 5000;
 
+interface ListeningPort {
+  port: number;
+  preview_path: string | null;
+  /** Host-based address, when the server has an apps domain: preferred, the app gets its own origin. */
+  app_url: string | null;
+}
+
 interface AppsAnswer {
-  listening?: { port: number; preview_path: string | null }[];
+  listening?: ListeningPort[];
   error?: string;
 }
 
@@ -14,13 +21,14 @@ const appsCardEl = document.querySelector<HTMLElement>('#workspace-apps');
 const portList = document.querySelector<HTMLElement>('#ports');
 const portsState = document.querySelector<HTMLElement>('#ports-state');
 
-function showPorts(ports: { port: number; preview_path: string | null }[]): void {
+function showPorts(ports: ListeningPort[]): void {
   if (!portList || !portsState) return;
-  const items = ports.map(({ port, preview_path }) => {
+  const items = ports.map(({ port, preview_path, app_url }) => {
     const li = document.createElement('li');
-    if (preview_path) {
+    const href = app_url ?? preview_path;
+    if (href) {
       const a = document.createElement('a');
-      a.href = preview_path;
+      a.href = href;
       a.target = '_blank';
       a.rel = 'noopener';
       a.textContent = `Port ${port}`;

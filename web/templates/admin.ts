@@ -7,6 +7,8 @@ import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { activityFilterForm, activityList, type ActivityFilterView, type ActivityLine } from './activity.js';
 import { liveRegion } from './live.js';
 import { dataTable } from './table.js';
+import { clusterText } from './new.js';
+import { deleteForm } from './delete-form.js';
 import { PHASES } from './format.js';
 
 export type AdminSection = 'overview' | 'users' | 'quota' | 'catalog' | 'workspaces' | 'activity' | 'settings';
@@ -24,7 +26,8 @@ const SECTIONS: { key: AdminSection; label: string }[] = [
 /** What the last action did, or why it was refused (and what was typed into that form). */
 export interface AdminOutcome {
   done?: string;
-  error?: { form: string; message: string };
+  /** A refused form: what to tell the person, and the cluster's own text when that is not it. */
+  error?: { form: string; message: string; cluster?: string };
   values?: Record<string, string>;
 }
 
@@ -51,7 +54,8 @@ function frame(assets: AssetUrls, viewer: Viewer, section: AdminSection, title: 
 }
 
 function refusal(outcome: AdminOutcome, form: string): Html | '' {
-  return outcome.error?.form === form ? html`<div class="notice error" role="alert" id="error-${form}">${outcome.error.message}</div>` : '';
+  const error = outcome.error?.form === form ? outcome.error : undefined;
+  return error ? html`<div class="notice error" role="alert" id="error-${form}"><p>${error.message}</p>${error.cluster && clusterText(`error-${form}-cluster`, error.cluster)}</div>` : '';
 }
 
 /** A form value after a refusal of that form, else `fallback`. */
@@ -334,7 +338,7 @@ function listQuery(v: WorkspacesView, over: Partial<Record<'owner' | 'phase' | '
 /** The count and the table with each row's actions: the list's live part (web/templates/live.ts). */
 export function adminWorkspacesList(v: WorkspacesView, csrf: string): Html {
   const link = (sort: WorkspaceSort, label: string) => html`<a href="/admin/workspaces?${listQuery(v, { sort })}"${sort === v.sort ? html` aria-current="true"` : ''}>${label}</a>`;
-  const act = (w: WorkspaceLine, action: 'start' | 'stop' | 'delete', label: string, confirm?: string) =>
+  const act = (w: WorkspaceLine, action: 'start' | 'stop', label: string, confirm?: string) =>
     html`<form class="inline" method="post" action="/admin/workspaces/${w.namespace}/${w.name}/${action}"${confirm ? html` data-confirm="${confirm}"` : ''}>${csrfField(csrf)}<input type="hidden" name="back_query" value="${listQuery(v)}"><button type="submit" class="secondary" aria-label="${label} ${w.namespace}/${w.name}">${label}</button></form>`;
   const rows = v.items.map((w) => ({
     attrs: html` data-workspace="${w.namespace}/${w.name}" data-announce-key="${w.namespace}/${w.name}" data-announce="${w.name} of ${w.owner || w.namespace} is ${w.phase}."`,
@@ -345,12 +349,7 @@ export function adminWorkspacesList(v: WorkspacesView, csrf: string): Html {
       html`<span class="badge ${w.phase}">${w.phase}</span>`,
       w.image,
       w.age,
-      html`<div class="row">${w.running ? act(w, 'stop', 'Stop', `Stop ${w.name} of ${w.owner || w.namespace}? Their sessions end; the home volume is kept.`) : act(w, 'start', 'Start')}${act(
-        w,
-        'delete',
-        'Delete',
-        `Delete ${w.name} of ${w.owner || w.namespace}? The pod goes; the home volume home-${w.name}-0 is kept.`,
-      )}</div>`,
+      html`<div class="row">${w.running ? act(w, 'stop', 'Stop', `Stop ${w.name} of ${w.owner || w.namespace}? Their sessions end; the home volume is kept.`) : act(w, 'start', 'Start')}<a class="button secondary" href="/admin/workspaces/${w.namespace}/${w.name}/delete${listQuery(v) && `?${listQuery(v)}`}" aria-label="Delete ${w.namespace}/${w.name}…">Delete…</a></div>`,
     ],
   }));
   const columns = [
@@ -378,6 +377,25 @@ export function adminWorkspacesPage(assets: AssetUrls, viewer: Viewer, v: Worksp
 ${refusal(outcome, 'workspaces')}
 ${liveRegion(`/admin/workspaces?${listQuery(v)}`, adminWorkspacesList(v, viewer.csrf))}`;
   return frame(assets, viewer, 'workspaces', 'All workspaces', outcome, body, ['live.js']);
+}
+
+/** What the delete confirmation of someone's workspace is drawn from. */
+export interface WorkspaceDeleteView {
+  name: string;
+  namespace: string;
+  claim: string;
+  /** The list's query (`owner`, `phase`, `sort`) to come back to. */
+  backQuery: string;
+  refusal?: string;
+}
+
+/** Deleting someone's workspace from the list: the same confirmation as on its own page (the volume too, by default, once its name is typed). */
+export function adminWorkspaceDeletePage(assets: AssetUrls, viewer: Viewer, v: WorkspaceDeleteView, outcome: AdminOutcome = {}): string {
+  const back = `/admin/workspaces${v.backQuery && `?${v.backQuery}`}`;
+  const body = html`${refusal(outcome, 'workspaces')}<section class="card" aria-labelledby="delete-title"><h2 id="delete-title">${v.name} in ${v.namespace}</h2>
+${deleteForm({ name: v.name, claim: v.claim, action: `/admin/workspaces/${v.namespace}/${v.name}/delete`, csrf: viewer.csrf, hidden: html`<input type="hidden" name="back_query" value="${v.backQuery}">`, refusal: v.refusal })}
+<p><a href="${back}">Keep it: back to all workspaces</a></p></section>`;
+  return frame(assets, viewer, 'workspaces', `Delete ${v.name}`, outcome, body);
 }
 
 // Activity

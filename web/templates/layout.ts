@@ -105,3 +105,21 @@ export function errorPage(assets: AssetUrls, status: number, message: string, vi
 <p><a href="/">Back to the dashboard</a></p>`,
   });
 }
+
+/**
+ * An error page served on an app's own host (host-based preview), where Den's assets and
+ * pages do not live: no stylesheet or script, and links to Den by its absolute address.
+ */
+export function appHostErrorPage(status: number, message: string, denUrl: string): string {
+  const title = status === 403 ? 'Not allowed' : status === 404 ? 'Not found' : status >= 500 ? 'Something went wrong' : 'Request refused';
+  return html`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · Den</title></head>
+<body>
+<h1>${title}</h1>
+<div role="alert"><p><strong>${String(status)}</strong>: ${message}</p></div>
+<p><a href="${denUrl}/">Back to Den</a></p>
+</body>
+</html>
+`.toString();
+}

@@ -32,6 +32,8 @@ export interface NewView {
   clusterSaid?: Partial<Record<NewField, string>>;
   /** A refusal that names no single field. */
   formError?: string;
+  /** The cluster's own text of that refusal, when `formError` is in the person's words. */
+  formCluster?: string;
   /** Whether my UserSpace already holds keys (the key field was prefilled from them). */
   hasSavedKeys: boolean;
 }
@@ -64,7 +66,7 @@ export function newPage(assets: AssetUrls, viewer: Viewer, v: NewView): string {
   const { values, errors } = v;
   const imageOptions = v.images.map((i) => html`<option value="${i.name}"${i.name === values.image ? html` selected` : ''}>${i.displayName} (${i.name})</option>`);
   const body = html`<h1>New workspace</h1>
-${v.formError && html`<div class="notice error" role="alert" id="form-error">${v.formError}</div>`}
+${v.formError && html`<div class="notice error" role="alert" id="form-error"><p>${v.formError}</p>${v.formCluster && clusterText('form-error-cluster', v.formCluster)}</div>`}
 <form method="post" action="/new" class="card" novalidate>
   ${csrfField(viewer.csrf)}
   ${field('name', 'Name', text('name', v, html` required autocapitalize="none" spellcheck="false"`), errors.name, 'Lower-case letters, digits and "-"; also your SSH user name.', v.clusterSaid?.name)}

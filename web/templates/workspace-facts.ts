@@ -1,7 +1,7 @@
 // What a workspace is, on its page: the image by its title, CPU and memory asked for and
 // allowed, the home volume's size (which never changes), the idle timeout and when it would
 // stop, who created it and when, and its last activity; then the form that changes what may
-// change after creation (SPEC 2.5: size, idle timeout, image; never the home volume).
+// change after creation (SPEC 2.5: size with GPUs, idle timeout, image; never the home volume).
 import { html, type Html } from '../html.js';
 import { ago, type WorkspaceView } from './format.js';
 import { csrfField } from './layout.js';
@@ -21,7 +21,7 @@ export interface ChangeRefusal {
   values: Record<ChangeField, string>;
 }
 
-export const CHANGE_FIELDS = ['cpu', 'memory', 'idle_timeout', 'image'] as const;
+export const CHANGE_FIELDS = ['cpu', 'memory', 'gpu', 'idle_timeout', 'image'] as const;
 export type ChangeField = (typeof CHANGE_FIELDS)[number];
 
 function sized(ws: WorkspaceView, resource: 'cpu' | 'memory'): string {
@@ -40,6 +40,13 @@ export interface FactsView {
   createdBy?: string;
   /** The idle timeout and when it would stop, in words. */
   idle: string;
+  /** The resource name GPUs are counted under (the platform's configuration). */
+  gpuResource: string;
+}
+
+/** GPUs reserved: an extended resource's limit is what the pod gets (its request equals it). */
+function gpusOf(ws: WorkspaceView, gpuResource: string): string {
+  return ws.spec?.resources?.limits?.[gpuResource] ?? ws.spec?.resources?.requests?.[gpuResource] ?? '';
 }
 
 export function factsList(ws: WorkspaceView, facts: FactsView, now: number): Html {
@@ -49,6 +56,7 @@ export function factsList(ws: WorkspaceView, facts: FactsView, now: number): Htm
   <dt>Image</dt><dd>${imageTitle ?? image}${imageTitle && imageTitle !== image && html` <span class="muted">(${image})</span>`}</dd>
   <dt>CPU</dt><dd>${sized(ws, 'cpu')}</dd>
   <dt>Memory</dt><dd>${sized(ws, 'memory')}</dd>
+  <dt>GPUs</dt><dd>${gpusOf(ws, facts.gpuResource) || 'none'}</dd>
   <dt>Home volume</dt><dd>${ws.spec?.storage ?? '–'} <span class="muted">(its size cannot change)</span></dd>
   <dt>Idle timeout</dt><dd>${facts.idle}</dd>
   <dt>Created</dt><dd>${ago(ws.metadata?.creationTimestamp, now)}${createdBy && ` by ${createdBy}`}</dd>
@@ -57,13 +65,13 @@ export function factsList(ws: WorkspaceView, facts: FactsView, now: number): Htm
 }
 
 /** The values the change form starts from: the workspace's own (a limit is what it gets). */
-export function currentValues(ws: WorkspaceView): Record<ChangeField, string> {
+export function currentValues(ws: WorkspaceView, gpuResource: string): Record<ChangeField, string> {
   const of = (r: 'cpu' | 'memory') => ws.spec?.resources?.limits?.[r] ?? ws.spec?.resources?.requests?.[r] ?? '';
-  return { cpu: of('cpu'), memory: of('memory'), idle_timeout: ws.spec?.idleTimeout ?? '', image: ws.spec?.imageRef?.name ?? '' };
+  return { cpu: of('cpu'), memory: of('memory'), gpu: gpusOf(ws, gpuResource), idle_timeout: ws.spec?.idleTimeout ?? '', image: ws.spec?.imageRef?.name ?? '' };
 }
 
-export function changeForm(ws: WorkspaceView, action: string, csrf: string, images: ImageChoice[], namespaceField: Html | '', refusal?: ChangeRefusal): Html {
-  const values = refusal?.values ?? currentValues(ws);
+export function changeForm(ws: WorkspaceView, gpuResource: string, action: string, csrf: string, images: ImageChoice[], namespaceField: Html | '', refusal?: ChangeRefusal): Html {
+  const values = refusal?.values ?? currentValues(ws, gpuResource);
   const field = (id: ChangeField, label: string, control: Html, hint: string) => {
     const error = refusal?.field === id ? refusal.message : undefined;
     return html`<div class="field${error ? ' invalid' : ''}"><label for="change-${id}">${label}</label>${control}<p class="hint" id="change-${id}-hint">${hint}</p>${error && html`<p class="error" id="change-${id}-error" role="alert">${error}</p>`}${error && refusal?.cluster && clusterText(`change-${id}-cluster`, refusal.cluster)}</div>`;
@@ -76,11 +84,12 @@ export function changeForm(ws: WorkspaceView, action: string, csrf: string, imag
   );
   return html`<details id="change"${refusal ? html` open` : ''}><summary>Change size, idle timeout or image…</summary>
 <form method="post" action="${action}" novalidate>${csrfField(csrf)}${namespaceField}
-  ${refusal && !refusal.field && html`<div class="notice error" role="alert" id="change-error">${refusal.message}</div>`}
+  ${refusal && !refusal.field && html`<div class="notice error" role="alert" id="change-error"><p>${refusal.message}</p>${refusal.cluster && clusterText('change-error-cluster', refusal.cluster)}</div>`}
   <p class="muted">A new size or image restarts a running workspace's pod: open sessions end, the home folder stays. Your quota applies to the new size.</p>
   <div class="grid2">
     ${field('cpu', 'CPU', text('cpu'), 'Cores, e.g. 2 or 500m.')}
     ${field('memory', 'Memory', text('memory'), 'e.g. 4Gi.')}
+    ${field('gpu', 'GPUs', text('gpu'), 'Whole GPUs, reserved for it while it runs; 0 for none.')}
     ${field('idle_timeout', 'Idle timeout', text('idle_timeout'), 'e.g. 4h or 90m; 0s never stops.')}
     ${field('image', 'Image', html`<select id="change-image" name="image"${described('image')}>${options}</select>`, 'Another image restarts the pod with it.')}
   </div>

@@ -5,11 +5,12 @@ import { html, type Html } from '../html.js';
 import { connectBlock, runForm } from './dashboard.js';
 import { changeForm, factsList, type ChangeRefusal, type FactsView, type ImageChoice } from './workspace-facts.js';
 import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseBadge, phaseOf, reasonOf, summaryOf, type Failure, type WorkspaceView } from './format.js';
-import { liveRegion } from './live.js';
+import { livePart, liveRegion, partInFragment } from './live.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { activityTab, type ActivityLine } from './activity.js';
-import { appsCard, type DeclaredAppView } from './workspace-apps.js';
+import { appsCard, type AppLinks, type DeclaredAppView } from './workspace-apps.js';
 import { dataTable } from './table.js';
+import { deleteForm } from './delete-form.js';
 
 export interface EventView {
   type?: string;
@@ -157,9 +158,38 @@ export function workspaceLive(v: WorkspaceLiveView): Html {
 </section>`;
 }
 
-export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'> {
+/** The parts of the workspace page outside the status and Connect cards that follow the Workspace too. */
+export interface WorkspaceDetailsView {
+  /** Every event about the workspace, its pod and its home volume, for the Events tab. */
   events: EventView[];
+  /** The Workspace as YAML, for the YAML tab. */
   yaml: string;
+  /** The image's title, who created it, the idle timeout in words. */
+  facts: FactsView;
+}
+
+function yamlBlock(yaml: string): Html {
+  return html`<pre id="yaml" tabindex="0" role="region" aria-label="Workspace YAML">${yaml}</pre>`;
+}
+
+/** The Details card's facts, the Events table and the YAML, by the key of their place on the page. */
+function detailParts(ws: WorkspaceView, d: WorkspaceDetailsView, now: number): [string, Html][] {
+  return [
+    ['facts', factsList(ws, d.facts, now)],
+    ['events', eventsTable(d.events, now)],
+    ['yaml', yamlBlock(d.yaml)],
+  ];
+}
+
+/**
+ * GET /w/<name>/status: the status and Connect cards, and the other parts that follow the
+ * Workspace (facts, events, YAML) for the script to swap into their places: one poll for all.
+ */
+export function workspaceLiveFragment(v: WorkspaceLiveView, d: WorkspaceDetailsView): Html {
+  return html`${workspaceLive(v)}${detailParts(v.ws, d, v.now).map(([key, content]) => partInFragment(key, content))}`;
+}
+
+export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'>, WorkspaceDetailsView {
   /** Something the last action on this page left to say (a key that could not be saved). */
   notice?: string;
   /** What people did with it (Den's Events), newest first, and the kinds the filter offers. */
@@ -167,14 +197,14 @@ export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'> {
   activityKinds: readonly string[];
   /** Apps the workspace's catalog entry declares (spec.apps), shown as buttons in the Apps and ports card. */
   apps?: DeclaredAppView[];
+  /** Host-based addresses of its ports, when the server has an apps domain. */
+  appLinks?: AppLinks;
   /** Entries a change of image may pick. */
   images: ImageChoice[];
   /** A refused change, shown in the change form with what was typed. */
   changeRefusal?: ChangeRefusal;
   /** A refused delete (the name typed did not match), shown beside the name field. */
   deleteRefusal?: string;
-  /** The image's title, who created it, the idle timeout in words. */
-  facts: FactsView;
 }
 
 /** `?namespace=…` for another's workspace, else nothing. */
@@ -197,13 +227,15 @@ export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePag
   const claim = `home-${name}-0`;
   const ns = namespaceQuery(v.namespace);
   const here = `/w/${name}${ns}`;
+  const parts = new Map(detailParts(v.ws, v, v.now));
+  const part = (key: string) => livePart(key, parts.get(key)!);
   const tab = (id: string, label: string, selected = false) =>
     html`<button type="button" role="tab" id="tab-${id}" aria-controls="panel-${id}" aria-selected="${selected ? 'true' : 'false'}" tabindex="${selected ? '0' : '-1'}">${label}</button>`;
   const body = html`<div class="row"><h1>${name}</h1>${v.namespace && html`<span class="muted">in ${v.namespace}</span>`}</div>
 ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.notice}</div>`}
 ${liveRegion(`/w/${name}/status${ns}`, workspaceLive({ ...v, csrf: viewer.csrf }))}
-<section class="card" aria-labelledby="details-title"><h2 id="details-title">Details</h2>${factsList(v.ws, v.facts, v.now)}
-${changeForm(v.ws, `/w/${name}/change`, viewer.csrf, v.images, namespaceField(v.namespace), v.changeRefusal)}</section>
+<section class="card" aria-labelledby="details-title"><h2 id="details-title">Details</h2>${part('facts')}
+${changeForm(v.ws, v.facts.gpuResource, `/w/${name}/change`, viewer.csrf, v.images, namespaceField(v.namespace), v.changeRefusal)}</section>
 <div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('activity', 'Activity')}${v.namespace ? '' : tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
 <section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs${ns}">
   <div class="row"><label for="tail">Lines</label><select id="tail" name="tail"><option value="100">100</option><option value="200" selected>200</option><option value="500">500</option><option value="1000">1000</option></select></div>
@@ -211,27 +243,18 @@ ${changeForm(v.ws, `/w/${name}/change`, viewer.csrf, v.images, namespaceField(v.
   <pre id="logs" tabindex="0" role="region" aria-label="Pod log"></pre>
 </section>
 <section role="tabpanel" id="panel-activity" aria-labelledby="tab-activity" hidden>${activityTab({ name, kinds: v.activityKinds, entries: v.activity, now: v.now })}</section>
-<section role="tabpanel" id="panel-events" aria-labelledby="tab-events" hidden>${eventsTable(v.events, v.now)}</section>
+<section role="tabpanel" id="panel-events" aria-labelledby="tab-events" hidden>${part('events')}</section>
 ${!v.namespace && html`<section role="tabpanel" id="panel-terminal" aria-labelledby="tab-terminal" hidden>
   <div class="row terminal-bar"><p class="muted" id="terminal-help">The terminal keeps Tab and Esc for the shell: <kbd>Shift</kbd>+<kbd>Esc</kbd> leaves it.</p>
   <button type="button" class="secondary" id="terminal-fullscreen" aria-pressed="false">Full screen</button></div>
   <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws" data-script="${assets.url('terminal.js')}" data-style="${assets.url('terminal.css')}"></div>
 </section>`}
-<section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden><pre id="yaml" tabindex="0" role="region" aria-label="Workspace YAML">${v.yaml}</pre></section>
-${appsCard(name, v.apps ?? [])}
+<section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden>${part('yaml')}</section>
+${appsCard(name, v.apps ?? [], v.appLinks)}
 <section class="card" aria-labelledby="delete-title">
   <h2 id="delete-title">Delete</h2>
   <details${v.deleteRefusal ? html` open` : ''}><summary>Delete this workspace…</summary>
-  <form method="post" action="/w/${name}/delete" id="delete-form" novalidate>
-    ${csrfField(viewer.csrf)}${namespaceField(v.namespace)}
-    <p>This deletes the workspace <strong>${name}</strong> and its pod. Its home folder lives on the volume <code>${claim}</code>.</p>
-    <label class="check"><input type="checkbox" name="delete_volume" value="1" id="delete-volume" checked> Also delete the volume ${claim} (everything in the home folder is lost)</label>
-    <div class="field${v.deleteRefusal ? ' invalid' : ''}"><label for="confirm-name">To delete it with its volume, type its name, ${name}</label>
-    <input type="text" id="confirm-name" name="confirm_name" autocomplete="off" autocapitalize="none" spellcheck="false" aria-describedby="confirm-name-hint${v.deleteRefusal ? ' confirm-name-error' : ''}"${v.deleteRefusal ? html` aria-invalid="true"` : ''}>
-    <p class="hint" id="confirm-name-hint">Not needed when the volume is kept.</p>
-    ${v.deleteRefusal && html`<p class="error" id="confirm-name-error" role="alert">${v.deleteRefusal}</p>`}</div>
-    <p><button type="submit" class="danger">Delete ${name}</button></p>
-  </form></details>
+  ${deleteForm({ name, claim, action: `/w/${name}/delete`, csrf: viewer.csrf, hidden: namespaceField(v.namespace), refusal: v.deleteRefusal })}</details>
 </section>`;
   return page({ title: name, assets, viewer, body, scripts: ['live.js', 'workspace.js', 'activity.js', 'workspace-apps.js'] });
 }

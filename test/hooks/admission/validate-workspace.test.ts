@@ -33,6 +33,17 @@ describe('validating webhook on Workspace', () => {
     if (want.reason) expect(response.status?.reason).to.equal(want.reason);
     if (want.message) expect(response.status?.message).to.match(want.message);
     if (want.warning) expect(response.warnings?.join('\n')).to.match(want.warning);
+    if (!response.allowed) expectWordsForAPerson(response.status!);
+  }
+
+  /** Every refused field carries the rule's words for a person, not the cluster's text again (the pages show them beside the field). */
+  function expectWordsForAPerson(status: { message: string; details?: { causes: { field: string; message: string }[] } }) {
+    const causes = status.details?.causes ?? [];
+    expect(causes, status.message).to.not.be.empty;
+    for (const cause of causes) {
+      expect(cause.message, cause.field).to.match(/^[A-Z"]/);
+      expect(status.message, cause.field).to.not.contain(cause.message);
+    }
   }
 
   const withKey = (spec: Workspace['spec'] = {}) => (k: TestKeys) => workspace('dev', { sshAuthorizedKeys: [k.ed25519], ...spec });

@@ -3,6 +3,15 @@ import { denCrds } from '../../../infra/crds/index.js';
 import { membershipOf, resolveMembership, UserSpaceDirectory, type UserSpaceObject } from '../../../server/auth/directory.js';
 import { FakeApiServer } from '../../support/fake-apiserver.js';
 import { HttpError } from '../../../koa/errors.js';
+import { RESOURCES } from '../../../kube/resources.js';
+
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 3000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('the directory did not follow its cache within 3 s');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 function userSpace(name: string, owner: string, labels: Record<string, string> = {}, extra: Record<string, unknown> = {}): UserSpaceObject {
   return { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name, labels, ...extra }, spec: { owner } };
@@ -57,6 +66,31 @@ describe('UserSpaceDirectory, before it refuses anyone', () => {
     api.installCrds(denCrds().map((crd) => ({ ...crd })));
   });
   afterEach(() => api.close());
+
+  it('follows its cache: a UserSpace deleted, one created again under the same name for another owner, an address in another case', async () => {
+    const directory = new UserSpaceDirectory(api.client());
+    const stop = new AbortController();
+    const running = directory.run(stop.signal);
+    // A person the cache knows is answered from it alone; the API server is asked only before a refusal.
+    const known = (owner: string, email = false) => (email ? directory.resolveEmail(owner) : directory.resolve(owner)).then((m) => m.userspace, (e: HttpError) => e.message);
+    try {
+      await directory.synced;
+      api.seed(userSpace('alice', 'alice@example.com'), userSpace('bob', 'bob@example.com'));
+      await until(async () => (await known('alice@example.com')) === 'alice');
+      expect(await known('ALICE@EXAMPLE.COM', true)).to.equal('alice');
+      expect(await known('ALICE@EXAMPLE.COM')).to.equal('no UserSpace belongs to ALICE@EXAMPLE.COM; ask an administrator to create one');
+      await api.client().delete(RESOURCES.userSpace, 'alice');
+      await until(async () => (await known('alice@example.com')) !== 'alice');
+      expect(await known('alice@example.com')).to.equal('no UserSpace belongs to alice@example.com; ask an administrator to create one');
+      api.seed(userSpace('alice', 'carol@example.com'));
+      await until(async () => (await known('carol@example.com')) === 'alice');
+      expect(await known('alice@example.com')).to.equal('no UserSpace belongs to alice@example.com; ask an administrator to create one');
+      expect(await known('bob@example.com')).to.equal('bob');
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
 
   it("asks the API server about a person its own cache does not know yet (another replica's write), and still refuses who has none", async () => {
     // Never run: its cache stays empty, as a replica's is before a new UserSpace's watch event arrives.

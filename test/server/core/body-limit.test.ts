@@ -62,6 +62,11 @@ async function sendUntilCut(url: string, declared?: number): Promise<{ written: 
   socket.on('data', (text: string) => (answer += text));
   socket.on('error', () => undefined);
   socket.on('close', () => (closed = true));
+  // As curl and fetch do: once the server has answered and closed its side, stop sending.
+  socket.on('end', () => {
+    closed = true;
+    socket.destroy();
+  });
   const length = declared === undefined ? 'Transfer-Encoding: chunked' : `Content-Length: ${declared}`;
   socket.write(`POST /api/v1/workspaces HTTP/1.1\r\nHost: den.test\r\nContent-Type: application/json\r\n${length}\r\n\r\n`);
   const chunk = Buffer.alloc(MIB, 'a');
@@ -165,6 +170,31 @@ describe('a request body over the limit', () => {
   it('cuts off a body declared past the discard bound instead of reading it', async () => {
     const { written } = await sendUntilCut(den.url, 1024 * MIB);
     expect(written).to.be.below(DISCARD_LIMIT + 32 * MIB);
+  });
+
+  it('keeps a cut-off connection open long enough for a client busy sending to read the 413 afterwards', async () => {
+    const socket = net.connect(portOf(den.url), '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.pause();
+    socket.write(`POST /api/v1/workspaces HTTP/1.1\r\nHost: den.test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    const chunk = Buffer.concat([Buffer.from(`${MIB.toString(16)}\r\n`), Buffer.alloc(MIB, 'a'), Buffer.from('\r\n')]);
+    // Sends without reading until the server stops taking bytes, then reads only after a pause.
+    for (let stalled = false; !stalled; ) {
+      if (!socket.write(chunk)) stalled = !(await Promise.race([new Promise((resolve) => socket.once('drain', () => resolve(true))), new Promise((resolve) => setTimeout(() => resolve(false), 500))]));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    let answer = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (text: string) => (answer += text));
+    await new Promise((resolve) => {
+      socket.once('end', resolve);
+      socket.once('close', resolve);
+      socket.resume();
+    });
+    socket.destroy();
+    expect(answer).to.match(/^HTTP\/1\.1 413 /);
+    expect(answer).to.include(JSON.stringify(REFUSED));
   });
 
   it('reads a streamed body only up to the discard bound, answers 413 and closes', async () => {

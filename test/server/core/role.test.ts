@@ -39,7 +39,10 @@ describe('den server (the role)', () => {
       gpuResource: 'nvidia.com/gpu',
       trustedProxies: [],
       identityProvidersFile: '',
+      appsDomain: '',
     });
+    expect(readSettings(serverSettings, ['--apps-domain', 'Den-Apps.example'], { DEN_BASE_URL: 'http://x' }).appsDomain).to.equal('den-apps.example');
+    expect(() => readSettings(serverSettings, ['--apps-domain', '*.apps.example'], { DEN_BASE_URL: 'http://x' })).to.throw("--apps-domain (DEN_APPS_DOMAIN): must be a DNS domain such as apps.den.example, got '*.apps.example'");
     expect(readSettings(serverSettings, [], { DEN_BASE_URL: 'http://x', DEN_LOCAL_AUTH: 'false', DEN_TOKEN_TTL: '1h' })).to.include({ localAuth: false, tokenTtl: 3_600_000 });
     expect(readSettings(serverSettings, ['--trusted-proxies', '10.0.0.0/8, 192.0.2.1'], { DEN_BASE_URL: 'http://x' }).trustedProxies).to.deep.equal(['10.0.0.0/8', '192.0.2.1']);
     expect(() => readSettings(serverSettings, [], { DEN_BASE_URL: 'http://x', DEN_TRUSTED_PROXIES: 'lb.example.com' })).to.throw("--trusted-proxies (DEN_TRUSTED_PROXIES): 'lb.example.com' is not an IP address or a CIDR range (such as 10.0.0.0/8)");
@@ -55,6 +58,16 @@ describe('den server (the role)', () => {
     expect(refusal(() => readSettings(serverSettings, ['--base-url', 'http://x', '--token-ttl', '5m'], {}))).to.equal(
       "--token-ttl (DEN_TOKEN_TTL): must be at least 10m (the API server refuses shorter tokens), got '5m'",
     );
+  });
+
+  it('refuses to start with an apps domain under the host of its base URL, whose apps could set cookies Den receives', async () => {
+    const settings = readSettings(serverSettings, ['--base-url', 'https://den.example.com', '--apps-domain', 'apps.den.example.com'], {});
+    const failure = await serverRole.run(settings, new AbortController().signal).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(failure).to.be.instanceOf(SettingsError);
+    expect((failure as Error).message).to.equal("--apps-domain (DEN_APPS_DOMAIN): must not be under the host of --base-url (den.example.com): apps could set cookies on Den's host");
   });
 
   it('serves on --listen with its own kubeconfig identity, becomes ready, and stops on the signal', async () => {

@@ -1,7 +1,8 @@
 // SPEC 4.4 and 5: API tokens issued, listed, used and revoked, and CSRF on cookie requests.
 import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
-import { tokenSecretName } from '../../../server/auth/tokens.js';
+import { TOKEN_OWNER_LABEL, tokenOwnerHash, tokenSecretName } from '../../../server/auth/tokens.js';
+import { renderStateSecret } from '../../../server/auth/state.js';
 import { sha256Hex } from '../../../server/auth/secrets.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { call, login, startDen, startSignedIn, stopAll, type Den, type Signed } from './cluster.js';
@@ -81,6 +82,31 @@ describe('API tokens (GET/POST /tokens, DELETE /tokens/{name})', () => {
     expect(await call(den, 'POST', '/tokens', { as: body.token })).to.deep.include({ status: 403, body: { error: 'a read-scoped API token cannot issue tokens' } });
     expect((await call(den, 'DELETE', '/tokens/reader', { as: body.token })).status).to.equal(403);
     expect((await call(den, 'GET', '/tokens', { as: body.token })).status).to.equal(200);
+  });
+
+  it("labels a token's Secret with its owner's hash and lists a person's tokens by that label, not everyone's", async () => {
+    const { body } = await call(den, 'POST', '/tokens?name=ci', { as: alice });
+    await call(den, 'POST', '/tokens?name=bobs', { as: bob });
+    const secret = api.object<{ metadata: { labels: Record<string, string> } }>(RESOURCES.secret, tokenSecretName(body.token), 'svc-system');
+    expect(secret?.metadata.labels[TOKEN_OWNER_LABEL]).to.equal(sha256Hex('alice@example.com').slice(0, 32));
+    const from = api.requests.length;
+    expect((await call(den, 'GET', '/tokens', { as: alice })).body.items.map((t: { name: string }) => t.name)).to.deep.equal(['ci']);
+    const selectors = api.requests
+      .slice(from)
+      .filter((r) => r.method === 'GET' && r.path === '/api/v1/namespaces/svc-system/secrets')
+      .map((r) => new URLSearchParams(r.query).get('labelSelector'));
+    expect(selectors.sort()).to.deep.equal([`den.dev/kind=api-token,!${TOKEN_OWNER_LABEL}`, `den.dev/kind=api-token,${TOKEN_OWNER_LABEL}=${tokenOwnerHash('alice@example.com')}`]);
+  });
+
+  it('still lists and revokes, for its owner only, a token issued before tokens carried the owner label', async () => {
+    const legacy = 'svc_' + 'a'.repeat(43);
+    api.seed(renderStateSecret('svc-system', 'api-token', tokenSecretName(legacy), { name: 'old', owner: 'alice@example.com', userspace: 'alice', namespace: 'svc-alice', scope: 'full', created_at: '2026-01-01T00:00:00Z' }));
+    await call(den, 'POST', '/tokens?name=new', { as: alice });
+    expect((await call(den, 'GET', '/tokens', { as: alice })).body.items.map((t: { name: string }) => t.name)).to.deep.equal(['old', 'new']);
+    expect((await call(den, 'GET', '/tokens', { as: bob })).body.items).to.deep.equal([]);
+    expect((await call(den, 'DELETE', '/tokens/old', { as: bob })).status).to.equal(404);
+    expect((await call(den, 'DELETE', '/tokens/old', { as: alice })).status).to.equal(204);
+    expect(api.object(RESOURCES.secret, tokenSecretName(legacy), 'svc-system')).to.equal(undefined);
   });
 
   it('survives a restart: a token issued before works after', async () => {

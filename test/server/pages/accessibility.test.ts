@@ -2,7 +2,7 @@
 // the light and the dark theme (prefers-color-scheme), at 1280×800 and at a phone's 390×844:
 // no serious or critical violation. The pages show what people meet: a running workspace
 // with its events, a failed one with a long kubelet message, a refused form, the terminal
-// tab open, every administration page; and none of them scrolls sideways.
+// tab open, every administration page (the delete confirmation of someone's workspace too); and none of them scrolls sideways.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
@@ -164,7 +164,7 @@ describe('every page passes axe-core in both themes at desktop and phone width',
   it("an administrator's pages", async () => {
     const page = await world.signedIn('root');
     const found: string[] = [];
-    for (const section of ['overview', 'users', 'quota', 'catalog', 'workspaces', 'settings']) found.push(...(await check(page, `/admin/${section}`)));
+    for (const section of ['overview', 'users', 'quota', 'catalog', 'workspaces', 'workspaces/svc-alice/dev/delete', 'settings']) found.push(...(await check(page, `/admin/${section}`)));
     expect(found).to.deep.equal([]);
   });
 });

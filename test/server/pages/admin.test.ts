@@ -20,6 +20,10 @@ function workspace(name: string, namespace: string, phase: string, minutesAgo: n
   };
 }
 
+function homeVolume(workspaceName: string, namespace: string): KubeObject {
+  return { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: `home-${workspaceName}-0`, namespace }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+}
+
 describe('the administration pages in Chromium', function () {
   this.timeout(90_000);
   let world: BrowserDen;
@@ -31,6 +35,9 @@ describe('the administration pages in Chromium', function () {
         workspace('web', 'svc-alice', 'Running', 30),
         workspace('batch', 'svc-bob', 'Suspended', 10),
         workspace('api', 'svc-bob', 'Running', 60),
+        homeVolume('batch', 'svc-bob'),
+        workspace('scratch', 'svc-bob', 'Suspended', 5),
+        homeVolume('scratch', 'svc-bob'),
         { apiVersion: 'den.dev/v1alpha1', kind: 'WorkspaceImage', metadata: { name: 'ubuntu' }, spec: { displayName: 'Ubuntu', image: 'ubuntu:24.04' } },
       );
     });
@@ -40,8 +47,8 @@ describe('the administration pages in Chromium', function () {
 
   it('shows the overview to an administrator', async () => {
     expect(await root.locator('[data-count="people"]').textContent()).to.equal('3');
-    expect(await root.locator('[data-count="workspaces"]').textContent()).to.equal('3');
-    expect(await root.locator('#overview').textContent()).to.contain('2 Running, 1 Suspended');
+    expect(await root.locator('[data-count="workspaces"]').textContent()).to.equal('4');
+    expect(await root.locator('#overview').textContent()).to.contain('2 Running, 2 Suspended');
   });
 
   it('creates a person, changes their role and disables them, and creates a local user who can sign in', async () => {
@@ -153,7 +160,7 @@ describe('the administration pages in Chromium', function () {
   it('lists every workspace in the cluster with its owner, filtered by phase and owner and sorted on the server', async () => {
     await root.goto(`${world.den.url}/admin/workspaces`);
     const names = () => root.locator('#workspaces tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-workspace')));
-    expect(await names()).to.deep.equal(['svc-bob/api', 'svc-bob/batch', 'svc-alice/web']);
+    expect(await names()).to.deep.equal(['svc-bob/api', 'svc-bob/batch', 'svc-bob/scratch', 'svc-alice/web']);
     expect(await root.locator('tr[data-workspace="svc-alice/web"] td').nth(2).textContent()).to.equal('alice@example.com');
     await root.getByLabel('Phase').selectOption('Running');
     await root.selectOption('#sort', 'age');
@@ -166,7 +173,7 @@ describe('the administration pages in Chromium', function () {
     expect(await root.locator('#workspace-count').textContent()).to.equal('1 workspace of bob@example.com in phase Running.');
   });
 
-  it("stops and deletes someone's workspace with the administrator's own token, keeping the list's filter, and links to its page", async () => {
+  it("stops someone's workspace with the administrator's own token, keeping the list's filter, and links to its page", async () => {
     await root.goto(`${world.den.url}/admin/workspaces?owner=bob%40example.com`);
     const dialogs: string[] = [];
     root.on('dialog', (d) => {
@@ -182,16 +189,41 @@ describe('the administration pages in Chromium', function () {
     expect(patch?.user).to.equal('system:serviceaccount:svc-root:session');
     expect(dialogs[0]).to.equal('Stop api of bob@example.com? Their sessions end; the home volume is kept.');
 
-    await root.getByRole('link', { name: 'batch' }).click();
+    await root.getByRole('link', { name: 'batch', exact: true }).click();
     await root.waitForURL(`${world.den.url}/w/batch?namespace=svc-bob`);
     expect(await root.locator('h1').textContent()).to.equal('batch');
     expect(await root.getByRole('tab', { name: 'Terminal' }).count(), "no terminal into someone else's workspace").to.equal(0);
     await root.goBack();
 
-    await root.getByRole('button', { name: 'Delete svc-bob/batch' }).click();
-    await root.waitForURL(/done=workspace-deleted/);
+  });
+
+  it("deletes someone's workspace with its home volume only once its name is typed, with the administrator's own token, then says what went", async () => {
+    await root.goto(`${world.den.url}/admin/workspaces?owner=bob%40example.com`);
+    await root.getByRole('link', { name: 'Delete svc-bob/batch…' }).click();
+    await root.waitForURL(/\/admin\/workspaces\/svc-bob\/batch\/delete\?owner=bob%40example\.com/);
+    expect(await root.getByLabel('Also delete the volume home-batch-0').isChecked(), 'checked by default').to.equal(true);
+    await root.getByRole('button', { name: 'Delete batch' }).click();
+    expect(await root.locator('#confirm-name-error').textContent()).to.equal('The name was not typed. Type batch to delete it with its home volume, or uncheck the volume to keep it. Nothing was deleted.');
+    expect(world.api.object(RESOURCES.workspace, 'batch', 'svc-bob')).to.not.equal(undefined);
+
+    await root.getByLabel('To delete it with its volume, type its name, batch').fill('batch');
+    await root.getByRole('button', { name: 'Delete batch' }).click();
+    await root.waitForURL(/done=workspace-deleted-with-volume/);
+    expect(await root.locator('#done').textContent()).to.equal('The workspace was deleted with its home volume and everything in its home folder.');
+    expect(new URL(root.url()).searchParams.get('owner'), "the list's filter stays").to.equal('bob@example.com');
     expect(world.api.object(RESOURCES.workspace, 'batch', 'svc-bob')).to.equal(undefined);
+    expect(world.api.object(RESOURCES.persistentVolumeClaim, 'home-batch-0', 'svc-bob')).to.equal(undefined);
+    const deletes = world.api.requests.filter((r) => r.method === 'DELETE' && r.path.includes('/namespaces/svc-bob/'));
+    expect(deletes.map((r) => r.user)).to.deep.equal(['system:serviceaccount:svc-root:session', 'system:serviceaccount:svc-root:session']);
     expect(await root.locator('tr[data-workspace="svc-bob/batch"]').count()).to.equal(0);
+
+    await root.getByRole('link', { name: 'Delete svc-bob/scratch…' }).click();
+    await root.getByLabel('Also delete the volume home-scratch-0').uncheck();
+    await root.getByRole('button', { name: 'Delete scratch' }).click();
+    await root.waitForURL(/done=workspace-deleted(&|$)/);
+    expect(await root.locator('#done').textContent()).to.equal('The workspace was deleted; its home volume was kept.');
+    expect(world.api.object(RESOURCES.workspace, 'scratch', 'svc-bob')).to.equal(undefined);
+    expect(world.api.object(RESOURCES.persistentVolumeClaim, 'home-scratch-0', 'svc-bob')).to.not.equal(undefined);
   });
 
   it("refuses a person's attempt to stop someone else's workspace in the cluster's words", async () => {

@@ -5,6 +5,7 @@
 // name before it takes the home volume and then says what it deleted.
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
+import { KubeApiError } from '../../../kube/errors.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import { eventually, gone, LocalPlatform, runDen } from '../../support/platform.js';
 import { launchChromium } from '../../support/web.js';
@@ -17,13 +18,13 @@ describe("a person's daily loop on the workspace page", function () {
   const platform = new LocalPlatform();
   let browser: Browser;
   let page: Page;
+  const entry = (name: string, displayName: string) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'WorkspaceImage', metadata: { name }, spec: { image: platform.workspaceImage, displayName } });
   const spec = async () => (await platform.admin.get(RESOURCES.workspace, 'dev', 'svc-alice')).spec as Record<string, any>;
 
   before(async () => {
     await platform.start();
     const added = await runDen(['users', 'add', 'alice', '--owner', 'alice@example.com', '--password-stdin', '--kubeconfig', platform.kubeconfig], { stdin: `${PASSWORD}\n` });
     expect(added.code, added.stderr).to.equal(0);
-    const entry = (name: string, displayName: string) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'WorkspaceImage', metadata: { name }, spec: { image: platform.workspaceImage, displayName } });
     await platform.admin.create(RESOURCES.workspaceImage, entry('ubuntu', 'Ubuntu 24.04'));
     await platform.admin.create(RESOURCES.workspaceImage, entry('python', 'Python 3.12'));
     await eventually(async () => ((await platform.admin.get(RESOURCES.userSpace, 'alice')).status as { phase?: string } | undefined)?.phase === 'Ready', 'UserSpace alice Ready', platform.convergeMs);
@@ -99,6 +100,34 @@ describe("a person's daily loop on the workspace page", function () {
     expect((await spec()).resources.limits.cpu).to.equal('2');
   });
 
+  it('changes GPUs too: beyond the quota refused beside the field in words; within it given as request and limit', async () => {
+    await page.goto(`${platform.baseUrl}/w/dev`);
+    expect(await page.locator('#facts').innerText()).to.match(/GPUs\s+none\n/);
+    await page.getByText('Change size, idle timeout or image…').click();
+    await page.getByLabel('GPUs', { exact: true }).fill('1');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    expect(await page.locator('#change-gpu-error').textContent()).to.equal(
+      'This needs 1 of GPUs, but your space has 0 left of 0: ask for less, stop a workspace you are not using, or ask an administrator for a larger quota.',
+    );
+    expect(await page.locator('#change-gpu-cluster p').textContent()).to.contain('(spec.quota.gpu): requested 1, used 0, limited 0');
+    expect((await spec()).resources.limits).to.not.have.property('nvidia.com/gpu');
+
+    await platform.admin.patch(RESOURCES.userSpace, 'alice', { spec: { quota: { gpu: 1 } } });
+    // The webhooks read the quota from their cache: try again until it has the new one.
+    await eventually(async () => {
+      await page.goto(`${platform.baseUrl}/w/dev`);
+      await page.getByText('Change size, idle timeout or image…').click();
+      await page.getByLabel('GPUs', { exact: true }).fill('1');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.locator('#notice, #change-gpu-error').first().waitFor();
+      return (await page.locator('#notice').count()) > 0;
+    }, 'the GPU change saved', 15_000, 300);
+    expect(await page.locator('#notice').textContent()).to.equal("Saved: GPUs 1. A running workspace's pod restarts with it; the home folder stays.");
+    expect((await spec()).resources).to.deep.equal({ requests: { cpu: '2', memory: '2Gi', 'nvidia.com/gpu': '1' }, limits: { cpu: '2', memory: '2Gi', 'nvidia.com/gpu': '1' } });
+    expect(await page.locator('#facts').innerText()).to.match(/GPUs\s+1\n/);
+    expect(await page.getByLabel('GPUs', { exact: true }).inputValue(), 'the form starts from the workspace').to.equal('1');
+  });
+
   it('changes only the idle timeout, and says nothing of a restart (the pod does not carry it)', async () => {
     await page.goto(`${platform.baseUrl}/w/dev`);
     await page.getByText('Change size, idle timeout or image…').click();
@@ -107,6 +136,36 @@ describe("a person's daily loop on the workspace page", function () {
     await page.waitForURL(`${platform.baseUrl}/w/dev`);
     expect(await page.locator('#notice').textContent()).to.equal('Saved: idle timeout 2h.');
     expect((await spec()).idleTimeout).to.equal('2h');
+  });
+
+  it('refuses, beside the image, an entry withdrawn while the form was open: what happened and what to do, the cluster’s text folded', async () => {
+    await platform.admin.create(RESOURCES.workspaceImage, entry('fortran', 'Fortran 77'));
+    await page.goto(`${platform.baseUrl}/w/dev`);
+    await page.getByText('Change size, idle timeout or image…').click();
+    await page.getByLabel('Image', { exact: true }).selectOption('fortran');
+    await platform.admin.patch(RESOURCES.workspaceImage, 'fortran', { spec: { deprecated: true } });
+    // Until the webhooks' cache has seen the withdrawal (a dry run creates nothing).
+    const probe = { apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'probe' }, spec: { imageRef: { name: 'fortran' }, storage: '1Gi', running: false } };
+    await eventually(() => platform.admin.create(RESOURCES.workspace, probe, 'svc-alice', { dryRun: 'All' }).then(() => false, (err) => err instanceof KubeApiError && err.status === 422), 'the webhook refuses fortran', 10_000);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    expect(await page.locator('#change-image-error').textContent()).to.equal('The catalog entry fortran is withdrawn: it is no longer offered for a new workspace or a change of image. Choose another image from the catalog.');
+    expect(await page.locator('#change-image-cluster').isVisible()).to.equal(true);
+    expect(await page.locator('#change-image-cluster p').isVisible(), 'folded').to.equal(false);
+    await page.locator('#change-image-cluster summary').click();
+    expect(await page.locator('#change-image-cluster p').textContent()).to.contain('spec.imageRef.name: WorkspaceImage "fortran" is deprecated and no longer offered for new workspaces');
+    expect((await spec()).imageRef).to.deep.equal({ name: 'ubuntu' });
+  });
+
+  it('refuses, beside the name, a new workspace whose name is taken, saying what to do', async () => {
+    await page.goto(`${platform.baseUrl}/new?image=ubuntu`);
+    await page.getByLabel('Name').fill('dev');
+    await page.getByLabel('Home volume').fill('1Gi');
+    await page.getByLabel('SSH public key').fill(KEY);
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    expect(await page.locator('#name-error').textContent()).to.equal('You already have a workspace named dev: pick another name, or open that one from the dashboard.');
+    expect(await page.getByLabel('Name').getAttribute('aria-invalid')).to.equal('true');
+    await page.locator('#name-cluster summary').click();
+    expect(await page.locator('#name-cluster p').textContent()).to.contain('metadata.name: a Workspace named "dev" already exists in namespace svc-alice');
   });
 
   it('changes the image to another catalog entry, and the page names it by its title', async () => {

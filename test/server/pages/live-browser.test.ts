@@ -70,7 +70,8 @@ describe('live pages in Chromium', function () {
   }
 
   async function create(tab: Page, name: string, image: string): Promise<void> {
-    await tab.goto(`${platform.baseUrl}/new?image=${image}`);
+    const answer = await tab.goto(`${platform.baseUrl}/new?image=${image}`);
+    expect(`${answer?.status()} ${tab.url()}`, await tab.locator('main').innerText().catch(() => 'no main')).to.equal(`200 ${platform.baseUrl}/new?image=${image}`);
     await tab.getByLabel('Name').fill(name);
     await tab.getByLabel('Home volume').fill('1Gi');
     await tab.getByLabel('SSH public key').fill(KEY);
@@ -136,6 +137,25 @@ describe('live pages in Chromium', function () {
     await page.waitForTimeout(TWO_POLLS_MS);
     expect(await heard(page), 'no swap and nothing read out while the workspace stays as it is').to.deep.equal(settled);
     expect(await page.locator('#live [aria-live]').count(), 'the swapped part is not itself a live region').to.equal(0);
+  });
+
+  it('follows a change made elsewhere in the Details card, the Events tab and the YAML tab, reading none of it out', async () => {
+    await page.goto(`${platform.baseUrl}/w/live`);
+    await badge(page, 'Running').waitFor();
+    await mark(page);
+    await listen(page);
+    await page.getByRole('tab', { name: 'Events' }).click();
+    await platform.admin.patch(RESOURCES.workspace, 'live', { spec: { idleTimeout: '45m' } }, { namespace: 'svc-alice' });
+    const note = { kind: 'Workspace', name: 'live', namespace: 'svc-alice' };
+    await platform.admin.create(RESOURCES.event, { apiVersion: 'v1', kind: 'Event', metadata: { name: 'live.backup', namespace: 'svc-alice' }, involvedObject: note, type: 'Normal', reason: 'BackupTaken', message: 'the nightly backup of the home folder finished', lastTimestamp: new Date().toISOString(), count: 1 }, 'svc-alice');
+
+    await eventually(async () => /Idle timeout\s+45m/.test(await page.locator('#facts').innerText()), 'the Details card shows the new idle timeout', 10_000);
+    await eventually(async () => (await page.locator('#panel-events').innerText()).includes('BackupTaken'), 'the Events tab lists the new event', 10_000);
+    await page.getByRole('tab', { name: 'YAML' }).click();
+    expect(await page.locator('#yaml').textContent()).to.contain('idleTimeout: 45m');
+    expect(await marked(page), 'the same document').to.equal(true);
+    const { said } = await heard(page);
+    expect(said.filter((s) => s.includes('45m') || s.includes('BackupTaken')), 'the details are not read out').to.deep.equal([]);
   });
 
   it('follows a stop made in a second tab: the first tab and the dashboard change without a reload', async () => {

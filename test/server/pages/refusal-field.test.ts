@@ -7,6 +7,10 @@ import { deny } from '../../../hooks/admission/review.js';
 import { denialStatus, type RuleId } from '../../../hooks/admission/violations.js';
 import { KubeApiError } from '../../../kube/errors.js';
 import { fieldOfRefusal, refusalBeside } from '../../../server/pages/new.js';
+import { refusalOf } from '../../../server/pages/refusal.js';
+import { SPACE_BEING_REMOVED } from '../../../koa/errors.js';
+import { CLUSTER_FORBIDDEN_ADVICE } from '../../../web/templates/layout.js';
+import { fixture } from '../../support/fixtures.js';
 
 const GPU = 'nvidia.com/gpu';
 
@@ -29,6 +33,49 @@ const CASES: [RuleId, string, string | undefined][] = [
   ['namespace-owner', 'metadata.namespace', undefined],
 ];
 
+/** A recorded answer of kube-apiserver as den server's client raises it. */
+function recorded(name: string): KubeApiError {
+  const { status, body, request } = fixture(name);
+  return new KubeApiError(status, body, request.method, request.path);
+}
+
+describe("a refusal in the person's words (server/pages/refusal.ts)", () => {
+  it('says a missing right means asking an administrator, and keeps the 403 naming the right to fold', () => {
+    const forbidden = recorded('forbidden-create-workspace-like.json');
+    expect(refusalOf(forbidden)).to.deep.equal({ said: CLUSTER_FORBIDDEN_ADVICE, cluster: forbidden.message, status: 403 });
+  });
+
+  it('says a change made elsewhere at the same moment saved nothing, and to reload', () => {
+    const conflict = recorded('conflict-stale-update.json');
+    expect(refusalOf(conflict)).to.deep.equal({
+      said: 'It was changed elsewhere at the same moment, so nothing was saved: reload the page to see it as it is now, and try again.',
+      cluster: conflict.message,
+      status: 409,
+    });
+  });
+
+  it('names a taken name beside the name, by the kind the cluster names', () => {
+    const taken = recorded('alreadyexists-configmap.json');
+    const { field, said } = refusalOf(taken);
+    expect(field).to.equal('metadata.name');
+    expect(said).to.match(/^There is already a configmap named \S+: pick another name\.$/);
+  });
+
+  it("shows the cluster's own schema refusal beside its field", () => {
+    const invalid = recorded('invalid-name.json');
+    expect(refusalOf(invalid)).to.include({ field: 'metadata.name', status: 400 });
+  });
+
+  it('says a space being removed in words, without the cluster text', () => {
+    const terminating = new KubeApiError(403, { reason: 'Forbidden', message: 'workspaces.den.dev "dev" is forbidden: unable to create new content in namespace svc-alice because it is being terminated', details: { causes: [{ reason: 'NamespaceTerminating', message: 'namespace svc-alice is being terminated', field: 'metadata.namespace' }] } }, 'POST', '/apis/den.dev/v1alpha1/namespaces/svc-alice/workspaces');
+    expect(refusalOf(terminating)).to.deep.equal({ said: SPACE_BEING_REMOVED, status: 409 });
+  });
+
+  it('is no refusal when the cluster failed: the error page takes it', () => {
+    expect(() => refusalOf(new KubeApiError(500, { message: 'etcd is away' }, 'GET', '/api/v1/pods'))).to.throw('etcd is away');
+  });
+});
+
 describe('the field of the new-workspace form a refusal is shown beside', () => {
   for (const [rule, field, formField] of CASES) {
     it(`shows a refusal of ${field} ${formField ? `beside ${formField}` : 'above the form'}`, () => {
@@ -41,11 +88,20 @@ describe('the field of the new-workspace form a refusal is shown beside', () => 
     expect(fieldOfRefusal(taken, GPU)).to.equal('name');
   });
 
-  it("shows the refusing rule's words for a person beside the field, and the cluster's words when the rule has none", () => {
+  it("shows the refusing rule's words for a person beside the field, with the cluster's text to fold", () => {
     const status = deny('uid-1', denialStatus([{ rule: 'quota', field: 'spec.storage', message: 'exceeded quota of UserSpace "alice"', advice: 'This needs 60Gi of home volume storage, but your space has 50Gi left of 50Gi.' }])!).status!;
     const advised = new KubeApiError(status.code, { ...status, message: `admission webhook "vworkspace.den.dev" denied the request: ${status.message}` }, 'POST', '/apis/den.dev/v1alpha1/namespaces/svc-alice/workspaces');
-    expect(refusalBeside(advised, GPU)).to.deep.equal({ field: 'storage', said: 'This needs 60Gi of home volume storage, but your space has 50Gi left of 50Gi.' });
-    expect(refusalBeside(webhookRefusal('volume-mount', 'spec.volumes', 'is refused'), GPU)).to.deep.equal({ said: 'admission webhook "vworkspace.den.dev" denied the request: spec.volumes: is refused' });
+    expect(refusalBeside(advised, GPU)).to.deep.equal({
+      field: 'storage',
+      said: 'This needs 60Gi of home volume storage, but your space has 50Gi left of 50Gi.',
+      cluster: 'admission webhook "vworkspace.den.dev" denied the request: spec.storage: exceeded quota of UserSpace "alice"',
+    });
+  });
+
+  it('shows a refusal of a field the form does not have above the form, in the words the rule gave', () => {
+    const status = deny('uid-1', denialStatus([{ rule: 'volume-mount', field: 'spec.volumes', message: 'must be a list of volumes', advice: 'Extra volumes are a list.' }])!).status!;
+    const refused = new KubeApiError(status.code, { ...status, message: `admission webhook "vworkspace.den.dev" denied the request: ${status.message}` }, 'POST', '/apis/den.dev/v1alpha1/namespaces/svc-alice/workspaces');
+    expect(refusalBeside(refused, GPU)).to.deep.equal({ said: 'Extra volumes are a list.', cluster: 'admission webhook "vworkspace.den.dev" denied the request: spec.volumes: must be a list of volumes' });
   });
 
   it('does not guess a field from the words of a refusal that names none', () => {

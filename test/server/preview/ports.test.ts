@@ -45,7 +45,7 @@ describe('listening ports of a workspace (GET /api/v1/workspaces/{name}/apps)', 
     const ports = answer.body.listening.map((p: { port: number }) => p.port);
     expect(ports).to.include.members([pod.apps.httpPort, pod.apps.wsPort]);
     expect(ports).to.deep.equal([...ports].sort((a: number, b: number) => a - b));
-    expect(answer.body.listening).to.deep.include({ port: pod.apps.httpPort, preview_path: `/w/dev/ports/${pod.apps.httpPort}/` });
+    expect(answer.body.listening).to.deep.include({ port: pod.apps.httpPort, preview_path: `/w/dev/ports/${pod.apps.httpPort}/`, app_url: null });
     expect(pod.exec.execs.length).to.equal(execs + 1);
     expect(pod.exec.execs.at(-1)).to.deep.include({ namespace: 'svc-alice', pod: 'dev-0', container: 'workspace', tty: false, command: ['cat', '/proc/net/tcp', '/proc/net/tcp6'] });
     const exec = api.requests.filter((r) => r.path === '/api/v1/namespaces/svc-alice/pods/dev-0/exec').at(-1);
@@ -55,9 +55,23 @@ describe('listening ports of a workspace (GET /api/v1/workspaces/{name}/apps)', 
   it("gives the apps the workspace's catalog entry declares, each with whether its port listens and its preview path", async () => {
     const answer = await call(den, 'GET', '/workspaces/dev/apps', { as: alice });
     expect(answer.body.apps).to.deep.equal([
-      { name: 'Web app', port: pod.apps.httpPort, path: '/echo?from=button', icon: 'https://example.com/app.svg', listening: true, preview_path: `/w/dev/ports/${pod.apps.httpPort}/echo?from=button` },
-      { name: 'Notebook', port: CLOSED_PORT, path: '/', icon: null, listening: false, preview_path: `/w/dev/ports/${CLOSED_PORT}/` },
+      { name: 'Web app', port: pod.apps.httpPort, path: '/echo?from=button', icon: 'https://example.com/app.svg', listening: true, preview_path: `/w/dev/ports/${pod.apps.httpPort}/echo?from=button`, app_url: null },
+      { name: 'Notebook', port: CLOSED_PORT, path: '/', icon: null, listening: false, preview_path: `/w/dev/ports/${CLOSED_PORT}/`, app_url: null },
     ]);
+  });
+
+  it('gives each app and port its own origin too when the server has an apps domain, on the scheme and port of the base URL', async () => {
+    const hosted = await startDen(api, { baseUrl: 'https://den.example.com:8443', appsDomain: 'den-apps.example' });
+    try {
+      const answer = await call(hosted, 'GET', '/workspaces/dev/apps', { as: await login(hosted, 'alice', 'alice-password') });
+      expect(answer.body.apps.map((a: { app_url: string }) => a.app_url)).to.deep.equal([
+        `https://${pod.apps.httpPort}--dev--alice.den-apps.example:8443/echo?from=button`,
+        `https://${CLOSED_PORT}--dev--alice.den-apps.example:8443/`,
+      ]);
+      expect(answer.body.listening).to.deep.include({ port: pod.apps.httpPort, preview_path: `/w/dev/ports/${pod.apps.httpPort}/`, app_url: `https://${pod.apps.httpPort}--dev--alice.den-apps.example:8443/` });
+    } finally {
+      await hosted.close();
+    }
   });
 
   it('answers 409 saying so when the workspace is not running, without an exec', async () => {

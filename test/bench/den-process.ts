@@ -1,0 +1,79 @@
+// One real `den <role>` process for a bench: started through bin/den.js on the project's Node
+// with its inspector on a loopback port, ready once /readyz answers 200, its memory read after
+// a full collection (inspector.ts) and its resident and peak memory from /proc.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { Inspector, inspectorUrl, type Memory } from './inspector.js';
+
+const DEN = fileURLToPath(new URL('../../bin/den.js', import.meta.url));
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 15_000;
+
+export interface ProcessMemory extends Memory {
+  /** KiB: the most the process has held resident since it started (VmHWM). */
+  peakRssKiB: number;
+}
+
+export class BenchProcess {
+  private stderr = '';
+  /** The inspector's address, kept apart: the log's tail soon scrolls past it. */
+  private inspector: string | undefined;
+
+  private constructor(
+    readonly role: string,
+    private readonly child: ChildProcess,
+  ) {
+    child.stderr!.on('data', (c: Buffer) => {
+      this.stderr = (this.stderr + c.toString()).slice(-64_000);
+      this.inspector ??= inspectorUrl(this.stderr);
+    });
+  }
+
+  /** Starts `den <role> <args>` and resolves once it answers ready on `healthPort`. */
+  static async start(role: string, args: string[], healthPort: number): Promise<BenchProcess> {
+    const child = spawn(process.execPath, ['--inspect=127.0.0.1:0', DEN, role, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const den = new BenchProcess(role, child);
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while ((await fetch(`http://127.0.0.1:${healthPort}/readyz`).then((r) => r.status, () => 0)) !== 200) {
+      if (Date.now() > deadline || child.exitCode !== null) {
+        await den.stop();
+        throw new Error(`den ${role} did not become ready: ${den.stderr.slice(-1500)}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return den;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Resident KiB now, without a collection first. */
+  async rssKiB(): Promise<number> {
+    return Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${this.pid}/status`, 'utf8'))![1]);
+  }
+
+  /** Memory after a full collection, and the peak resident size so far. */
+  async memory(): Promise<ProcessMemory> {
+    const url = this.inspector;
+    if (!url) throw new Error(`den ${this.role} printed no inspector address`);
+    const inspector = await Inspector.connect(url);
+    try {
+      const memory = await inspector.memory();
+      const status = await readFile(`/proc/${this.pid}/status`, 'utf8');
+      return { ...memory, peakRssKiB: Number(/VmHWM:\s+(\d+)/.exec(status)![1]) };
+    } finally {
+      inspector.close();
+    }
+  }
+
+  /** SIGTERM, then SIGKILL when it has not exited in time. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, STOP_TIMEOUT_MS))]);
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+}

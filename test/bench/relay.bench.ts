@@ -1,0 +1,164 @@
+// Throughput of a command's output through `den gateway` (a process of its own) against the
+// same pods/exec stream without it, from the same fake API server and fake kubelet, two ways,
+// each pair alternated round by round so both sides see the same machine:
+// - in-process readers: Den's exec client in this process vs. an ssh2 client in this process;
+// - separate client processes, as a person compares them on a host: a small Go exec-websocket
+//   client (what `kubectl exec` is: a Go process writing the stream to its stdout) vs. the real
+//   OpenSSH `ssh` through the gateway writing to its stdout; both stdouts are pipes this process
+//   counts, and each is timed from spawn to exit (start-up, handshake and all, as `time` would).
+// DEN_BENCH_CPU_PROF=<dir> writes the gateway's CPU profile (node --cpu-prof) there when it stops.
+import { execFile, spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import ssh2, { type ClientChannel } from 'ssh2';
+import { execPath, execQuery, startExec } from '../../kube/exec.js';
+import type { FakeApiServer } from '../support/fake-apiserver.js';
+import { NAMESPACE } from '../gateway/harness.js';
+import { cpuMsOf, endedChildrenCpuMs, ownCpuMs, startBenchGateway, type BenchGateway } from './bench-gateway.js';
+import { median } from './stats.js';
+
+/** Output of the in-process pair, as before. */
+const PAYLOAD = 48 * 1024 * 1024;
+/** Output of the process pair: the 100 MB of the cluster check. */
+const PROCESS_PAYLOAD = 100 * 1024 * 1024;
+const ROUNDS = 3;
+const TARGET = { namespace: NAMESPACE, pod: 'demo-0', container: 'workspace' };
+const EXEC_CLIENT_SOURCE = fileURLToPath(new URL('./exec-client/main.go', import.meta.url));
+
+const mibPerS = (bps: number) => (bps / (1024 * 1024)).toFixed(0);
+
+function connect(port: number, privateKey: string): Promise<ssh2.Client> {
+  return new Promise((resolve, reject) => {
+    const conn = new ssh2.Client();
+    conn.once('ready', () => resolve(conn));
+    conn.once('error', reject);
+    conn.connect({ host: '127.0.0.1', port, username: 'demo', privateKey, readyTimeout: 20_000 });
+  });
+}
+
+function exec(conn: ssh2.Client, command: string): Promise<ClientChannel> {
+  return new Promise((resolve, reject) => conn.exec(command, (err, stream) => (err ? reject(err) : resolve(stream))));
+}
+
+/** Bytes/second of `head -c PAYLOAD /dev/zero` read through the gateway by ssh2 in this process. */
+async function throughGateway(gw: BenchGateway): Promise<number> {
+  const conn = await connect(gw.sshPort, gw.user.privateKey);
+  conn.on('error', () => conn.end());
+  try {
+    const stream = await exec(conn, `head -c ${PAYLOAD} /dev/zero`);
+    const started = performance.now();
+    let bytes = 0;
+    await new Promise<void>((resolve) => {
+      stream.on('data', (c: Buffer) => (bytes += c.length));
+      stream.on('close', () => resolve());
+    });
+    if (bytes !== PAYLOAD) throw new Error(`gateway delivered ${bytes} of ${PAYLOAD} bytes`);
+    return bytes / ((performance.now() - started) / 1000);
+  } finally {
+    conn.end();
+  }
+}
+
+/** Bytes/second of the same command read straight from pods/exec by Den's exec client in this process, as an administrator's kubectl would. */
+async function direct(api: FakeApiServer): Promise<number> {
+  let bytes = 0;
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      bytes += chunk.length;
+      cb();
+    },
+  });
+  const started = performance.now();
+  const session = await startExec(api.client(), TARGET, { command: ['head', '-c', String(PAYLOAD), '/dev/zero'], tty: false }, { stdout: sink, stderr: sink });
+  const exit = await session.done;
+  if (exit.exitCode !== 0 || bytes !== PAYLOAD) throw new Error(`direct exec delivered ${bytes} bytes, exit ${exit.exitCode}`);
+  return bytes / ((performance.now() - started) / 1000);
+}
+
+/** Bytes/second of a client process from spawn to exit, its stdout counted here. */
+async function processRate(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const started = performance.now();
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let bytes = 0;
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (bytes += c.length));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (code !== 0 || bytes !== PROCESS_PAYLOAD) throw new Error(`${command} delivered ${bytes} of ${PROCESS_PAYLOAD} bytes, exit ${code}: ${stderr.slice(-500)}`);
+  return bytes / seconds;
+}
+
+export async function run(): Promise<string> {
+  const profileDir = process.env.DEN_BENCH_CPU_PROF;
+  const gw = await startBenchGateway({ nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
+  try {
+    const execClient = join(gw.dir, 'exec-client');
+    await promisify(execFile)('go', ['build', '-o', execClient, EXEC_CLIENT_SOURCE]);
+    const command = ['head', '-c', String(PROCESS_PAYLOAD), '/dev/zero'];
+    const execUrl = `${gw.api.url}${execPath(TARGET)}?${execQuery(TARGET, { command, tty: false }, false).toString()}`;
+    const viaExecClient = () => processRate(execClient, [execUrl], { ...process.env, DEN_BENCH_TOKEN: gw.api.adminToken });
+    const viaOpenSsh = () =>
+      processRate('ssh', ['-F', '/dev/null', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-o', 'LogLevel=ERROR', '-i', gw.keyFile, '-p', String(gw.sshPort), 'demo@127.0.0.1', command.join(' ')], process.env);
+
+    const pid = gw.process.pid!;
+    const inProcess = { direct: [] as number[], gateway: [] as number[] };
+    const processes = { execClient: [] as number[], ssh: [] as number[] };
+    // CPU per MiB does not depend on what else the machine runs, as the wall-clock ratio does.
+    const cpu = { direct: 0, clientAndFake: 0, gateway: 0, sshGateway: 0 };
+    // The process pair: this process (fake API server and kubelet, the pipe's reader), the ended
+    // children (the client process and the `head` it ran in the "pod"), den gateway.
+    const pair = { execBench: 0, execChildren: 0, sshBench: 0, sshChildren: 0 };
+    const measured = async (into: 'exec' | 'ssh', fn: () => Promise<number>) => {
+      const [own, children] = [ownCpuMs(), await endedChildrenCpuMs()];
+      const rate = await fn();
+      pair[`${into}Bench`] += ownCpuMs() - own;
+      pair[`${into}Children`] += (await endedChildrenCpuMs()) - children;
+      return rate;
+    };
+    await throughGateway(gw); // warm-up
+    for (let i = 0; i < ROUNDS; i++) {
+      let own = ownCpuMs();
+      inProcess.direct.push(await direct(gw.api));
+      cpu.direct += ownCpuMs() - own;
+      own = ownCpuMs();
+      let gatewayCpu = await cpuMsOf(pid);
+      inProcess.gateway.push(await throughGateway(gw));
+      cpu.clientAndFake += ownCpuMs() - own;
+      cpu.gateway += (await cpuMsOf(pid)) - gatewayCpu;
+
+      processes.execClient.push(await measured('exec', viaExecClient));
+      gatewayCpu = await cpuMsOf(pid);
+      processes.ssh.push(await measured('ssh', viaOpenSsh));
+      cpu.sshGateway += (await cpuMsOf(pid)) - gatewayCpu;
+    }
+    const perMiB = (ms: number, payload: number) => (ms / ((ROUNDS * payload) / (1024 * 1024))).toFixed(1);
+    const g = median(inProcess.gateway);
+    const d = median(inProcess.direct);
+    const s = median(processes.ssh);
+    const k = median(processes.execClient);
+    return [
+      '| measure | value |',
+      '|---|---|',
+      `| in-process readers: exec output read directly by Den's exec client in the bench process (median of ${ROUNDS} × ${PAYLOAD >> 20} MiB) | ${mibPerS(d)} MiB/s |`,
+      `| in-process readers: same output through den gateway, read by an ssh2 client in the bench process | ${mibPerS(g)} MiB/s |`,
+      `| in-process readers: ratio gateway / direct | ${(g / d).toFixed(2)} |`,
+      `| client processes: Go exec-websocket client (as kubectl exec) to a pipe, spawn to exit (median of ${ROUNDS} × ${PROCESS_PAYLOAD >> 20} MiB) | ${mibPerS(k)} MiB/s |`,
+      `| client processes: OpenSSH ssh through den gateway to a pipe, spawn to exit | ${mibPerS(s)} MiB/s |`,
+      `| client processes: ratio ssh via gateway / exec client | ${(s / k).toFixed(2)} |`,
+      `| CPU per MiB, in-process: direct (fake kubelet + exec client) / through the gateway (fake kubelet + ssh2 client); den gateway | ${perMiB(cpu.direct, PAYLOAD)} / ${perMiB(cpu.clientAndFake, PAYLOAD)}; ${perMiB(cpu.gateway, PAYLOAD)} ms |`,
+      `| CPU per MiB, client processes: exec client side: bench process (fake API server and kubelet, pipe reader) / exec client + head | ${perMiB(pair.execBench, PROCESS_PAYLOAD)} / ${perMiB(pair.execChildren, PROCESS_PAYLOAD)} ms |`,
+      `| CPU per MiB, client processes: ssh side: bench process / ssh + head; den gateway | ${perMiB(pair.sshBench, PROCESS_PAYLOAD)} / ${perMiB(pair.sshChildren, PROCESS_PAYLOAD)}; ${perMiB(cpu.sshGateway, PROCESS_PAYLOAD)} ms |`,
+      `| load average (1 min) at the end of the run | ${loadavg()[0]!.toFixed(1)} |`,
+    ].join('\n');
+  } finally {
+    await gw.stop();
+  }
+}
