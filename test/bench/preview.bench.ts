@@ -1,28 +1,39 @@
-// Port preview against a direct connection to the same app: the latency a small GET gains by
-// going browser -> den server -> pods/portforward (fake API server, fake kubelet) -> the app,
-// and the throughput of a large body the same way. Both clients keep their connection to the
-// first hop alive. The preview reuses a port forward the app left open for the next request of
-// the same person (server/preview/tunnel-pool.ts); a second den server with reuse off (one port
-// forward per request, as the portforward protocol carries one TCP stream per websocket) shows
-// what that saves. `kubectl port-forward` is not available on this
-// machine (no kubectl, no cluster), so the comparison is with a direct loopback connection to
-// the app: what the preview adds over any tunnel at all. The fake API server answers in
-// microseconds; a real one and its kubelet add their own round trips.
+// Port preview against `kubectl port-forward` of the same port and a direct connection to the
+// app: the latency a small GET gains by going browser -> den server -> pods/portforward (fake
+// API server, fake kubelet) -> the app, and the throughput of a large body the same way.
+// There is no kubectl or cluster here, so a small Go process stands in for `kubectl
+// port-forward pod 0:3000` (test/bench/port-forward/main.go, built into a temporary folder): it
+// listens on a loopback port and carries each connection it accepts over a pods/portforward
+// websocket of its own to the same fake API server, as den server's preview does. The preview
+// reuses a port forward the app left open for the next request of the same person
+// (server/preview/tunnel-pool.ts), as a keep-alive connection to the stand-in keeps its one
+// websocket; a second den server with reuse off (one port forward per request) pairs with a
+// new connection to the stand-in per request. Every client is Node's HTTP client in this
+// process; the variants take turns, a slice of requests each, so all see the same machine.
+// The fake API server answers in microseconds; a real one and its kubelet add the same round
+// trips to both tunnels.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { portForwardPath } from '../../kube/portforward.js';
 import { FakeExec } from '../support/fake-exec.js';
 import { addPerson, login, startCluster, startDen } from '../server/core/cluster.js';
 import { seedRunningWorkspace } from '../server/preview/world.js';
 import { median, quantile } from './stats.js';
 
 const SMALL_REQUESTS = 200;
+/** The small GETs of each variant come in this many slices, the variants taking turns. */
+const SMALL_SLICES = 4;
 const BIG_BYTES = 32 << 20;
 const BIG_ROUNDS = 3;
 const POD_PORT = 3000;
+const PORT_FORWARD_SOURCE = fileURLToPath(new URL('./port-forward/main.go', import.meta.url));
 
 function startApp(): Promise<http.Server> {
   const small = Buffer.alloc(100, 'x');
@@ -56,14 +67,14 @@ function get(url: string, agent: http.Agent, cookie?: string): Promise<number> {
   });
 }
 
-async function latencies(url: string, agent: http.Agent, cookie?: string): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < SMALL_REQUESTS; i++) {
+/** Milliseconds of each of `count` small GETs one after another, appended to `into`. */
+async function latencies(url: string, agent: http.Agent, count: number, cookie?: string, into: number[] = []): Promise<number[]> {
+  for (let i = 0; i < count; i++) {
     const started = performance.now();
     await get(url, agent, cookie);
-    out.push(performance.now() - started);
+    into.push(performance.now() - started);
   }
-  return out.sort((a, b) => a - b);
+  return into;
 }
 
 async function throughput(url: string, agent: http.Agent, cookie?: string): Promise<number> {
@@ -71,6 +82,40 @@ async function throughput(url: string, agent: http.Agent, cookie?: string): Prom
   const bytes = await get(url, agent, cookie);
   if (bytes !== BIG_BYTES) throw new Error(`got ${bytes} of ${BIG_BYTES} bytes`);
   return bytes / ((performance.now() - started) / 1000);
+}
+
+interface PortForwardProcess {
+  /** The loopback port it listens on. */
+  port: number;
+  /** What it wrote to stderr: an `E …` line for each connection it could not carry. */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts the stand-in and waits for its `Forwarding from 127.0.0.1:PORT -> REMOTE` line. */
+async function startPortForward(binary: string, url: string, token: string): Promise<PortForwardProcess> {
+  const child: ChildProcess = spawn(binary, [url], { env: { ...process.env, DEN_BENCH_TOKEN: token }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const listening = /^Forwarding from 127\.0\.0\.1:(\d+) -> \d+$/m.exec(out);
+      if (listening) resolve(Number(listening[1]));
+    });
+    child.once('error', reject);
+    void exited.then(() => reject(new Error(`the port-forward stand-in exited before listening: ${stderr}`)));
+  });
+  return {
+    port,
+    stderr: () => stderr,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 export async function run(): Promise<string> {
@@ -87,44 +132,68 @@ export async function run(): Promise<string> {
   const direct = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const viaDen = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const viaDenNoReuse = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const viaForward = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  // Neither kept alive nor limited: Node's client asks for `Connection: close`, a new connection each time.
+  const viaForwardNew = new http.Agent({ keepAlive: false });
+  let forward: PortForwardProcess | undefined;
   try {
+    const binary = join(home, 'port-forward');
+    await promisify(execFile)('go', ['build', '-o', binary, PORT_FORWARD_SOURCE]);
+    const forwardPath = `${portForwardPath({ namespace: 'svc-demo', pod: 'dev-0' })}?ports=${POD_PORT}`;
+    forward = await startPortForward(binary, `${api.url}${forwardPath}`, api.adminToken);
     const signed = await login(den, 'demo', 'demo-password');
     const directUrl = `http://127.0.0.1:${appPort}`;
     const previewUrl = `${den.url}/w/dev/ports/${POD_PORT}`;
     const noReuseUrl = `${denNoReuse.url}/w/dev/ports/${POD_PORT}`;
+    const forwardUrl = `http://127.0.0.1:${forward.port}`;
+    const variants = {
+      direct: (n: number, into?: number[]) => latencies(`${directUrl}/small`, direct, n, undefined, into),
+      preview: (n: number, into?: number[]) => latencies(`${previewUrl}/small`, viaDen, n, signed.cookie, into),
+      forward: (n: number, into?: number[]) => latencies(`${forwardUrl}/small`, viaForward, n, undefined, into),
+      noReuse: (n: number, into?: number[]) => latencies(`${noReuseUrl}/small`, viaDenNoReuse, n, signed.cookie, into),
+      forwardNew: (n: number, into?: number[]) => latencies(`${forwardUrl}/small`, viaForwardNew, n, undefined, into),
+    };
     // Warm-up: JIT, the minted token, the workspace lookup.
-    await latencies(`${directUrl}/small`, direct);
-    await latencies(`${previewUrl}/small`, viaDen, signed.cookie);
-    await latencies(`${noReuseUrl}/small`, viaDenNoReuse, signed.cookie);
-    const d = await latencies(`${directUrl}/small`, direct);
-    const p = await latencies(`${previewUrl}/small`, viaDen, signed.cookie);
-    const n = await latencies(`${noReuseUrl}/small`, viaDenNoReuse, signed.cookie);
-    const directRates: number[] = [];
-    const previewRates: number[] = [];
-    for (let i = 0; i < BIG_ROUNDS; i++) {
-      directRates.push(await throughput(`${directUrl}/big`, direct));
-      previewRates.push(await throughput(`${previewUrl}/big`, viaDen, signed.cookie));
+    for (const measure of Object.values(variants)) await measure(SMALL_REQUESTS / SMALL_SLICES);
+    const small = { direct: [] as number[], preview: [] as number[], forward: [] as number[], noReuse: [] as number[], forwardNew: [] as number[] };
+    for (let slice = 0; slice < SMALL_SLICES; slice++) {
+      for (const [name, measure] of Object.entries(variants)) await measure(SMALL_REQUESTS / SMALL_SLICES, small[name as keyof typeof small]);
     }
+    for (const times of Object.values(small)) times.sort((a, b) => a - b);
+    const rates = { direct: [] as number[], preview: [] as number[], forward: [] as number[] };
+    for (let i = 0; i < BIG_ROUNDS; i++) {
+      rates.direct.push(await throughput(`${directUrl}/big`, direct));
+      rates.preview.push(await throughput(`${previewUrl}/big`, viaDen, signed.cookie));
+      rates.forward.push(await throughput(`${forwardUrl}/big`, viaForward));
+    }
+    if (forward.stderr()) throw new Error(`the port-forward stand-in reported: ${forward.stderr()}`);
     const ms = (v: number) => v.toFixed(2);
     const mib = (bps: number) => (bps / (1 << 20)).toFixed(1);
-    const [dm, pm] = [median(d), median(p)];
-    const [dr, pr] = [median(directRates), median(previewRates)];
+    const m = Object.fromEntries(Object.entries(small).map(([k, v]) => [k, median(v)])) as Record<keyof typeof small, number>;
+    const p90 = (times: number[]) => ms(quantile(times, 0.9));
+    const [dr, pr, fr] = [median(rates.direct), median(rates.preview), median(rates.forward)];
     return [
       '| measure | value |',
       '|---|---|',
-      `| small GET (100 B), direct loopback to the app: median (p90) of ${SMALL_REQUESTS} | ${ms(dm)} ms (${ms(quantile(d, 0.9))}) |`,
-      `| same GET through the port preview (den server, tunnel reused) | ${ms(pm)} ms (${ms(quantile(p, 0.9))}) |`,
-      `| latency the preview adds (median) | ${ms(pm - dm)} ms |`,
-      `| same GET with tunnel reuse off (one pods/portforward per request) | ${ms(median(n))} ms (${ms(quantile(n, 0.9))}) |`,
-      `| latency the preview adds without reuse (median) | ${ms(median(n) - dm)} ms |`,
-      `| ${BIG_BYTES >> 20} MiB body, direct loopback (median of ${BIG_ROUNDS}) | ${mib(dr)} MiB/s |`,
-      `| same body through the port preview | ${mib(pr)} MiB/s |`,
-      `| ratio preview / direct throughput | ${(pr / dr).toFixed(2)} |`,
+      `| small GET (100 B), direct loopback to the app: median (p90) of ${SMALL_REQUESTS} | ${ms(m.direct)} ms (${p90(small.direct)}) |`,
+      `| same GET through the port preview (den server, tunnel reused) / port-forward stand-in (one kept-alive connection) | ${ms(m.preview)} ms (${p90(small.preview)}) / ${ms(m.forward)} ms (${p90(small.forward)}) |`,
+      `| latency added over direct (median): preview, tunnel reused / stand-in, kept alive | ${ms(m.preview - m.direct)} / ${ms(m.forward - m.direct)} ms |`,
+      `| ratio preview / stand-in (median latency), tunnel reused / kept alive | ${(m.preview / m.forward).toFixed(2)} |`,
+      `| same GET, a new pods/portforward per request: preview with reuse off / stand-in, a new connection per request | ${ms(m.noReuse)} ms (${p90(small.noReuse)}) / ${ms(m.forwardNew)} ms (${p90(small.forwardNew)}) |`,
+      `| latency added over direct (median): preview, reuse off / stand-in, new connections | ${ms(m.noReuse - m.direct)} / ${ms(m.forwardNew - m.direct)} ms |`,
+      `| ratio preview / stand-in (median latency), reuse off / new connections | ${(m.noReuse / m.forwardNew).toFixed(2)} |`,
+      `| ${BIG_BYTES >> 20} MiB body (median of ${BIG_ROUNDS}): direct loopback / port preview / port-forward stand-in | ${mib(dr)} / ${mib(pr)} / ${mib(fr)} MiB/s |`,
+      `| ratio of throughputs: preview / direct, stand-in / direct | ${(pr / dr).toFixed(2)}, ${(fr / dr).toFixed(2)} |`,
+      `| ratio of throughputs: preview / stand-in | ${(pr / fr).toFixed(2)} |`,
+      `| load average (1 min) at the end of the run | ${loadavg()[0]!.toFixed(1)} |`,
     ].join('\n');
   } finally {
     direct.destroy();
     viaDen.destroy();
     viaDenNoReuse.destroy();
+    viaForward.destroy();
+    viaForwardNew.destroy();
+    await forward?.stop();
     await den.close();
     await denNoReuse.close();
     await fake.close();
