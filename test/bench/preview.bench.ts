@@ -15,7 +15,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -23,7 +23,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { portForwardPath } from '../../kube/portforward.js';
 import { FakeExec } from '../support/fake-exec.js';
-import { addPerson, login, startCluster, startDen } from '../server/core/cluster.js';
+import { freePort, kubeconfigYaml } from '../support/loopback.js';
+import { addPerson, login, SERVER_TOKEN, SERVER_USER, startCluster, startDen } from '../server/core/cluster.js';
+import { BenchProcess } from './den-process.js';
 import { seedRunningWorkspace } from '../server/preview/world.js';
 import { median, quantile } from './stats.js';
 
@@ -31,7 +33,7 @@ const SMALL_REQUESTS = 200;
 /** The small GETs of each variant come in this many slices, the variants taking turns. */
 const SMALL_SLICES = 4;
 const BIG_BYTES = 32 << 20;
-const BIG_ROUNDS = 3;
+const BIG_ROUNDS = 5;
 const POD_PORT = 3000;
 const PORT_FORWARD_SOURCE = fileURLToPath(new URL('./port-forward/main.go', import.meta.url));
 
@@ -118,6 +120,21 @@ async function startPortForward(binary: string, url: string, token: string): Pro
   };
 }
 
+/** A real `den server` process against `api`, and the session cookie of `person` on it. */
+async function startDenProcess(api: { url: string }, dir: string, person: string): Promise<{ den: BenchProcess; url: string; cookie: string }> {
+  const kubeconfig = join(dir, 'kubeconfig');
+  await writeFile(kubeconfig, kubeconfigYaml(api.url, SERVER_USER, SERVER_TOKEN), { mode: 0o600 });
+  const [port, health] = [await freePort(), await freePort()];
+  const url = `http://127.0.0.1:${port}`;
+  const den = await BenchProcess.start('server', ['--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${port}`, '--health-listen', `127.0.0.1:${health}`, '--base-url', url], health);
+  const res = await fetch(`${url}/api/v1/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: person, password: `${person}-password` }) });
+  if (res.status !== 204) {
+    await den.stop();
+    throw new Error(`login as ${person} on the den server process: HTTP ${res.status} ${await res.text()}`);
+  }
+  return { den, url, cookie: res.headers.getSetCookie()[0]!.split(';')[0]! };
+}
+
 export async function run(): Promise<string> {
   const home = await mkdtemp(join(tmpdir(), 'den-preview-bench-'));
   const app = await startApp();
@@ -132,11 +149,14 @@ export async function run(): Promise<string> {
   const direct = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const viaDen = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const viaDenNoReuse = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const viaDenProcess = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const viaForward = new http.Agent({ keepAlive: true, maxSockets: 1 });
   // Neither kept alive nor limited: Node's client asks for `Connection: close`, a new connection each time.
   const viaForwardNew = new http.Agent({ keepAlive: false });
   let forward: PortForwardProcess | undefined;
+  let denProcess: Awaited<ReturnType<typeof startDenProcess>> | undefined;
   try {
+    denProcess = await startDenProcess(api, home, 'demo');
     const binary = join(home, 'port-forward');
     await promisify(execFile)('go', ['build', '-o', binary, PORT_FORWARD_SOURCE]);
     const forwardPath = `${portForwardPath({ namespace: 'svc-demo', pod: 'dev-0' })}?ports=${POD_PORT}`;
@@ -145,25 +165,28 @@ export async function run(): Promise<string> {
     const directUrl = `http://127.0.0.1:${appPort}`;
     const previewUrl = `${den.url}/w/dev/ports/${POD_PORT}`;
     const noReuseUrl = `${denNoReuse.url}/w/dev/ports/${POD_PORT}`;
+    const processUrl = `${denProcess.url}/w/dev/ports/${POD_PORT}`;
     const forwardUrl = `http://127.0.0.1:${forward.port}`;
     const variants = {
       direct: (n: number, into?: number[]) => latencies(`${directUrl}/small`, direct, n, undefined, into),
       preview: (n: number, into?: number[]) => latencies(`${previewUrl}/small`, viaDen, n, signed.cookie, into),
+      process: (n: number, into?: number[]) => latencies(`${processUrl}/small`, viaDenProcess, n, denProcess!.cookie, into),
       forward: (n: number, into?: number[]) => latencies(`${forwardUrl}/small`, viaForward, n, undefined, into),
       noReuse: (n: number, into?: number[]) => latencies(`${noReuseUrl}/small`, viaDenNoReuse, n, signed.cookie, into),
       forwardNew: (n: number, into?: number[]) => latencies(`${forwardUrl}/small`, viaForwardNew, n, undefined, into),
     };
     // Warm-up: JIT, the minted token, the workspace lookup.
     for (const measure of Object.values(variants)) await measure(SMALL_REQUESTS / SMALL_SLICES);
-    const small = { direct: [] as number[], preview: [] as number[], forward: [] as number[], noReuse: [] as number[], forwardNew: [] as number[] };
+    const small = { direct: [] as number[], preview: [] as number[], process: [] as number[], forward: [] as number[], noReuse: [] as number[], forwardNew: [] as number[] };
     for (let slice = 0; slice < SMALL_SLICES; slice++) {
       for (const [name, measure] of Object.entries(variants)) await measure(SMALL_REQUESTS / SMALL_SLICES, small[name as keyof typeof small]);
     }
     for (const times of Object.values(small)) times.sort((a, b) => a - b);
-    const rates = { direct: [] as number[], preview: [] as number[], forward: [] as number[] };
+    const rates = { direct: [] as number[], preview: [] as number[], process: [] as number[], forward: [] as number[] };
     for (let i = 0; i < BIG_ROUNDS; i++) {
       rates.direct.push(await throughput(`${directUrl}/big`, direct));
       rates.preview.push(await throughput(`${previewUrl}/big`, viaDen, signed.cookie));
+      rates.process.push(await throughput(`${processUrl}/big`, viaDenProcess, denProcess.cookie));
       rates.forward.push(await throughput(`${forwardUrl}/big`, viaForward));
     }
     if (forward.stderr()) throw new Error(`the port-forward stand-in reported: ${forward.stderr()}`);
@@ -171,29 +194,31 @@ export async function run(): Promise<string> {
     const mib = (bps: number) => (bps / (1 << 20)).toFixed(1);
     const m = Object.fromEntries(Object.entries(small).map(([k, v]) => [k, median(v)])) as Record<keyof typeof small, number>;
     const p90 = (times: number[]) => ms(quantile(times, 0.9));
-    const [dr, pr, fr] = [median(rates.direct), median(rates.preview), median(rates.forward)];
+    const [dr, pr, sr, fr] = [median(rates.direct), median(rates.preview), median(rates.process), median(rates.forward)];
     return [
       '| measure | value |',
       '|---|---|',
       `| small GET (100 B), direct loopback to the app: median (p90) of ${SMALL_REQUESTS} | ${ms(m.direct)} ms (${p90(small.direct)}) |`,
-      `| same GET through the port preview (den server, tunnel reused) / port-forward stand-in (one kept-alive connection) | ${ms(m.preview)} ms (${p90(small.preview)}) / ${ms(m.forward)} ms (${p90(small.forward)}) |`,
-      `| latency added over direct (median): preview, tunnel reused / stand-in, kept alive | ${ms(m.preview - m.direct)} / ${ms(m.forward - m.direct)} ms |`,
-      `| ratio preview / stand-in (median latency), tunnel reused / kept alive | ${(m.preview / m.forward).toFixed(2)} |`,
-      `| same GET, a new pods/portforward per request: preview with reuse off / stand-in, a new connection per request | ${ms(m.noReuse)} ms (${p90(small.noReuse)}) / ${ms(m.forwardNew)} ms (${p90(small.forwardNew)}) |`,
+      `| same GET, tunnel reused: port preview (den server in the bench process) / port preview (den server, a process of its own) / port-forward stand-in (one kept-alive connection) | ${ms(m.preview)} ms (${p90(small.preview)}) / ${ms(m.process)} ms (${p90(small.process)}) / ${ms(m.forward)} ms (${p90(small.forward)}) |`,
+      `| latency added over direct (median): preview in the bench process / preview, own process / stand-in | ${ms(m.preview - m.direct)} / ${ms(m.process - m.direct)} / ${ms(m.forward - m.direct)} ms |`,
+      `| ratio preview / stand-in (median latency), tunnel reused: in the bench process, own process | ${(m.preview / m.forward).toFixed(2)}, ${(m.process / m.forward).toFixed(2)} |`,
+      `| same GET, a new pods/portforward per request: preview with reuse off (den server in the bench process) / stand-in, a new connection per request | ${ms(m.noReuse)} ms (${p90(small.noReuse)}) / ${ms(m.forwardNew)} ms (${p90(small.forwardNew)}) |`,
       `| latency added over direct (median): preview, reuse off / stand-in, new connections | ${ms(m.noReuse - m.direct)} / ${ms(m.forwardNew - m.direct)} ms |`,
       `| ratio preview / stand-in (median latency), reuse off / new connections | ${(m.noReuse / m.forwardNew).toFixed(2)} |`,
-      `| ${BIG_BYTES >> 20} MiB body (median of ${BIG_ROUNDS}): direct loopback / port preview / port-forward stand-in | ${mib(dr)} / ${mib(pr)} / ${mib(fr)} MiB/s |`,
-      `| ratio of throughputs: preview / direct, stand-in / direct | ${(pr / dr).toFixed(2)}, ${(fr / dr).toFixed(2)} |`,
-      `| ratio of throughputs: preview / stand-in | ${(pr / fr).toFixed(2)} |`,
+      `| ${BIG_BYTES >> 20} MiB body (median of ${BIG_ROUNDS}): direct loopback / preview in the bench process / preview, own process / port-forward stand-in | ${mib(dr)} / ${mib(pr)} / ${mib(sr)} / ${mib(fr)} MiB/s |`,
+      `| ratio of throughputs: stand-in / direct | ${(fr / dr).toFixed(2)} |`,
+      `| ratio of throughputs: preview / stand-in, in the bench process and own process | ${(pr / fr).toFixed(2)}, ${(sr / fr).toFixed(2)} |`,
       `| load average (1 min) at the end of the run | ${loadavg()[0]!.toFixed(1)} |`,
     ].join('\n');
   } finally {
     direct.destroy();
     viaDen.destroy();
     viaDenNoReuse.destroy();
+    viaDenProcess.destroy();
     viaForward.destroy();
     viaForwardNew.destroy();
     await forward?.stop();
+    await denProcess?.den.stop();
     await den.close();
     await denNoReuse.close();
     await fake.close();
