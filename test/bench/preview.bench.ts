@@ -8,10 +8,13 @@
 // reuses a port forward the app left open for the next request of the same person
 // (server/preview/tunnel-pool.ts), as a keep-alive connection to the stand-in keeps its one
 // websocket; a second den server with reuse off (one port forward per request) pairs with a
-// new connection to the stand-in per request. Every client is Node's HTTP client in this
-// process; the variants take turns, a slice of requests each, so all see the same machine.
-// The fake API server answers in microseconds; a real one and its kubelet add the same round
-// trips to both tunnels.
+// new connection to the stand-in per request. The reusing preview runs twice: den server in
+// this process (sharing its event loop with the client, the fake API server and the kubelet)
+// and a `den server` process of its own. Every client is Node's HTTP client in this process;
+// the variants take turns, a slice of requests each, so all see the same machine. The fake
+// API server answers in microseconds; a real one and its kubelet add the same round trips to
+// both tunnels, and the reused pair is measured once more with GETs at the cluster's latency,
+// as the preview confirms the session with one per request.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -222,6 +225,10 @@ export async function run(): Promise<string> {
       `| ratio of throughputs: preview / stand-in, in the bench process and own process | ${(pr / fr).toFixed(2)}, ${(sr / fr).toFixed(2)} |`,
       `| load average (1 min) at the end of the run | ${loadavg()[0]!.toFixed(1)} |`,
     ].join('\n');
+  } catch (err) {
+    // A request the stand-in could not carry fails as a hang-up; what it printed says why.
+    const said = forward?.stderr();
+    throw said ? new Error(`${(err as Error).message}; the port-forward stand-in reported: ${said}`) : err;
   } finally {
     direct.destroy();
     viaDen.destroy();
