@@ -37,11 +37,22 @@ export async function freePort(): Promise<number> {
   const low = Math.max(1024, ephemeralLow() - 12000);
   const span = Math.max(1, ephemeralLow() - low);
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = await bindOnce(low + Math.floor(Math.random() * span));
-    if (port !== undefined) return port;
+    const candidate = low + Math.floor(Math.random() * span);
+    if (handedOut.has(candidate)) continue;
+    const port = await bindOnce(candidate);
+    if (port === undefined) continue;
+    handedOut.add(port);
+    return port;
   }
   return (await bindOnce(0))!;
 }
+
+/**
+ * Ports this process has handed out: a port is free again the moment `bindOnce` releases it, so
+ * without this the ten ports a platform asks for at once could repeat one before its child binds
+ * it (EADDRINUSE, seen about once in ten full runs). A process hands out a few hundred of 12,000.
+ */
+const handedOut = new Set<number>();
 
 /**
  * A kubeconfig naming one cluster and one token user, as `kubectl config view --raw` writes
