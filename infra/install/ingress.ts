@@ -13,36 +13,27 @@ export interface ServerIngressProps {
   annotations: Record<string, string>;
 }
 
+/** One Ingress sending every path of `host` to den server's Service, with TLS when a Secret is named. */
+function ingressToServer(scope: Construct, name: string, host: string, props: { className: string; tlsSecret: string; annotations: Record<string, string> }): KubeIngress {
+  return new KubeIngress(scope, 'ingress', {
+    metadata: {
+      name,
+      namespace: NAMESPACE,
+      labels: { ...commonLabels(), 'app.kubernetes.io/component': 'server' },
+      ...(Object.keys(props.annotations).length ? { annotations: props.annotations } : {}),
+    },
+    spec: {
+      ...(props.className ? { ingressClassName: props.className } : {}),
+      ...(props.tlsSecret ? { tls: [{ hosts: [host], secretName: props.tlsSecret }] } : {}),
+      rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: SERVER_SERVICE, port: { name: 'http' } } } }] } }],
+    },
+  });
+}
+
 export class ServerIngress extends Construct {
   constructor(scope: Construct, id: string, props: ServerIngressProps) {
     super(scope, id);
-    const host = props.host || new URL(props.baseUrl).hostname;
-    new KubeIngress(this, 'ingress', {
-      metadata: {
-        name: SERVER_SERVICE,
-        namespace: NAMESPACE,
-        labels: { ...commonLabels(), 'app.kubernetes.io/component': 'server' },
-        ...(Object.keys(props.annotations).length ? { annotations: props.annotations } : {}),
-      },
-      spec: {
-        ...(props.className ? { ingressClassName: props.className } : {}),
-        ...(props.tlsSecret ? { tls: [{ hosts: [host], secretName: props.tlsSecret }] } : {}),
-        rules: [
-          {
-            host,
-            http: {
-              paths: [
-                {
-                  path: '/',
-                  pathType: 'Prefix',
-                  backend: { service: { name: SERVER_SERVICE, port: { name: 'http' } } },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    });
+    ingressToServer(this, SERVER_SERVICE, props.host || new URL(props.baseUrl).hostname, props);
   }
 }
 
@@ -58,19 +49,6 @@ export interface AppsIngressProps {
 export class AppsIngress extends Construct {
   constructor(scope: Construct, id: string, props: AppsIngressProps) {
     super(scope, id);
-    const host = `*.${props.domain}`;
-    new KubeIngress(this, 'ingress', {
-      metadata: {
-        name: APPS_INGRESS,
-        namespace: NAMESPACE,
-        labels: { ...commonLabels(), 'app.kubernetes.io/component': 'server' },
-        ...(Object.keys(props.annotations).length ? { annotations: props.annotations } : {}),
-      },
-      spec: {
-        ...(props.className ? { ingressClassName: props.className } : {}),
-        ...(props.tlsSecret ? { tls: [{ hosts: [host], secretName: props.tlsSecret }] } : {}),
-        rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: SERVER_SERVICE, port: { name: 'http' } } } }] } }],
-      },
-    });
+    ingressToServer(this, APPS_INGRESS, `*.${props.domain}`, props);
   }
 }
