@@ -9,7 +9,7 @@
 // Cold start: the objects exist before the manager starts, as after a restart or fail-over.
 //
 // DEN_BENCH_USERSPACES, DEN_BENCH_WORKSPACES: counts (1000, 10000). DEN_BENCH_PROFILES:
-// `cluster,instant`. DEN_BENCH_SWEEP: manager flag sets separated by `;` (`--reconciles-in-flight=8
+// `cluster,instant` (or `cluster-cpu`, the API server's CPU as seats). DEN_BENCH_SWEEP: manager flag sets separated by `;` (`--reconciles-in-flight=8
 // --kube-qps=100;…`): then only UserSpaces under the first profile, one row per set, beside the floor.
 // DEN_BENCH_ROWS=both: only the row with both kinds cached. DEN_BENCH_NODE_FLAGS: V8/Node flags
 // for the manager's process (as the chart's NODE_OPTIONS). DEN_BENCH_COMPILED=1: run the

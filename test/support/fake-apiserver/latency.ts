@@ -76,7 +76,9 @@ export const CLUSTER_PROFILE: LatencyProfile = {
  * above were measured during Den's cold start, when about `seats ÷ serviceShare` (10)
  * requests were waiting for the cluster's two cores; a request alone takes a fifth of them.
  * Calibrated on `kubectl apply --server-side` of 300 UserSpaces' 14 children in 8 streams
- * (21.9 s on the cluster: 4,200 applies at 192 per second).
+ * (21.9 s on the cluster: 4,200 applies at 192 per second). It predicts the cluster's other
+ * figures worse than CLUSTER_PROFILE (the calibration bench): not a default, a model to ask
+ * questions of saturation with.
  */
 export const CLUSTER_CPU_PROFILE: LatencyProfile = {
   ...CLUSTER_PROFILE,
