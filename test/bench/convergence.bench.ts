@@ -259,7 +259,7 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
     return {
       what,
       profile: profile.name,
-      who: `${args.length ? `den manager ${args.join(' ')}` : 'den manager (defaults)'}${WARM ? ', warm start' : ''}`,
+      who: `${args.length ? `den manager ${args.join(' ')}` : 'den manager (defaults)'}${WARM ? ', warm start' : ''}${leadsLost(stderr.join(''))}`,
       seconds,
       objects,
       requests: mine.length,
@@ -280,6 +280,16 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
     await api.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A manager that lost the Lease (a busy machine can starve its renewals) stops its controllers
+ * and builds their caches anew when it leads again: a memory reading then may find them half
+ * filled, so the row says so.
+ */
+function leadsLost(log: string): string {
+  const lost = log.match(/leader election: lost the lead/g)?.length ?? 0;
+  return lost ? `, lost the lead ${lost}×` : '';
 }
 
 /** The process's peak resident set (VmHWM) in KiB, as the host reads it. */
