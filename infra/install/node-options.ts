@@ -6,9 +6,9 @@ import { parseQuantity } from '../../kube/quantity.js';
 
 /**
  * The old generation may take this share of the container's memory limit: 128 MiB at the
- * default 512Mi, twice the 56-58 MiB a manager with 11,000 parents and their 34,000 children
- * cached keeps after a full collection; the rest of the limit is Node's own (about 75 MiB
- * outside the heap), the young generation and what a larger installation adds.
+ * default 512Mi, 1.8 times the 71 MiB a manager with 11,000 parents and their 34,000 children
+ * cached keeps after a full collection; the rest of the limit is Node's own (about 80 MiB
+ * outside the heap), the young generation and the garbage of a start.
  */
 export const OLD_SPACE_SHARE = 0.25;
 
