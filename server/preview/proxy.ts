@@ -17,7 +17,7 @@ import { openPortForward, tunnelSocket, type PortTunnel } from '../../kube/portf
 import type { SessionTarget } from '../../shell/target.js';
 import { HttpError } from '../../koa/errors.js';
 import { errorPage, type Viewer } from '../../web/templates/layout.js';
-import { actAs, credentialOf, CredentialRefused, serviceAccountOf, type AuthDeps, type Credential } from '../auth/authenticate.js';
+import { actAs, cachedCredentialOf, credentialOf, CredentialRefused, READ_METHODS, serviceAccountOf, type AuthDeps, type Credential } from '../auth/authenticate.js';
 import type { Caller } from '../http/context.js';
 import type { AssetStore } from '../pages/assets.js';
 import { PAGE_CSP, sameOriginPath } from '../pages/middleware.js';
@@ -228,18 +228,54 @@ export class PreviewProxy {
       const method = req.method ?? 'GET';
       const route: Route = { address, origin: this.origin };
       this.checkRequest(req, route);
-      const admitted = await this.admit(req, route).catch((err: unknown) => {
-        if (err instanceof CredentialRefused && (method === 'GET' || method === 'HEAD')) return 'sign-in' as const;
-        throw err;
+      const served = await this.admitAndRelay(req, res, route, clientAddress, (admitted) => {
+        viewer = admitted.viewer;
       });
-      if (admitted === 'sign-in') {
+      if (served === 'sign-in') {
+        if (!READ_METHODS.has(method)) throw new CredentialRefused('your session has ended; sign in again');
         res.writeHead(302, { Location: `/login?next=${encodeURIComponent(sameOriginPath(req.url))}`, 'Cache-Control': 'no-store' }).end();
-        return;
       }
-      viewer = admitted.viewer;
-      await this.relayHttp(req, res, route, admitted, clientAddress);
     } catch (err) {
       await this.answerPage(res, err, viewer);
+    }
+  }
+
+  /**
+   * Admits the request and relays it. A GET or HEAD whose credential this replica's informer
+   * already holds is relayed beside the credential's confirmation with the API server (as REST
+   * reads are, server/auth/authenticate.ts), and the app's answer is held until it passes: if
+   * it fails (signed out through another replica), the answer is dropped and the request is
+   * answered as a signed-out one. Other methods are confirmed first. 'sign-in' when the
+   * credential is refused.
+   */
+  private async admitAndRelay(req: http.IncomingMessage, res: http.ServerResponse, route: Route, clientAddress: string, admitted: (a: Admitted) => void): Promise<'sign-in' | void> {
+    const get = (name: string) => headerOf(req, name);
+    const hint = READ_METHODS.has(req.method ?? 'GET') ? cachedCredentialOf({ get }, this.deps) : undefined;
+    if (!hint) {
+      const admission = await this.admit(req, route).catch((err: unknown) => {
+        if (err instanceof CredentialRefused) return 'sign-in' as const;
+        throw err;
+      });
+      if (admission === 'sign-in') return admission;
+      admitted(admission);
+      return this.relayHttp(req, res, route, admission, clientAddress);
+    }
+    const confirmation = credentialOf({ get }, this.deps).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    const confirmed = async () => {
+      const failed = await confirmation;
+      if (failed) throw failed;
+    };
+    try {
+      const admission = await this.admitWith(hint, route);
+      admitted(admission);
+      await this.relayHttp(req, res, route, admission, clientAddress, confirmed);
+    } catch (err) {
+      // Whatever went wrong, a credential that did not hold is answered as signed out.
+      if ((await confirmation) instanceof CredentialRefused) return 'sign-in';
+      throw err;
     }
   }
 
@@ -278,6 +314,11 @@ export class PreviewProxy {
   private async admit(req: http.IncomingMessage, route: Route, opts: { websocket?: boolean } = {}): Promise<Admitted> {
     const credential = await credentialOf({ get: (name) => headerOf(req, name) }, this.deps);
     if (opts.websocket && credential.kind === 'cookie') this.checkWebsocketOrigin(req, route);
+    return this.admitWith(credential, route);
+  }
+
+  /** The person a credential stands for, and the pod of their workspace read with their token. */
+  private async admitWith(credential: Credential, route: Route): Promise<Admitted> {
     const { caller, kube } = await actAs(credential, this.deps);
     const target = await this.targetOf(kube, caller.email, caller.namespace, route.address.workspace);
     return { caller, kube, target, viewer: viewerOf(credential, caller) };
@@ -375,9 +416,10 @@ export class PreviewProxy {
   /**
    * Sends the request to the app over a tunnel of the person's pool (an idle one when there is
    * one, else a new port forward). A GET or HEAD whose idle tunnel turns out closed is sent
-   * once more on a new one; a body is sent once.
+   * once more on a new one; a body is sent once. Nothing of the answer is written before
+   * `confirmed` resolves; when it rejects, the app's answer is dropped with its tunnel.
    */
-  private async relayHttp(req: http.IncomingMessage, res: http.ServerResponse, route: Route, admitted: Admitted, clientAddress: string): Promise<void> {
+  private async relayHttp(req: http.IncomingMessage, res: http.ServerResponse, route: Route, admitted: Admitted, clientAddress: string, confirmed?: () => Promise<void>): Promise<void> {
     const { address } = route;
     const what = `port ${address.port} of workspace ${address.workspace}`;
     const method = req.method ?? 'GET';
@@ -411,6 +453,7 @@ export class PreviewProxy {
     };
     const bodiless = method === 'GET' || method === 'HEAD';
     let attempt = send(!bodiless);
+    let unconfirmed: { err: unknown } | undefined;
     try {
       let answer: http.IncomingMessage;
       try {
@@ -421,6 +464,14 @@ export class PreviewProxy {
         attempt = send(false);
         answer = await attempt.answered;
       }
+      if (confirmed) {
+        try {
+          await confirmed();
+        } catch (err) {
+          unconfirmed = { err };
+          throw err;
+        }
+      }
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeadersFromApp(answer.headers, address.prefix, { upgrade: false }));
       answer.pipe(res);
       await new Promise<void>((resolve) => {
@@ -430,6 +481,10 @@ export class PreviewProxy {
       // The browser went away mid-answer: that tunnel carries the rest of it, so it is not reused.
       if (!answer.complete) attempt.upstream.destroy();
     } catch (err) {
+      if (unconfirmed) {
+        attempt.upstream.destroy();
+        throw unconfirmed.err;
+      }
       if (err instanceof TunnelRefused) {
         const failure = previewFailure(err.reason, `the port forward to ${what}`);
         throw new HttpError(failure.status, failure.message, err.reason instanceof HttpError ? err.reason.headers : {});
