@@ -83,7 +83,8 @@ export async function listeningPortsOf(kube: KubeClient, ws: Workspace, namespac
 /** Reads the workspace, its pod and the ports listening in it, all with `kube` (the caller's token); 409 when it is not running. */
 export async function readWorkspaceApps(kube: KubeClient, name: string, namespace: string, own: boolean, appUrl?: AppUrl): Promise<WorkspaceApps> {
   const ws = await kube.get<Workspace>(RESOURCES.workspace, name, namespace);
-  const [{ pod: podName, ports }, image] = await Promise.all([listeningPortsOf(kube, ws, namespace), imageOf(kube, ws.spec?.imageRef?.name)]);
+  // A workspace that is not running is answered 409 without reading its catalog entry.
+  const [{ pod: podName, ports }, image] = await Promise.all([listeningPortsOf(kube, ws, namespace), notRunningMessage(ws) ? undefined : imageOf(kube, ws.spec?.imageRef?.name)]);
   const open = new Set(ports);
   const person = userSpaceOfNamespace(namespace);
   const hostBased = (port: number, path = '/') => (person && appUrl?.({ port, workspace: name, person }, path)) || null;
