@@ -120,6 +120,14 @@ describe('install configuration file', () => {
       for (const name of ['den-server', 'den-gateway']) expect(nodeOptions([find(defaults, 'Deployment', name)].map((d) => ({ ...d, metadata: { ...d.metadata, name: 'den-manager' } })))).to.equal(undefined);
     });
 
+    it('the gateway\'s V8 first collects its old generation at 64 MiB, at most a quarter of its memory limit, a flag on its command line', () => {
+      const command = (objects: Obj[]) => find(objects, 'Deployment', 'den-gateway').spec.template.spec.containers[0].command;
+      expect(command(defaults)).to.deep.equal(['node', '--initial-old-space-size=64', 'build/cli/den.js']);
+      expect(command(render('gateway: { resources: { limits: { memory: 2Gi } } }'))).to.deep.equal(['node', '--initial-old-space-size=64', 'build/cli/den.js']);
+      expect(command(render('gateway: { resources: { limits: { memory: 128Mi } } }'))).to.deep.equal(['node', '--initial-old-space-size=32', 'build/cli/den.js']);
+      for (const name of ['den-manager', 'den-server']) expect(find(defaults, 'Deployment', name).spec.template.spec.containers[0].command, name).to.equal(undefined);
+    });
+
     it('gives each process a termination grace longer than the preStop pause and its own drain bound', () => {
       const pod = (name: string) => find(defaults, 'Deployment', name).spec.template.spec;
       // Drain bounds: manager 10 s (reconciles 5 s, then webhooks 5 s); server 10 s of requests; gateway 25 s of SSH sessions and 2 s to close.
