@@ -4,6 +4,7 @@
 import type { KubeClient, KubeObject, WatchEvent } from './client.js';
 import { isGone } from './errors.js';
 import { sleep } from '../process/timers.js';
+import { intern, internStrings } from './intern.js';
 import { resourcePath, type ResourceType } from './resources.js';
 
 export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -24,10 +25,15 @@ export function objectKey(obj: Pick<KubeObject, 'metadata'>): string {
   return ns ? `${ns}/${name}` : name;
 }
 
+/** objectKey as one flat string, for a key a map keeps (a joined string holds its parts). */
+function storedKey(obj: Pick<KubeObject, 'metadata'>): string {
+  return intern(objectKey(obj));
+}
+
 /** Applies one watch event to the store and says what changed (undefined for bookmarks and no-ops). */
 export function applyWatchEvent<T extends KubeObject>(store: CacheStore<T>, event: WatchEvent<T>): CacheEvent<T> | undefined {
   if (event.type === 'BOOKMARK' || event.type === 'ERROR') return undefined;
-  const key = objectKey(event.object);
+  const key = storedKey(event.object);
   const old = store.get(key);
   if (event.type === 'DELETED') {
     if (!old) return undefined;
@@ -98,7 +104,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly store: CacheStore<T> = new Map();
   private handlers: Handler<T>[] = [];
   private resourceVersion: string | undefined;
-  private readonly transform: Transform<T>;
+  /** The informer's transform, then one copy of each string across every cache (kube/intern.ts). */
+  private readonly prepare: Transform<T>;
   private syncedResolve!: () => void;
   /** Settles once the first list has been loaded. */
   readonly synced: Promise<void> = new Promise((resolve) => (this.syncedResolve = resolve));
@@ -108,7 +115,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     readonly resource: ResourceType,
     private readonly opts: InformerOptions<T> = {},
   ) {
-    this.transform = opts.transform ?? stripManagedFields;
+    const transform = opts.transform ?? stripManagedFields;
+    this.prepare = (obj) => internStrings(transform(obj));
   }
 
   on(handler: Handler<T>): this {
@@ -156,7 +164,11 @@ export class Informer<T extends KubeObject = KubeObject> {
         continue: next,
       });
       resourceVersion = page.metadata?.resourceVersion;
-      for (const item of page.items) items.push(this.transform({ apiVersion, kind, ...item }));
+      for (const item of page.items) {
+        // An object the cache holds at this resourceVersion is kept as it is (replaceStore): not prepared again.
+        const cached = this.store.get(objectKey(item));
+        items.push(cached && cached.metadata?.resourceVersion === item.metadata?.resourceVersion ? cached : this.prepare({ apiVersion, kind, ...item }));
+      }
       next = page.metadata?.continue || undefined;
     } while (next);
     this.resourceVersion = resourceVersion;
@@ -177,7 +189,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         (event) => {
           const rv = event.object?.metadata?.resourceVersion;
           if (rv) this.resourceVersion = rv;
-          const change = applyWatchEvent(this.store, event.type === 'BOOKMARK' || event.type === 'ERROR' ? event : { type: event.type, object: this.transform(event.object) });
+          const change = applyWatchEvent(this.store, event.type === 'BOOKMARK' || event.type === 'ERROR' ? event : { type: event.type, object: this.prepare(event.object) });
           if (change) this.emit(change);
         },
         watchAbort.signal,

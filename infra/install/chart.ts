@@ -33,7 +33,7 @@ import { PlatformNetworkPolicies } from './network-policy.js';
 import { ServiceMonitors } from './service-monitor.js';
 import { WebhookConfigurations } from './webhooks.js';
 import { Workload } from './workload.js';
-import { managerNodeOptions } from './node-options.js';
+import { gatewayNodeFlags, managerNodeOptions } from './node-options.js';
 
 /** Owner read-only: the gateway's host key and the identity providers' secrets. */
 const SECRET_FILE_MODE = 0o400;
@@ -141,6 +141,7 @@ export class DenInstallChart extends Chart {
         ...(settings.gateway.maxStartupsPerSource !== 'none' ? { DEN_MAX_STARTUPS_PER_SOURCE: String(settings.gateway.maxStartupsPerSource) } : {}),
         ...(settings.gateway.proxyProtocol.trustedProxies.length ? { DEN_PROXY_PROTOCOL_FROM: settings.gateway.proxyProtocol.trustedProxies.join(',') } : {}),
       },
+      nodeFlags: gatewayNodeFlags(settings.gateway.resources.limits.memory),
       // The container keeps its unprivileged port whatever port the Service offers.
       ports: [{ name: 'ssh', containerPort: PORTS.gateway, servicePort: settings.gateway.service.port }, healthPort],
       healthPort: 'health',

@@ -1,12 +1,18 @@
-// V8's heap limits for `den manager`'s container. Without them V8 sizes its old generation from
+// V8's heap settings for the containers of `den manager` and `den gateway`.
+//
+// The manager's heap limits (NODE_OPTIONS). Without them V8 sizes its old generation from
 // the memory the machine has (4 GiB on a node of 16 GiB or more) and collects lazily below it:
-// the convergence bench saw a manager with 11,000 parents cached peak at 550 MiB for a live
-// heap of about 75 MiB, above the container's default limit of 512Mi; with these flags, 270.
-// docs/manager.md ("Memory") has the figures behind these numbers.
+// the convergence bench saw a manager with 11,000 parents cached peak at 550 MiB, above the
+// container's default limit of 512Mi. docs/manager.md ("Memory") has the figures behind these numbers.
 import { parseQuantity } from '../../kube/quantity.js';
 
-/** The old generation may take this share of the container's memory limit. */
-export const OLD_SPACE_SHARE = 0.5;
+/**
+ * The old generation may take this share of the container's memory limit: 128 MiB at the
+ * default 512Mi, 1.8 times the 71 MiB a manager with 11,000 parents and their 34,000 children
+ * cached keeps after a full collection; the rest of the limit is Node's own (about 80 MiB
+ * outside the heap), the young generation and the garbage of a start.
+ */
+export const OLD_SPACE_SHARE = 0.25;
 
 /** Never below this many MiB, whatever the limit: the idle manager's heap is about 45 MiB. */
 export const MIN_OLD_SPACE_MIB = 96;
@@ -24,4 +30,25 @@ export function managerNodeOptions(memoryLimit: string): string {
   const limitMiB = Number(num / den / (1n << 20n));
   const oldSpaceMiB = Math.max(MIN_OLD_SPACE_MIB, Math.floor(limitMiB * OLD_SPACE_SHARE));
   return `--max-old-space-size=${oldSpaceMiB} --max-semi-space-size=${SEMI_SPACE_MIB}`;
+}
+
+/**
+ * MiB at which V8 first collects `den gateway`'s old generation, at most a quarter of its
+ * container's memory limit. A relay allocates about three bytes outside the heap per byte
+ * (a socket read, `ws` joining a frame, ssh2's packet), which V8 counts against this
+ * threshold: with V8's default, sized for the gateway's heap of 13 MB, the relay ran a full
+ * collection about every 9 MiB, with 64 about every 25, and the gateway's CPU per MiB relayed
+ * fell by about a third. docs/gateway.md ("Throughput") has the figures and the memory it costs.
+ */
+export const GATEWAY_INITIAL_OLD_SPACE_MIB = 64;
+
+/**
+ * Node flags for `den gateway`'s container with this memory limit (a Kubernetes quantity).
+ * Node refuses `--initial-old-space-size` in NODE_OPTIONS, and V8 reads it only when the
+ * process starts, so these go on the container's command line.
+ */
+export function gatewayNodeFlags(memoryLimit: string): string[] {
+  const { num, den } = parseQuantity(memoryLimit);
+  const limitMiB = Number(num / den / (1n << 20n));
+  return [`--initial-old-space-size=${Math.max(1, Math.min(GATEWAY_INITIAL_OLD_SPACE_MIB, Math.floor(limitMiB / 4)))}`];
 }

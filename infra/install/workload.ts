@@ -28,6 +28,9 @@ export const PRE_STOP_SECONDS = 5;
 /** The uid of the image's non-root user (see Dockerfile). */
 export const RUN_AS_USER = 65532;
 
+/** The image's ENTRYPOINT (Dockerfile): Node and the compiled `den`; each Deployment passes its role as the argument. */
+export const IMAGE_ENTRYPOINT = ['node', 'build/cli/den.js'] as const;
+
 export interface WorkloadPort {
   name: string;
   containerPort: number;
@@ -43,6 +46,8 @@ export interface WorkloadProps {
   imagePullPolicy: PullPolicy;
   imagePullSecrets: string[];
   env: Record<string, string>;
+  /** Node flags that NODE_OPTIONS does not accept: the container then runs them before the image's entry point. */
+  nodeFlags?: string[];
   /** Secrets whose keys become environment variables. */
   envFromSecrets?: string[];
   ports: WorkloadPort[];
@@ -83,6 +88,7 @@ export class Workload extends Construct {
       name: props.component,
       image: props.image,
       imagePullPolicy: props.imagePullPolicy,
+      ...(props.nodeFlags?.length ? { command: [IMAGE_ENTRYPOINT[0], ...props.nodeFlags, ...IMAGE_ENTRYPOINT.slice(1)] } : {}),
       args: [props.component],
       env: Object.entries(props.env).map(([name, value]): EnvVar => ({ name, value })),
       ...(props.envFromSecrets?.length

@@ -59,9 +59,12 @@ async function imageOf(kube: KubeClient, name: string | undefined): Promise<Work
   }
 }
 
-/** Reads the workspace, its pod and the ports listening in it, all with `kube` (the caller's token); 409 when it is not running. */
-export async function readWorkspaceApps(kube: KubeClient, name: string, namespace: string, own: boolean, appUrl?: AppUrl): Promise<WorkspaceApps> {
-  const ws = await kube.get<Workspace>(RESOURCES.workspace, name, namespace);
+/**
+ * The TCP ports listening in a workspace's pod, read with `kube` (the caller's token): one pod
+ * read and one pods/exec; 409 when the workspace is not running or its pod is not there yet.
+ */
+export async function listeningPortsOf(kube: KubeClient, ws: Workspace, namespace: string): Promise<{ pod: string; ports: number[] }> {
+  const name = ws.metadata?.name ?? '';
   const notRunning = notRunningMessage(ws);
   if (notRunning) throw new HttpError(409, notRunning);
   const podName = podNameOf(ws);
@@ -74,7 +77,14 @@ export async function readWorkspaceApps(kube: KubeClient, name: string, namespac
   }
   const mismatch = podMismatchMessage(pod, name);
   if (mismatch) throw new HttpError(409, mismatch);
-  const [ports, image] = await Promise.all([readListeningPorts(kube, { namespace, pod: podName, container: containerOf(pod) }), imageOf(kube, ws.spec?.imageRef?.name)]);
+  return { pod: podName, ports: await readListeningPorts(kube, { namespace, pod: podName, container: containerOf(pod) }) };
+}
+
+/** Reads the workspace, its pod and the ports listening in it, all with `kube` (the caller's token); 409 when it is not running. */
+export async function readWorkspaceApps(kube: KubeClient, name: string, namespace: string, own: boolean, appUrl?: AppUrl): Promise<WorkspaceApps> {
+  const ws = await kube.get<Workspace>(RESOURCES.workspace, name, namespace);
+  // A workspace that is not running is answered 409 without reading its catalog entry.
+  const [{ pod: podName, ports }, image] = await Promise.all([listeningPortsOf(kube, ws, namespace), notRunningMessage(ws) ? undefined : imageOf(kube, ws.spec?.imageRef?.name)]);
   const open = new Set(ports);
   const person = userSpaceOfNamespace(namespace);
   const hostBased = (port: number, path = '/') => (person && appUrl?.({ port, workspace: name, person }, path)) || null;

@@ -81,7 +81,16 @@ export class AppPassStore {
   /** The pass an app cookie value stands for on `host`; undefined when unknown, expired or made for another host. */
   async cookiePass(value: string, host: string, now: number): Promise<AppPass | undefined> {
     if (!TICKET_PATTERN.test(value)) return undefined;
-    const record = await this.state.find('app-cookie', appCookieSecretName(value));
+    return this.livePass(await this.state.find('app-cookie', appCookieSecretName(value)), host, now);
+  }
+
+  /** `cookiePass` as this replica's informer holds it: a hint only, to be confirmed with `cookiePass`. */
+  cachedCookiePass(value: string, host: string, now: number): AppPass | undefined {
+    if (!TICKET_PATTERN.test(value)) return undefined;
+    return this.livePass(this.state.cached('app-cookie', appCookieSecretName(value)), host, now);
+  }
+
+  private livePass(record: StateRecord | undefined, host: string, now: number): AppPass | undefined {
     const pass = record && passOf(record);
     if (!pass || pass.host !== host || expired(pass, this.policy.cookieTtlMs, now)) return undefined;
     return pass;

@@ -41,7 +41,7 @@ export class CredentialRefused extends HttpError {
 }
 
 /** Methods that change nothing, so their credential may be confirmed beside the request instead of before it. */
-const READ_METHODS = new Set(['GET', 'HEAD']);
+export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
 /** The bearer token of an `Authorization` header; undefined when there is none, 401 when it is malformed. */
 export function bearerOf(header: string): string | undefined {
@@ -66,7 +66,7 @@ export async function credentialOf(ctx: Pick<Context, 'get'>, deps: Pick<AuthDep
 }
 
 /** The credential as this replica's informer holds it, when it holds it: a hint, never the answer. */
-function cachedCredentialOf(ctx: Context, deps: AuthDeps): Credential | undefined {
+export function cachedCredentialOf(ctx: Pick<Context, 'get'>, deps: Pick<AuthDeps, 'tokens' | 'sessions' | 'now'>): Credential | undefined {
   const bearer = bearerOf(ctx.get('Authorization'));
   if (bearer) {
     const token = deps.tokens.cached(bearer);

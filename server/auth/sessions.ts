@@ -80,7 +80,12 @@ export class SessionStore {
 
   /** The session as this replica's informer holds it, unless expired: a hint, confirmed by `lookup`. */
   cached(id: string, now: number): Session | undefined {
-    const record = this.state.cached('session', sessionSecretName(id));
+    return this.cachedStored(sessionSecretName(id), now);
+  }
+
+  /** `cached` by the Secret's name (an app cookie's session): a hint, confirmed by `lookupStored`. */
+  cachedStored(secretName: string, now: number): Session | undefined {
+    const record = this.state.cached('session', secretName);
     const session = record && sessionOf(record);
     return session && !isExpired(session, now, this.policy) ? session : undefined;
   }

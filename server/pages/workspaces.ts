@@ -8,13 +8,14 @@ import { isDns1123Label } from '../../kube/names.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from '../../infra/crds/workspace-image.js';
 import { dashboardCards, dashboardPage } from '../../web/templates/dashboard.js';
-import { LIVE_FRAGMENT_HEADER } from '../../web/templates/live.js';
+import { LIVE_FRAGMENT_HEADER, LIVE_SLOW_PARTS_HEADER } from '../../web/templates/live.js';
 import { isNotFound, KubeApiError } from '../../kube/errors.js';
 import { failureOf } from './failure.js';
 import type { WorkspaceView } from '../../web/templates/format.js';
 import { stringify } from 'yaml';
 import { ANNOTATIONS, defaultPodName, homeClaimName, userSpaceOfNamespace } from '../../kube/group.js';
-import type { AppLinks } from '../../web/templates/workspace-apps.js';
+import { PORTS_WHEN_RUNNING, type AppLinks, type PortsView } from '../../web/templates/workspace-apps.js';
+import { listeningPortsOf } from '../api/apps.js';
 import { serviceAccountUsername } from '../../kube/minting.js';
 import { DEFAULT_IDLE_TIMEOUT, durationMs, idleClock } from '../../infra/crds/idle-timeout.js';
 import type { Workspace } from '../../infra/crds/workspace.js';
@@ -228,10 +229,16 @@ export function idleLine(ws: WorkspaceView, now: number): string {
   return `${timeout}: with no SSH session or terminal open it would stop around ${at.slice(11, 16)} UTC${day}, if the administrator turned idle auto-stop on`;
 }
 
-/** The Details card's facts, the Events tab and the YAML tab: drawn with the page and with each status poll alike. */
-function detailsOf(ctx: PageContext, deps: PageDeps, ws: WorkspaceView, events: EventView[], imageTitle: string | undefined): WorkspaceDetailsView {
+/** The Details card's facts, the Events tab and the YAML tab: drawn with the page and with each status poll alike (`entry` when it was read). */
+function detailsOf(ctx: PageContext, deps: PageDeps, ws: WorkspaceView, events: EventView[], entry: CatalogFacts | undefined): WorkspaceDetailsView {
   const shown = { ...ws, metadata: { ...ws.metadata, managedFields: undefined } };
-  return { events, yaml: stringify(shown), facts: { imageTitle, createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()), gpuResource: deps.resources.gpuResource } };
+  return {
+    events,
+    yaml: stringify(shown),
+    facts: { createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()), gpuResource: deps.resources.gpuResource },
+    entry: entry && { title: entry.title },
+    appLinks: appLinksOf(deps, ws.metadata?.name ?? '', targetNamespace(ctx)),
+  };
 }
 
 type PageRefusals = Pick<WorkspacePageView, 'changeRefusal' | 'deleteRefusal'>;
@@ -259,7 +266,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
     workspacePage(assets, viewerOf(ctx)!, {
       ws,
       podEvents: events.pod,
-      ...detailsOf(ctx, deps, ws, events.all, entry?.title),
+      ...detailsOf(ctx, deps, ws, events.all, entry ?? catalogFacts(undefined)),
       homePath: entry?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath,
       failure: failureOf(ws, entry?.title),
       now: deps.now(),
@@ -267,7 +274,6 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
       activity: events.activity,
       activityKinds: ACTIVITY_KINDS,
       apps: entry?.apps ?? [],
-      appLinks: appLinksOf(deps, ws.metadata?.name ?? '', targetNamespace(ctx)),
       images,
       gatewayPort: deps.gatewayPort,
       namespace: namespaceOf(ctx),
@@ -321,23 +327,57 @@ async function change(ctx: PageContext, deps: PageDeps): Promise<void> {
 }
 
 /**
- * The workspace page's live part (status and Connect cards, with the facts, events and YAML
- * for their places) as an HTML fragment, or `application/json` ({phase, reason, conditions,
- * events}) when asked for. Three reads: the Workspace, the namespace's Events, its catalog
- * entry (the image's title in the facts, the VS Code link's home path, the entry a failure names).
+ * Does a status poll read the catalog entry: when the live part shows something of it (the VS
+ * Code link's home path while Running, the entry a failure names), or when the workspace's image
+ * is no longer the one the page names in its Image fact (`shown`, from the poll's address). A
+ * stopped or starting workspace's poll reads two objects, not three.
+ */
+function pollReadsEntry(ws: WorkspaceView, shown: string | undefined): boolean {
+  return showsEntry(ws) || (ws.spec?.imageRef?.name ?? '') !== shown;
+}
+
+/**
+ * The Apps and ports card's listening ports, for a poll that asks for the slow parts (web/scripts/live.ts,
+ * every PORTS_EVERY_POLLS-th): a pod read and an exec while Running, nothing to read otherwise;
+ * undefined (the card keeps what it shows) on the other polls.
+ */
+async function portsOf(ctx: PageContext, ws: WorkspaceView): Promise<PortsView | undefined> {
+  if (phaseOf(ws) !== 'Running') return { unread: PORTS_WHEN_RUNNING };
+  if (ctx.get(LIVE_SLOW_PARTS_HEADER) !== '1') return undefined;
+  try {
+    return { listening: (await listeningPortsOf(ctx.state.kube, ws as Workspace, targetNamespace(ctx))).ports };
+  } catch (err) {
+    const { status, message } = describeError(err);
+    return { unread: status === 409 ? message : `The ports could not be read: ${message}. Retrying.` };
+  }
+}
+
+/**
+ * The workspace page's live part (status and Connect cards, with the facts, events, YAML and
+ * listening ports for their places) as an HTML fragment, or `application/json` ({phase, reason,
+ * conditions, events}) when asked for. Reads the Workspace and the namespace's Events; the
+ * catalog entry when pollReadsEntry says so; the pod and its listening ports (one exec) on the
+ * polls asking for slow parts.
  */
 async function status(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { kube } = ctx.state;
   const ws = await readWorkspace(ctx);
   const phase = phaseOf(ws);
-  const [events, entry] = await Promise.all([eventsOf(kube, ws, targetNamespace(ctx)), catalogEntryOf(kube, ws.spec?.imageRef?.name ?? '')]);
   if (ctx.accepts('html', 'json') === 'json') {
+    const events = await eventsOf(kube, ws, targetNamespace(ctx));
     ctx.body = { phase, reason: reasonOf(ws), conditions: ws.status?.conditions ?? [], events: events.pod };
     return;
   }
+  const shown = typeof ctx.query.image === 'string' ? ctx.query.image : undefined;
+  const [events, entry, ports] = await Promise.all([
+    eventsOf(kube, ws, targetNamespace(ctx)),
+    pollReadsEntry(ws, shown) ? catalogEntryOf(kube, ws.spec?.imageRef?.name ?? '') : undefined,
+    portsOf(ctx, ws),
+  ]);
   const live = workspaceLiveFragment(
-    { ws, podEvents: events.pod, homePath: entry.homePath, failure: failureOf(ws, entry.title), csrf: viewerOf(ctx)!.csrf, now: deps.now(), gatewayPort: deps.gatewayPort, namespace: namespaceOf(ctx) },
-    detailsOf(ctx, deps, ws, events.all, entry.title),
+    { ws, podEvents: events.pod, homePath: entry?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath, failure: failureOf(ws, entry?.title), csrf: viewerOf(ctx)!.csrf, now: deps.now(), gatewayPort: deps.gatewayPort, namespace: namespaceOf(ctx) },
+    detailsOf(ctx, deps, ws, events.all, entry),
+    ports,
   );
   sendPage(ctx, live.text);
 }

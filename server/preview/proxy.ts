@@ -17,8 +17,9 @@ import { openPortForward, tunnelSocket, type PortTunnel } from '../../kube/portf
 import type { SessionTarget } from '../../shell/target.js';
 import { HttpError } from '../../koa/errors.js';
 import { errorPage, type Viewer } from '../../web/templates/layout.js';
-import { actAs, credentialOf, CredentialRefused, serviceAccountOf, type AuthDeps, type Credential } from '../auth/authenticate.js';
+import { actAs, cachedCredentialOf, credentialOf, CredentialRefused, READ_METHODS, serviceAccountOf, type AuthDeps, type Credential } from '../auth/authenticate.js';
 import type { Caller } from '../http/context.js';
+import type { Session } from '../auth/sessions.js';
 import type { AssetStore } from '../pages/assets.js';
 import { PAGE_CSP, sameOriginPath } from '../pages/middleware.js';
 import { answerHttp } from '../terminal/upgrade.js';
@@ -75,6 +76,18 @@ interface Admitted {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** How a request's credential is found: a hint from this replica's informer, and the API server's word on it. */
+interface CredentialCheck {
+  /** The credential as the informer holds it (and the namespace of the workspace it asks for, when not the person's own). */
+  hint(): { credential: Credential; namespace?: string } | undefined;
+  /** Whether the hint still holds, as the API server says now. */
+  confirm(hint: { credential: Credential }): Promise<boolean>;
+  /** The request admitted on a confirmed credential; undefined when there is none live. */
+  admitConfirmed(): Promise<Admitted | undefined>;
+  /** Told of the admission (the page's viewer). */
+  admitted(admission: Admitted): void;
+}
 
 function statusOfRefusal(refused: TerminalRefused): number {
   switch (refused.code) {
@@ -202,13 +215,11 @@ export class PreviewProxy {
         return;
       }
       this.checkRequest(req, route);
-      const admitted = await this.admitAppHost(req, route, host);
-      if (!admitted) {
-        if (method !== 'GET' && method !== 'HEAD') throw new CredentialRefused(`open the app from Den first (${this.origin}), then retry`);
+      const served = await this.relayBesideCheck(req, res, route, clientAddress, this.appCredentialCheck(req, route, host));
+      if (served === 'sign-in') {
+        if (!READ_METHODS.has(method)) throw new CredentialRefused(`open the app from Den first (${this.origin}), then retry`);
         res.writeHead(302, { Location: `${this.origin}${openAppPath(host, route.address.upstreamPath)}`, 'Cache-Control': 'no-store' }).end();
-        return;
       }
-      await this.relayHttp(req, res, route, admitted, clientAddress);
     } catch (err) {
       this.answerAppHostPage(res, err);
     }
@@ -225,22 +236,85 @@ export class PreviewProxy {
         return;
       }
       if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly', { 'Retry-After': '2' });
-      const method = req.method ?? 'GET';
       const route: Route = { address, origin: this.origin };
       this.checkRequest(req, route);
-      const admitted = await this.admit(req, route).catch((err: unknown) => {
-        if (err instanceof CredentialRefused && (method === 'GET' || method === 'HEAD')) return 'sign-in' as const;
-        throw err;
-      });
-      if (admitted === 'sign-in') {
+      const served = await this.relayBesideCheck(req, res, route, clientAddress, this.denCredentialCheck(req, route, (admitted) => (viewer = admitted.viewer)));
+      // Only a GET or HEAD is sent to sign in; any other request without a live credential was refused in its words.
+      if (served === 'sign-in') {
         res.writeHead(302, { Location: `/login?next=${encodeURIComponent(sameOriginPath(req.url))}`, 'Cache-Control': 'no-store' }).end();
-        return;
       }
-      viewer = admitted.viewer;
-      await this.relayHttp(req, res, route, admitted, clientAddress);
     } catch (err) {
       await this.answerPage(res, err, viewer);
     }
+  }
+
+  /**
+   * Admits the request and relays it. A GET or HEAD whose credential this replica's informer
+   * already holds (`hint`) is relayed beside the credential's confirmation with the API server
+   * (as REST reads are, server/auth/authenticate.ts), and the app's answer is held until it
+   * passes: if it does not (signed out through another replica a moment ago), the answer is
+   * dropped and the request is answered as a signed-out one. Any other request is admitted
+   * once confirmed (`admitConfirmed`). 'sign-in' when there is no live credential.
+   */
+  private async relayBesideCheck(req: http.IncomingMessage, res: http.ServerResponse, route: Route, clientAddress: string, check: CredentialCheck): Promise<'sign-in' | void> {
+    const hint = READ_METHODS.has(req.method ?? 'GET') ? check.hint() : undefined;
+    if (!hint) {
+      const admission = await check.admitConfirmed();
+      if (!admission) return 'sign-in';
+      check.admitted(admission);
+      return this.relayHttp(req, res, route, admission, clientAddress);
+    }
+    const confirmation = check.confirm(hint).then(
+      (holds) => (holds ? undefined : new CredentialRefused('your session has ended; sign in again')),
+      (err: unknown) => err,
+    );
+    const confirmed = async () => {
+      const failed = await confirmation;
+      if (failed) throw failed;
+    };
+    try {
+      const admission = await this.admitWith(hint.credential, route, hint.namespace);
+      check.admitted(admission);
+      await this.relayHttp(req, res, route, admission, clientAddress, confirmed);
+    } catch (err) {
+      // Whatever went wrong, a credential that did not hold is answered as signed out.
+      if ((await confirmation) instanceof CredentialRefused) return 'sign-in';
+      throw err;
+    }
+  }
+
+  /** The path-based preview's credential: Den's session cookie or an API token, in the person's own namespace. */
+  private denCredentialCheck(req: http.IncomingMessage, route: Route, admitted: (a: Admitted) => void): CredentialCheck {
+    const get = (name: string) => headerOf(req, name);
+    return {
+      hint: () => {
+        const credential = cachedCredentialOf({ get }, this.deps);
+        return credential && { credential };
+      },
+      confirm: () => credentialOf({ get }, this.deps).then(() => true, (err: unknown) => (err instanceof CredentialRefused ? false : Promise.reject(err))),
+      // A GET or HEAD without a live credential goes to the sign-in page; anything else is refused in the refusal's words.
+      admitConfirmed: () => this.admit(req, route).catch((err: unknown) => (err instanceof CredentialRefused && READ_METHODS.has(req.method ?? 'GET') ? undefined : Promise.reject(err))),
+      admitted,
+    };
+  }
+
+  /** The app host's credential: an app cookie of this host, standing for a Den session, in the namespace of the person the host names. */
+  private appCredentialCheck(req: http.IncomingMessage, route: Route, host: string): CredentialCheck {
+    const namespace = userNamespace(route.app!.person);
+    return {
+      hint: () => {
+        const now = this.deps.now();
+        for (const value of appCookieValues(headerOf(req, 'cookie'))) {
+          const pass = this.deps.appPasses.cachedCookiePass(value, host, now);
+          const session = pass && this.deps.sessions.cachedStored(pass.session, now);
+          if (session) return { credential: { kind: 'cookie', session }, namespace };
+        }
+        return undefined;
+      },
+      confirm: async (hint) => (await this.appSessionOf(req, host))?.secretName === (hint.credential.kind === 'cookie' ? hint.credential.session.secretName : undefined),
+      admitConfirmed: () => this.admitAppHost(req, route, host),
+      admitted: () => undefined,
+    };
   }
 
   /** Serves a websocket (any upgrade) for a preview path; a refusal is a plain HTTP answer with {error}. */
@@ -278,8 +352,13 @@ export class PreviewProxy {
   private async admit(req: http.IncomingMessage, route: Route, opts: { websocket?: boolean } = {}): Promise<Admitted> {
     const credential = await credentialOf({ get: (name) => headerOf(req, name) }, this.deps);
     if (opts.websocket && credential.kind === 'cookie') this.checkWebsocketOrigin(req, route);
+    return this.admitWith(credential, route);
+  }
+
+  /** The person a credential stands for, and the pod of the workspace in `namespace` (their own by default) read with their token. */
+  private async admitWith(credential: Credential, route: Route, namespace?: string): Promise<Admitted> {
     const { caller, kube } = await actAs(credential, this.deps);
-    const target = await this.targetOf(kube, caller.email, caller.namespace, route.address.workspace);
+    const target = await this.targetOf(kube, caller.email, namespace ?? caller.namespace, route.address.workspace);
     return { caller, kube, target, viewer: viewerOf(credential, caller) };
   }
 
@@ -290,15 +369,19 @@ export class PreviewProxy {
    */
   private async admitAppHost(req: http.IncomingMessage, route: Route, host: string, opts: { websocket?: boolean } = {}): Promise<Admitted | undefined> {
     if (opts.websocket) this.checkWebsocketOrigin(req, route);
+    const session = await this.appSessionOf(req, host);
+    if (!session) return undefined;
+    const { caller, kube, target } = await this.admitWith({ kind: 'cookie', session }, route, userNamespace(route.app!.person));
+    return { caller, kube, target };
+  }
+
+  /** The live Den session behind the first live app cookie of this host the request carries, as the API server holds them now. */
+  private async appSessionOf(req: http.IncomingMessage, host: string): Promise<Session | undefined> {
     const now = this.deps.now();
     for (const value of appCookieValues(headerOf(req, 'cookie'))) {
       const pass = await this.deps.appPasses.cookiePass(value, host, now);
       const session = pass && (await this.deps.sessions.lookupStored(pass.session, now));
-      if (!session) continue;
-      const credential: Credential = { kind: 'cookie', session };
-      const { caller, kube } = await actAs(credential, this.deps);
-      const target = await this.targetOf(kube, caller.email, userNamespace(route.app!.person), route.address.workspace);
-      return { caller, kube, target };
+      if (session) return session;
     }
     return undefined;
   }
@@ -375,9 +458,10 @@ export class PreviewProxy {
   /**
    * Sends the request to the app over a tunnel of the person's pool (an idle one when there is
    * one, else a new port forward). A GET or HEAD whose idle tunnel turns out closed is sent
-   * once more on a new one; a body is sent once.
+   * once more on a new one; a body is sent once. Nothing of the answer is written before
+   * `confirmed` resolves; when it rejects, the app's answer is dropped with its tunnel.
    */
-  private async relayHttp(req: http.IncomingMessage, res: http.ServerResponse, route: Route, admitted: Admitted, clientAddress: string): Promise<void> {
+  private async relayHttp(req: http.IncomingMessage, res: http.ServerResponse, route: Route, admitted: Admitted, clientAddress: string, confirmed?: () => Promise<void>): Promise<void> {
     const { address } = route;
     const what = `port ${address.port} of workspace ${address.workspace}`;
     const method = req.method ?? 'GET';
@@ -411,6 +495,7 @@ export class PreviewProxy {
     };
     const bodiless = method === 'GET' || method === 'HEAD';
     let attempt = send(!bodiless);
+    let unconfirmed: { err: unknown } | undefined;
     try {
       let answer: http.IncomingMessage;
       try {
@@ -421,6 +506,14 @@ export class PreviewProxy {
         attempt = send(false);
         answer = await attempt.answered;
       }
+      if (confirmed) {
+        try {
+          await confirmed();
+        } catch (err) {
+          unconfirmed = { err };
+          throw err;
+        }
+      }
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeadersFromApp(answer.headers, address.prefix, { upgrade: false }));
       answer.pipe(res);
       await new Promise<void>((resolve) => {
@@ -430,6 +523,10 @@ export class PreviewProxy {
       // The browser went away mid-answer: that tunnel carries the rest of it, so it is not reused.
       if (!answer.complete) attempt.upstream.destroy();
     } catch (err) {
+      if (unconfirmed) {
+        attempt.upstream.destroy();
+        throw unconfirmed.err;
+      }
       if (err instanceof TunnelRefused) {
         const failure = previewFailure(err.reason, `the port forward to ${what}`);
         throw new HttpError(failure.status, failure.message, err.reason instanceof HttpError ? err.reason.headers : {});

@@ -1,12 +1,15 @@
 // `den gateway` as a process of its own in front of the fake API server and fake kubelet, with
 // one workspace `demo` whose owner's key the bench holds: the set-up the gateway and relay
-// benches share.
+// benches share. The gateway runs with the Node flags the chart's container gives it by
+// default, unless DEN_BENCH_GATEWAY_NODE_FLAGS is set (space-separated; empty: Node's defaults).
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
+import { gatewayNodeFlags } from '../../infra/install/node-options.js';
 import { generateHostKey, type HostKeyPair } from '../../ssh/host-key.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { FakeExec } from '../support/fake-exec.js';
@@ -14,6 +17,15 @@ import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { prepareCluster, pod, workspace } from '../gateway/harness.js';
 
 const DEN = fileURLToPath(new URL('../../bin/den.js', import.meta.url));
+
+/** The Node flags of the chart's gateway container with its default memory limit. */
+export const CHART_GATEWAY_NODE_FLAGS = gatewayNodeFlags(DEFAULT_SETTINGS.gateway.resources.limits.memory);
+
+/** Node flags for the benches' gateways: the chart's, or DEN_BENCH_GATEWAY_NODE_FLAGS when set. */
+export function benchGatewayNodeFlags(): string[] {
+  const flags = process.env.DEN_BENCH_GATEWAY_NODE_FLAGS;
+  return flags === undefined ? CHART_GATEWAY_NODE_FLAGS : flags.split(' ').filter(Boolean);
+}
 
 export interface BenchGateway {
   dir: string;
@@ -24,6 +36,8 @@ export interface BenchGateway {
   keyFile: string;
   sshPort: number;
   process: ChildProcess;
+  /** The Node flags it runs with (besides `nodeArgs`). */
+  nodeFlags: string[];
   /** What the gateway printed on stderr so far. */
   logs: string[];
   stop(): Promise<void>;
@@ -44,6 +58,11 @@ export async function cpuMsOf(pid: number): Promise<number> {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in USER_HZ (100 on Linux)
 }
 
+/** KiB: the most a process has held resident since it started (VmHWM), from /proc. */
+export async function peakRssKiBOf(pid: number): Promise<number> {
+  return Number(/VmHWM:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]);
+}
+
 /** CPU milliseconds of this process's children that have ended and been waited for (user + system). */
 export async function endedChildrenCpuMs(): Promise<number> {
   const fields = (await readFile('/proc/self/stat', 'utf8')).split(') ')[1]!.split(' ');
@@ -56,8 +75,9 @@ export function ownCpuMs(): number {
   return (user + system) / 1000;
 }
 
-/** Starts the fake cluster and `den gateway` (with `nodeArgs` for its Node, `gatewayArgs` added), ready to serve. */
-export async function startBenchGateway(opts: { nodeArgs?: string[]; gatewayArgs?: string[] } = {}): Promise<BenchGateway> {
+/** Starts the fake cluster and `den gateway` (with `nodeFlags`, else the benches', and `nodeArgs` for its Node, `gatewayArgs` added), ready to serve. */
+export async function startBenchGateway(opts: { nodeArgs?: string[]; nodeFlags?: string[]; gatewayArgs?: string[] } = {}): Promise<BenchGateway> {
+  const nodeFlags = opts.nodeFlags ?? benchGatewayNodeFlags();
   const dir = await mkdtemp(join(tmpdir(), 'den-gw-bench-'));
   const api = new FakeApiServer();
   await api.start();
@@ -71,7 +91,7 @@ export async function startBenchGateway(opts: { nodeArgs?: string[]; gatewayArgs
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, kubeconfigYaml(api.url, 'gateway', 'gateway-token'));
   const [sshPort, healthPort] = [await freePort(), await freePort()];
-  const gateway = spawn(process.execPath, [...(opts.nodeArgs ?? []), DEN, 'gateway', '--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${sshPort}`, '--health-listen', `127.0.0.1:${healthPort}`, '--host-key-file', join(dir, 'host_key'), '--keepalive-interval', '30s', ...(opts.gatewayArgs ?? [])], {
+  const gateway = spawn(process.execPath, [...nodeFlags, ...(opts.nodeArgs ?? []), DEN, 'gateway', '--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${sshPort}`, '--health-listen', `127.0.0.1:${healthPort}`, '--host-key-file', join(dir, 'host_key'), '--keepalive-interval', '30s', ...(opts.gatewayArgs ?? [])], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const logs: string[] = [];
@@ -97,5 +117,5 @@ export async function startBenchGateway(opts: { nodeArgs?: string[]; gatewayArgs
     await stop();
     throw err;
   }
-  return { dir, api, fake, user, keyFile, sshPort, process: gateway, logs, stop };
+  return { dir, api, fake, user, keyFile, sshPort, process: gateway, nodeFlags, logs, stop };
 }

@@ -17,7 +17,10 @@
 // DEN_BENCH_START=warm (with DEN_BENCH_ROWS=both): the objects are seeded converged (children
 // as the loop applies them, status as the hooks write it), as after a fail-over of a
 // converged installation; the clock stops once every parent has been reconciled and no
-// reconcile has run for 2 s.
+// reconcile has run for 2 s. DEN_BENCH_HOLD_SECONDS: the manager keeps running so long after
+// it converged before its memory is read (relists and resyncs of a longer run).
+// DEN_BENCH_HEAP_SNAPSHOT: a file to write the manager's heap snapshot to once converged, and
+// another (`.held` before the extension) after the hold.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -53,6 +56,8 @@ const PROFILES = (process.env.DEN_BENCH_PROFILES ?? 'cluster,instant').split(','
 const SWEEP = process.env.DEN_BENCH_SWEEP?.split(';').map((set) => set.trim().split(/\s+/).filter(Boolean));
 const FLOOR_STREAMS = 8;
 const TIMEOUT_MS = 15 * 60_000;
+const HOLD_MS = Number(process.env.DEN_BENCH_HOLD_SECONDS ?? 0) * 1000;
+const HEAP_SNAPSHOT = process.env.DEN_BENCH_HEAP_SNAPSHOT;
 const MANAGER = 'system:serviceaccount:svc-system:den-manager';
 
 export const repetitions = 1;
@@ -276,6 +281,16 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
     const url = inspectorUrl(stderr.join(''));
     if (!url) throw new Error('den manager printed no inspector address');
     const inspector = await Inspector.connect(url);
+    if (HEAP_SNAPSHOT) await inspector.heapSnapshot(HEAP_SNAPSHOT);
+    if (HOLD_MS) {
+      const until = Date.now() + HOLD_MS;
+      while (Date.now() < until) {
+        check();
+        peakRssKiB = Math.max(peakRssKiB, await peakRss(child.pid!));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      if (HEAP_SNAPSHOT) await inspector.heapSnapshot(HEAP_SNAPSHOT.replace(/(\.\w+)?$/, '.held$1'));
+    }
     const memory = await inspector.memory();
     const spaces = await inspector.heapSpaces();
     inspector.close();
@@ -286,7 +301,7 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
     return {
       what,
       profile: profile.name,
-      who: `${args.length ? `den manager ${args.join(' ')}` : 'den manager (defaults)'}${WARM ? ', warm start' : ''}`,
+      who: `${args.length ? `den manager ${args.join(' ')}` : 'den manager (defaults)'}${WARM ? ', warm start' : ''}${leadsLost(stderr.join(''))}`,
       seconds,
       objects,
       requests: mine.length,
@@ -301,6 +316,16 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
     await running?.stop();
     await api.close();
   }
+}
+
+/**
+ * A manager that lost the Lease (a busy machine can starve its renewals) stops its controllers
+ * and builds their caches anew when it leads again: a memory reading then may find them half
+ * filled, so the row says so.
+ */
+function leadsLost(log: string): string {
+  const lost = log.match(/leader election: lost the lead/g)?.length ?? 0;
+  return lost ? `, lost the lead ${lost}×` : '';
 }
 
 /** The process's peak resident set (VmHWM) in KiB, as the host reads it. */

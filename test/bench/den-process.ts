@@ -30,9 +30,9 @@ export class BenchProcess {
     });
   }
 
-  /** Starts `den <role> <args>` and resolves once it answers ready on `healthPort`. */
-  static async start(role: string, args: string[], healthPort: number): Promise<BenchProcess> {
-    const child = spawn(process.execPath, ['--inspect=127.0.0.1:0', DEN, role, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  /** Starts `den <role> <args>` (with `nodeFlags` for its Node) and resolves once it answers ready on `healthPort`. */
+  static async start(role: string, args: string[], healthPort: number, nodeFlags: string[] = []): Promise<BenchProcess> {
+    const child = spawn(process.execPath, [...nodeFlags, '--inspect=127.0.0.1:0', DEN, role, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     const den = new BenchProcess(role, child);
     const deadline = Date.now() + READY_TIMEOUT_MS;
     while ((await fetch(`http://127.0.0.1:${healthPort}/readyz`).then((r) => r.status, () => 0)) !== 200) {

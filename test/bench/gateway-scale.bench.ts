@@ -12,7 +12,8 @@
 // websocket as the API server hands it over (after authentication and RBAC), sends the prompt
 // and echoes what it is sent, so that 1,000 sessions cost no 1,000 local shells.
 //
-// DEN_BENCH_SESSIONS: sessions held open (1000).
+// Both gateways run with the chart's Node flags (bench-gateway.ts; DEN_BENCH_GATEWAY_NODE_FLAGS
+// replaces them). DEN_BENCH_SESSIONS: sessions held open (1000).
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -31,6 +32,7 @@ import { FakeExec, V4, V5 } from '../support/fake-exec.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { provision } from '../support/userspaces.js';
 import { GATEWAY_TOKEN, GATEWAY_USER } from '../gateway/harness.js';
+import { benchGatewayNodeFlags } from './bench-gateway.js';
 import { BenchProcess, type ProcessMemory } from './den-process.js';
 import { median, quantile } from './stats.js';
 
@@ -231,7 +233,7 @@ export async function run(): Promise<string> {
     });
     fillMs.sort((x, y) => x - y);
     return [
-      `Two real \`den gateway\` processes side by side against one fake API server with the cluster latency profile, both caching ${PEOPLE * 2} Workspaces of ${PEOPLE} people.`,
+      `Two real \`den gateway\` processes side by side against one fake API server with the cluster latency profile, both caching ${PEOPLE * 2} Workspaces of ${PEOPLE} people; Node flags: ${benchGatewayNodeFlags().map((f) => `\`${f}\``).join(' ') || "none (Node's defaults)"}.`,
       '',
       `| measure | idle gateway | gateway with ${open.length} open sessions | ratio |`,
       '|---|---:|---:|---:|',

@@ -2,6 +2,7 @@
 // through its inspector (`node --inspect=127.0.0.1:0`): RSS read right after work holds that
 // work's garbage too, and V8 collects it whenever it likes, so two readings of the same
 // sessions could differ by more than the sessions themselves.
+import { createWriteStream } from 'node:fs';
 import { WebSocket } from 'ws';
 
 export interface Memory {
@@ -22,9 +23,12 @@ export class Inspector {
   private next = 1;
   private readonly pending = new Map<number, (result: Record<string, unknown>) => void>();
 
+  private onChunk: ((chunk: string) => void) | undefined;
+
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { id?: number; result?: Record<string, unknown> };
+      const message = JSON.parse(String(data)) as { id?: number; result?: Record<string, unknown>; method?: string; params?: { chunk?: string } };
+      if (message.method === 'HeapProfiler.addHeapSnapshotChunk') this.onChunk?.(message.params?.chunk ?? '');
       if (message.id !== undefined) this.pending.get(message.id)?.(message.result ?? {});
     });
   }
@@ -62,6 +66,18 @@ export class Inspector {
     const expression = "JSON.stringify(process.getBuiltinModule('node:v8').getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size, s.space_size]))";
     const { result } = (await this.call('Runtime.evaluate', { expression, returnByValue: true })) as { result: { value: string } };
     return Object.fromEntries((JSON.parse(result.value) as [string, number, number][]).map(([name, used]) => [name.replace(/_space$/, ''), used / 1024]));
+  }
+
+  /** Writes a heap snapshot (V8 collects garbage first) to `file`, for DevTools' comparison view. */
+  async heapSnapshot(file: string): Promise<void> {
+    const out = createWriteStream(file);
+    this.onChunk = (chunk) => out.write(chunk);
+    try {
+      await this.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+    } finally {
+      this.onChunk = undefined;
+      await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    }
   }
 
   private async usage(): Promise<NodeJS.MemoryUsage> {

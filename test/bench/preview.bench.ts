@@ -65,8 +65,12 @@ function get(url: string, agent: http.Agent, cookie?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent, headers: cookie ? { Cookie: cookie } : {} }, (res) => {
       let bytes = 0;
-      res.on('data', (c: Buffer) => (bytes += c.length));
-      res.on('end', () => (res.statusCode === 200 ? resolve(bytes) : reject(new Error(`${url}: ${res.statusCode}`))));
+      let said = '';
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+        if (res.statusCode !== 200) said += c.toString('utf8');
+      });
+      res.on('end', () => (res.statusCode === 200 ? resolve(bytes) : reject(new Error(`${url}: ${res.statusCode} ${said.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').slice(0, 400)}`))));
       res.on('error', reject);
     });
     req.on('error', reject);

@@ -6,6 +6,8 @@
 //   client (what `kubectl exec` is: a Go process writing the stream to its stdout) vs. the real
 //   OpenSSH `ssh` through the gateway writing to its stdout; both stdouts are pipes this process
 //   counts, and each is timed from spawn to exit (start-up, handshake and all, as `time` would).
+// The gateway runs with the chart's Node flags (bench-gateway.ts); a second one with Node's
+// defaults reads the same output in-process each round, so every run shows what they change.
 // DEN_BENCH_CPU_PROF=<dir> writes the gateway's CPU profile (node --cpu-prof) there when it stops.
 import { execFile, spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -18,7 +20,7 @@ import ssh2, { type ClientChannel } from 'ssh2';
 import { execPath, execQuery, startExec } from '../../kube/exec.js';
 import type { FakeApiServer } from '../support/fake-apiserver.js';
 import { NAMESPACE } from '../gateway/harness.js';
-import { cpuMsOf, endedChildrenCpuMs, ownCpuMs, startBenchGateway, type BenchGateway } from './bench-gateway.js';
+import { cpuMsOf, endedChildrenCpuMs, ownCpuMs, peakRssKiBOf, startBenchGateway, type BenchGateway } from './bench-gateway.js';
 import { median } from './stats.js';
 
 /** Output of the in-process pair, as before. */
@@ -99,7 +101,9 @@ async function processRate(command: string, args: string[], env: NodeJS.ProcessE
 export async function run(): Promise<string> {
   const profileDir = process.env.DEN_BENCH_CPU_PROF;
   const gw = await startBenchGateway({ nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
+  let plain: BenchGateway | undefined;
   try {
+    plain = await startBenchGateway({ nodeFlags: [] });
     const execClient = join(gw.dir, 'exec-client');
     await promisify(execFile)('go', ['build', '-o', execClient, EXEC_CLIENT_SOURCE]);
     const command = ['head', '-c', String(PROCESS_PAYLOAD), '/dev/zero'];
@@ -109,10 +113,10 @@ export async function run(): Promise<string> {
       processRate('ssh', ['-F', '/dev/null', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-o', 'LogLevel=ERROR', '-i', gw.keyFile, '-p', String(gw.sshPort), 'demo@127.0.0.1', command.join(' ')], process.env);
 
     const pid = gw.process.pid!;
-    const inProcess = { direct: [] as number[], gateway: [] as number[] };
+    const inProcess = { direct: [] as number[], gateway: [] as number[], plain: [] as number[] };
     const processes = { execClient: [] as number[], ssh: [] as number[] };
     // CPU per MiB does not depend on what else the machine runs, as the wall-clock ratio does.
-    const cpu = { direct: 0, clientAndFake: 0, gateway: 0, sshGateway: 0 };
+    const cpu = { direct: 0, clientAndFake: 0, gateway: 0, plainGateway: 0, sshGateway: 0 };
     // The process pair: this process (fake API server and kubelet, the pipe's reader), the ended
     // children (the client process and the `head` it ran in the "pod"), den gateway.
     const pair = { execBench: 0, execChildren: 0, sshBench: 0, sshChildren: 0 };
@@ -124,6 +128,7 @@ export async function run(): Promise<string> {
       return rate;
     };
     await throughGateway(gw); // warm-up
+    await throughGateway(plain);
     for (let i = 0; i < ROUNDS; i++) {
       let own = ownCpuMs();
       inProcess.direct.push(await direct(gw.api));
@@ -133,6 +138,9 @@ export async function run(): Promise<string> {
       inProcess.gateway.push(await throughGateway(gw));
       cpu.clientAndFake += ownCpuMs() - own;
       cpu.gateway += (await cpuMsOf(pid)) - gatewayCpu;
+      const plainCpu = await cpuMsOf(plain.process.pid!);
+      inProcess.plain.push(await throughGateway(plain));
+      cpu.plainGateway += (await cpuMsOf(plain.process.pid!)) - plainCpu;
 
       processes.execClient.push(await measured('exec', viaExecClient));
       gatewayCpu = await cpuMsOf(pid);
@@ -141,24 +149,31 @@ export async function run(): Promise<string> {
     }
     const perMiB = (ms: number, payload: number) => (ms / ((ROUNDS * payload) / (1024 * 1024))).toFixed(1);
     const g = median(inProcess.gateway);
+    const p = median(inProcess.plain);
     const d = median(inProcess.direct);
     const s = median(processes.ssh);
     const k = median(processes.execClient);
+    const peakMiB = async (g: BenchGateway) => ((await peakRssKiBOf(g.process.pid!)) / 1024).toFixed(0);
     return [
       '| measure | value |',
       '|---|---|',
+      `| den gateway's Node flags (the chart's unless DEN_BENCH_GATEWAY_NODE_FLAGS) | ${gw.nodeFlags.map((f) => `\`${f}\``).join(' ') || "none (Node's defaults)"} |`,
+      `| **den gateway CPU per MiB relayed**: in-process pair / to OpenSSH ssh | ${perMiB(cpu.gateway, PAYLOAD)} / ${perMiB(cpu.sshGateway, PROCESS_PAYLOAD)} ms |`,
+      `| **ratio in-process readers**: gateway / direct | ${(g / d).toFixed(2)} |`,
+      `| **ratio client processes**: ssh via gateway / exec client | ${(s / k).toFixed(2)} |`,
       `| in-process readers: exec output read directly by Den's exec client in the bench process (median of ${ROUNDS} × ${PAYLOAD >> 20} MiB) | ${mibPerS(d)} MiB/s |`,
       `| in-process readers: same output through den gateway, read by an ssh2 client in the bench process | ${mibPerS(g)} MiB/s |`,
-      `| in-process readers: ratio gateway / direct | ${(g / d).toFixed(2)} |`,
+      `| in-process readers, a second den gateway with Node's defaults (no flags): its CPU per MiB; ratio to direct | ${perMiB(cpu.plainGateway, PAYLOAD)} ms; ${(p / d).toFixed(2)} |`,
+      `| peak RSS (VmHWM) of den gateway / of the one with Node's defaults, after relaying ${ROUNDS + 1} × ${PAYLOAD >> 20} MiB (the first also ${ROUNDS} × ${PROCESS_PAYLOAD >> 20} MiB to ssh) | ${await peakMiB(gw)} / ${await peakMiB(plain)} MiB |`,
       `| client processes: Go exec-websocket client (as kubectl exec) to a pipe, spawn to exit (median of ${ROUNDS} × ${PROCESS_PAYLOAD >> 20} MiB) | ${mibPerS(k)} MiB/s |`,
       `| client processes: OpenSSH ssh through den gateway to a pipe, spawn to exit | ${mibPerS(s)} MiB/s |`,
-      `| client processes: ratio ssh via gateway / exec client | ${(s / k).toFixed(2)} |`,
-      `| CPU per MiB, in-process: direct (fake kubelet + exec client) / through the gateway (fake kubelet + ssh2 client); den gateway | ${perMiB(cpu.direct, PAYLOAD)} / ${perMiB(cpu.clientAndFake, PAYLOAD)}; ${perMiB(cpu.gateway, PAYLOAD)} ms |`,
+      `| CPU per MiB, in-process: bench process, direct (fake kubelet + exec client) / through the gateway (fake kubelet + ssh2 client) | ${perMiB(cpu.direct, PAYLOAD)} / ${perMiB(cpu.clientAndFake, PAYLOAD)} ms |`,
       `| CPU per MiB, client processes: exec client side: bench process (fake API server and kubelet, pipe reader) / exec client + head | ${perMiB(pair.execBench, PROCESS_PAYLOAD)} / ${perMiB(pair.execChildren, PROCESS_PAYLOAD)} ms |`,
-      `| CPU per MiB, client processes: ssh side: bench process / ssh + head; den gateway | ${perMiB(pair.sshBench, PROCESS_PAYLOAD)} / ${perMiB(pair.sshChildren, PROCESS_PAYLOAD)}; ${perMiB(cpu.sshGateway, PROCESS_PAYLOAD)} ms |`,
+      `| CPU per MiB, client processes: ssh side: bench process / ssh + head | ${perMiB(pair.sshBench, PROCESS_PAYLOAD)} / ${perMiB(pair.sshChildren, PROCESS_PAYLOAD)} ms |`,
       `| load average (1 min) at the end of the run | ${loadavg()[0]!.toFixed(1)} |`,
     ].join('\n');
   } finally {
+    await plain?.stop();
     await gw.stop();
   }
 }

@@ -111,13 +111,21 @@ describe('install configuration file', () => {
       expect(env('den-manager').DEN_IDLE_STOP, 'idle stop is opt-in').to.equal('false');
     });
 
-    it('the manager\'s V8 old generation is half its memory limit, at least 96 MiB, and its semi-spaces 2 MiB', () => {
+    it('the manager\'s V8 old generation is a quarter of its memory limit, at least 96 MiB, and its semi-spaces 2 MiB', () => {
       const nodeOptions = (objects: Obj[]) => (find(objects, 'Deployment', 'den-manager').spec.template.spec.containers[0].env as Obj[]).find((e) => e.name === 'NODE_OPTIONS')?.value;
-      expect(nodeOptions(defaults)).to.equal('--max-old-space-size=256 --max-semi-space-size=2');
-      expect(nodeOptions(render('manager: { resources: { limits: { memory: 2Gi } } }'))).to.equal('--max-old-space-size=1024 --max-semi-space-size=2');
-      expect(nodeOptions(render('manager: { resources: { limits: { memory: 1G } } }'))).to.equal('--max-old-space-size=476 --max-semi-space-size=2');
+      expect(nodeOptions(defaults)).to.equal('--max-old-space-size=128 --max-semi-space-size=2');
+      expect(nodeOptions(render('manager: { resources: { limits: { memory: 2Gi } } }'))).to.equal('--max-old-space-size=512 --max-semi-space-size=2');
+      expect(nodeOptions(render('manager: { resources: { limits: { memory: 1G } } }'))).to.equal('--max-old-space-size=238 --max-semi-space-size=2');
       expect(nodeOptions(render('manager: { resources: { limits: { memory: 128Mi } } }'))).to.equal('--max-old-space-size=96 --max-semi-space-size=2');
       for (const name of ['den-server', 'den-gateway']) expect(nodeOptions([find(defaults, 'Deployment', name)].map((d) => ({ ...d, metadata: { ...d.metadata, name: 'den-manager' } })))).to.equal(undefined);
+    });
+
+    it('the gateway\'s V8 first collects its old generation at 64 MiB, at most a quarter of its memory limit, a flag on its command line', () => {
+      const command = (objects: Obj[]) => find(objects, 'Deployment', 'den-gateway').spec.template.spec.containers[0].command;
+      expect(command(defaults)).to.deep.equal(['node', '--initial-old-space-size=64', 'build/cli/den.js']);
+      expect(command(render('gateway: { resources: { limits: { memory: 2Gi } } }'))).to.deep.equal(['node', '--initial-old-space-size=64', 'build/cli/den.js']);
+      expect(command(render('gateway: { resources: { limits: { memory: 128Mi } } }'))).to.deep.equal(['node', '--initial-old-space-size=32', 'build/cli/den.js']);
+      for (const name of ['den-manager', 'den-server']) expect(find(defaults, 'Deployment', name).spec.template.spec.containers[0].command, name).to.equal(undefined);
     });
 
     it('gives each process a termination grace longer than the preStop pause and its own drain bound', () => {

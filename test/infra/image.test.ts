@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { ROLES } from '../../cli/roles.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
+import { IMAGE_ENTRYPOINT } from '../../infra/install/workload.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -41,11 +42,14 @@ describe('the image (Dockerfile)', () => {
   it('runs the compiled den, which knows the role each Deployment passes', async () => {
     const stages = stagesOf(await readFile(join(ROOT, 'Dockerfile'), 'utf8'));
     const entry = stages.at(-1)!.find((l) => /^ENTRYPOINT\s/.test(l))!;
-    expect(JSON.parse(entry.slice('ENTRYPOINT'.length))).to.deep.equal(['node', 'build/cli/den.js']);
+    expect(JSON.parse(entry.slice('ENTRYPOINT'.length))).to.deep.equal(IMAGE_ENTRYPOINT);
     const tsconfig = JSON.parse(await readFile(join(ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: { outDir: string; rootDir: string } };
     expect(tsconfig.compilerOptions).to.include({ outDir: 'build', rootDir: '.' });
     for (const d of renderInstall(DEFAULT_SETTINGS).filter((o: Obj) => o.kind === 'Deployment') as Obj[]) {
-      expect(Object.keys(ROLES)).to.include(d.spec.template.spec.containers[0].args[0]);
+      const container = d.spec.template.spec.containers[0];
+      expect(Object.keys(ROLES)).to.include(container.args[0]);
+      // A container that adds Node flags still runs the image's Node and den.
+      if (container.command) expect([container.command[0], ...container.command.slice(-1)]).to.deep.equal(IMAGE_ENTRYPOINT);
     }
   });
 

@@ -108,6 +108,22 @@ describe('port preview through two den server replicas', function () {
     expect(said).to.deep.equal(['echo: hello 0', 'echo: hello 1']);
   });
 
+  it('gives a session signed out on one replica no byte of the app\'s answer on the other, at once: the sign-in page instead', async () => {
+    const port = (app.address() as AddressInfo).port;
+    const [first, second] = platform.servers.map((s) => s.url);
+    const session = await new Rest(first!).login('alice', PASSWORD);
+    // The second replica knows the session (its cache may hold it: the check runs beside the relay).
+    const warm = await fetch(`${second}/w/dev/ports/${port}/warm`, { headers: { Cookie: session.cookie }, redirect: 'manual' });
+    expect(warm.status).to.equal(200);
+    const out = await fetch(`${first}/api/v1/logout`, { method: 'POST', headers: { Cookie: session.cookie, 'X-CSRF-Token': session.csrf } });
+    expect(out.status).to.equal(204);
+    const marker = `for-a-live-session-only-${Date.now()}`;
+    const after = await fetch(`${second}/w/dev/ports/${port}/${marker}`, { headers: { Cookie: session.cookie }, redirect: 'manual' });
+    expect(after.status).to.equal(302);
+    expect(after.headers.get('location')).to.equal(`/login?next=${encodeURIComponent(`/w/dev/ports/${port}/${marker}`)}`);
+    expect(await after.text()).not.to.include(marker);
+  });
+
   it("gives another person a page in words at the same address, on either replica, and the app sees nothing", async () => {
     const port = (app.address() as AddressInfo).port;
     const before = seenCookies.length;

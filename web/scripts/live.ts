@@ -52,7 +52,7 @@ function swapParts(fresh: DocumentFragment): void {
   for (const carried of [...fresh.querySelectorAll<HTMLTemplateElement>('template[data-live-part]')]) {
     carried.remove();
     const place = document.querySelector<HTMLElement>(`[data-live-part="${CSS.escape(carried.dataset.livePart ?? '')}"]:not(template)`);
-    if (place) replaceIfChanged(place, carried.content);
+    if (place && replaceIfChanged(place, carried.content)) document.dispatchEvent(new CustomEvent('den:live-part', { detail: carried.dataset.livePart }));
   }
 }
 
@@ -85,12 +85,17 @@ function gone(region: HTMLElement): void {
 
 let timer: number | undefined;
 let inFlight = false;
+let polls = 0;
 
 async function refresh(region: HTMLElement, url: string): Promise<void> {
   if (inFlight || document.visibilityState !== 'visible') return;
   inFlight = true;
+  const slowEvery = Number(region.dataset.liveSlowEvery) || 0;
+  const slow = slowEvery > 0 && polls % slowEvery === 0;
+  polls += 1;
   try {
-    const res = await fetch(url, { headers: { Accept: 'text/html', 'X-Den-Fragment': 'live' }, credentials: 'same-origin' });
+    const headers: Record<string, string> = { Accept: 'text/html', 'X-Den-Fragment': 'live', ...(slow ? { 'X-Den-Slow-Parts': '1' } : {}) };
+    const res = await fetch(url, { headers, credentials: 'same-origin' });
     if (res.redirected || res.status === 401) {
       window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
       return;

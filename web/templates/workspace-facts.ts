@@ -34,8 +34,6 @@ function sized(ws: WorkspaceView, resource: 'cpu' | 'memory'): string {
 
 /** What the page's server worked out for the facts. */
 export interface FactsView {
-  /** The catalog entry's title, when the entry is there to read. */
-  imageTitle?: string;
   /** Who created it, in words (the person's e-mail for their own session). */
   createdBy?: string;
   /** The idle timeout and when it would stop, in words. */
@@ -49,19 +47,25 @@ function gpusOf(ws: WorkspaceView, gpuResource: string): string {
   return ws.spec?.resources?.limits?.[gpuResource] ?? ws.spec?.resources?.requests?.[gpuResource] ?? '';
 }
 
-export function factsList(ws: WorkspaceView, facts: FactsView, now: number): Html {
+/**
+ * The Image fact: the catalog entry's title (when the entry is there to read and has one) and
+ * name. A part of its own, as not every status poll reads the entry.
+ */
+export function imageFact(ws: WorkspaceView, imageTitle: string | undefined): Html {
   const image = ws.spec?.imageRef?.name ?? '';
-  const { imageTitle, createdBy } = facts;
-  return html`<dl class="facts" id="facts">
-  <dt>Image</dt><dd>${imageTitle ?? image}${imageTitle && imageTitle !== image && html` <span class="muted">(${image})</span>`}</dd>
-  <dt>CPU</dt><dd>${sized(ws, 'cpu')}</dd>
+  return html`<dt>Image</dt><dd>${imageTitle ?? image}${imageTitle && imageTitle !== image && html` <span class="muted">(${image})</span>`}</dd>`;
+}
+
+/** The other facts, rows of the Details card's list after the Image fact. */
+export function factsList(ws: WorkspaceView, facts: FactsView, now: number): Html {
+  const { createdBy } = facts;
+  return html`<dt>CPU</dt><dd>${sized(ws, 'cpu')}</dd>
   <dt>Memory</dt><dd>${sized(ws, 'memory')}</dd>
   <dt>GPUs</dt><dd>${gpusOf(ws, facts.gpuResource) || 'none'}</dd>
   <dt>Home volume</dt><dd>${ws.spec?.storage ?? '–'} <span class="muted">(its size cannot change)</span></dd>
   <dt>Idle timeout</dt><dd>${facts.idle}</dd>
   <dt>Created</dt><dd>${ago(ws.metadata?.creationTimestamp, now)}${createdBy && ` by ${createdBy}`}</dd>
-  <dt>Last activity</dt><dd>${ago(ws.status?.lastActivityTime, now)}</dd>
-</dl>`;
+  <dt>Last activity</dt><dd>${ago(ws.status?.lastActivityTime, now)}</dd>`;
 }
 
 /** The values the change form starts from: the workspace's own (a limit is what it gets). */

@@ -3,12 +3,12 @@
 // start, stop, restart and delete.
 import { html, type Html } from '../html.js';
 import { connectBlock, runForm } from './dashboard.js';
-import { changeForm, factsList, type ChangeRefusal, type FactsView, type ImageChoice } from './workspace-facts.js';
+import { changeForm, factsList, imageFact, type ChangeRefusal, type FactsView, type ImageChoice } from './workspace-facts.js';
 import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseBadge, phaseOf, reasonOf, summaryOf, type Failure, type WorkspaceView } from './format.js';
 import { livePart, liveRegion, partInFragment } from './live.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { activityTab, type ActivityLine } from './activity.js';
-import { appsCard, type AppLinks, type DeclaredAppView } from './workspace-apps.js';
+import { appsCard, PORTS_EVERY_POLLS, PORTS_WHEN_RUNNING, portsPart, type AppLinks, type DeclaredAppView, type PortsView } from './workspace-apps.js';
 import { dataTable } from './table.js';
 import { deleteForm } from './delete-form.js';
 
@@ -164,17 +164,22 @@ export interface WorkspaceDetailsView {
   events: EventView[];
   /** The Workspace as YAML, for the YAML tab. */
   yaml: string;
-  /** The image's title, who created it, the idle timeout in words. */
+  /** Who created it, the idle timeout in words. */
   facts: FactsView;
+  /** Host-based addresses of its ports, when the server has an apps domain. */
+  appLinks?: AppLinks;
+  /** The catalog entry as read for this drawing (its title, when it has one); absent when this poll did not read it. */
+  entry?: { title?: string };
 }
 
 function yamlBlock(yaml: string): Html {
   return html`<pre id="yaml" tabindex="0" role="region" aria-label="Workspace YAML">${yaml}</pre>`;
 }
 
-/** The Details card's facts, the Events table and the YAML, by the key of their place on the page. */
+/** The Details card's facts, the Events table and the YAML, by the key of their place on the page; the Image fact when the entry was read. */
 function detailParts(ws: WorkspaceView, d: WorkspaceDetailsView, now: number): [string, Html][] {
   return [
+    ...(d.entry ? [['image', imageFact(ws, d.entry.title)] as [string, Html]] : []),
     ['facts', factsList(ws, d.facts, now)],
     ['events', eventsTable(d.events, now)],
     ['yaml', yamlBlock(d.yaml)],
@@ -183,10 +188,14 @@ function detailParts(ws: WorkspaceView, d: WorkspaceDetailsView, now: number): [
 
 /**
  * GET /w/<name>/status: the status and Connect cards, and the other parts that follow the
- * Workspace (facts, events, YAML) for the script to swap into their places: one poll for all.
+ * Workspace (facts, events, YAML, the listening ports when this poll read them) for the script
+ * to swap into their places: one poll for all.
  */
-export function workspaceLiveFragment(v: WorkspaceLiveView, d: WorkspaceDetailsView): Html {
-  return html`${workspaceLive(v)}${detailParts(v.ws, d, v.now).map(([key, content]) => partInFragment(key, content))}`;
+export function workspaceLiveFragment(v: WorkspaceLiveView, d: WorkspaceDetailsView, ports?: PortsView): Html {
+  const name = v.ws.metadata?.name ?? '';
+  const parts = detailParts(v.ws, d, v.now);
+  if (ports) parts.push(['ports', portsPart(name, ports, !v.namespace, d.appLinks)]);
+  return html`${workspaceLive(v)}${parts.map(([key, content]) => partInFragment(key, content))}`;
 }
 
 export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'>, WorkspaceDetailsView {
@@ -197,8 +206,6 @@ export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'>, Work
   activityKinds: readonly string[];
   /** Apps the workspace's catalog entry declares (spec.apps), shown as buttons in the Apps and ports card. */
   apps?: DeclaredAppView[];
-  /** Host-based addresses of its ports, when the server has an apps domain. */
-  appLinks?: AppLinks;
   /** Entries a change of image may pick. */
   images: ImageChoice[];
   /** A refused change, shown in the change form with what was typed. */
@@ -210,6 +217,15 @@ export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'>, Work
 /** `?namespace=…` for another's workspace, else nothing. */
 function namespaceQuery(namespace: string | undefined): string {
   return namespace ? `?namespace=${encodeURIComponent(namespace)}` : '';
+}
+
+/**
+ * The status poll's address. It names the image the page shows, so that a poll that does not
+ * read the catalog entry can tell whether the Image fact still holds (server/pages/workspaces.ts).
+ */
+function statusUrl(name: string, image: string, namespace: string | undefined): string {
+  const query = new URLSearchParams({ image, ...(namespace ? { namespace } : {}) });
+  return `/w/${name}/status?${query}`;
 }
 
 function namespaceField(namespace: string | undefined): Html | '' {
@@ -233,8 +249,8 @@ export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePag
     html`<button type="button" role="tab" id="tab-${id}" aria-controls="panel-${id}" aria-selected="${selected ? 'true' : 'false'}" tabindex="${selected ? '0' : '-1'}">${label}</button>`;
   const body = html`<div class="row"><h1>${name}</h1>${v.namespace && html`<span class="muted">in ${v.namespace}</span>`}</div>
 ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.notice}</div>`}
-${liveRegion(`/w/${name}/status${ns}`, workspaceLive({ ...v, csrf: viewer.csrf }))}
-<section class="card" aria-labelledby="details-title"><h2 id="details-title">Details</h2>${part('facts')}
+${liveRegion(statusUrl(name, v.ws.spec?.imageRef?.name ?? '', v.namespace), workspaceLive({ ...v, csrf: viewer.csrf }), PORTS_EVERY_POLLS)}
+<section class="card" aria-labelledby="details-title"><h2 id="details-title">Details</h2><dl class="facts" id="facts">${part('image')}${part('facts')}</dl>
 ${changeForm(v.ws, v.facts.gpuResource, `/w/${name}/change`, viewer.csrf, v.images, namespaceField(v.namespace), v.changeRefusal)}</section>
 <div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('activity', 'Activity')}${v.namespace ? '' : tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
 <section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs${ns}">
@@ -250,7 +266,7 @@ ${!v.namespace && html`<section role="tabpanel" id="panel-terminal" aria-labelle
   <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws" data-script="${assets.url('terminal.js')}" data-style="${assets.url('terminal.css')}"></div>
 </section>`}
 <section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden>${part('yaml')}</section>
-${appsCard(name, v.apps ?? [], v.appLinks)}
+${appsCard(name, v.apps ?? [], livePart('ports', portsPart(name, phaseOf(v.ws) === 'Running' ? undefined : { unread: PORTS_WHEN_RUNNING }, !v.namespace, v.appLinks)), phaseOf(v.ws) === 'Running', v.appLinks)}
 <section class="card" aria-labelledby="delete-title">
   <h2 id="delete-title">Delete</h2>
   <details${v.deleteRefusal ? html` open` : ''}><summary>Delete this workspace…</summary>

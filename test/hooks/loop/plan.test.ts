@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { expect } from 'chai';
 import {
   APPLIED_HASH_ANNOTATION, ChildIndex, childAsCached, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, isSubset, planChildren, sameStatus, stableJson, withoutServerFields,
@@ -218,6 +219,13 @@ describe('loop plan', () => {
       expect(cached.metadata).to.have.keys(['name', 'namespace', 'labels', 'annotations', 'ownerReferences', 'uid', 'resourceVersion']);
       expect(cached.spec).to.deep.equal(stored.spec);
       expect(planChildren([applied], [cached]).apply).to.deep.equal([]);
+    });
+
+    it('keeps the metadata an object of a shared shape, not a dictionary of its own', () => {
+      setFlagsFromString('--allow-natives-syntax');
+      const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
+      const parsed = JSON.parse(JSON.stringify(stored)) as KubeObject;
+      expect(hasFastProperties(childAsCached(parsed).metadata!)).to.equal(true);
     });
 
     it('still shows a hand edit as a difference to restore', () => {

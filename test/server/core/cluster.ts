@@ -14,7 +14,7 @@ import { renderLocalUserSecret } from '../../../server/auth/local-users.js';
 import { hashPassword } from '../../../server/auth/passwords.js';
 import type { IdentityProviders } from '../../../server/auth/providers/registry.js';
 import { createAuthServices, type AuthServiceOptions, type AuthServices } from '../../../server/auth/services.js';
-import { FakeApiServer } from '../../support/fake-apiserver.js';
+import { FakeApiServer, type FakeApiServerOptions } from '../../support/fake-apiserver.js';
 import { provision } from '../../support/userspaces.js';
 
 export { provision };
@@ -34,8 +34,8 @@ const FAST_SCRYPT = { N: 1024, r: 8, p: 1 };
 
 const RBAC_KINDS = new Set<unknown>(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
 
-export async function startCluster(): Promise<FakeApiServer> {
-  const api = new FakeApiServer();
+export async function startCluster(opts: FakeApiServerOptions = {}): Promise<FakeApiServer> {
+  const api = new FakeApiServer(opts);
   await api.start();
   api.installCrds(denCrds().map((crd) => ({ ...crd })));
   api.seed(...renderInstall(DEFAULT_SETTINGS).filter((o) => RBAC_KINDS.has(o.kind)));

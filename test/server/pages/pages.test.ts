@@ -265,6 +265,40 @@ describe('web UI pages (server side)', function () {
     }
   });
 
+  it("reads the catalog entry in a status poll only where the page shows it: a stopped workspace's poll reads the Workspace and its Events, and names the image again once it changed", async () => {
+    const poll = async (url: string) => {
+      const from = api.requests.length;
+      const answer = await fetchPage(`${den.url}${url}`, { cookie: alice.cookie, headers: { Accept: 'text/html', 'X-Den-Fragment': 'live' } });
+      expect(answer.status, answer.text).to.equal(200);
+      const read = api.requests.slice(from).filter((r) => r.user === 'system:serviceaccount:svc-alice:session').map((r) => `${r.method} ${r.path.replace(/\?.*$/, '')}`);
+      const image = /<template data-live-part="image">(.*?)<\/template>/s.exec(answer.text)?.[1];
+      return { read, image, text: answer.text };
+    };
+    const page = await fetchPage(`${den.url}/w/stopped`, { cookie: alice.cookie });
+    const url = /<div id="live" data-live-url="([^"]+)"/.exec(page.text)![1]!.replace(/&amp;/g, '&');
+    expect(url).to.equal('/w/stopped/status?image=ubuntu');
+
+    const stopped = await poll(url);
+    expect(stopped.read).to.deep.equal(['GET /apis/den.dev/v1alpha1/namespaces/svc-alice/workspaces/stopped', 'GET /api/v1/namespaces/svc-alice/events']);
+    expect(stopped.image, 'the Image fact stays as the page drew it').to.equal(undefined);
+    expect(stopped.text, 'the other facts follow').to.contain('<template data-live-part="facts">');
+
+    await api.client().patch(RESOURCES.workspace, 'stopped', { spec: { imageRef: { name: 'remote' } } }, { namespace: 'svc-alice' });
+    try {
+      const changed = await poll(url);
+      expect(changed.read).to.include('GET /apis/den.dev/v1alpha1/workspaceimages/remote');
+      expect(changed.image).to.equal('<dt>Image</dt><dd>remote</dd>');
+    } finally {
+      await api.client().patch(RESOURCES.workspace, 'stopped', { spec: { imageRef: { name: 'ubuntu' } } }, { namespace: 'svc-alice' });
+    }
+
+    const running = await poll('/w/dev/status?image=ubuntu');
+    expect(running.read, 'a Running workspace shows the home path of its entry').to.include('GET /apis/den.dev/v1alpha1/workspaceimages/ubuntu');
+    expect(running.image).to.equal('<dt>Image</dt><dd>ubuntu</dd>');
+    expect(running.read.filter((r) => r.includes('/pods/')), 'no ports read on a poll that does not ask for them').to.deep.equal([]);
+    expect(running.text).not.to.contain('data-live-part="ports"');
+  });
+
   it('answers an unknown page with a 404 page, and the API keeps answering JSON', async () => {
     const page = await fetchPage(`${den.url}/no/such/page`, { cookie: alice.cookie });
     expect(page.status).to.equal(404);

@@ -13,6 +13,9 @@ const PREVIEW = `/w/dev/ports/${APP_PORT}`;
 
 // What the functions given to page.evaluate use of the page (they run in Chromium; the tests' own types have no DOM).
 declare const location: { host: string };
+declare const document: { querySelector(selector: string): { textContent: string | null } | null; activeElement: { getAttribute(name: string): string | null } | null };
+declare const window: { denSaid?: string[] };
+declare const MutationObserver: new (callback: () => void) => { observe(target: unknown, options: { childList?: boolean; characterData?: boolean; subtree?: boolean }): void };
 declare function getComputedStyle(el: unknown): { color: string };
 declare class WebSocket {
   constructor(url: string);
@@ -95,20 +98,33 @@ describe('port preview in Chromium', function () {
     expect(new URL(page.url()).pathname).to.equal('/');
   });
 
-  it("lists the ports listening in the workspace on its page, each linked to its preview, and notices a new one while the page is open", async () => {
+  it("lists the ports listening in the workspace on its page through the status poll alone, each linked to its preview, and notices a new one while the page is open, keeping focus and reading nothing out", async () => {
     const page = await world.signedIn('alice', '/w/dev');
+    const asked: string[] = [];
+    page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+    await page.evaluate(() => {
+      const announcer = document.querySelector('#live-announcer')!;
+      window.denSaid = [];
+      new MutationObserver(() => window.denSaid!.push(announcer.textContent ?? '')).observe(announcer, { childList: true, characterData: true, subtree: true });
+    });
     const link = page.locator(`#ports a[data-port="${pod.apps.httpPort}"]`);
     await link.waitFor();
     expect(await link.getAttribute('href')).to.equal(`/w/dev/ports/${pod.apps.httpPort}/`);
-    expect(await page.textContent('#ports-state')).to.match(/ports listen in the workspace \(refreshed every 5 seconds\)/);
+    expect(await page.textContent('#ports-state')).to.match(/ports? listens? in the workspace:$/);
+    await link.focus();
     const late = net.createServer();
     await new Promise<void>((resolve) => late.listen(0, '127.0.0.1', resolve));
     const port = (late.address() as AddressInfo).port;
     try {
-      await page.locator(`#ports a[data-port="${port}"]`).waitFor({ timeout: 12_000 });
+      // Two status polls make a round of the ports: it shows within 6 s and a poll's time.
+      await page.locator(`#ports a[data-port="${port}"]`).waitFor({ timeout: 9_000 });
     } finally {
       await new Promise((resolve) => late.close(resolve));
     }
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-port')), 'the focused port link keeps focus across the swap').to.equal(String(pod.apps.httpPort));
+    expect(await page.evaluate(() => window.denSaid), 'nothing is read out').to.deep.equal([]);
+    // The Logs tab, open by default, polls its log; the card asks nothing of its own.
+    expect(asked.filter((p) => !['/w/dev/status', '/w/dev/logs'].includes(p)), 'the card rides the status poll').to.deep.equal([]);
   });
 
   it("shows the catalog entry's apps as buttons with their state, and a button opens its app through the preview", async () => {
