@@ -9,7 +9,7 @@
 // Cold start: the objects exist before the manager starts, as after a restart or fail-over.
 //
 // DEN_BENCH_USERSPACES, DEN_BENCH_WORKSPACES: counts (1000, 10000). DEN_BENCH_PROFILES:
-// `cluster,instant`. DEN_BENCH_SWEEP: manager flag sets separated by `;` (`--reconciles-in-flight=8
+// `cluster,instant` (or `cluster-cpu`, the API server's CPU as seats). DEN_BENCH_SWEEP: manager flag sets separated by `;` (`--reconciles-in-flight=8
 // --kube-qps=100;…`): then only UserSpaces under the first profile, one row per set, beside the floor.
 // DEN_BENCH_ROWS=both: only the row with both kinds cached. DEN_BENCH_NODE_FLAGS: V8/Node flags
 // for the manager's process (as the chart's NODE_OPTIONS). DEN_BENCH_COMPILED=1: run the
@@ -35,7 +35,7 @@ import { userSpaceSpec } from '../../hooks/userspace/controller.js';
 import { workspaceSpec } from '../../hooks/workspace/controller.js';
 import type { ControllerSpec } from '../../hooks/loop/controller.js';
 import { childrenMap, decorateChild, desiredStatus, planChildren } from '../../hooks/loop/plan.js';
-import { CLUSTER_PROFILE, FakeApiServer, INSTANT_PROFILE, type LatencyProfile } from '../support/fake-apiserver.js';
+import { CLUSTER_CPU_PROFILE, CLUSTER_PROFILE, FakeApiServer, INSTANT_PROFILE, type LatencyProfile } from '../support/fake-apiserver.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { workspace, workspaceImage } from '../hooks/workspace/inputs.js';
 import { Inspector, inspectorUrl } from './inspector.js';
@@ -49,8 +49,8 @@ const WARM = process.env.DEN_BENCH_START === 'warm';
 const USERSPACES = Number(process.env.DEN_BENCH_USERSPACES ?? 1000);
 const WORKSPACES = Number(process.env.DEN_BENCH_WORKSPACES ?? 10_000);
 const PROFILES = (process.env.DEN_BENCH_PROFILES ?? 'cluster,instant').split(',').map((name) => {
-  const profile = [CLUSTER_PROFILE, INSTANT_PROFILE].find((p) => p.name === name);
-  if (!profile) throw new Error(`DEN_BENCH_PROFILES: no profile ${name} (cluster, instant)`);
+  const profile = [CLUSTER_PROFILE, CLUSTER_CPU_PROFILE, INSTANT_PROFILE].find((p) => p.name === name);
+  if (!profile) throw new Error(`DEN_BENCH_PROFILES: no profile ${name} (cluster, cluster-cpu, instant)`);
   return profile;
 });
 const SWEEP = process.env.DEN_BENCH_SWEEP?.split(';').map((set) => set.trim().split(/\s+/).filter(Boolean));
@@ -82,20 +82,25 @@ interface Row {
 }
 
 /** A token of den-manager's ServiceAccount, its ClusterRoles and bindings seeded as the chart has them. */
-async function managerToken(api: FakeApiServer): Promise<string> {
+export async function managerToken(api: FakeApiServer): Promise<string> {
   const identity = ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
   for (const obj of renderInstall(DEFAULT_SETTINGS)) if (identity.includes(String(obj.kind))) api.seed(obj);
   const minted = await api.client().request<{ status: { token: string } }>({ method: 'POST', path: '/api/v1/namespaces/svc-system/serviceaccounts/den-manager/token', body: { spec: { expirationSeconds: 24 * 3600 } } });
   return minted.status.token;
 }
 
-function seedUserSpaces(api: FakeApiServer, n: number): KubeObject[] {
-  return Array.from({ length: n }, (_, i) => api.seed({
+/** The i-th UserSpace of a bench (half of them Isolated). */
+export function benchUserSpace(i: number): KubeObject {
+  return {
     apiVersion: 'den.dev/v1alpha1',
     kind: 'UserSpace',
     metadata: { name: `user${i}` },
     spec: { owner: `user${i}@example.com`, quota: { cpu: '4', memory: '8Gi', storage: '50Gi', workspaces: 3 }, networkPolicy: i % 2 ? 'Isolated' : 'ClusterEgress' },
-  })[0]!);
+  };
+}
+
+function seedUserSpaces(api: FakeApiServer, n: number): KubeObject[] {
+  return Array.from({ length: n }, (_, i) => api.seed(benchUserSpace(i))[0]!);
 }
 
 /** n Workspaces spread over n/10 user namespaces, all of one WorkspaceImage. */
@@ -133,7 +138,7 @@ function seedConvergedKinds(api: FakeApiServer, kinds: { userSpaces: number; wor
   }
 }
 
-const userSpaceDone = (o: Readonly<WithStatus>) => o.status?.observedGeneration === o.metadata?.generation && o.status?.phase === 'Ready';
+export const userSpaceDone = (o: Readonly<WithStatus>) => o.status?.observedGeneration === o.metadata?.generation && o.status?.phase === 'Ready';
 const workspaceDone = (o: Readonly<WithStatus>) => o.status?.observedGeneration === o.metadata?.generation && o.status?.phase === 'Starting';
 
 function inFlightFigures(api: FakeApiServer) {
@@ -146,11 +151,11 @@ function inFlightFigures(api: FakeApiServer) {
  * applies them, in its wave order), rendered before the clock starts, then applied by a plain
  * client in FLOOR_STREAMS parallel streams, one UserSpace after another in each stream.
  */
-async function floor(profile: LatencyProfile): Promise<Row> {
+export async function floor(profile: LatencyProfile, userSpaces = USERSPACES): Promise<Row> {
   const api = new FakeApiServer({ latency: profile });
   await api.start();
   try {
-    const parents = seedUserSpaces(api, USERSPACES);
+    const parents = seedUserSpaces(api, userSpaces);
     const spec = userSpaceSpec({ namespace: 'svc-system', gpuResource: 'nvidia.com/gpu' });
     const related = {
       apiServer: { service: api.object(RESOURCES.service, 'kubernetes', 'default') ?? null, endpointSlices: api.objects(RESOURCES.endpointSlice, 'default') },
@@ -171,37 +176,54 @@ async function floor(profile: LatencyProfile): Promise<Row> {
     });
     const seconds = (performance.now() - started) / 1000;
     const requests = api.requests.length - before;
-    return { what: `${USERSPACES} UserSpaces`, profile: profile.name, who: `floor: plain client, ${FLOOR_STREAMS} streams`, seconds, objects: USERSPACES, requests, applies: requests, statusWrites: 0, ...inFlightFigures(api) };
+    return { what: `${userSpaces} UserSpaces`, profile: profile.name, who: `floor: plain client, ${FLOOR_STREAMS} streams`, seconds, objects: userSpaces, requests, applies: requests, statusWrites: 0, ...inFlightFigures(api) };
   } finally {
     await api.close();
   }
 }
 
-/** `den manager` against the fake until every seeded object of `kind` has converged. */
-async function manager(profile: LatencyProfile, kinds: { userSpaces: number; workspaces: number }, args: string[] = []): Promise<Row> {
-  const api = new FakeApiServer({ latency: profile });
-  await api.start();
+/** A running `den manager` against `api`: its process, what it printed, its health port, the time its controllers first listed `parent`. */
+export interface RunningManager {
+  child: ReturnType<typeof spawn>;
+  stderr: string[];
+  health: number;
+  /** performance.now() of the first list of the parents once the Lease was held (the clock's start). */
+  first: number;
+  /** Throws when the manager exited or the deadline passed. */
+  check(): void;
+  stop(): Promise<void>;
+}
+
+/** Starts `den manager` with the chart's identity and RBAC, and waits until it lists `parent` as the leader. */
+export async function startManager(api: FakeApiServer, parent: typeof RESOURCES.userSpace, args: string[] = [], seed: () => void = () => undefined): Promise<RunningManager> {
   const dir = await mkdtemp(join(tmpdir(), 'den-converge-bench-'));
   const stderr: string[] = [];
   let child: ReturnType<typeof spawn> | undefined;
+  const stop = async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
   try {
     const token = await managerToken(api);
-    if (kinds.userSpaces) seedUserSpaces(api, kinds.userSpaces);
-    if (kinds.workspaces) seedWorkspaces(api, kinds.workspaces);
-    if (WARM) seedConvergedKinds(api, kinds);
+    seed();
     const kubeconfig = join(dir, 'kubeconfig');
     await writeFile(kubeconfig, kubeconfigYaml(api.url, 'den-manager', token), { mode: 0o600 });
     const [health, webhook] = [await freePort(), await freePort()];
     const before = api.requests.length;
-    child = spawn(process.execPath, [...NODE_FLAGS, '--inspect=127.0.0.1:0', DEN, 'manager', '--kubeconfig', kubeconfig, '--health-listen', `127.0.0.1:${health}`,
+    const spawned = spawn(process.execPath, [...NODE_FLAGS, '--inspect=127.0.0.1:0', DEN, 'manager', '--kubeconfig', kubeconfig, '--health-listen', `127.0.0.1:${health}`,
       '--webhook-listen', `127.0.0.1:${webhook}`, '--webhook-url', `https://127.0.0.1:${webhook}`, '--gateway-host', 'den.example.com', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
-    const parent = kinds.userSpaces ? RESOURCES.userSpace : RESOURCES.workspace;
+    child = spawned;
+    spawned.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
     const listPath = `/apis/den.dev/v1alpha1/${parent.plural}`;
     const deadline = Date.now() + TIMEOUT_MS;
     const check = () => {
       if (Date.now() > deadline) throw new Error(`not converged after ${TIMEOUT_MS / 1000} s: ${stderr.join('').slice(-2000)}`);
-      if (child!.exitCode !== null || child!.signalCode !== null) throw new Error(`den manager exited ${child!.exitCode ?? child!.signalCode}: ${stderr.join('').slice(-2000)}`);
+      if (spawned.exitCode !== null || spawned.signalCode !== null) throw new Error(`den manager exited ${spawned.exitCode ?? spawned.signalCode}: ${stderr.join('').slice(-2000)}`);
     };
     // The clock starts when the controllers list their parents, once the Lease is held (the
     // process's start-up and its webhooks' caches are not counted).
@@ -213,6 +235,26 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
       first = mine.find((r) => r.method === 'GET' && r.path === listPath && !r.query.includes('watch') && r.at! > lease)?.at;
       if (first === undefined) await new Promise((r) => setTimeout(r, 20));
     }
+    return { child: spawned, stderr, health, first, check, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** `den manager` against the fake until every seeded object of `kind` has converged. */
+async function manager(profile: LatencyProfile, kinds: { userSpaces: number; workspaces: number }, args: string[] = []): Promise<Row> {
+  const api = new FakeApiServer({ latency: profile });
+  await api.start();
+  let running: RunningManager | undefined;
+  try {
+    const parent = kinds.userSpaces ? RESOURCES.userSpace : RESOURCES.workspace;
+    running = await startManager(api, parent, args, () => {
+      if (kinds.userSpaces) seedUserSpaces(api, kinds.userSpaces);
+      if (kinds.workspaces) seedWorkspaces(api, kinds.workspaces);
+      if (WARM) seedConvergedKinds(api, kinds);
+    });
+    const { child, stderr, health, first, check } = running;
     api.latency.resetFigures();
     const converged = () => (kinds.userSpaces ? api.count(RESOURCES.userSpace, userSpaceDone) : 0) + (kinds.workspaces ? api.count(RESOURCES.workspace, workspaceDone) : 0);
     const objects = kinds.userSpaces + kinds.workspaces;
@@ -235,7 +277,7 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
     }
     const seconds = ((WARM ? settled.since : performance.now()) - first) / 1000;
     const flight = inFlightFigures(api);
-    const mine = api.requests.slice(before).filter((r) => r.user === MANAGER && (r.at ?? 0) >= first);
+    const mine = api.requests.filter((r) => r.user === MANAGER && (r.at ?? 0) >= first);
     const url = inspectorUrl(stderr.join(''));
     if (!url) throw new Error('den manager printed no inspector address');
     const inspector = await Inspector.connect(url);
@@ -271,14 +313,8 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
       memory: { peakRssMiB: peakRssKiB / 1024, rssMiB: memory.rssKiB / 1024, liveMiB: memory.liveKiB / 1024, spaces },
     };
   } finally {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
+    await running?.stop();
     await api.close();
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -293,7 +329,7 @@ function leadsLost(log: string): string {
 }
 
 /** The process's peak resident set (VmHWM) in KiB, as the host reads it. */
-async function peakRss(pid: number): Promise<number> {
+export async function peakRss(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
 }

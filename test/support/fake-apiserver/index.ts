@@ -32,7 +32,7 @@ import { INSTANT_PROFILE, LatencyModel, TooManyRequests, type LatencyProfile, ty
 export { ApiError } from './api-error.js';
 
 export type { UserInfo } from './rbac.js';
-export { CLUSTER_PROFILE, INSTANT_PROFILE, type LatencyProfile } from './latency.js';
+export { CLUSTER_PROFILE, CLUSTER_CPU_PROFILE, INSTANT_PROFILE, type LatencyProfile } from './latency.js';
 
 interface Route {
   type: ResourceType;

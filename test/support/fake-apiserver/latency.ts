@@ -28,6 +28,14 @@ export interface LatencyProfile {
   maxInFlight: { readOnly: number; mutating: number };
   /** Requests that may wait for a seat; beyond them the answer is 429. */
   queueLength: number;
+  /**
+   * The API server's CPU (kube-apiserver and etcd on shared cores): at most `seats` requests are
+   * being worked on at once, each for `serviceShare` × its mean; the others wait in arrival order.
+   * So a lone request takes `serviceShare` × its mean, n requests at once each about
+   * n × `serviceShare` × mean ÷ `seats` past n = `seats`, and throughput saturates at
+   * `seats` ÷ (service time). Without it, requests never slow each other down.
+   */
+  capacity?: { seats: number; serviceShare: number };
 }
 
 /**
@@ -61,6 +69,21 @@ export const CLUSTER_PROFILE: LatencyProfile = {
   spread: 'exponential',
   maxInFlight: { readOnly: 400, mutating: 200 },
   queueLength: 50,
+};
+
+/**
+ * The same cluster with its CPU as a limit (issue 23's calibration, docs/manager.md): the means
+ * above were measured during Den's cold start, when about `seats ÷ serviceShare` (10)
+ * requests were waiting for the cluster's two cores; a request alone takes a fifth of them.
+ * Calibrated on `kubectl apply --server-side` of 300 UserSpaces' 14 children in 8 streams
+ * (21.9 s on the cluster: 4,200 applies at 192 per second). It predicts the cluster's other
+ * figures worse than CLUSTER_PROFILE (the calibration bench): not a default, a model to ask
+ * questions of saturation with.
+ */
+export const CLUSTER_CPU_PROFILE: LatencyProfile = {
+  ...CLUSTER_PROFILE,
+  name: 'cluster-cpu',
+  capacity: { seats: 2, serviceShare: 0.193 },
 };
 
 /** The fake as it always was: every answer at once, no seat limit. */
@@ -113,6 +136,7 @@ interface Seats {
 
 export class LatencyModel {
   private readonly seats = { readOnly: { busy: 0, waiting: [] } as Seats, mutating: { busy: 0, waiting: [] } as Seats };
+  private readonly cpu: Seats = { busy: 0, waiting: [] };
   private inFlight = 0;
   private peak = 0;
   private area = 0;
@@ -134,9 +158,9 @@ export class LatencyModel {
     this.random = random;
   }
 
-  /** Milliseconds this request will take, drawn from its mean. */
+  /** Milliseconds this request will take (of the CPU, with a capacity), drawn from its mean. */
   draw(request: RequestClass): number {
-    const mean = meanOf(this.profile, request);
+    const mean = meanOf(this.profile, request) * (this.profile.capacity?.serviceShare ?? 1);
     if (mean <= 0 || this.profile.spread === 'fixed') return mean;
     return -mean * Math.log(1 - this.random());
   }
@@ -160,7 +184,7 @@ export class LatencyModel {
       } else seats.busy++;
       try {
         const ms = this.draw(request);
-        if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+        if (ms > 0) await this.work(ms);
         return await serve();
       } finally {
         // The seat passes to the first in the queue, or is freed.
@@ -170,6 +194,20 @@ export class LatencyModel {
       }
     } finally {
       this.count(-1);
+    }
+  }
+
+  /** Holds a CPU seat (when the profile has a capacity) for `ms`, after those who came first. */
+  private async work(ms: number): Promise<void> {
+    const seats = this.profile.capacity?.seats ?? Infinity;
+    if (this.cpu.busy >= seats) await new Promise<void>((resolve) => this.cpu.waiting.push(resolve));
+    else this.cpu.busy++;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    } finally {
+      const next = this.cpu.waiting.shift();
+      if (next) next();
+      else this.cpu.busy--;
     }
   }
 
