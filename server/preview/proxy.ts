@@ -514,6 +514,12 @@ export class PreviewProxy {
           throw err;
         }
       }
+      // The browser went away while the app (or the session check) was answering: 'close' has
+      // fired already, so nothing would end this request; the tunnel carries an unread answer.
+      if (res.destroyed) {
+        attempt.upstream.destroy();
+        return;
+      }
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeadersFromApp(answer.headers, address.prefix, { upgrade: false }));
       answer.pipe(res);
       await new Promise<void>((resolve) => {

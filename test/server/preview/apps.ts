@@ -41,6 +41,7 @@ export async function startTestApps(): Promise<TestApps> {
       if (path === '/') return void res.writeHead(200, { 'Content-Type': 'text/html' }).end(PAGE);
       if (path === '/app.js') return void res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(SCRIPT);
       if (path === '/style.css') return void res.writeHead(200, { 'Content-Type': 'text/css' }).end(STYLE);
+      if (path === '/slow') return void setTimeout(() => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('late'), 800);
       if (path === '/echo') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(record));
       if (path === '/set-cookies') {
         res.writeHead(200, {

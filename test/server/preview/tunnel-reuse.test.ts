@@ -58,6 +58,18 @@ describe('port preview tunnel reuse', function () {
     expect(forwards() - before).to.equal(2);
   });
 
+  it('counts no tunnel against the person once a request whose browser left before the app answered is over', async () => {
+    await until(() => den.previews.openTunnels('alice@example.com') === 0, 'no tunnel open', 5000);
+    const gaveUp = new AbortController();
+    const asked = fetch(`${den.url}${PREVIEW}/slow`, { headers: { Cookie: alice.cookie }, signal: gaveUp.signal });
+    await until(() => den.previews.openTunnels('alice@example.com') === 1, 'the request to reach the app', 5000);
+    gaveUp.abort();
+    await asked.catch(() => undefined);
+    // The app answers 800 ms after it was asked; its answer has nowhere to go.
+    await until(() => den.previews.openTunnels('alice@example.com') === 0, 'the tunnel to be given back', 4000);
+    expect((await get(`${PREVIEW}/echo`, { Cookie: alice.cookie })).status).to.equal(200);
+  });
+
   it("never lends a tunnel to another identity of the same person: a read-scoped token still meets the cluster's refusal", async () => {
     expect((await get(`${PREVIEW}/echo`, { Cookie: alice.cookie })).status).to.equal(200);
     expect(den.previews.idleTunnels()).to.equal(1);
