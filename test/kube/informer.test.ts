@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { expect } from 'chai';
 import type { KubeObject } from '../../kube/client.js';
 import { applyWatchEvent, Informer, objectKey, replaceStore, stripManagedFields, type CacheEvent } from '../../kube/informer.js';
@@ -5,6 +7,9 @@ import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 
 const cm = (name: string, rv: string, data: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: rv }, data });
+
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
 
 async function until(check: () => boolean, ms = 3000): Promise<void> {
   const end = Date.now() + ms;
@@ -100,6 +105,41 @@ describe('Informer', () => {
     api.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after', namespace: 'svc-system' } });
     await until(() => informer.get('after', 'svc-system') !== undefined);
     expect(informer.store.size).to.equal(8);
+  });
+
+  it('keeps one copy of a string that every cached object carries, though each came parsed from its own answer', async () => {
+    const script = 'kill -TERM -1 2>/dev/null\n'.repeat(400);
+    for (let i = 0; i < 500; i++) api.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm${i}`, namespace: 'svc-system' }, data: { stop: script } });
+    collect();
+    const before = process.memoryUsage().heapUsed;
+    const informer = new Informer(api.client(), RESOURCES.configMap, { namespace: 'svc-system', pageSize: 50 });
+    void informer.run(stop.signal);
+    await informer.synced;
+    collect();
+    const held = process.memoryUsage().heapUsed - before;
+    expect(informer.store.size).to.equal(500);
+    expect(informer.get('cm499', 'svc-system')!.data).to.deep.equal({ stop: script });
+    // 500 copies would be 5 MiB; one copy and 500 small objects are a fraction of it.
+    expect(held, `${(held / 1048576).toFixed(1)} MiB held`).to.be.below(500 * script.length * 0.4);
+  });
+
+  it('does not prepare again what a relist finds at the resourceVersion the cache holds', async () => {
+    api.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'same', namespace: 'svc-system' }, data: { a: '1' } });
+    api.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'changed', namespace: 'svc-system' }, data: { a: '1' } });
+    const prepared: string[] = [];
+    const transform = (o: KubeObject) => (prepared.push(o.metadata!.name!), stripManagedFields(o));
+    const informer = new Informer(api.client(), RESOURCES.configMap, { namespace: 'svc-system', transform });
+    void informer.run(stop.signal);
+    await informer.synced;
+    const same = informer.get('same', 'svc-system');
+    await api.client().replace(RESOURCES.configMap, { ...api.object<KubeObject>(RESOURCES.configMap, 'changed', 'svc-system')!, data: { a: '2' } });
+    await until(() => (informer.get('changed', 'svc-system')!.data as Record<string, string>).a === '2');
+    expect(prepared.sort()).to.deep.equal(['changed', 'changed', 'same']);
+    prepared.length = 0;
+    await informer.relist();
+    expect(prepared).to.deep.equal([]);
+    expect(informer.get('same', 'svc-system')).to.equal(same);
+    expect(informer.get('changed', 'svc-system')!.data).to.deep.equal({ a: '2' });
   });
 
   it('relists after 410 Gone and catches up on what it missed', async () => {
