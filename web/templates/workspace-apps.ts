@@ -24,7 +24,7 @@ export interface AppLinks {
 export type PortsView = { listening: number[] } | { unread: string };
 
 /** What the ports part says while the workspace is not Running (there is no pod to read them in). */
-export const PORTS_WHEN_RUNNING = 'The ports listening in the workspace are shown while it is Running.';
+export const PORTS_WHILE_NOT_RUNNING = 'The ports listening in the workspace are shown while it is Running.';
 
 /** How many status polls make one round of reading the ports (each costs a pods/exec). */
 export const PORTS_EVERY_POLLS = 2;

@@ -8,7 +8,7 @@ import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseB
 import { livePart, liveRegion, partInFragment } from './live.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { activityTab, type ActivityLine } from './activity.js';
-import { appsCard, PORTS_EVERY_POLLS, PORTS_WHEN_RUNNING, portsPart, type AppLinks, type DeclaredAppView, type PortsView } from './workspace-apps.js';
+import { appsCard, PORTS_EVERY_POLLS, PORTS_WHILE_NOT_RUNNING, portsPart, type AppLinks, type DeclaredAppView, type PortsView } from './workspace-apps.js';
 import { dataTable } from './table.js';
 import { deleteForm } from './delete-form.js';
 
@@ -266,7 +266,7 @@ ${!v.namespace && html`<section role="tabpanel" id="panel-terminal" aria-labelle
   <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws" data-script="${assets.url('terminal.js')}" data-style="${assets.url('terminal.css')}"></div>
 </section>`}
 <section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden>${part('yaml')}</section>
-${appsCard(name, v.apps ?? [], livePart('ports', portsPart(name, phaseOf(v.ws) === 'Running' ? undefined : { unread: PORTS_WHEN_RUNNING }, !v.namespace, v.appLinks)), phaseOf(v.ws) === 'Running', v.appLinks)}
+${appsCard(name, v.apps ?? [], livePart('ports', portsPart(name, phaseOf(v.ws) === 'Running' ? undefined : { unread: PORTS_WHILE_NOT_RUNNING }, !v.namespace, v.appLinks)), phaseOf(v.ws) === 'Running', v.appLinks)}
 <section class="card" aria-labelledby="delete-title">
   <h2 id="delete-title">Delete</h2>
   <details${v.deleteRefusal ? html` open` : ''}><summary>Delete this workspace…</summary>
