@@ -48,12 +48,14 @@ export function runDen(args: string[], opts: { stdin?: string; timeoutMs?: numbe
 /** Runs a program to completion, feeding `stdin`, collecting its output; kills it after `timeoutMs`. */
 export function runCommand(file: string, args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CommandResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(file, args, { cwd: REPO_ROOT, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Without input the child reads /dev/null: an empty pipe that a child exiting at once never
+    // reads would fail the write with EPIPE now and then.
+    const child = spawn(file, args, { cwd: REPO_ROOT, env: opts.env ?? process.env, stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.stdin.on('error', (err) => (stderr += `\n[stdin: ${err.message}]`));
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.stdin?.on('error', (err) => (stderr += `\n[stdin: ${err.message}]`));
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
     child.on('error', (err) => {
       clearTimeout(timer);
@@ -63,7 +65,7 @@ export function runCommand(file: string, args: string[], opts: { stdin?: string;
       clearTimeout(timer);
       resolvePromise({ code, stdout, stderr });
     });
-    child.stdin.end(opts.stdin ?? '');
+    if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
   });
 }
 
