@@ -24,11 +24,15 @@ export const MIN_OLD_SPACE_MIB = 96;
  */
 export const SEMI_SPACE_MIB = 2;
 
+/** A memory quantity (`512Mi`, `1G`) in whole MiB. */
+function mebibytesOf(memoryLimit: string): number {
+  const { num, den } = parseQuantity(memoryLimit);
+  return Number(num / den / (1n << 20n));
+}
+
 /** NODE_OPTIONS for a container with this memory limit (a Kubernetes quantity). */
 export function managerNodeOptions(memoryLimit: string): string {
-  const { num, den } = parseQuantity(memoryLimit);
-  const limitMiB = Number(num / den / (1n << 20n));
-  const oldSpaceMiB = Math.max(MIN_OLD_SPACE_MIB, Math.floor(limitMiB * OLD_SPACE_SHARE));
+  const oldSpaceMiB = Math.max(MIN_OLD_SPACE_MIB, Math.floor(mebibytesOf(memoryLimit) * OLD_SPACE_SHARE));
   return `--max-old-space-size=${oldSpaceMiB} --max-semi-space-size=${SEMI_SPACE_MIB}`;
 }
 
@@ -48,7 +52,5 @@ export const GATEWAY_INITIAL_OLD_SPACE_MIB = 64;
  * process starts, so these go on the container's command line.
  */
 export function gatewayNodeFlags(memoryLimit: string): string[] {
-  const { num, den } = parseQuantity(memoryLimit);
-  const limitMiB = Number(num / den / (1n << 20n));
-  return [`--initial-old-space-size=${Math.max(1, Math.min(GATEWAY_INITIAL_OLD_SPACE_MIB, Math.floor(limitMiB / 4)))}`];
+  return [`--initial-old-space-size=${Math.max(1, Math.min(GATEWAY_INITIAL_OLD_SPACE_MIB, Math.floor(mebibytesOf(memoryLimit) / 4)))}`];
 }

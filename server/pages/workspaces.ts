@@ -14,7 +14,7 @@ import { failureOf } from './failure.js';
 import type { WorkspaceView } from '../../web/templates/format.js';
 import { stringify } from 'yaml';
 import { ANNOTATIONS, defaultPodName, homeClaimName, userSpaceOfNamespace } from '../../kube/group.js';
-import { PORTS_WHILE_NOT_RUNNING, type AppLinks, type PortsView } from '../../web/templates/workspace-apps.js';
+import { portsBeforeReading, type AppLinks, type PortsView } from '../../web/templates/workspace-apps.js';
 import { listeningPortsOf } from '../api/apps.js';
 import { serviceAccountUsername } from '../../kube/minting.js';
 import { DEFAULT_IDLE_TIMEOUT, durationMs, idleClock } from '../../infra/crds/idle-timeout.js';
@@ -342,7 +342,7 @@ function pollReadsEntry(ws: WorkspaceView, shown: string | undefined): boolean {
  * undefined (the card keeps what it shows) on the other polls.
  */
 async function portsOf(ctx: PageContext, ws: WorkspaceView): Promise<PortsView | undefined> {
-  if (phaseOf(ws) !== 'Running') return { unread: PORTS_WHILE_NOT_RUNNING };
+  if (phaseOf(ws) !== 'Running') return portsBeforeReading(false);
   if (ctx.get(LIVE_SLOW_PARTS_HEADER) !== '1') return undefined;
   try {
     return { listening: (await listeningPortsOf(ctx.state.kube, ws as Workspace, targetNamespace(ctx))).ports };

@@ -133,26 +133,33 @@ async function scenarioA(profile: LatencyProfile, paced: boolean): Promise<Outco
   const objects = Array.from({ length: 500 }, (_, i) => benchUserSpace(i));
   const run = await createAndConverge(profile, RESOURCES.userSpace, objects, 1, userSpaceDone, () => undefined, paced ? 23_000 / 500 : 0);
   const firstCreated = Math.min(...run.created.values());
-  const lastCreated = Math.max(...run.created.values());
   const lastReady = Math.max(...run.converged.values());
   const toReady = objects.map((o) => (run.converged.get(o.metadata!.name!)! - run.created.get(o.metadata!.name!)!) / 1000).sort((a, b) => a - b);
-  return {
-    scenario: paced ? '(a) 500 UserSpaces, created at the cluster\'s pace (23 s)' : '(a) 500 UserSpaces, one kubectl apply',
-    profile: profile.name,
-    figures: [
-      { name: 'last Ready after the first created', modelled: (lastReady - firstCreated) / 1000, cluster: 72 },
-      { name: 'creation → Ready, median', modelled: quantile(toReady, 0.5), cluster: 51 },
-      { name: 'creation → Ready, p90', modelled: quantile(toReady, 0.9), cluster: 57 },
-      { name: 'creating the 500', modelled: (lastCreated - run.started) / 1000, cluster: 23 },
-    ],
-    load: run.load,
-    benchCpu: run.benchCpu,
-    managerCpu: run.managerCpu,
-  };
+  return outcomeOf(paced ? '(a) 500 UserSpaces, created at the cluster\'s pace (23 s)' : '(a) 500 UserSpaces, one kubectl apply', profile, run, [
+    { name: 'last Ready after the first created', modelled: (lastReady - firstCreated) / 1000, cluster: 72 },
+    { name: 'creation → Ready, median', modelled: quantile(toReady, 0.5), cluster: 51 },
+    { name: 'creation → Ready, p90', modelled: quantile(toReady, 0.9), cluster: 57 },
+    { name: 'creating the 500', modelled: creationSeconds(run), cluster: 23 },
+  ]);
 }
 
+type Run = Awaited<ReturnType<typeof createAndConverge>>;
+
 /** When the last object was created, seconds after the start. */
-const creationSeconds = (run: { started: number; created: Map<string, number> }) => (Math.max(...run.created.values()) - run.started) / 1000;
+const creationSeconds = (run: Run) => (Math.max(...run.created.values()) - run.started) / 1000;
+
+/** When the last object converged, seconds after the start. */
+const convergedSeconds = (run: Run) => (Math.max(...run.converged.values()) - run.started) / 1000;
+
+/** A scenario's row: its figures, beside the load and CPU its run saw. */
+const outcomeOf = (scenario: string, profile: LatencyProfile, run: Run, figures: Outcome['figures']): Outcome => ({
+  scenario,
+  profile: profile.name,
+  figures,
+  load: run.load,
+  benchCpu: run.benchCpu,
+  managerCpu: run.managerCpu,
+});
 
 async function scenarioB(profile: LatencyProfile): Promise<Outcome> {
   const template = workspace({ running: false });
@@ -161,33 +168,19 @@ async function scenarioB(profile: LatencyProfile): Promise<Outcome> {
     const image = workspaceImage();
     api.seed({ ...image, metadata: { name: image.metadata!.name } }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: LOAD_NAMESPACE } });
   });
-  return {
-    scenario: '(b) 300 stopped Workspaces in one namespace, one kubectl apply',
-    profile: profile.name,
-    figures: [
-      { name: 'all Suspended after the apply started', modelled: (Math.max(...run.converged.values()) - run.started) / 1000, cluster: 31 },
-      { name: 'creating the 300', modelled: creationSeconds(run) },
-    ],
-    load: run.load,
-    benchCpu: run.benchCpu,
-    managerCpu: run.managerCpu,
-  };
+  return outcomeOf('(b) 300 stopped Workspaces in one namespace, one kubectl apply', profile, run, [
+    { name: 'all Suspended after the apply started', modelled: convergedSeconds(run), cluster: 31 },
+    { name: 'creating the 300', modelled: creationSeconds(run) },
+  ]);
 }
 
 async function scenarioC(profile: LatencyProfile): Promise<Outcome> {
   const objects = Array.from({ length: 300 }, (_, i) => benchUserSpace(i));
   const run = await createAndConverge(profile, RESOURCES.userSpace, objects, 8, userSpaceDone, () => undefined);
-  return {
-    scenario: '(c) 300 UserSpaces, 8 parallel streams',
-    profile: profile.name,
-    figures: [
-      { name: 'all Ready after the apply started', modelled: (Math.max(...run.converged.values()) - run.started) / 1000, cluster: 53 },
-      { name: 'creating the 300', modelled: creationSeconds(run) },
-    ],
-    load: run.load,
-    benchCpu: run.benchCpu,
-    managerCpu: run.managerCpu,
-  };
+  return outcomeOf('(c) 300 UserSpaces, 8 parallel streams', profile, run, [
+    { name: 'all Ready after the apply started', modelled: convergedSeconds(run), cluster: 53 },
+    { name: 'creating the 300', modelled: creationSeconds(run) },
+  ]);
 }
 
 async function scenarioD(profile: LatencyProfile): Promise<Outcome> {

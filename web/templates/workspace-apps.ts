@@ -24,7 +24,12 @@ export interface AppLinks {
 export type PortsView = { listening: number[] } | { unread: string };
 
 /** What the ports part says while the workspace is not Running (there is no pod to read them in). */
-export const PORTS_WHILE_NOT_RUNNING = 'The ports listening in the workspace are shown while it is Running.';
+const PORTS_WHILE_NOT_RUNNING = 'The ports listening in the workspace are shown while it is Running.';
+
+/** What the ports part shows before the ports are read: that they are being read, or, not Running, why they never will be. */
+export function portsBeforeReading(running: boolean): PortsView | undefined {
+  return running ? undefined : { unread: PORTS_WHILE_NOT_RUNNING };
+}
 
 /** How many status polls make one round of reading the ports (each costs a pods/exec). */
 export const PORTS_EVERY_POLLS = 2;

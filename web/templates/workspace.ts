@@ -8,7 +8,7 @@ import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseB
 import { livePart, liveRegion, partInFragment } from './live.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { activityTab, type ActivityLine } from './activity.js';
-import { appsCard, PORTS_EVERY_POLLS, PORTS_WHILE_NOT_RUNNING, portsPart, type AppLinks, type DeclaredAppView, type PortsView } from './workspace-apps.js';
+import { appsCard, PORTS_EVERY_POLLS, portsBeforeReading, portsPart, type AppLinks, type DeclaredAppView, type PortsView } from './workspace-apps.js';
 import { dataTable } from './table.js';
 import { deleteForm } from './delete-form.js';
 
@@ -243,6 +243,7 @@ export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePag
   const claim = `home-${name}-0`;
   const ns = namespaceQuery(v.namespace);
   const here = `/w/${name}${ns}`;
+  const running = phaseOf(v.ws) === 'Running';
   const parts = new Map(detailParts(v.ws, v, v.now));
   const part = (key: string) => livePart(key, parts.get(key)!);
   const tab = (id: string, label: string, selected = false) =>
@@ -266,7 +267,7 @@ ${!v.namespace && html`<section role="tabpanel" id="panel-terminal" aria-labelle
   <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws" data-script="${assets.url('terminal.js')}" data-style="${assets.url('terminal.css')}"></div>
 </section>`}
 <section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden>${part('yaml')}</section>
-${appsCard(name, v.apps ?? [], livePart('ports', portsPart(name, phaseOf(v.ws) === 'Running' ? undefined : { unread: PORTS_WHILE_NOT_RUNNING }, !v.namespace, v.appLinks)), phaseOf(v.ws) === 'Running', v.appLinks)}
+${appsCard(name, v.apps ?? [], livePart('ports', portsPart(name, portsBeforeReading(running), !v.namespace, v.appLinks)), running, v.appLinks)}
 <section class="card" aria-labelledby="delete-title">
   <h2 id="delete-title">Delete</h2>
   <details${v.deleteRefusal ? html` open` : ''}><summary>Delete this workspace…</summary>
