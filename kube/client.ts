@@ -90,6 +90,17 @@ export function queryString(query: Query | undefined): string {
 }
 
 /** Keep-alive agents shared by every client of one connection, keyed by their TLS material. */
+/** Methods whose request may be sent again when the first try never reached the API server (Go's http.Transport retries these too). */
+const REPEATABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The API server closed a kept-alive connection as this request went out on it: the request
+ * never reached it, and a new connection will do (Node's documented `reusedSocket` check).
+ */
+function closedWhileIdle(req: http.ClientRequest, err: NodeJS.ErrnoException): boolean {
+  return req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+}
+
 class AgentPool {
   private readonly agents = new Map<string, http.Agent>();
   readonly plain = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -192,18 +203,21 @@ export class KubeClient {
       headers['Content-Length'] = String(Buffer.byteLength(payload));
     }
     const lib = secure ? https : http;
-    return new Promise((resolve, reject) => {
-      const req = lib.request(url, { method, headers, agent, signal: opts.signal }, resolve);
-      req.setTimeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, () => {
-        req.destroy(new KubeUnavailableError(`${method} ${opts.path}: no answer from the API server in time`));
+    const attempt = (mayRetry: boolean): Promise<http.IncomingMessage> =>
+      new Promise((resolve, reject) => {
+        const req = lib.request(url, { method, headers, agent, signal: opts.signal }, resolve);
+        req.setTimeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, () => {
+          req.destroy(new KubeUnavailableError(`${method} ${opts.path}: no answer from the API server in time`));
+        });
+        req.on('error', (err: NodeJS.ErrnoException) => {
+          if (mayRetry && closedWhileIdle(req, err)) resolve(attempt(false));
+          else if (err instanceof KubeUnavailableError || err.name === 'AbortError') reject(err);
+          else reject(new KubeUnavailableError(`${method} ${opts.path}: API server unreachable (${err.message})`, { cause: err }));
+        });
+        if (payload !== undefined) req.write(payload);
+        req.end();
       });
-      req.on('error', (err) => {
-        if (err instanceof KubeUnavailableError || err.name === 'AbortError') reject(err);
-        else reject(new KubeUnavailableError(`${method} ${opts.path}: API server unreachable (${err.message})`, { cause: err }));
-      });
-      if (payload !== undefined) req.write(payload);
-      req.end();
-    });
+    return attempt(REPEATABLE_METHODS.has(method));
   }
 
   get<T = KubeObject>(r: ResourceType, name: string, namespace?: string): Promise<T> {

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import http from 'node:http';
+import net from 'node:net';
 import { KubeClient } from '../../kube/client.js';
 import { staticConnection } from '../../kube/connection.js';
 import { KubeApiError, KubeUnavailableError, isAlreadyExists, isNotFound } from '../../kube/errors.js';
@@ -114,6 +116,46 @@ describe('KubeClient', () => {
     expect(tr.kind).to.equal('TokenRequest');
     const err = await admin.withToken(tr.status.token).list(RESOURCES.secret, { namespace: 'svc-system' }).catch((e) => e);
     expect(err.message).to.equal('secrets is forbidden: User "system:serviceaccount:svc-system:session" cannot list resource "secrets" in API group "" in the namespace "svc-system"');
+  });
+
+  describe('when the API server closes a kept-alive connection as a request goes out on it', () => {
+    let server: http.Server;
+    const seen: string[] = [];
+    before(async () => {
+      // Like an API server whose idle timeout ends the connection just as the client reuses it:
+      // the second request on any connection finds it closed without an answer.
+      server = http.createServer((req, res) => {
+        const socket = req.socket as net.Socket & { served?: number };
+        socket.served = (socket.served ?? 0) + 1;
+        seen.push(`${req.method} ${socket.served}`);
+        if (socket.served > 1) return socket.destroy();
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ kind: 'Namespace', metadata: { name: 'svc-alice' } }));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    });
+    after(() => new Promise((resolve) => server.close(resolve)));
+    beforeEach(() => {
+      seen.length = 0;
+      server.closeAllConnections();
+    });
+    const client = () => new KubeClient(staticConnection(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, 't'));
+
+    it('sends a GET again on a new connection and answers it', async () => {
+      const kube = client();
+      await kube.get(RESOURCES.namespace, 'svc-alice');
+      const again = await kube.get(RESOURCES.namespace, 'svc-alice');
+      expect(again.metadata?.name).to.equal('svc-alice');
+      expect(seen).to.deep.equal(['GET 1', 'GET 2', 'GET 1']);
+    });
+
+    it('does not send a POST twice: it may have been acted on, so the caller hears the API server was unreachable', async () => {
+      const kube = client();
+      await kube.get(RESOURCES.namespace, 'svc-alice');
+      const err = await kube.create(RESOURCES.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'svc-bob' } }).catch((e) => e);
+      expect(err).to.be.instanceOf(KubeUnavailableError);
+      expect(seen).to.deep.equal(['GET 1', 'POST 2']);
+    });
   });
 
   it('says the API server is unreachable instead of failing with a socket error', async () => {
