@@ -85,14 +85,16 @@ function gone(region: HTMLElement): void {
 
 let timer: number | undefined;
 let inFlight = false;
-let polls = 0;
+let slowPartsAt = -Infinity;
 
 async function refresh(region: HTMLElement, url: string): Promise<void> {
   if (inFlight || document.visibilityState !== 'visible') return;
   inFlight = true;
+  // Slow parts are due by the clock, not by a count of polls: a round skipped while an answer
+  // was still on its way must not push them a whole round later.
   const slowEvery = Number(region.dataset.liveSlowEvery) || 0;
-  const slow = slowEvery > 0 && polls % slowEvery === 0;
-  polls += 1;
+  const slow = slowEvery > 0 && performance.now() - slowPartsAt >= (slowEvery - 0.5) * LIVE_EVERY_MS;
+  if (slow) slowPartsAt = performance.now();
   try {
     const headers: Record<string, string> = { Accept: 'text/html', 'X-Den-Fragment': 'live', ...(slow ? { 'X-Den-Slow-Parts': '1' } : {}) };
     const res = await fetch(url, { headers, credentials: 'same-origin' });
