@@ -1,5 +1,6 @@
-// The reconcile side of `den manager`: a list of controllers (hooks/controllers.ts), run
-// together while this replica holds the Lease (webhooks are not here: every replica serves them).
+// The reconcile side of `den manager`: a list of controllers (hooks/controllers.ts) whose caches
+// run on every replica for the life of the process, and which reconcile only while this replica
+// holds the Lease (webhooks are not here: every replica serves them).
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeClient } from '../kube/client.js';
@@ -30,10 +31,13 @@ export interface ManagerOptions {
   lease?: { durationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
 }
 
-/** The reconcile side of `den manager`: every controller of the list, run only while this replica leads. */
+/**
+ * The reconcile side of `den manager`: every controller of the list, its caches running from
+ * `run` until its signal aborts, its reconciles only while this replica leads.
+ */
 export class Manager {
   readonly identity: string;
-  private active: readonly Controller[] | undefined;
+  private running: readonly Controller[] | undefined;
   private readonly elector: LeaderElector | undefined;
 
   constructor(private readonly client: KubeClient, private readonly opts: ManagerOptions) {
@@ -55,40 +59,45 @@ export class Manager {
     return this.elector ? this.elector.isLeader : true;
   }
 
-  /** True when this replica is not leading, or leads with every cache synced. */
+  /** True once every controller's caches are synced, leading or not: a follower is as ready to take over as the leader is to go on. */
   get ready(): boolean {
-    return !this.leading || (!!this.active && this.active.every((c) => c.synced));
+    return !!this.running && this.running.every((c) => c.synced);
   }
 
-  /** The running controllers while this replica leads, for tests and benchmarks. */
+  /** The controllers while `run` runs, on every replica (they reconcile only while `leading`), for tests and benchmarks. */
   get controllers(): readonly Controller[] | undefined {
-    return this.active;
-  }
-
-  /** Runs until `signal` aborts; then in-flight reconciles finish (bounded) and the Lease is released. */
-  async run(signal: AbortSignal): Promise<void> {
-    if (this.elector) await this.elector.run(signal, (leading) => this.runControllers(leading));
-    else await this.runControllers(signal);
+    return this.running;
   }
 
   /**
-   * A replica that lost the Lease stops at most renewDeadline after its last renewal; its
-   * reconciles in flight may finish for the rest of the lease duration, after which a
-   * successor may take over. So the two never act at once.
+   * Runs until `signal` aborts: the caches from the start to the end, the reconciles during
+   * each lead. At the end in-flight reconciles finish (bounded) and the Lease is released.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    const options: ControllerOptions = { relistIntervalMs: this.opts.config.relistIntervalMs, log: this.opts.log, shutdownGraceMs: this.shutdownGraceMs(), ...this.opts.controller };
+    const controllers = (this.opts.controllers ?? CONTROLLERS).map((spec) => new Controller(this.opts.loopClient ?? this.client, spec(this.opts.config), options));
+    this.running = controllers;
+    const lead = async (leading: AbortSignal) => {
+      await Promise.all(controllers.map((c) => c.lead(leading)));
+    };
+    try {
+      const caches = Promise.all(controllers.map((c) => c.runCaches(signal)));
+      if (this.elector) await this.elector.run(signal, lead);
+      else await lead(signal);
+      await caches;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  /**
+   * A replica that lost the Lease stops reconciling at most renewDeadline after its last
+   * renewal; its reconciles in flight may finish for the rest of the lease duration, after
+   * which a successor may take over. So the two never act at once. (Its caches keep running:
+   * they only read.)
    */
   private shutdownGraceMs(): number {
     if (!this.elector) return 10_000;
     return (this.opts.lease?.durationMs ?? 15_000) - (this.opts.lease?.renewDeadlineMs ?? 10_000);
-  }
-
-  private async runControllers(signal: AbortSignal): Promise<void> {
-    const options: ControllerOptions = { relistIntervalMs: this.opts.config.relistIntervalMs, log: this.opts.log, shutdownGraceMs: this.shutdownGraceMs(), ...this.opts.controller };
-    const controllers = (this.opts.controllers ?? CONTROLLERS).map((spec) => new Controller(this.opts.loopClient ?? this.client, spec(this.opts.config), options));
-    this.active = controllers;
-    try {
-      await Promise.all(controllers.map((c) => c.run(signal)));
-    } finally {
-      this.active = undefined;
-    }
   }
 }

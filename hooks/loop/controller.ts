@@ -15,7 +15,7 @@ import { Registry } from 'prom-client';
 import { childName, parentKeysOf, refOf } from './keys.js';
 import { LoopMetrics } from './metrics.js';
 import { ChildIndex, childAsCached, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
-import { WorkQueue, type BackoffOptions, type RunOutcome } from './queue.js';
+import { QueueClosedError, WorkQueue, type BackoffOptions, type RunOutcome } from './queue.js';
 import type { RateLimit } from '../../process/rate-limit.js';
 import type { ChildError, ParentChange, ParentEvent, SyncHook } from './types.js';
 
@@ -107,7 +107,8 @@ export class Controller<Config = unknown, Related = unknown> {
   private readonly childInformers: Informer<KubeObject>[];
   private readonly related: RelatedCaches = {};
   private readonly index = new ChildIndex();
-  private readonly queue: WorkQueue;
+  /** The queue of the current lead, once the caches are synced; undefined while this controller does not reconcile. */
+  private queue: WorkQueue | undefined;
   private readonly metrics: LoopMetrics;
   private readonly log: Log;
   private ready = false;
@@ -116,7 +117,6 @@ export class Controller<Config = unknown, Related = unknown> {
   private readonly readyResolvers: (() => void)[] = [];
   /** Per parent key: the run its hook asked for with `resyncAfterMs`. */
   private readonly resyncTimers = new Map<string, NodeJS.Timeout>();
-  private stopping = false;
   private readonly events: DenEventRecorder;
 
   constructor(private readonly client: KubeClient, readonly spec: ControllerSpec<Config, Related>, private readonly opts: ControllerOptions = {}) {
@@ -139,9 +139,15 @@ export class Controller<Config = unknown, Related = unknown> {
       });
       this.related[source.name] = informer;
     }
-    const metrics = (this.metrics = opts.metrics ?? new LoopMetrics(new Registry()));
+    this.metrics = opts.metrics ?? new LoopMetrics(new Registry());
+    this.metrics.watchQueue(spec.name, () => this.queue?.size ?? 0);
+  }
+
+  /** A queue for one lead: the one before it was shut down, and a shut-down queue takes no work. */
+  private newQueue(): WorkQueue {
+    const { metrics, opts, spec } = this;
     const controller = spec.name;
-    this.queue = new WorkQueue(async (key, signal) => {
+    return new WorkQueue(async (key, signal) => {
       const end = metrics.duration.startTimer({ controller });
       try {
         await this.reconcile(key, signal);
@@ -162,12 +168,16 @@ export class Controller<Config = unknown, Related = unknown> {
         this.log('reconcile failed; retrying', { controller: spec.name, key, attempt, retryInMs, error: messageOf(error) });
       },
     });
-    metrics.watchQueue(controller, () => this.queue.size);
   }
 
   /** True once every cache has loaded its first list. */
   get synced(): boolean {
     return this.ready;
+  }
+
+  /** True when no reconcile is running, queued or waiting for a retry (always, while this controller does not reconcile). */
+  get idle(): boolean {
+    return !this.queue || this.queue.idle;
   }
 
   /** Resolves once every cache has loaded its first list. */
@@ -182,50 +192,72 @@ export class Controller<Config = unknown, Related = unknown> {
     for (const key of keys) this.request(key);
   }
 
-  /** Asks for a reconcile of the parent with this key; events before the caches are synced wait for the first full pass. */
+  /**
+   * Asks for a reconcile of the parent with this key. Dropped while this controller does not
+   * reconcile: before the caches are synced, and while another replica leads. The next lead
+   * begins with every parent, so nothing dropped is lost.
+   */
   request(key: string): void {
-    if (this.ready) void this.queue.enqueue(key);
+    void this.queue?.enqueue(key);
   }
 
-  /** Reconciles one parent now (after any run in flight), resolving with the outcome. */
+  /** Reconciles one parent now (after any run in flight), resolving with the outcome; refused while this controller does not reconcile. */
   reconcileNow(key: string): Promise<RunOutcome> {
-    return this.queue.enqueue(key);
+    return this.queue?.enqueue(key) ?? Promise.resolve({ ok: false, error: new QueueClosedError('the controller does not reconcile: not leading, or its caches are not synced') });
   }
 
   private enqueueAll(): void {
-    for (const parent of this.parents.list()) void this.queue.enqueue(objectKey(parent));
+    for (const parent of this.parents.list()) this.request(objectKey(parent));
+  }
+
+  /** Caches and reconciles together until `signal` aborts: `runCaches` and `lead` at once, for a controller with no leader election. */
+  async run(signal: AbortSignal): Promise<void> {
+    await Promise.all([this.runCaches(signal), this.lead(signal)]);
   }
 
   /**
-   * Runs until `signal` aborts: caches first, then every parent once, then on every change
-   * and on every relist period. On abort the caches stop and in-flight reconciles may finish.
+   * Runs the caches (parent, children, related objects) until `signal` aborts, whether or not
+   * this replica leads: a lead that ends and begins again finds them warm, and a follower that
+   * takes over does not list anything (controller-runtime's caches live as long as the process too).
    */
-  async run(signal: AbortSignal): Promise<void> {
+  async runCaches(signal: AbortSignal): Promise<void> {
     const informers = [this.parents, ...this.childInformers, ...Object.values(this.related)];
     // Every informer listens for the stop; one signal of this controller's own carries them all.
     const stopCaches = new AbortController();
     setMaxListeners(informers.length + 8, stopCaches.signal);
     const running = informers.map((i) => i.run(stopCaches.signal));
-    const synced = Promise.all(informers.map((i) => i.synced));
     const aborted = untilAborted(signal);
-    await Promise.race([synced, aborted]);
-    let resync: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(informers.map((i) => i.synced)), aborted]);
     if (!signal.aborted) {
       this.ready = true;
       for (const resolve of this.readyResolvers.splice(0)) resolve();
       this.log('caches synced', { controller: this.spec.name, parents: this.parents.store.size });
-      this.enqueueAll();
-      resync = setInterval(() => this.enqueueAll(), this.opts.relistIntervalMs ?? 5 * 60_000);
     }
     await aborted;
-    this.stopping = true;
+    stopCaches.abort();
+    await Promise.all(running);
+  }
+
+  /**
+   * Reconciles until `signal` aborts (the lead ends, or the process stops): once the caches are
+   * synced every cached parent once, then on every change and on every relist period. On abort
+   * the queue is emptied, in-flight reconciles may finish for the shutdown grace, and the
+   * caches keep running.
+   */
+  async lead(signal: AbortSignal): Promise<void> {
+    const aborted = untilAborted(signal);
+    await Promise.race([this.whenSynced(), aborted]);
+    if (signal.aborted) return;
+    const queue = (this.queue = this.newQueue());
+    this.enqueueAll();
+    const resync = setInterval(() => this.enqueueAll(), this.opts.relistIntervalMs ?? 5 * 60_000);
+    await aborted;
+    this.queue = undefined;
     clearInterval(resync);
     for (const timer of this.resyncTimers.values()) clearTimeout(timer);
     this.resyncTimers.clear();
-    stopCaches.abort();
-    const drained = await this.queue.shutdown(this.opts.shutdownGraceMs ?? 10_000);
+    const drained = await queue.shutdown(this.opts.shutdownGraceMs ?? 10_000);
     if (!drained) this.log('shutdown: reconciles still running were abandoned', { controller: this.spec.name });
-    await Promise.all(running);
   }
 
   /**
@@ -278,7 +310,7 @@ export class Controller<Config = unknown, Related = unknown> {
     await this.writeStatus(parent, output.status);
     if (errors.length) throw new ChildrenFailedError(errors);
     await this.recordEvents(parent, output.events ?? []);
-    if (output.resyncAfterMs !== undefined && output.resyncAfterMs > 0 && !this.stopping) this.scheduleResync(key, output.resyncAfterMs);
+    if (output.resyncAfterMs !== undefined && output.resyncAfterMs > 0 && this.queue && !stop.aborted) this.scheduleResync(key, output.resyncAfterMs);
   }
 
   /** A merge patch guarded by the resourceVersion the hook saw, then the events it asked for. */

@@ -35,7 +35,8 @@ describe('reconcile controller', () => {
   let controller: Controller<{ prefix: string }, { markers: number }>;
   let seen: Seen;
 
-  async function start(overrides: Partial<ControllerSpec<{ prefix: string }, { markers: number }>> = {}, options: ControllerOptions = {}) {
+  /** Starts the controller: its caches and its reconciles (`run`), or its caches alone, as on a replica that does not lead. */
+  async function start(overrides: Partial<ControllerSpec<{ prefix: string }, { markers: number }>> = {}, options: ControllerOptions = {}, what: 'run' | 'caches' = 'run') {
     seen = { errors: 0 };
     controller = new Controller(api.client(), {
       name: 'test',
@@ -55,7 +56,7 @@ describe('reconcile controller', () => {
       ...overrides,
     }, { backoff: { baseMs: 20, maxMs: 200, jitter: 0 }, shutdownGraceMs: 1000, log: process.env.LOOP_DEBUG ? (m, f) => console.log(m, JSON.stringify(f)) : undefined, ...options });
     stop = new AbortController();
-    running = controller.run(stop.signal);
+    running = what === 'run' ? controller.run(stop.signal) : controller.runCaches(stop.signal);
     await controller.whenSynced();
   }
 
@@ -218,6 +219,42 @@ describe('reconcile controller', () => {
     await eventually(() => child('b'), 'a child for the parent created while the watch was down', 8000);
     const relists = api.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/workspaces') && !r.query.includes('watch'));
     expect(relists.length).to.be.at.least(2);
+  });
+
+  describe('leads', () => {
+    const lists = () => api.requests.filter((r) => r.method === 'GET' && r.query.includes('limit=') && !r.query.includes('watch=')).length;
+
+    it('follows the API server in its caches while it does not lead, and reconciles nothing', async () => {
+      api.seed(parentObject('a', 'one'));
+      await start({}, {}, 'caches');
+      await api.client().create(RESOURCES.workspace, parentObject('b', 'two'), NS);
+      await eventually(() => controller.parents.get('b', NS), 'the parent created meanwhile in the cache');
+      const refused = await controller.reconcileNow(`${NS}/a`);
+      expect(refused.ok).to.equal(false);
+      expect(controller.stats.reconciles).to.equal(0);
+      expect(api.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`)).to.deep.equal([`POST /apis/den.dev/v1alpha1/namespaces/${NS}/workspaces`]);
+    });
+
+    it('reconciles every cached parent when a lead begins, stops at its end, and leads again from the same caches with no list', async () => {
+      api.seed(parentObject('a', 'one'), parentObject('b', 'two'));
+      await start({}, {}, 'caches');
+      const listed = lists();
+      const first = new AbortController();
+      const firstLead = controller.lead(first.signal);
+      await eventually(() => parentOf('a')?.status?.phase === 'Ready' && parentOf('b')?.status?.phase === 'Ready' && controller.idle, 'both parents Ready');
+      first.abort();
+      await firstLead;
+      // Between leads the caches follow a change, and nothing reconciles it.
+      await api.client().patch(RESOURCES.workspace, 'a', { spec: { value: 'changed' } }, { namespace: NS, type: 'merge' });
+      await eventually(() => (controller.parents.get('a', NS)?.spec as { value?: string } | undefined)?.value === 'changed', 'the change in the cache');
+      expect(child('a')?.data?.value).to.equal('v=one');
+      const second = new AbortController();
+      const secondLead = controller.lead(second.signal);
+      await eventually(() => child('a')?.data?.value === 'v=changed', 'the change reconciled on the next lead');
+      second.abort();
+      await secondLead;
+      expect(lists()).to.equal(listed);
+    });
   });
 
   describe('finalizer', () => {
