@@ -79,7 +79,7 @@ async function kubectlCreate(api: FakeApiServer, resource: ResourceType, obj: Ku
 async function createAndConverge(profile: LatencyProfile, resource: ResourceType, objects: KubeObject[], streams: number, done: (o: Readonly<WithStatus>) => boolean, seed: (api: FakeApiServer) => void, paceMs = 0) {
   const api = new FakeApiServer({ latency: profile });
   await api.start();
-  const manager = await startManager(api, resource, MANAGER_FLAGS, () => seed(api)).catch(async (err: unknown) => {
+  const manager = await startManager(api, MANAGER_FLAGS, () => seed(api)).catch(async (err: unknown) => {
     await api.close();
     throw err;
   });

@@ -182,20 +182,20 @@ export async function floor(profile: LatencyProfile, userSpaces = USERSPACES): P
   }
 }
 
-/** A running `den manager` against `api`: its process, what it printed, its health port, the time its controllers first listed `parent`. */
+/** A running `den manager` against `api`: its process, what it printed, its health port, the time its loop started. */
 export interface RunningManager {
   child: ReturnType<typeof spawn>;
   stderr: string[];
   health: number;
-  /** performance.now() of the first list of the parents once the Lease was held (the clock's start). */
+  /** performance.now() of the loop's start, its first Lease request (the clock's start). */
   first: number;
   /** Throws when the manager exited or the deadline passed. */
   check(): void;
   stop(): Promise<void>;
 }
 
-/** Starts `den manager` with the chart's identity and RBAC, and waits until it lists `parent` as the leader. */
-export async function startManager(api: FakeApiServer, parent: typeof RESOURCES.userSpace, args: string[] = [], seed: () => void = () => undefined): Promise<RunningManager> {
+/** Starts `den manager` with the chart's identity and RBAC, and waits until its loop starts. */
+export async function startManager(api: FakeApiServer, args: string[] = [], seed: () => void = () => undefined): Promise<RunningManager> {
   const dir = await mkdtemp(join(tmpdir(), 'den-converge-bench-'));
   const stderr: string[] = [];
   let child: ReturnType<typeof spawn> | undefined;
@@ -219,20 +219,19 @@ export async function startManager(api: FakeApiServer, parent: typeof RESOURCES.
       '--webhook-listen', `127.0.0.1:${webhook}`, '--webhook-url', `https://127.0.0.1:${webhook}`, '--gateway-host', 'den.example.com', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     child = spawned;
     spawned.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
-    const listPath = `/apis/den.dev/v1alpha1/${parent.plural}`;
     const deadline = Date.now() + TIMEOUT_MS;
     const check = () => {
       if (Date.now() > deadline) throw new Error(`not converged after ${TIMEOUT_MS / 1000} s: ${stderr.join('').slice(-2000)}`);
       if (spawned.exitCode !== null || spawned.signalCode !== null) throw new Error(`den manager exited ${spawned.exitCode ?? spawned.signalCode}: ${stderr.join('').slice(-2000)}`);
     };
-    // The clock starts when the controllers list their parents, once the Lease is held (the
-    // process's start-up and its webhooks' caches are not counted).
+    // The clock starts with the loop: its first Lease request, sent as its controllers' caches
+    // start listing (they run whether or not it leads, so their first list may go out before the
+    // Lease request). The process's start-up and its webhooks' caches, listed before, are not counted.
     let first: number | undefined;
     while (first === undefined) {
       check();
       const mine = api.requests.slice(before).filter((r) => r.user === MANAGER);
-      const lease = mine.find((r) => r.path.includes('/leases'))?.at ?? Infinity;
-      first = mine.find((r) => r.method === 'GET' && r.path === listPath && !r.query.includes('watch') && r.at! > lease)?.at;
+      first = mine.find((r) => r.path.includes('/leases'))?.at;
       if (first === undefined) await new Promise((r) => setTimeout(r, 20));
     }
     return { child: spawned, stderr, health, first, check, stop };
@@ -248,8 +247,7 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
   await api.start();
   let running: RunningManager | undefined;
   try {
-    const parent = kinds.userSpaces ? RESOURCES.userSpace : RESOURCES.workspace;
-    running = await startManager(api, parent, args, () => {
+    running = await startManager(api, args, () => {
       if (kinds.userSpaces) seedUserSpaces(api, kinds.userSpaces);
       if (kinds.workspaces) seedWorkspaces(api, kinds.workspaces);
       if (WARM) seedConvergedKinds(api, kinds);
@@ -319,9 +317,8 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
 }
 
 /**
- * A manager that lost the Lease (a busy machine can starve its renewals) stops its controllers
- * and builds their caches anew when it leads again: a memory reading then may find them half
- * filled, so the row says so.
+ * A manager that lost the Lease (a busy machine can starve its renewals) stops reconciling and
+ * reconciles every parent again when it leads again (its caches stay), so the row says so.
  */
 function leadsLost(log: string): string {
   const lost = log.match(/leader election: lost the lead/g)?.length ?? 0;
@@ -364,5 +361,5 @@ export async function run(): Promise<string> {
     }),
   ];
   const spaces = rows.filter((r) => r.memory).map((r) => `${r.what}: ${Object.entries(r.memory!.spaces).filter(([, kib]) => kib >= 1024).map(([name, kib]) => `${name} ${(kib / 1024).toFixed(1)}`).join(', ')}`);
-  return lines.join('\n') + `\n\nV8 heap spaces after GC, MiB used: ${spaces.join('; ')}.\n\nAPI server profiles: \`cluster\` = the mean latencies measured on a one-node cluster (issue 23), drawn from an exponential spread, ${CLUSTER_PROFILE.maxInFlight.mutating} write and ${CLUSTER_PROFILE.maxInFlight.readOnly} read seats; \`instant\` = the fake's own speed, in the bench's process. The floor applies the same rendered children (${FLOOR_STREAMS} streams, admin client) and nothing else. Requests per object count every request of the manager after its first list (lists, watches, applies, finalizer and status writes, Lease). Memory: the \`den manager\` process (${runtime}); peak RSS is VmHWM while converging.\n`;
+  return lines.join('\n') + `\n\nV8 heap spaces after GC, MiB used: ${spaces.join('; ')}.\n\nAPI server profiles: \`cluster\` = the mean latencies measured on a one-node cluster (issue 23), drawn from an exponential spread, ${CLUSTER_PROFILE.maxInFlight.mutating} write and ${CLUSTER_PROFILE.maxInFlight.readOnly} read seats; \`instant\` = the fake's own speed, in the bench's process. The floor applies the same rendered children (${FLOOR_STREAMS} streams, admin client) and nothing else. Requests per object count every request of the manager from its first Lease request on (lists, watches, applies, finalizer and status writes, Lease). Memory: the \`den manager\` process (${runtime}); peak RSS is VmHWM while converging.\n`;
 }
