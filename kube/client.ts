@@ -220,23 +220,24 @@ export class KubeClient {
     return attempt(REPEATABLE_METHODS.has(method));
   }
 
-  get<T = KubeObject>(r: ResourceType, name: string, namespace?: string): Promise<T> {
-    return this.request<T>({ path: resourcePath(r, { namespace, name }) });
+  get<T = KubeObject>(r: ResourceType, name: string, namespace?: string, opts: { signal?: AbortSignal } = {}): Promise<T> {
+    return this.request<T>({ path: resourcePath(r, { namespace, name }), signal: opts.signal });
   }
 
-  /** One list request; with `limit`, one page of at most that many items, and `continue` (the previous page's `metadata.continue`) for the next. */
-  list<T = KubeObject>(r: ResourceType, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; resourceVersion?: string; limit?: number; continue?: string } = {}): Promise<KubeList<T>> {
-    const { namespace, ...query } = opts;
-    return this.request<KubeList<T>>({ path: resourcePath(r, { namespace }), query });
+  /** One list request; with `limit`, one page of at most that many items, and `continue` (the previous page's `metadata.continue`) for the next; `signal` abandons it. */
+  list<T = KubeObject>(r: ResourceType, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; resourceVersion?: string; limit?: number; continue?: string; signal?: AbortSignal } = {}): Promise<KubeList<T>> {
+    const { namespace, signal, ...query } = opts;
+    return this.request<KubeList<T>>({ path: resourcePath(r, { namespace }), query, signal });
   }
 
   create<T = KubeObject>(r: ResourceType, body: KubeObject, namespace?: string, query?: Query): Promise<T> {
     return this.request<T>({ method: 'POST', path: resourcePath(r, { namespace }), body, query });
   }
 
-  replace<T = KubeObject>(r: ResourceType, body: KubeObject, opts: PathOptions = {}): Promise<T> {
-    const name = opts.name ?? body.metadata?.name;
-    return this.request<T>({ method: 'PUT', path: resourcePath(r, { ...opts, name, namespace: opts.namespace ?? body.metadata?.namespace }), body });
+  replace<T = KubeObject>(r: ResourceType, body: KubeObject, opts: PathOptions & { signal?: AbortSignal } = {}): Promise<T> {
+    const { signal, ...path } = opts;
+    const name = path.name ?? body.metadata?.name;
+    return this.request<T>({ method: 'PUT', path: resourcePath(r, { ...path, name, namespace: path.namespace ?? body.metadata?.namespace }), body, signal });
   }
 
   patch<T = KubeObject>(r: ResourceType, name: string, patch: unknown, opts: { namespace?: string; type?: PatchType; subresource?: string; fieldManager?: string; force?: boolean } = {}): Promise<T> {

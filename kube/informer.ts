@@ -147,9 +147,9 @@ export class Informer<T extends KubeObject = KubeObject> {
    * Loads the full list, in pages of `pageSize` (client-go's reflector lists 500 at a time), and
    * reconciles the cache with it. Each page is transformed as it arrives, so the whole list is
    * never held as the API server sent it: 10,000 StatefulSets with their managedFields would
-   * be tens of MiB at once.
+   * be tens of MiB at once. `signal` abandons the list, leaving the cache as it was.
    */
-  async relist(): Promise<void> {
+  async relist(signal?: AbortSignal): Promise<void> {
     const apiVersion = this.resource.apiVersion;
     const kind = this.resource.kind;
     const items: T[] = [];
@@ -162,6 +162,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         fieldSelector: this.opts.fieldSelector,
         limit: this.opts.pageSize ?? DEFAULT_PAGE_SIZE,
         continue: next,
+        signal,
       });
       resourceVersion = page.metadata?.resourceVersion;
       for (const item of page.items) {
@@ -209,7 +210,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     while (!signal.aborted) {
       try {
         if (this.resourceVersion === undefined || Date.now() - lastList >= relistEvery) {
-          await this.relist();
+          await this.relist(signal);
           lastList = Date.now();
         }
         await this.watch(signal, Math.max(1000, relistEvery - (Date.now() - lastList)));

@@ -212,11 +212,14 @@ export class LeaderElector {
    * Gives the Lease up: holder emptied, so the next candidate takes it at once. A renewal
    * given up when the lead ended may still write the Lease, so release waits for it (one
    * retry period at most: shutdown must stay prompt) and, on a conflict, reads the Lease again.
+   * The writes get one more retry period in all: an API server that does not answer leaves
+   * the Lease to lapse rather than holding the process for a request's whole timeout.
    */
   async release(log: NonNullable<LeaderElectionOptions['log']> = () => undefined): Promise<void> {
     const waited = new AbortController();
     await Promise.race([this.round, sleep(this.retryPeriodMs, waited.signal)]);
     waited.abort();
+    const signal = AbortSignal.timeout(this.retryPeriodMs);
     const { namespace, name, identity } = this.opts;
     let lease = this.current;
     for (let attempt = 1; lease?.spec?.holderIdentity === identity; attempt++) {
@@ -224,7 +227,7 @@ export class LeaderElector {
         this.current = await this.client.replace<Lease>(RESOURCES.lease, {
           ...lease,
           spec: { ...lease.spec, holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(this.clock()) },
-        });
+        }, { signal });
         log('leader election: released the Lease', { lease: name });
         return;
       } catch (err) {
@@ -233,7 +236,7 @@ export class LeaderElector {
           return;
         }
       }
-      lease = await this.client.get<Lease>(RESOURCES.lease, name, namespace).catch((err: unknown) => {
+      lease = await this.client.get<Lease>(RESOURCES.lease, name, namespace, { signal }).catch((err: unknown) => {
         log('leader election: could not release the Lease; a successor waits for it to lapse', { error: (err as Error).message });
         return undefined;
       });

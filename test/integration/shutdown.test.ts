@@ -32,3 +32,39 @@ describe('Den processes on SIGTERM', function () {
     });
   }
 });
+
+describe('den manager on SIGTERM while the API server holds its lists unanswered', function () {
+  this.timeout(60_000);
+  const platform = new LocalPlatform();
+
+  before(async () => {
+    platform.suffix = 'sl';
+    await platform.start();
+  });
+
+  after(async () => {
+    await platform.stop();
+  });
+
+  it(`exits 0 within ${PROMPT_EXIT_MS / 1000} s, abandoning the lists rather than waiting out their 30 s timeout`, async () => {
+    const { api } = platform;
+    const heldLists = () => api.requests.filter((r) => r.method === 'GET' && r.user.includes('den-manager') && /[?&]limit=/.test(r.query) && !/[?&]watch=/.test(r.query)).length;
+    const before = heldLists();
+    api.slowDown('GET', /[?&]limit=(?!.*[?&]watch=)/, 60_000);
+    // Watches ended and their resourceVersion compacted away: every cache lists again.
+    api.compact();
+    api.dropWatches();
+    const deadline = Date.now() + 10_000;
+    while (heldLists() < before + 2) {
+      if (Date.now() > deadline) throw new Error('the manager did not list again after its watches ended');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    for (const proc of platform.replicasOf('manager')) {
+      const started = Date.now();
+      const code = await proc.stop();
+      const took = Date.now() - started;
+      expect(code, proc.tail()).to.equal(0);
+      expect(took, `den ${proc.name} took ${took} ms to exit`).to.be.below(PROMPT_EXIT_MS);
+    }
+  });
+});

@@ -1,3 +1,5 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect } from 'chai';
@@ -5,6 +7,8 @@ import type { KubeObject } from '../../kube/client.js';
 import { applyWatchEvent, Informer, objectKey, replaceStore, stripManagedFields, type CacheEvent } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
+import { KubeClient } from '../../kube/client.js';
+import { staticConnection } from '../../kube/connection.js';
 
 const cm = (name: string, rv: string, data: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: rv }, data });
 
@@ -161,5 +165,29 @@ describe('Informer', () => {
     void informer.run(stop.signal);
     await informer.synced;
     expect(errors.map((e) => (e as Error).message)).to.deep.equal(['etcd is sad', 'etcd is sad']);
+  });
+
+  it('stops at once when its signal aborts while a list is unanswered, instead of waiting out the request timeout', async () => {
+    let listed!: (req: IncomingMessage) => void;
+    const listArrived = new Promise<IncomingMessage>((ok) => (listed = ok));
+    const silent = createServer((req) => listed(req)); // never answers
+    await new Promise<void>((ok) => silent.listen(0, '127.0.0.1', ok));
+    try {
+      const client = new KubeClient(staticConnection(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`, 't'));
+      const informer = new Informer(client, RESOURCES.configMap, { namespace: 'svc-system' });
+      const own = new AbortController();
+      const running = informer.run(own.signal);
+      const req = await listArrived;
+      const closed = new Promise((ok) => req.socket.once('close', ok));
+      const started = Date.now();
+      own.abort();
+      await running;
+      expect(Date.now() - started, 'ms from abort to stop').to.be.below(2_000);
+      await closed; // the request was abandoned on the wire, not left open
+      expect(informer.list()).to.deep.equal([]);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((ok) => silent.close(ok));
+    }
   });
 });

@@ -129,6 +129,21 @@ describe('leader election', () => {
       expect(stored?.spec?.holderIdentity, 'released, not left to lapse for 60 s').to.equal(null);
     });
 
+    it('stops within two retry periods when the API server does not answer the release, leaving the Lease to lapse', async () => {
+      const patient = { ...fast, leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 200 };
+      const a = new LeaderElector(api.client(), { ...patient, identity: 'a' });
+      const stopA = new AbortController();
+      const runA = a.run(stopA.signal, (signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })));
+      await until(() => a.isLeader);
+      api.slowDown('PUT', /leases/, 60_000); // longer than a request's own 30 s timeout
+      const started = Date.now();
+      stopA.abort();
+      await runA;
+      // One retry period for a renewal in flight, one for the release; not the 30 s request timeout.
+      expect(Date.now() - started, 'ms from stop to return').to.be.below(3_000);
+      expect(api.object<Lease>(RESOURCES.lease, 'den-manager', 'svc-system')?.spec?.holderIdentity, 'left to lapse').to.equal('a');
+    });
+
     it('takes over a Lease whose holder stopped renewing, only after the lease duration', async () => {
       api.seed(lease({ holderIdentity: 'crashed', leaseDurationSeconds: 1, renewTime: microTime(Date.now()), leaseTransitions: 0 }));
       const b = new LeaderElector(api.client(), { ...fast, identity: 'b' });
