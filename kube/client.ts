@@ -191,6 +191,7 @@ export class KubeClient {
   /** The raw response, for streams (watch, follow logs). The caller must consume or destroy it. */
   async send(opts: RequestOptions): Promise<http.IncomingMessage> {
     await this.limiter?.take(opts.signal);
+    opts.signal?.throwIfAborted(); // abandoned while it waited for its turn: never sent
     const { agent, authorization, secure } = await this.transport();
     const method = opts.method ?? 'GET';
     const url = new URL(this.connection.server + opts.path + queryString(opts.query));
@@ -240,7 +241,7 @@ export class KubeClient {
     return this.request<T>({ method: 'PUT', path: resourcePath(r, { ...path, name, namespace: path.namespace ?? body.metadata?.namespace }), body, signal });
   }
 
-  patch<T = KubeObject>(r: ResourceType, name: string, patch: unknown, opts: { namespace?: string; type?: PatchType; subresource?: string; fieldManager?: string; force?: boolean } = {}): Promise<T> {
+  patch<T = KubeObject>(r: ResourceType, name: string, patch: unknown, opts: { namespace?: string; type?: PatchType; subresource?: string; fieldManager?: string; force?: boolean; signal?: AbortSignal } = {}): Promise<T> {
     const type = opts.type ?? 'merge';
     return this.request<T>({
       method: 'PATCH',
@@ -248,18 +249,19 @@ export class KubeClient {
       body: patch,
       contentType: PATCH_CONTENT_TYPES[type],
       query: { fieldManager: opts.fieldManager, force: opts.force },
+      signal: opts.signal,
     });
   }
 
   /** Server-side apply of a whole desired object under one field manager. */
-  apply<T = KubeObject>(r: ResourceType, body: KubeObject, fieldManager: string, opts: { subresource?: string } = {}): Promise<T> {
+  apply<T = KubeObject>(r: ResourceType, body: KubeObject, fieldManager: string, opts: { subresource?: string; signal?: AbortSignal } = {}): Promise<T> {
     const name = body.metadata?.name;
     if (!name) throw new Error(`apply ${r.kind}: metadata.name is required`);
-    return this.patch<T>(r, name, body, { namespace: body.metadata?.namespace, type: 'apply', subresource: opts.subresource, fieldManager, force: true });
+    return this.patch<T>(r, name, body, { namespace: body.metadata?.namespace, type: 'apply', subresource: opts.subresource, fieldManager, force: true, signal: opts.signal });
   }
 
-  delete<T = KubeObject>(r: ResourceType, name: string, namespace?: string, body?: unknown): Promise<T> {
-    return this.request<T>({ method: 'DELETE', path: resourcePath(r, { namespace, name }), body });
+  delete<T = KubeObject>(r: ResourceType, name: string, namespace?: string, body?: unknown, opts: { signal?: AbortSignal } = {}): Promise<T> {
+    return this.request<T>({ method: 'DELETE', path: resourcePath(r, { namespace, name }), body, signal: opts.signal });
   }
 
   /**

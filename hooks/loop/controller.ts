@@ -271,8 +271,8 @@ export class Controller<Config = unknown, Related = unknown> {
     if (!cached) return;
     this.stats.reconciles++;
     const uid = cached.metadata?.uid ?? '';
-    if (cached.metadata?.deletionTimestamp) return this.finalize(cached);
-    const parent = await this.ensureFinalizer(cached);
+    if (cached.metadata?.deletionTimestamp) return this.finalize(cached, stop);
+    const parent = await this.ensureFinalizer(cached, stop);
     const observed = this.index.of(uid);
     const input = {
       parent,
@@ -300,14 +300,14 @@ export class Controller<Config = unknown, Related = unknown> {
     const plan = planChildren(desired, observed, held);
     for (const wave of plan.apply) {
       stopIfAborted(stop);
-      await Promise.all(wave.map((child) => this.applyChild(child).catch((err: unknown) => errors.push({ child: childName(child), message: messageOf(err) }))));
+      await Promise.all(wave.map((child) => this.applyChild(child, stop).catch((err: unknown) => errors.push({ child: childName(child), message: messageOf(err) }))));
     }
     stopIfAborted(stop);
-    await Promise.all(plan.prune.map((child) => this.deleteChild(child).catch((err: unknown) => errors.push({ child: childName(child), message: messageOf(err) }))));
+    await Promise.all(plan.prune.map((child) => this.deleteChild(child, stop).catch((err: unknown) => errors.push({ child: childName(child), message: messageOf(err) }))));
     // The status must say which child failed and why: ask the hook again with the errors.
     if (errors.length) output = this.spec.hook({ ...input, errors });
     stopIfAborted(stop);
-    await this.writeStatus(parent, output.status);
+    await this.writeStatus(parent, output.status, stop);
     if (errors.length) throw new ChildrenFailedError(errors);
     await this.recordEvents(parent, output.events ?? []);
     if (output.resyncAfterMs !== undefined && output.resyncAfterMs > 0 && this.queue && !stop.aborted) this.scheduleResync(key, output.resyncAfterMs);
@@ -320,7 +320,7 @@ export class Controller<Config = unknown, Related = unknown> {
     const changed = await this.client.patch<KubeObject>(this.spec.parent, name, {
       metadata: { resourceVersion, ...(change.annotations ? { annotations: change.annotations } : {}) },
       ...(change.spec ? { spec: change.spec } : {}),
-    }, { namespace, type: 'merge', fieldManager: FIELD_MANAGERS.manager });
+    }, { namespace, type: 'merge', fieldManager: FIELD_MANAGERS.manager, signal: stop });
     await this.recordEvents(changed, change.events ?? []);
   }
 
@@ -352,25 +352,27 @@ export class Controller<Config = unknown, Related = unknown> {
     this.resyncTimers.delete(key);
   }
 
-  private async applyChild(child: KubeObject): Promise<void> {
+  // Every write of a reconcile takes its `stop`: a write still waiting for the rate limit (or
+  // on the wire) when the lead ends is abandoned, not sent after a successor may have begun.
+  private async applyChild(child: KubeObject, stop: AbortSignal): Promise<void> {
     const resource = resourceOf(child.apiVersion ?? '', child.kind ?? '')!;
     this.stats.applies++;
-    await this.client.apply(resource, child, FIELD_MANAGERS.manager);
+    await this.client.apply(resource, child, FIELD_MANAGERS.manager, { signal: stop });
   }
 
-  private async deleteChild(child: KubeObject): Promise<void> {
+  private async deleteChild(child: KubeObject, stop: AbortSignal): Promise<void> {
     const resource = resourceOf(child.apiVersion ?? '', child.kind ?? '');
     if (!resource) return;
     this.stats.deletes++;
     try {
-      await this.client.delete(resource, child.metadata?.name ?? '', child.metadata?.namespace, { propagationPolicy: 'Background' });
+      await this.client.delete(resource, child.metadata?.name ?? '', child.metadata?.namespace, { propagationPolicy: 'Background' }, { signal: stop });
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
   }
 
   /** Writes status only when it changed; on a conflict re-reads the parent and tries again while its spec is unchanged. */
-  private async writeStatus(parent: KubeObject, hookStatus: Record<string, unknown>): Promise<void> {
+  private async writeStatus(parent: KubeObject, hookStatus: Record<string, unknown>, stop: AbortSignal): Promise<void> {
     let current = parent;
     const retries = this.opts.statusConflictRetries ?? 3;
     for (let attempt = 0; ; attempt++) {
@@ -378,12 +380,12 @@ export class Controller<Config = unknown, Related = unknown> {
       if (sameStatus(status, current.status)) return;
       try {
         this.stats.statusWrites++;
-        await this.client.replace(this.spec.parent, { ...current, status }, { subresource: 'status' });
+        await this.client.replace(this.spec.parent, { ...current, status }, { subresource: 'status', signal: stop });
         return;
       } catch (err) {
         if (!isConflict(err) || attempt >= retries) throw err;
         const { name, namespace } = current.metadata ?? {};
-        const fresh = await this.client.get<KubeObject>(this.spec.parent, name ?? '', namespace);
+        const fresh = await this.client.get<KubeObject>(this.spec.parent, name ?? '', namespace, { signal: stop });
         // A new generation or a new object needs a new hook run, which its watch event brings.
         if (fresh.metadata?.uid !== current.metadata?.uid || fresh.metadata?.generation !== current.metadata?.generation) throw err;
         current = fresh;
@@ -391,25 +393,26 @@ export class Controller<Config = unknown, Related = unknown> {
     }
   }
 
-  private async ensureFinalizer(parent: KubeObject): Promise<KubeObject> {
+  private async ensureFinalizer(parent: KubeObject, stop: AbortSignal): Promise<KubeObject> {
     const name = this.spec.finalizer?.name;
     const finalizers = parent.metadata?.finalizers ?? [];
     if (!name || finalizers.includes(name)) return parent;
     return this.client.patch<KubeObject>(this.spec.parent, parent.metadata?.name ?? '', {
       metadata: { finalizers: [...finalizers, name], resourceVersion: parent.metadata?.resourceVersion },
-    }, { namespace: parent.metadata?.namespace, type: 'merge' });
+    }, { namespace: parent.metadata?.namespace, type: 'merge', signal: stop });
   }
 
-  private async finalize(parent: KubeObject): Promise<void> {
+  private async finalize(parent: KubeObject, stop: AbortSignal): Promise<void> {
     const finalizer = this.spec.finalizer;
     const finalizers = parent.metadata?.finalizers ?? [];
     const uid = parent.metadata?.uid ?? '';
     if (!finalizer || !finalizers.includes(finalizer.name) || this.finalized.has(uid)) return;
     await finalizer.finalize(parent, { client: this.client, children: this.index.of(parent.metadata?.uid ?? ''), log: this.log });
+    stopIfAborted(stop);
     try {
       await this.client.patch(this.spec.parent, parent.metadata?.name ?? '', {
         metadata: { finalizers: finalizers.filter((f) => f !== finalizer.name), resourceVersion: parent.metadata?.resourceVersion },
-      }, { namespace: parent.metadata?.namespace, type: 'merge' });
+      }, { namespace: parent.metadata?.namespace, type: 'merge', signal: stop });
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }

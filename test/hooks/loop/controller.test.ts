@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Controller, startDeletion, type ControllerOptions, type ControllerSpec } from '../../../hooks/loop/controller.js';
 import { APPLIED_HASH_ANNOTATION } from '../../../hooks/loop/plan.js';
 import type { SyncHook } from '../../../hooks/loop/types.js';
-import type { KubeObject } from '../../../kube/client.js';
+import { KubeClient, type KubeObject } from '../../../kube/client.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import { FakeApiServer } from '../../support/fake-apiserver.js';
 import { eventually } from '../support/eventually.js';
@@ -36,9 +36,9 @@ describe('reconcile controller', () => {
   let seen: Seen;
 
   /** Starts the controller: its caches and its reconciles (`run`), or its caches alone, as on a replica that does not lead. */
-  async function start(overrides: Partial<ControllerSpec<{ prefix: string }, { markers: number }>> = {}, options: ControllerOptions = {}, what: 'run' | 'caches' = 'run') {
+  async function start(overrides: Partial<ControllerSpec<{ prefix: string }, { markers: number }>> = {}, options: ControllerOptions = {}, what: 'run' | 'caches' = 'run', client = api.client()) {
     seen = { errors: 0 };
-    controller = new Controller(api.client(), {
+    controller = new Controller(client, {
       name: 'test',
       parent: RESOURCES.workspace,
       children: [RESOURCES.configMap],
@@ -254,6 +254,25 @@ describe('reconcile controller', () => {
       second.abort();
       await secondLead;
       expect(lists()).to.equal(listed);
+    });
+
+    it('abandons the writes still waiting for the rate limit when its lead ends, instead of sending them after', async () => {
+      const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+      api.seed(...names.map((n) => parentObject(n, n)));
+      const limited = new KubeClient(api.connection(), undefined, { rateLimit: { perSecond: 4, burst: 1 } });
+      await start({}, { shutdownGraceMs: 0 }, 'caches', limited);
+      const writes = () => api.requests.filter((r) => r.method !== 'GET');
+      const lead = new AbortController();
+      const leading = controller.lead(lead.signal);
+      await eventually(() => writes().length >= 1, 'the first write');
+      lead.abort();
+      const endedAt = performance.now();
+      await leading;
+      // This read waits behind every token reserved before it: a write still queued would have gone first.
+      await limited.get(RESOURCES.namespace, NS);
+      const late = writes().filter((r) => (r.at ?? 0) > endedAt + 250);
+      expect(late.map((r) => `${r.method} ${r.path}`), 'writes sent after the lead ended').to.deep.equal([]);
+      expect(writes().length, 'six children and six statuses were never all written').to.be.below(names.length * 2);
     });
   });
 
