@@ -89,9 +89,19 @@ export function queryString(query: Query | undefined): string {
   return s ? `?${s}` : '';
 }
 
-/** Keep-alive agents shared by every client of one connection, keyed by their TLS material. */
-/** Methods whose request may be sent again when the first try never reached the API server (Go's http.Transport retries these too). */
-const REPEATABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/**
+ * Requests that may be sent again when the first try found its connection closed: the
+ * methods HTTP defines as idempotent (RFC 9110 §9.2.2), and the patches whose second
+ * application changes nothing: server-side apply and JSON merge patch (RFC 7386 sets what it
+ * names). Should the first have been acted on after all, a repeated DELETE is answered 404 and
+ * a write carrying a resourceVersion 409, which callers handle. POST and JSON Patch (an `add`
+ * to a list adds twice) are not repeated.
+ */
+const REPEATABLE_PATCHES = new Set([PATCH_CONTENT_TYPES.apply, PATCH_CONTENT_TYPES.merge]);
+
+function repeatable(method: string, contentType: string | undefined): boolean {
+  return ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(method) || (method === 'PATCH' && REPEATABLE_PATCHES.has(contentType ?? ''));
+}
 
 /**
  * The API server closed a kept-alive connection as this request went out on it: the request
@@ -101,6 +111,7 @@ function closedWhileIdle(req: http.ClientRequest, err: NodeJS.ErrnoException): b
   return req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
 }
 
+/** Keep-alive agents shared by every client of one connection, keyed by their TLS material. */
 class AgentPool {
   private readonly agents = new Map<string, http.Agent>();
   readonly plain = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -218,7 +229,7 @@ export class KubeClient {
         if (payload !== undefined) req.write(payload);
         req.end();
       });
-    return attempt(REPEATABLE_METHODS.has(method));
+    return attempt(repeatable(method, opts.contentType));
   }
 
   get<T = KubeObject>(r: ResourceType, name: string, namespace?: string, opts: { signal?: AbortSignal } = {}): Promise<T> {

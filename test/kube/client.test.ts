@@ -149,6 +149,27 @@ describe('KubeClient', () => {
       expect(seen).to.deep.equal(['GET 1', 'GET 2', 'GET 1']);
     });
 
+    it('sends a PUT, a DELETE, a server-side apply and a merge patch again: repeating them changes nothing', async () => {
+      const kube = client();
+      const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'svc-alice' } };
+      await kube.get(RESOURCES.namespace, 'svc-alice');
+      await kube.replace(RESOURCES.namespace, ns);
+      await kube.delete(RESOURCES.namespace, 'svc-alice');
+      const applied = await kube.apply(RESOURCES.namespace, ns, 'den-manager');
+      expect(applied.metadata?.name).to.equal('svc-alice');
+      await kube.patch(RESOURCES.namespace, 'svc-alice', { metadata: { finalizers: ['den.dev/cleanup'] } }, { type: 'merge' });
+      // Each found the connection the previous answer came on closed, and went again on a new one.
+      expect(seen).to.deep.equal(['GET 1', 'PUT 2', 'PUT 1', 'DELETE 2', 'DELETE 1', 'PATCH 2', 'PATCH 1', 'PATCH 2', 'PATCH 1']);
+    });
+
+    it('does not send a JSON Patch twice: adding to a list twice is not the same as once', async () => {
+      const kube = client();
+      await kube.get(RESOURCES.namespace, 'svc-alice');
+      const err = await kube.patch(RESOURCES.namespace, 'svc-alice', [{ op: 'add', path: '/metadata/finalizers/-', value: 'den.dev/cleanup' }], { type: 'json' }).catch((e) => e);
+      expect(err).to.be.instanceOf(KubeUnavailableError);
+      expect(seen).to.deep.equal(['GET 1', 'PATCH 2']);
+    });
+
     it('does not send a POST twice: it may have been acted on, so the caller hears the API server was unreachable', async () => {
       const kube = client();
       await kube.get(RESOURCES.namespace, 'svc-alice');
