@@ -32,6 +32,12 @@ import { FIELD_MANAGERS } from '../kube/group.js';
 import { isDns1123Subdomain } from '../kube/names.js';
 import { appsDomainProblem } from '../infra/install/apps-domain.js';
 
+// An ingress or load balancer keeps its connections to den server open between requests (AWS
+// ALB 60 s, ingress-nginx's upstream keep-alive 60 s) and does not expect them closed under it:
+// with Node's 5 s, a request it sends on a connection den server is closing gets a 502 (ALB
+// does not retry). So den server keeps an idle connection longer than they do.
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 const SESSION_SWEEP_INTERVAL_MS = 10 * 60_000;
 /** Requests still running at shutdown get this long to finish. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -146,7 +152,7 @@ export const serverRole: Role<typeof serverSettings> = {
     });
     // /metrics stays off the listener people reach; the probes may use either.
     const health = await startHealthServer(settings.healthListen, () => synced && listening, metrics);
-    const server = http.createServer(app.callback());
+    const server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: KEEP_ALIVE_TIMEOUT_MS + 1_000 }, app.callback());
     const terminals = new TerminalServer({
       baseUrl: settings.baseUrl,
       sessions: auth.sessions,

@@ -104,6 +104,10 @@ describe('two replicas answer as the one that wrote', function () {
     expect(served().map((n, i) => n - was[i]!)).to.deep.equal([2, 2]);
   });
 
+  it('each replica keeps an idle connection longer than an ingress or load balancer keeps it (60 s), and says so', async () => {
+    for (const r of platform.servers) expect((await fetch(`${r.url}/healthz`)).headers.get('keep-alive'), r.url).to.equal('timeout=65');
+  });
+
   it('a person who signs in on one replica is served by the other on the first request', () =>
     diagnose(async () => {
       const alice = await first.login('alice', PASSWORD);

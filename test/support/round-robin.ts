@@ -69,7 +69,9 @@ abstract class LoopbackListener {
 export class RoundRobinHttpProxy extends LoopbackListener {
   protected readonly server: http.Server;
   private readonly rotation: Rotation;
-  private readonly agent = new http.Agent({ keepAlive: true });
+  // As ingress-nginx keeps its upstream connections (60 s idle, upstream-keepalive-timeout): a
+  // backend that closes an idle connection sooner loses requests sent on it as it closes.
+  private readonly agent = new http.Agent({ keepAlive: true, timeout: 60_000 });
   /** Requests sent to each backend, by `host:port`. */
   readonly served = new Map<string, number>();
 
