@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer } from '../process/http-close.js';
 import { roleLog, type Role } from '../process/role.js';
 import { SERVER_SUMMARY } from './summary.js';
 import { kubeconfigSetting, namespaceSetting, tokenTtlSetting } from '../kube/settings.js';
@@ -88,13 +89,6 @@ export const serverSettings = {
   }),
   tokenTtl: tokenTtlSetting,
 };
-
-function closeServer(server: http.Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
-}
 
 /** The identity providers of the file and the variables; every mistake is one line of a SettingsError (exit 2). */
 export function readIdentityProviders(file: string, env: Record<string, string | undefined>): ProviderConfig[] {

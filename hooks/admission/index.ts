@@ -4,6 +4,7 @@
 import { once } from 'node:events';
 import https from 'node:https';
 import type { Socket } from 'node:net';
+import { closeServer } from '../../process/http-close.js';
 import type { Log } from '../../process/role.js';
 import type { KubeClient } from '../../kube/client.js';
 import { sleep, untilAborted } from '../../process/timers.js';
@@ -137,9 +138,8 @@ export async function runAdmission(opts: AdmissionOptions, tuning: AdmissionTuni
   const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       listening = false;
-      server.close(() => resolve());
-      // Reviews are short; an idle keep-alive connection must not hold the shutdown.
-      server.closeIdleConnections();
+      // Reviews are short; a kept-alive connection must not hold the shutdown.
+      void closeServer(server).then(resolve);
       setTimeout(() => {
         for (const s of sockets) s.destroy();
       }, 5_000).unref();
