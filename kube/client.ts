@@ -56,7 +56,12 @@ export interface WatchEvent<T = KubeObject> {
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
-export interface RequestOptions {
+/** `signal` abandons the request: not sent if it is still waiting for the rate limit, cut off if it is on the wire. */
+export interface Abortable {
+  signal?: AbortSignal;
+}
+
+export interface RequestOptions extends Abortable {
   method?: string;
   path: string;
   query?: Query;
@@ -64,7 +69,6 @@ export interface RequestOptions {
   contentType?: string;
   /** Milliseconds before the request is abandoned. */
   timeoutMs?: number;
-  signal?: AbortSignal;
 }
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
@@ -97,10 +101,11 @@ export function queryString(query: Query | undefined): string {
  * a write carrying a resourceVersion 409, which callers handle. POST and JSON Patch (an `add`
  * to a list adds twice) are not repeated.
  */
+const REPEATABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 const REPEATABLE_PATCHES = new Set([PATCH_CONTENT_TYPES.apply, PATCH_CONTENT_TYPES.merge]);
 
 function repeatable(method: string, contentType: string | undefined): boolean {
-  return ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(method) || (method === 'PATCH' && REPEATABLE_PATCHES.has(contentType ?? ''));
+  return REPEATABLE_METHODS.has(method) || (method === 'PATCH' && REPEATABLE_PATCHES.has(contentType ?? ''));
 }
 
 /**
@@ -232,12 +237,12 @@ export class KubeClient {
     return attempt(repeatable(method, opts.contentType));
   }
 
-  get<T = KubeObject>(r: ResourceType, name: string, namespace?: string, opts: { signal?: AbortSignal } = {}): Promise<T> {
+  get<T = KubeObject>(r: ResourceType, name: string, namespace?: string, opts: Abortable = {}): Promise<T> {
     return this.request<T>({ path: resourcePath(r, { namespace, name }), signal: opts.signal });
   }
 
-  /** One list request; with `limit`, one page of at most that many items, and `continue` (the previous page's `metadata.continue`) for the next; `signal` abandons it. */
-  list<T = KubeObject>(r: ResourceType, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; resourceVersion?: string; limit?: number; continue?: string; signal?: AbortSignal } = {}): Promise<KubeList<T>> {
+  /** One list request; with `limit`, one page of at most that many items, and `continue` (the previous page's `metadata.continue`) for the next. */
+  list<T = KubeObject>(r: ResourceType, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; resourceVersion?: string; limit?: number; continue?: string } & Abortable = {}): Promise<KubeList<T>> {
     const { namespace, signal, ...query } = opts;
     return this.request<KubeList<T>>({ path: resourcePath(r, { namespace }), query, signal });
   }
@@ -246,13 +251,13 @@ export class KubeClient {
     return this.request<T>({ method: 'POST', path: resourcePath(r, { namespace }), body, query });
   }
 
-  replace<T = KubeObject>(r: ResourceType, body: KubeObject, opts: PathOptions & { signal?: AbortSignal } = {}): Promise<T> {
+  replace<T = KubeObject>(r: ResourceType, body: KubeObject, opts: PathOptions & Abortable = {}): Promise<T> {
     const { signal, ...path } = opts;
     const name = path.name ?? body.metadata?.name;
     return this.request<T>({ method: 'PUT', path: resourcePath(r, { ...path, name, namespace: path.namespace ?? body.metadata?.namespace }), body, signal });
   }
 
-  patch<T = KubeObject>(r: ResourceType, name: string, patch: unknown, opts: { namespace?: string; type?: PatchType; subresource?: string; fieldManager?: string; force?: boolean; signal?: AbortSignal } = {}): Promise<T> {
+  patch<T = KubeObject>(r: ResourceType, name: string, patch: unknown, opts: { namespace?: string; type?: PatchType; subresource?: string; fieldManager?: string; force?: boolean } & Abortable = {}): Promise<T> {
     const type = opts.type ?? 'merge';
     return this.request<T>({
       method: 'PATCH',
@@ -265,13 +270,13 @@ export class KubeClient {
   }
 
   /** Server-side apply of a whole desired object under one field manager. */
-  apply<T = KubeObject>(r: ResourceType, body: KubeObject, fieldManager: string, opts: { subresource?: string; signal?: AbortSignal } = {}): Promise<T> {
+  apply<T = KubeObject>(r: ResourceType, body: KubeObject, fieldManager: string, opts: { subresource?: string } & Abortable = {}): Promise<T> {
     const name = body.metadata?.name;
     if (!name) throw new Error(`apply ${r.kind}: metadata.name is required`);
     return this.patch<T>(r, name, body, { namespace: body.metadata?.namespace, type: 'apply', subresource: opts.subresource, fieldManager, force: true, signal: opts.signal });
   }
 
-  delete<T = KubeObject>(r: ResourceType, name: string, namespace?: string, body?: unknown, opts: { signal?: AbortSignal } = {}): Promise<T> {
+  delete<T = KubeObject>(r: ResourceType, name: string, namespace?: string, body?: unknown, opts: Abortable = {}): Promise<T> {
     return this.request<T>({ method: 'DELETE', path: resourcePath(r, { namespace, name }), body, signal: opts.signal });
   }
 

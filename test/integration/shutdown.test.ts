@@ -2,49 +2,46 @@
 // Deployment rollout or a developer's Ctrl-C expects (a pending grace timer once kept
 // `den server` alive for its full 10 s shutdown grace).
 import { expect } from 'chai';
-import { LocalPlatform } from '../support/platform.js';
+import { eventually, LocalPlatform, type DenProcess } from '../support/platform.js';
 
 // Well under the 10 s shutdown grace that a pending timer would make it wait.
 const PROMPT_EXIT_MS = 8_000;
 
-describe('Den processes on SIGTERM', function () {
-  this.timeout(60_000);
+/** A platform started before the suite's tests and stopped after them. */
+function platformFor(suffix: string): LocalPlatform {
   const platform = new LocalPlatform();
-
   before(async () => {
-    platform.suffix = 'sd';
+    platform.suffix = suffix;
     await platform.start();
   });
-
   after(async () => {
     await platform.stop();
   });
+  return platform;
+}
+
+async function expectPromptExit(proc: DenProcess): Promise<void> {
+  const started = Date.now();
+  const code = await proc.stop();
+  const took = Date.now() - started;
+  expect(code, proc.tail()).to.equal(0);
+  expect(took, `den ${proc.name} took ${took} ms to exit`).to.be.below(PROMPT_EXIT_MS);
+}
+
+describe('Den processes on SIGTERM', function () {
+  this.timeout(60_000);
+  const platform = platformFor('sd');
 
   for (const role of ['manager', 'server', 'gateway'] as const) {
     it(`den ${role} exits 0 within ${PROMPT_EXIT_MS / 1000} s of SIGTERM when idle, every replica`, async () => {
-      for (const proc of platform.replicasOf(role)) {
-        const started = Date.now();
-        const code = await proc.stop();
-        const took = Date.now() - started;
-        expect(code, proc.tail()).to.equal(0);
-        expect(took, `den ${proc.name} took ${took} ms to exit`).to.be.below(PROMPT_EXIT_MS);
-      }
+      for (const proc of platform.replicasOf(role)) await expectPromptExit(proc);
     });
   }
 });
 
 describe('den manager on SIGTERM while the API server holds its lists unanswered', function () {
   this.timeout(60_000);
-  const platform = new LocalPlatform();
-
-  before(async () => {
-    platform.suffix = 'sl';
-    await platform.start();
-  });
-
-  after(async () => {
-    await platform.stop();
-  });
+  const platform = platformFor('sl');
 
   it(`exits 0 within ${PROMPT_EXIT_MS / 1000} s, abandoning the lists rather than waiting out their 30 s timeout`, async () => {
     const { api } = platform;
@@ -54,17 +51,7 @@ describe('den manager on SIGTERM while the API server holds its lists unanswered
     // Watches ended and their resourceVersion compacted away: every cache lists again.
     api.compact();
     api.dropWatches();
-    const deadline = Date.now() + 10_000;
-    while (heldLists() < before + 2) {
-      if (Date.now() > deadline) throw new Error('the manager did not list again after its watches ended');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    for (const proc of platform.replicasOf('manager')) {
-      const started = Date.now();
-      const code = await proc.stop();
-      const took = Date.now() - started;
-      expect(code, proc.tail()).to.equal(0);
-      expect(took, `den ${proc.name} took ${took} ms to exit`).to.be.below(PROMPT_EXIT_MS);
-    }
+    await eventually(() => heldLists() >= before + 2, 'the manager listing again after its watches ended', 10_000, 50);
+    for (const proc of platform.replicasOf('manager')) await expectPromptExit(proc);
   });
 });

@@ -3,11 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect } from 'chai';
-import type { KubeObject } from '../../kube/client.js';
+import { KubeClient, type KubeObject } from '../../kube/client.js';
 import { applyWatchEvent, Informer, objectKey, replaceStore, stripManagedFields, type CacheEvent } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
-import { KubeClient } from '../../kube/client.js';
 import { staticConnection } from '../../kube/connection.js';
 
 const cm = (name: string, rv: string, data: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: rv }, data });
