@@ -1,7 +1,7 @@
 // ClusterRoleBindings: `svc-userspace-<name>` (SPEC 1.2 rule 5) and, for an administrator
 // (`den.dev/role: admin`), `svc-admin-<name>` to `den-admin` (SPEC 1.7).
 import { Construct } from 'constructs';
-import { KubeClusterRoleBinding } from 'cdk8s-plus-28/lib/imports/k8s.js';
+import { KubeClusterRoleBinding } from '../k8s/imports.cjs';
 import { SERVICE_ACCOUNTS } from '../../../kube/group.js';
 import { ADMIN_CLUSTER_ROLE } from '../../install/names.js';
 import { userSpaceAccessName } from './cluster-role.js';

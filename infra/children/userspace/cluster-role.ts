@@ -1,6 +1,6 @@
 // ClusterRole `svc-userspace-<name>` (SPEC 1.2 rules 5-6): this one UserSpace, and the catalog.
 import { Construct } from 'constructs';
-import { KubeClusterRole, type PolicyRule } from 'cdk8s-plus-28/lib/imports/k8s.js';
+import { KubeClusterRole, type PolicyRule } from '../k8s/imports.cjs';
 import { GROUP, PLURALS } from '../../../kube/group.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 

@@ -1,6 +1,6 @@
 // Namespace `svc-<userspace>` (SPEC 1.1, 1.2).
 import { Construct } from 'constructs';
-import { KubeNamespace } from 'cdk8s-plus-28/lib/imports/k8s.js';
+import { KubeNamespace } from '../k8s/imports.cjs';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 
 /**

@@ -13,7 +13,7 @@ import {
   KubeNetworkPolicy,
   type NetworkPolicyEgressRule,
   type NetworkPolicyPeer,
-} from 'cdk8s-plus-28/lib/imports/k8s.js';
+} from '../k8s/imports.cjs';
 import { childMetadata, type ApiServerRule, type UserSpaceChildrenProps } from './props.js';
 
 export const ISOLATION_NAME = 'svc-isolation';

@@ -1,6 +1,6 @@
 // ResourceQuota `svc-quota`: the UserSpace's budget as the API server enforces it (SPEC 2.4).
 import { Construct } from 'constructs';
-import { KubeResourceQuota, Quantity } from 'cdk8s-plus-28/lib/imports/k8s.js';
+import { KubeResourceQuota, Quantity } from '../k8s/imports.cjs';
 import { QUOTA_NAME, WORKSPACE_COUNT_KEY } from '../../crds/user-space.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 

@@ -1,6 +1,6 @@
 // RoleBindings `svc-owner`, `svc-reader`, `svc-workspace-edit` (SPEC 1.2 rules 1-3).
 import { Construct } from 'constructs';
-import { KubeRoleBinding } from 'cdk8s-plus-28/lib/imports/k8s.js';
+import { KubeRoleBinding } from '../k8s/imports.cjs';
 import { SERVICE_ACCOUNTS } from '../../../kube/group.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 import { READER_ROLE, USER_ROLE } from './roles.js';

@@ -1,5 +1,5 @@
 // RBAC subjects of a UserSpace's bindings, and the one place the disabled label takes effect.
-import type { Subject } from 'cdk8s-plus-28/lib/imports/k8s.js';
+import type { Subject } from '../k8s/imports.cjs';
 import type { UserSpaceChildrenProps } from './props.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';

@@ -8,7 +8,7 @@ import type {
   V1Volume,
   V1VolumeMount,
 } from '@kubernetes/client-node';
-import type { ObjectMeta } from 'cdk8s-plus-28/lib/imports/k8s.js';
+import type { ObjectMeta } from '../k8s/imports.cjs';
 import { FIELD_MANAGERS, LABELS } from '../../../kube/group.js';
 import type { PullPolicy, QuantityJson, ResourceRequirementsJson } from '../../crds/schema.js';
 

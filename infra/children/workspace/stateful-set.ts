@@ -6,7 +6,7 @@ import {
   Quantity,
   type KubeStatefulSetProps,
   type PodSecurityContext,
-} from 'cdk8s-plus-28/lib/imports/k8s.js';
+} from '../k8s/imports.cjs';
 import { ANNOTATIONS, LABELS, SERVICE_ACCOUNTS } from '../../../kube/group.js';
 import { HOME_VOLUME, WORKSPACE_CONTAINER } from '../../crds/workspace.js';
 import {
