@@ -10,6 +10,7 @@ import { apiServerReachable, whenAvailable } from '../kube/availability.js';
 import { loadConnection } from '../kube/connection.js';
 import { re2 } from '../process/re2.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
+import { RESOURCES } from '../kube/resources.js';
 import { WEBHOOK_SERVICE } from '../infra/install/names.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { Metrics } from '../process/metrics.js';
@@ -149,6 +150,9 @@ export const managerRole: Role<typeof settings> = {
       if (hostKey === undefined) return;
       // Registered once: a retried start-up must not register the same figures twice.
       const admissionMetrics = new AdmissionMetrics(metrics.registry);
+      // The webhooks read UserSpaces and Workspaces from the loop's caches, which run on every
+      // replica from here on; the campaign for the Lease begins once the webhooks serve.
+      const managerCaches = manager.runCaches(signal);
       const admission = await whenAvailable('admission webhooks', () => startAdmission({
         client,
         namespace: s.namespace,
@@ -159,10 +163,14 @@ export const managerRole: Role<typeof settings> = {
         signal,
         log: logLine,
         metrics: admissionMetrics,
+        shared: { userSpaces: manager.parentCache(RESOURCES.userSpace), workspaces: manager.parentCache(RESOURCES.workspace) },
       }), wait).catch((err: unknown) => {
         throw startupError('admission webhooks', err);
       });
-      if (!admission) return;
+      if (!admission) {
+        await managerCaches;
+        return;
+      }
       admissionReady = admission.ready;
       logLine(s.leaderElect ? 'started; campaigning for the Lease' : 'started; reconciling without leader election', { identity: manager.identity });
       await manager.run(signal);

@@ -3,11 +3,13 @@
 // holds the Lease (webhooks are not here: every replica serves them).
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { KubeClient } from '../kube/client.js';
 import { LEADER_LEASE } from '../infra/install/names.js';
 import type { Log } from '../process/role.js';
 import { CONTROLLERS, type ControllerFactory, type ManagerConfig } from './controllers.js';
 import { Controller, type ControllerOptions } from './loop/controller.js';
+import type { Informer } from '../kube/informer.js';
+import type { KubeClient, KubeObject } from '../kube/client.js';
+import type { ResourceType } from '../kube/resources.js';
 import { LeaderElector } from './loop/leader.js';
 import type { RateLimit } from '../process/rate-limit.js';
 
@@ -38,6 +40,8 @@ export interface ManagerOptions {
 export class Manager {
   readonly identity: string;
   private running: readonly Controller[] | undefined;
+  private next: readonly Controller[] | undefined;
+  private caches: Promise<void> | undefined;
   private readonly elector: LeaderElector | undefined;
 
   constructor(private readonly client: KubeClient, private readonly opts: ManagerOptions) {
@@ -64,29 +68,60 @@ export class Manager {
     return !!this.running && this.running.every((c) => c.synced);
   }
 
-  /** The controllers while `run` runs, on every replica (they reconcile only while `leading`), for tests and benchmarks. */
+  /** The controllers while their caches run, on every replica (they reconcile only while `leading`), for tests and benchmarks. */
   get controllers(): readonly Controller[] | undefined {
     return this.running;
   }
 
+  /** The controllers of the next (or current) run, built on first use. */
+  private built(): readonly Controller[] {
+    if (!this.next) {
+      const options: ControllerOptions = { relistIntervalMs: this.opts.config.relistIntervalMs, log: this.opts.log, shutdownGraceMs: this.shutdownGraceMs(), ...this.opts.controller };
+      this.next = (this.opts.controllers ?? CONTROLLERS).map((spec) => new Controller(this.opts.loopClient ?? this.client, spec(this.opts.config), options));
+    }
+    return this.next;
+  }
+
   /**
-   * Runs until `signal` aborts: the caches from the start to the end, the reconciles during
-   * each lead. At the end in-flight reconciles finish (bounded) and the Lease is released.
+   * The cache of the parents of this kind, for readers beside the loop (the admission webhooks
+   * read UserSpaces and Workspaces from it rather than keep a copy of their own). It fills once
+   * `runCaches` (or `run`) runs; subscribe before, or read its store.
+   */
+  parentCache(resource: ResourceType): Informer<KubeObject> | undefined {
+    return this.built().find((c) => c.spec.parent === resource)?.parents;
+  }
+
+  /**
+   * Runs every controller's caches until `signal` aborts, on every replica; `run` starts them
+   * if nothing did. Started on its own when another reader must find them synced before the
+   * campaign for the Lease begins (the webhooks).
+   */
+  runCaches(signal: AbortSignal): Promise<void> {
+    if (!this.caches) {
+      const controllers = this.built();
+      this.running = controllers;
+      this.caches = Promise.all(controllers.map((c) => c.runCaches(signal))).then(() => undefined);
+    }
+    return this.caches;
+  }
+
+  /**
+   * Runs until `signal` aborts: the caches from the start to the end (unless `runCaches` runs
+   * them already), the reconciles during each lead. At the end in-flight reconciles finish
+   * (bounded) and the Lease is released.
    */
   async run(signal: AbortSignal): Promise<void> {
-    const options: ControllerOptions = { relistIntervalMs: this.opts.config.relistIntervalMs, log: this.opts.log, shutdownGraceMs: this.shutdownGraceMs(), ...this.opts.controller };
-    const controllers = (this.opts.controllers ?? CONTROLLERS).map((spec) => new Controller(this.opts.loopClient ?? this.client, spec(this.opts.config), options));
-    this.running = controllers;
+    const caches = this.runCaches(signal);
+    const controllers = this.built();
     const lead = async (leading: AbortSignal) => {
       await Promise.all(controllers.map((c) => c.lead(leading)));
     };
     try {
-      const caches = Promise.all(controllers.map((c) => c.runCaches(signal)));
       if (this.elector) await this.elector.run(signal, lead);
       else await lead(signal);
       await caches;
     } finally {
-      this.running = undefined;
+      this.running = this.next = this.caches = undefined;
     }
   }
 

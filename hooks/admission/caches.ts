@@ -52,22 +52,41 @@ export interface AdmissionCaches {
   view: ClusterView;
   /** Settles when every cache holds its first full list. */
   synced: Promise<void>;
-  /** Runs the watches until `signal` aborts. */
+  /** Runs the watches of the caches of its own until `signal` aborts. */
   run(signal: AbortSignal): Promise<void>;
 }
 
-export function admissionCaches(client: KubeClient, onError: (err: unknown) => void, relistIntervalMs?: number): AdmissionCaches {
+/**
+ * Caches another part of the process runs and keeps current: `den manager`'s reconcile loop
+ * holds every UserSpace and Workspace already, so the webhooks read its caches instead of
+ * holding a second copy of each (they read only metadata and spec, which the loop keeps).
+ */
+export interface SharedCaches {
+  userSpaces?: Informer<KubeObject>;
+  workspaces?: Informer<KubeObject>;
+}
+
+export interface AdmissionCacheOptions {
+  onError: (err: unknown) => void;
+  relistIntervalMs?: number;
+  shared?: SharedCaches;
+}
+
+export function admissionCaches(client: KubeClient, { onError, relistIntervalMs, shared = {} }: AdmissionCacheOptions): AdmissionCaches {
   const opts = { onError, relistIntervalMs };
   const images = new Informer<WorkspaceImage>(client, RESOURCES.workspaceImage, opts);
   // The rules read a UserSpace's and a Workspace's metadata and spec (quota, keys, quota use, names); their status is the manager's and the gateway's.
-  const userSpaces = new Informer<UserSpace>(client, RESOURCES.userSpace, { ...opts, transform: withoutStatus });
-  const workspaces = new Informer<Workspace>(client, RESOURCES.workspace, { ...opts, transform: withoutStatus });
+  const userSpaces = (shared.userSpaces as Informer<UserSpace> | undefined) ?? new Informer<UserSpace>(client, RESOURCES.userSpace, { ...opts, transform: withoutStatus });
+  const workspaces = (shared.workspaces as Informer<Workspace> | undefined) ?? new Informer<Workspace>(client, RESOURCES.workspace, { ...opts, transform: withoutStatus });
   const claims = new Informer<PersistentVolumeClaim>(client, RESOURCES.persistentVolumeClaim, { ...opts, transform: claimAsRead });
   const workspaceIndex = new NamespaceIndex<Workspace>();
   const claimIndex = new NamespaceIndex<PersistentVolumeClaim>(isUserNamespace);
+  // A shared cache may hold objects already: they are indexed as if just added.
+  for (const workspace of workspaces.list()) workspaceIndex.apply({ type: 'ADDED', object: workspace });
   workspaces.on((e) => workspaceIndex.apply(e));
   claims.on((e) => claimIndex.apply(e));
   const informers = [images, userSpaces, workspaces, claims];
+  const own = informers.filter((i) => i !== shared.userSpaces && i !== shared.workspaces);
   return {
     view: {
       workspaceImage: (name) => images.get(name),
@@ -77,7 +96,7 @@ export function admissionCaches(client: KubeClient, onError: (err: unknown) => v
     },
     synced: Promise.all(informers.map((i) => i.synced)).then(() => undefined),
     run: async (signal) => {
-      await Promise.all(informers.map((i) => i.run(signal)));
+      await Promise.all(own.map((i) => i.run(signal)));
     },
   };
 }

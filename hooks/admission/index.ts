@@ -10,7 +10,7 @@ import type { KubeClient } from '../../kube/client.js';
 import { sleep, untilAborted } from '../../process/timers.js';
 import { AdminChecker } from './admins.js';
 import { admissionApp } from './app.js';
-import { admissionCaches } from './caches.js';
+import { admissionCaches, type SharedCaches } from './caches.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { CachingMemo } from './memo.js';
 import { DEFAULT_CERT_POLICY, servingHosts, type CertPolicy, type TlsMaterial } from './certs.js';
@@ -28,6 +28,8 @@ export interface AdmissionOptions {
   signal: AbortSignal;
   log: Log;
   metrics: AdmissionMetrics;
+  /** Caches the process runs already, read instead of a copy of the webhooks' own. */
+  shared?: SharedCaches;
 }
 
 /** Knobs tests and benchmarks turn; the manager uses the defaults. */
@@ -91,7 +93,7 @@ export async function runAdmission(opts: AdmissionOptions, tuning: AdmissionTuni
     onError: (err) => log('webhook configuration watch error', { error: String((err as Error)?.message ?? err) }),
   });
 
-  const caches = admissionCaches(client, (err) => log('admission cache error', { error: String((err as Error)?.message ?? err) }));
+  const caches = admissionCaches(client, { onError: (err) => log('admission cache error', { error: String((err as Error)?.message ?? err) }), shared: opts.shared });
   const cachesRunning = caches.run(signal);
   await Promise.race([caches.synced, untilAborted(signal)]);
   if (signal.aborted) {

@@ -5,18 +5,27 @@ import { join } from 'node:path';
 import { managerRole } from '../../hooks/manager-role.js';
 import { readSettings } from '../../process/settings.js';
 import { denCrds } from '../../infra/crds/index.js';
+import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
+import { renderInstall } from '../../infra/install/synth.js';
 import type { KubeObject } from '../../kube/client.js';
 import { KubeconfigError } from '../../kube/connection.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { eventually } from './support/eventually.js';
+import { IMAGES } from './admission/world.js';
 
 async function probe(url: string): Promise<number | undefined> {
   try {
     return (await fetch(url)).status;
   } catch {
     return undefined;
+  }
+}
+
+async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !(await probe()); await new Promise((r) => setTimeout(r, 50))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
   }
 }
 
@@ -63,6 +72,41 @@ describe('den manager', () => {
     const lease = api.object<KubeObject & { spec?: { holderIdentity?: string | null } }>(RESOURCES.lease, 'den-manager', 'svc-system');
     expect(lease?.spec?.holderIdentity).to.equal(null);
     expect(await probe(`${health}/healthz`)).to.equal(undefined);
+  });
+
+  it('lists and watches UserSpaces and Workspaces once for the loop and the webhooks, whose reviews read the same cache', async () => {
+    const kubeconfig = join(dir, 'kubeconfig');
+    await writeFile(kubeconfig, kubeconfigYaml(api.url, 'admin', api.adminToken));
+    const [healthPort, webhookPort] = [await freePort(), await freePort()];
+    const settings = readSettings(managerRole.settings, [
+      `--kubeconfig=${kubeconfig}`, `--health-listen=127.0.0.1:${healthPort}`, `--webhook-listen=127.0.0.1:${webhookPort}`,
+      `--webhook-url=https://127.0.0.1:${webhookPort}`,
+    ], {});
+    api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => o.kind!.endsWith('WebhookConfiguration')), ...IMAGES);
+    const stop = new AbortController();
+    const running = managerRole.run(settings, stop.signal);
+    try {
+      await until(async () => (await probe(`http://127.0.0.1:${healthPort}/readyz`)) === 200, 'den manager ready');
+      const reads = (path: string) => api.requests.filter((r) => r.method === 'GET' && r.path === path);
+      for (const path of ['/apis/den.dev/v1alpha1/userspaces', '/apis/den.dev/v1alpha1/workspaces']) {
+        const watches = reads(path).filter((r) => /[?&]watch=(1|true)/.test(r.query)).length;
+        expect([reads(path).length - watches, watches], `lists and watches of ${path}`).to.deep.equal([1, 1]);
+      }
+      const quota = { cpu: '2', memory: '4Gi', storage: '20Gi', workspaces: 1 };
+      await api.client().create(RESOURCES.userSpace, { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'dana' }, spec: { owner: 'dana@example.com', quota, networkPolicy: 'ClusterEgress' } });
+      await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, 'dana')?.status?.phase === 'Ready', 'dana Ready', 10_000);
+      const workspace = (name: string) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace: 'svc-dana' }, spec: { imageRef: { name: 'python' }, storage: '10Gi', running: false } });
+      const refusal = (name: string) => api.client().create(RESOURCES.workspace, workspace(name)).then(() => undefined, (err: Error) => err.message);
+      const first = await refusal('one');
+      // The loop reconciled it, so the cache the webhooks read holds it.
+      await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.workspace, 'one', 'svc-dana')?.status?.phase, 'Workspace one reconciled', 10_000);
+      const second = await refusal('two');
+      expect(second).to.include('exceeded quota of UserSpace "dana" (spec.quota.workspaces)');
+      expect(first, 'the first Workspace').to.equal(undefined);
+    } finally {
+      stop.abort();
+      await running;
+    }
   });
 
   it('paces the loop at 16 reconciles in flight and 200 requests per second (burst 400) unless told, and refuses a burst of 0 naming the flag', () => {
