@@ -7,12 +7,13 @@
 import { parseQuantity } from '../../kube/quantity.js';
 
 /**
- * The old generation may take this share of the container's memory limit: 128 MiB at the
- * default 512Mi, 1.8 times the 71 MiB a manager with 11,000 parents and their 34,000 children
+ * The old generation may take this share of the container's memory limit: 96 MiB at the
+ * default 512Mi, 1.4 times the 67 MiB a manager with 11,000 parents and their 34,000 children
  * cached keeps after a full collection; the rest of the limit is Node's own (about 80 MiB
- * outside the heap), the young generation and the garbage of a start.
+ * outside the heap), the young generation and the garbage of a start. The peak RSS follows this
+ * limit (219 MiB at 128, 184–190 at 96, same convergence time: docs/manager.md, "Third pass").
  */
-export const OLD_SPACE_SHARE = 0.25;
+export const OLD_SPACE_SHARE = 3 / 16;
 
 /** Never below this many MiB, whatever the limit: the idle manager's heap is about 45 MiB. */
 export const MIN_OLD_SPACE_MIB = 96;

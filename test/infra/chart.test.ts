@@ -115,7 +115,7 @@ describe('install chart', () => {
         DEN_GPU_RESOURCE: 'nvidia.com/gpu',
         DEN_LEADER_ELECT: 'true',
         DEN_IDLE_STOP: 'false',
-        NODE_OPTIONS: '--max-old-space-size=128 --max-semi-space-size=2',
+        NODE_OPTIONS: '--max-old-space-size=96 --max-semi-space-size=2',
       });
       expect(envOf(container(objects, 'den-server'))).to.deep.equal({
         DEN_NAMESPACE: 'svc-system',

@@ -111,11 +111,12 @@ describe('install configuration file', () => {
       expect(env('den-manager').DEN_IDLE_STOP, 'idle stop is opt-in').to.equal('false');
     });
 
-    it('the manager\'s V8 old generation is a quarter of its memory limit, at least 96 MiB, and its semi-spaces 2 MiB', () => {
+    it('the manager\'s V8 old generation is three sixteenths of its memory limit, at least 96 MiB, and its semi-spaces 2 MiB', () => {
       const nodeOptions = (objects: Obj[]) => (find(objects, 'Deployment', 'den-manager').spec.template.spec.containers[0].env as Obj[]).find((e) => e.name === 'NODE_OPTIONS')?.value;
-      expect(nodeOptions(defaults)).to.equal('--max-old-space-size=128 --max-semi-space-size=2');
-      expect(nodeOptions(render('manager: { resources: { limits: { memory: 2Gi } } }'))).to.equal('--max-old-space-size=512 --max-semi-space-size=2');
-      expect(nodeOptions(render('manager: { resources: { limits: { memory: 1G } } }'))).to.equal('--max-old-space-size=238 --max-semi-space-size=2');
+      expect(nodeOptions(defaults)).to.equal('--max-old-space-size=96 --max-semi-space-size=2');
+      expect(nodeOptions(render('manager: { resources: { limits: { memory: 2Gi } } }'))).to.equal('--max-old-space-size=384 --max-semi-space-size=2');
+      expect(nodeOptions(render('manager: { resources: { limits: { memory: 1G } } }'))).to.equal('--max-old-space-size=178 --max-semi-space-size=2');
+      expect(nodeOptions(render('manager: { resources: { limits: { memory: 768Mi } } }'))).to.equal('--max-old-space-size=144 --max-semi-space-size=2');
       expect(nodeOptions(render('manager: { resources: { limits: { memory: 128Mi } } }'))).to.equal('--max-old-space-size=96 --max-semi-space-size=2');
       for (const name of ['den-server', 'den-gateway']) expect(nodeOptions([find(defaults, 'Deployment', name)].map((d) => ({ ...d, metadata: { ...d.metadata, name: 'den-manager' } })))).to.equal(undefined);
     });
