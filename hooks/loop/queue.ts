@@ -131,6 +131,10 @@ export class WorkQueue {
     this.active++;
     let outcome: RunOutcome;
     try {
+      // Each run begins in a turn of the event loop of its own. Reconciles that need no write
+      // (every one of a warm start: 11,000 parents) never wait for I/O, so run back to back they
+      // held one turn for seconds, and the Lease's renewal timer fired too late to keep the lead.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       await this.worker(key, this.abort.signal);
       outcome = { ok: true };
       state.failures = 0;

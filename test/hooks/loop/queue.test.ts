@@ -86,6 +86,24 @@ describe('work queue', () => {
     expect(maxRunning).to.equal(3);
   });
 
+  it('lets timers fire between reconciles that never wait for I/O, as the Lease renewal must', async () => {
+    const ran: string[] = [];
+    const busy = (ms: number) => {
+      for (const end = Date.now() + ms; Date.now() < end; );
+    };
+    const q = new WorkQueue(async (key) => {
+      busy(2);
+      ran.push(key);
+    }, { concurrency: 4 });
+    let ranWhenTimerFired: number | undefined;
+    const timer = new Promise<void>((resolve) => setTimeout(() => ((ranWhenTimerFired = ran.length), resolve()), 1));
+    const all = Promise.all(Array.from({ length: 200 }, (_, i) => q.enqueue(`k${i}`)));
+    await Promise.all([all, timer]);
+    expect(ran).to.have.length(200);
+    // 200 runs of 2 ms hold the event loop for 400 ms when run back to back; the timer is due after 1.
+    expect(ranWhenTimerFired).to.be.below(20);
+  });
+
   it('reports a failed run and retries it with backoff until it succeeds', async () => {
     let calls = 0;
     const failures: [number, number][] = [];
