@@ -126,7 +126,10 @@ export class LeaderElector {
       }
     } catch (err) {
       // Another replica wrote first: it wins this round.
-      if (isConflict(err) || isAlreadyExists(err)) return 'failed';
+      if (isConflict(err) || isAlreadyExists(err)) {
+        this.opts.log?.('leader election: the Lease changed between its read and this write; trying again', { lease: name, action: decision.action });
+        return 'failed';
+      }
       throw err;
     }
     this.observed = { record: leaseRecord(this.current), at: now };
@@ -201,7 +204,12 @@ export class LeaderElector {
       if (stop.aborted) return;
       // A successor may start one lease duration after the last renewal, so a renewal that
       // gets no answer before the deadline ends the lead.
-      const result = await this.attempt(log, this.renewDeadlineMs - (this.clock() - renewedAt), stop);
+      const left = this.renewDeadlineMs - (this.clock() - renewedAt);
+      if (left <= 0) {
+        log('leader election: the renew deadline passed before a renewal could be sent (the process was busy)', { lease: this.opts.name, sinceRenewalMs: this.clock() - renewedAt });
+        return;
+      }
+      const result = await this.attempt(log, left, stop);
       if (result === 'leading') renewedAt = this.clock();
       else if (result === 'held-by-other' || result === 'timed-out') return;
       else if (this.clock() - renewedAt >= this.renewDeadlineMs) return;

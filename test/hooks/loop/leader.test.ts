@@ -196,11 +196,30 @@ describe('leader election', () => {
       await run;
     });
 
+    it('ends the lead and says the process was busy when no renewal could be sent before the deadline', async () => {
+      const logs: string[] = [];
+      let skew = 0;
+      const a = new LeaderElector(api.client(), { ...fast, identity: 'a', clock: () => Date.now() + skew, log: (msg) => logs.push(msg) });
+      const stop = new AbortController();
+      let ended = false;
+      const run = a.run(stop.signal, (signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve(void (ended = true)), { once: true })));
+      await until(() => a.isLeader);
+      // As if the process's own work held its event loop past the renew deadline.
+      skew = fast.renewDeadlineMs + 100;
+      await until(() => ended);
+      expect(logs).to.include('leader election: the renew deadline passed before a renewal could be sent (the process was busy)');
+      expect(logs).to.include('leader election: lost the lead');
+      stop.abort();
+      await run;
+    });
+
     it('loses the race when the Lease changed between read and write', async () => {
-      const a = new LeaderElector(api.client(), { ...fast, identity: 'a' });
+      const logs: string[] = [];
+      const a = new LeaderElector(api.client(), { ...fast, identity: 'a', log: (msg) => logs.push(msg) });
       api.seed(lease({ holderIdentity: null, leaseTransitions: 0 }));
       api.failNext('PUT', /\/leases\/den-manager$/, 409);
       expect(await a.tryAcquireOrRenew()).to.equal('failed');
+      expect(logs).to.deep.equal(['leader election: the Lease changed between its read and this write; trying again']);
       expect(await a.tryAcquireOrRenew()).to.equal('leading');
     });
   });
