@@ -19,9 +19,11 @@
 // converged installation; the clock stops once every parent has been reconciled and no
 // reconcile has run for 2 s. DEN_BENCH_HOLD_SECONDS: the manager keeps running so long after
 // it converged before its memory is read (relists and resyncs of a longer run).
+// DEN_BENCH_MANAGER_LOG: a path; each run's manager log is written beside it as it comes (`<path>.<pid>`).
 // DEN_BENCH_HEAP_SNAPSHOT: a file to write the manager's heap snapshot to once converged, and
 // another (`.held` before the extension) after the hold.
 import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -219,6 +221,8 @@ export async function startManager(api: FakeApiServer, args: string[] = [], seed
       '--webhook-listen', `127.0.0.1:${webhook}`, '--webhook-url', `https://127.0.0.1:${webhook}`, '--gateway-host', 'den.example.com', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     child = spawned;
     spawned.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
+    const log = process.env.DEN_BENCH_MANAGER_LOG;
+    if (log) spawned.stderr!.pipe(createWriteStream(`${log}.${spawned.pid}`));
     const deadline = Date.now() + TIMEOUT_MS;
     const check = () => {
       if (Date.now() > deadline) throw new Error(`not converged after ${TIMEOUT_MS / 1000} s: ${stderr.join('').slice(-2000)}`);
