@@ -127,6 +127,8 @@ export interface InFlightFigures {
   mean: number;
   /** Requests answered 429 since the last reset. */
   refused: number;
+  /** Most requests holding a CPU seat at once since the last reset (with a capacity). */
+  cpuPeak: number;
 }
 
 interface Seats {
@@ -143,6 +145,7 @@ export class LatencyModel {
   private since = performance.now();
   private last = this.since;
   private refused = 0;
+  private cpuPeak = 0;
 
   constructor(
     private profile: LatencyProfile = INSTANT_PROFILE,
@@ -202,6 +205,7 @@ export class LatencyModel {
     const seats = this.profile.capacity?.seats ?? Infinity;
     if (this.cpu.busy >= seats) await new Promise<void>((resolve) => this.cpu.waiting.push(resolve));
     else this.cpu.busy++;
+    this.cpuPeak = Math.max(this.cpuPeak, this.cpu.busy);
     try {
       await new Promise((resolve) => setTimeout(resolve, ms));
     } finally {
@@ -222,7 +226,7 @@ export class LatencyModel {
   figures(): InFlightFigures {
     this.count(0);
     const elapsed = this.last - this.since;
-    return { now: this.inFlight, peak: this.peak, mean: elapsed > 0 ? this.area / elapsed : 0, refused: this.refused };
+    return { now: this.inFlight, peak: this.peak, mean: elapsed > 0 ? this.area / elapsed : 0, refused: this.refused, cpuPeak: this.cpuPeak };
   }
 
   /** Starts the figures afresh (peak and mean from now on). */
@@ -232,5 +236,6 @@ export class LatencyModel {
     this.since = this.last;
     this.peak = this.inFlight;
     this.refused = 0;
+    this.cpuPeak = this.cpu.busy;
   }
 }
