@@ -39,7 +39,7 @@ export interface ManagerOptions {
  */
 export class Manager {
   readonly identity: string;
-  private running: readonly Controller[] | undefined;
+  /** The controllers of the next (or current) run, and their caches while they run. */
   private next: readonly Controller[] | undefined;
   private caches: Promise<void> | undefined;
   private readonly elector: LeaderElector | undefined;
@@ -65,12 +65,12 @@ export class Manager {
 
   /** True once every controller's caches are synced, leading or not: a follower is as ready to take over as the leader is to go on. */
   get ready(): boolean {
-    return !!this.running && this.running.every((c) => c.synced);
+    return !!this.controllers && this.controllers.every((c) => c.synced);
   }
 
   /** The controllers while their caches run, on every replica (they reconcile only while `leading`), for tests and benchmarks. */
   get controllers(): readonly Controller[] | undefined {
-    return this.running;
+    return this.caches && this.next;
   }
 
   /** The controllers of the next (or current) run, built on first use. */
@@ -97,11 +97,7 @@ export class Manager {
    * campaign for the Lease begins (the webhooks).
    */
   runCaches(signal: AbortSignal): Promise<void> {
-    if (!this.caches) {
-      const controllers = this.built();
-      this.running = controllers;
-      this.caches = Promise.all(controllers.map((c) => c.runCaches(signal))).then(() => undefined);
-    }
+    this.caches ??= Promise.all(this.built().map((c) => c.runCaches(signal))).then(() => undefined);
     return this.caches;
   }
 
@@ -121,7 +117,7 @@ export class Manager {
       else await lead(signal);
       await caches;
     } finally {
-      this.running = this.next = this.caches = undefined;
+      this.next = this.caches = undefined;
     }
   }
 

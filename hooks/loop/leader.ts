@@ -172,7 +172,7 @@ export class LeaderElector {
    * connection may get no answer for its whole socket timeout, longer than the renew deadline.
    */
   private async attempt(log: NonNullable<LeaderElectionOptions['log']>, withinMs: number, signal: AbortSignal): Promise<AttemptResult | 'timed-out'> {
-    if (withinMs <= 0 || signal.aborted) return 'timed-out';
+    if (signal.aborted) return 'timed-out';
     const round = this.tryAcquireOrRenew().catch((err: unknown): AttemptResult => {
       log('leader election: could not read or write the Lease', { error: (err as Error).message });
       return 'failed';

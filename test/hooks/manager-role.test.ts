@@ -13,6 +13,7 @@ import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { eventually } from './support/eventually.js';
+import { eventually as eventuallyAsync } from '../support/platform.js';
 import { IMAGES } from './admission/world.js';
 
 async function probe(url: string): Promise<number | undefined> {
@@ -20,12 +21,6 @@ async function probe(url: string): Promise<number | undefined> {
     return (await fetch(url)).status;
   } catch {
     return undefined;
-  }
-}
-
-async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await probe()); await new Promise((r) => setTimeout(r, 50))) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
   }
 }
 
@@ -45,17 +40,21 @@ describe('den manager', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('starts against a kubeconfig, serves health, leads, reconciles, and releases the Lease on shutdown', async () => {
+  /** `den manager` as the admin, on free loopback ports, until `stop` aborts. */
+  async function startRole(args: string[] = []) {
     const kubeconfig = join(dir, 'kubeconfig');
     await writeFile(kubeconfig, kubeconfigYaml(api.url, 'admin', api.adminToken));
     const [healthPort, webhookPort] = [await freePort(), await freePort()];
     const settings = readSettings(managerRole.settings, [
       `--kubeconfig=${kubeconfig}`, `--health-listen=127.0.0.1:${healthPort}`, `--webhook-listen=127.0.0.1:${webhookPort}`,
-      `--webhook-url=https://127.0.0.1:${webhookPort}`, '--gateway-host=ssh.den.test',
+      `--webhook-url=https://127.0.0.1:${webhookPort}`, ...args,
     ], {});
     const stop = new AbortController();
-    const running = managerRole.run(settings, stop.signal);
-    const health = `http://127.0.0.1:${healthPort}`;
+    return { health: `http://127.0.0.1:${healthPort}`, stop, running: managerRole.run(settings, stop.signal) };
+  }
+
+  it('starts against a kubeconfig, serves health, leads, reconciles, and releases the Lease on shutdown', async () => {
+    const { health, stop, running } = await startRole(['--gateway-host=ssh.den.test']);
     await eventually(() => api.object(RESOURCES.lease, 'den-manager', 'svc-system'), 'the Lease', 10_000);
     let ready: number | undefined;
     for (const deadline = Date.now() + 10_000; Date.now() < deadline && ready !== 200; await new Promise((r) => setTimeout(r, 50))) ready = await probe(`${health}/readyz`);
@@ -75,18 +74,10 @@ describe('den manager', () => {
   });
 
   it('lists and watches UserSpaces and Workspaces once for the loop and the webhooks, whose reviews read the same cache', async () => {
-    const kubeconfig = join(dir, 'kubeconfig');
-    await writeFile(kubeconfig, kubeconfigYaml(api.url, 'admin', api.adminToken));
-    const [healthPort, webhookPort] = [await freePort(), await freePort()];
-    const settings = readSettings(managerRole.settings, [
-      `--kubeconfig=${kubeconfig}`, `--health-listen=127.0.0.1:${healthPort}`, `--webhook-listen=127.0.0.1:${webhookPort}`,
-      `--webhook-url=https://127.0.0.1:${webhookPort}`,
-    ], {});
     api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => o.kind!.endsWith('WebhookConfiguration')), ...IMAGES);
-    const stop = new AbortController();
-    const running = managerRole.run(settings, stop.signal);
+    const { health, stop, running } = await startRole();
     try {
-      await until(async () => (await probe(`http://127.0.0.1:${healthPort}/readyz`)) === 200, 'den manager ready');
+      await eventuallyAsync(async () => (await probe(`${health}/readyz`)) === 200, 'den manager ready', 10_000, 50);
       const reads = (path: string) => api.requests.filter((r) => r.method === 'GET' && r.path === path);
       for (const path of ['/apis/den.dev/v1alpha1/userspaces', '/apis/den.dev/v1alpha1/workspaces']) {
         const watches = reads(path).filter((r) => /[?&]watch=(1|true)/.test(r.query)).length;
