@@ -1,6 +1,7 @@
 // A small Kubernetes REST client: JSON requests, server-side apply, watches and
 // websocket upgrades (exec, portforward), with the API server's errors kept intact.
-import http from 'node:http';
+import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
+import { http } from '../process/node-http.js';
 import https from 'node:https';
 import { createHash } from 'node:crypto';
 import { WebSocket } from 'ws';
@@ -112,16 +113,16 @@ function repeatable(method: string, contentType: string | undefined): boolean {
  * The API server closed a kept-alive connection as this request went out on it: the request
  * never reached it, and a new connection will do (Node's documented `reusedSocket` check).
  */
-function closedWhileIdle(req: http.ClientRequest, err: NodeJS.ErrnoException): boolean {
+function closedWhileIdle(req: ClientRequest, err: NodeJS.ErrnoException): boolean {
   return req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
 }
 
 /** Keep-alive agents shared by every client of one connection, keyed by their TLS material. */
 class AgentPool {
-  private readonly agents = new Map<string, http.Agent>();
+  private readonly agents = new Map<string, Agent>();
   readonly plain = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-  forTls(tls: TlsOptions): http.Agent {
+  forTls(tls: TlsOptions): Agent {
     const key = createHash('sha256')
       .update(String(tls.ca ?? ''))
       .update('\0')
@@ -177,7 +178,7 @@ export class KubeClient {
     return new KubeClient(this.connection, token, { shared: this });
   }
 
-  private async transport(): Promise<{ agent: http.Agent; authorization?: string; secure: boolean; tls: TlsOptions }> {
+  private async transport(): Promise<{ agent: Agent; authorization?: string; secure: boolean; tls: TlsOptions }> {
     const { tls, authorization } = await this.connection.credentials();
     const secure = this.connection.server.startsWith('https:');
     // A forwarded token must be the only identity on the request: drop client certificates.
@@ -205,7 +206,7 @@ export class KubeClient {
   }
 
   /** The raw response, for streams (watch, follow logs). The caller must consume or destroy it. */
-  async send(opts: RequestOptions): Promise<http.IncomingMessage> {
+  async send(opts: RequestOptions): Promise<IncomingMessage> {
     await this.limiter?.take(opts.signal);
     opts.signal?.throwIfAborted(); // abandoned while it waited for its turn: never sent
     const { agent, authorization, secure } = await this.transport();
@@ -220,7 +221,7 @@ export class KubeClient {
       headers['Content-Length'] = String(Buffer.byteLength(payload));
     }
     const lib = secure ? https : http;
-    const attempt = (mayRetry: boolean): Promise<http.IncomingMessage> =>
+    const attempt = (mayRetry: boolean): Promise<IncomingMessage> =>
       new Promise((resolve, reject) => {
         const req = lib.request(url, { method, headers, agent, signal: opts.signal }, resolve);
         req.setTimeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, () => {
@@ -364,13 +365,13 @@ export class KubeClient {
 }
 
 /** The wait a 429 asks for (Retry-After in seconds, at most 10 s), else client-go's backoff from 1 s. */
-function retryAfterMs(res: http.IncomingMessage, retry: number): number {
+function retryAfterMs(res: IncomingMessage, retry: number): number {
   const seconds = Number(res.headers['retry-after']);
   if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds, 10) * 1000;
   return Math.min(2 ** (retry - 1), 10) * 1000;
 }
 
-function readBody(res: http.IncomingMessage): Promise<string> {
+function readBody(res: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on('data', (c: Buffer) => chunks.push(c));

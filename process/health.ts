@@ -2,7 +2,7 @@
 // answers while the process runs, /readyz only while the role's `ready()` says so (caches
 // synced, listening), /metrics the process's figures in Prometheus's text format.
 import { once } from 'node:events';
-import http from 'node:http';
+import { http } from './node-http.js';
 import type { AddressInfo } from 'node:net';
 import type { Metrics } from './metrics.js';
 import { parsers, type Address, type Setting } from './settings.js';

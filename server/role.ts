@@ -1,7 +1,7 @@
 // `den server`: the REST API and the web UI on `--listen`, with sessions, tokens
 // and local users kept as Secrets in `--namespace` (docs/contracts.md, docs/rest-auth.md).
 import { once } from 'node:events';
-import http from 'node:http';
+import { http } from '../process/node-http.js';
 import type { AddressInfo } from 'node:net';
 import { closeServer } from '../process/http-close.js';
 import { roleLog, type Role } from '../process/role.js';

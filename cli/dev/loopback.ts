@@ -2,7 +2,8 @@
 // was started with (compared in constant time) and the new token in the form body, never in
 // a URL. Anything else is refused; small bodies only; closed once the token has arrived.
 import { timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import { http } from '../../process/node-http.js';
 import type { AddressInfo } from 'node:net';
 
 const BODY_LIMIT = 4096;
@@ -45,7 +46,7 @@ function page(title: string, text: string): string {
 export async function listenForToken(state: string): Promise<LoopbackListener> {
   let deliver!: (d: Delivered) => void;
   const delivered = new Promise<Delivered>((resolve) => (deliver = resolve));
-  const server: Server = createServer((req, res) => {
+  const server: Server = http.createServer((req, res) => {
     void (async () => {
       if (req.method !== 'POST' || req.url !== '/callback') {
         res.writeHead(404, PAGE_HEADERS).end(page('Not here', 'This address only receives the sign-in of den.'));

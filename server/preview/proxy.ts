@@ -8,7 +8,8 @@
 //   the person recognised by an app cookie of that host only (app-host.ts mints it).
 // Den's credentials never reach the app (headers.ts); a websocket from a browser must come
 // from a page of the origin it is served on, and so must a cookie-carried request that changes something.
-import http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { http } from '../../process/node-http.js';
 import type { Duplex } from 'node:stream';
 import type { Log } from '../../process/role.js';
 import type { KubeClient } from '../../kube/client.js';
@@ -136,7 +137,7 @@ class TunnelRefused extends Error {
   }
 }
 
-function headerOf(req: http.IncomingMessage, name: string): string {
+function headerOf(req: IncomingMessage, name: string): string {
   const v = req.headers[name.toLowerCase()];
   return (Array.isArray(v) ? v[0] : v) ?? '';
 }
@@ -181,7 +182,7 @@ export class PreviewProxy {
   }
 
   /** The app a request's Host header names, when host-based previews are on and it names one. */
-  appOf(req: http.IncomingMessage): AppHost | undefined {
+  appOf(req: IncomingMessage): AppHost | undefined {
     return this.appsDomain ? appOfHost(req.headers.host, this.appsDomain) : undefined;
   }
 
@@ -194,7 +195,7 @@ export class PreviewProxy {
    * `GET /apps/open?host=<app host>&path=<path>` on Den's origin: the signed-in person gets a
    * one-use ticket for that app host and is sent there to trade it for the app's cookie.
    */
-  async openApp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  async openApp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly', { 'Retry-After': '2' });
       await sendToAppHost(req, res, { ...this.deps, origin: this.origin, appsDomain: this.appsDomain, appUrl: this.appUrls });
@@ -204,7 +205,7 @@ export class PreviewProxy {
   }
 
   /** Serves one HTTP request on an app's own host; every failure is a bare page saying what went wrong. */
-  async serveAppHost(req: http.IncomingMessage, res: http.ServerResponse, app: AppHost, clientAddress: string): Promise<void> {
+  async serveAppHost(req: IncomingMessage, res: ServerResponse, app: AppHost, clientAddress: string): Promise<void> {
     try {
       if (!this.deps.ready()) throw new HttpError(503, 'the server is starting; retry shortly', { 'Retry-After': '2' });
       const route = this.appRoute(req, app);
@@ -226,7 +227,7 @@ export class PreviewProxy {
   }
 
   /** Serves one HTTP request for a preview path; every failure is a page saying what went wrong. */
-  async serveHttp(req: http.IncomingMessage, res: http.ServerResponse, clientAddress: string): Promise<void> {
+  async serveHttp(req: IncomingMessage, res: ServerResponse, clientAddress: string): Promise<void> {
     let viewer: Viewer | undefined;
     try {
       const address = previewAddress(req.url ?? '/');
@@ -256,7 +257,7 @@ export class PreviewProxy {
    * dropped and the request is answered as a signed-out one. Any other request is admitted
    * once confirmed (`admitConfirmed`). 'sign-in' when there is no live credential.
    */
-  private async relayBesideCheck(req: http.IncomingMessage, res: http.ServerResponse, route: Route, clientAddress: string, check: CredentialCheck): Promise<'sign-in' | void> {
+  private async relayBesideCheck(req: IncomingMessage, res: ServerResponse, route: Route, clientAddress: string, check: CredentialCheck): Promise<'sign-in' | void> {
     const hint = READ_METHODS.has(req.method ?? 'GET') ? check.hint() : undefined;
     if (!hint) {
       const admission = await check.admitConfirmed();
@@ -284,7 +285,7 @@ export class PreviewProxy {
   }
 
   /** The path-based preview's credential: Den's session cookie or an API token, in the person's own namespace. */
-  private denCredentialCheck(req: http.IncomingMessage, route: Route, admitted: (a: Admitted) => void): CredentialCheck {
+  private denCredentialCheck(req: IncomingMessage, route: Route, admitted: (a: Admitted) => void): CredentialCheck {
     const get = (name: string) => headerOf(req, name);
     return {
       hint: () => {
@@ -299,7 +300,7 @@ export class PreviewProxy {
   }
 
   /** The app host's credential: an app cookie of this host, standing for a Den session, in the namespace of the person the host names. */
-  private appCredentialCheck(req: http.IncomingMessage, route: Route, host: string): CredentialCheck {
+  private appCredentialCheck(req: IncomingMessage, route: Route, host: string): CredentialCheck {
     const namespace = userNamespace(route.app!.person);
     return {
       hint: () => {
@@ -318,7 +319,7 @@ export class PreviewProxy {
   }
 
   /** Serves a websocket (any upgrade) for a preview path; a refusal is a plain HTTP answer with {error}. */
-  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, clientAddress: string): void {
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, clientAddress: string): void {
     socket.on('error', (err) => this.deps.log('preview socket error', { error: err.message }));
     const refuse = (err: unknown) => {
       const { status, message } = err instanceof CredentialRefused ? { status: 401, message: err.message } : previewFailure(err, 'the port forward');
@@ -349,7 +350,7 @@ export class PreviewProxy {
   }
 
   /** Who is asking (cookie or Den API token) and the pod of their workspace, read with their token. */
-  private async admit(req: http.IncomingMessage, route: Route, opts: { websocket?: boolean } = {}): Promise<Admitted> {
+  private async admit(req: IncomingMessage, route: Route, opts: { websocket?: boolean } = {}): Promise<Admitted> {
     const credential = await credentialOf({ get: (name) => headerOf(req, name) }, this.deps);
     if (opts.websocket && credential.kind === 'cookie') this.checkWebsocketOrigin(req, route);
     return this.admitWith(credential, route);
@@ -367,7 +368,7 @@ export class PreviewProxy {
    * in the namespace of the person it names, read with the viewer's token: another person's
    * workspace is refused by the cluster. Undefined when no cookie of this host is live.
    */
-  private async admitAppHost(req: http.IncomingMessage, route: Route, host: string, opts: { websocket?: boolean } = {}): Promise<Admitted | undefined> {
+  private async admitAppHost(req: IncomingMessage, route: Route, host: string, opts: { websocket?: boolean } = {}): Promise<Admitted | undefined> {
     if (opts.websocket) this.checkWebsocketOrigin(req, route);
     const session = await this.appSessionOf(req, host);
     if (!session) return undefined;
@@ -376,7 +377,7 @@ export class PreviewProxy {
   }
 
   /** The live Den session behind the first live app cookie of this host the request carries, as the API server holds them now. */
-  private async appSessionOf(req: http.IncomingMessage, host: string): Promise<Session | undefined> {
+  private async appSessionOf(req: IncomingMessage, host: string): Promise<Session | undefined> {
     const now = this.deps.now();
     for (const value of appCookieValues(headerOf(req, 'cookie'))) {
       const pass = await this.deps.appPasses.cookiePass(value, host, now);
@@ -387,7 +388,7 @@ export class PreviewProxy {
   }
 
   /** The app host's route: the whole path goes to the app, nothing is stripped. */
-  private appRoute(req: http.IncomingMessage, app: AppHost): Route {
+  private appRoute(req: IncomingMessage, app: AppHost): Route {
     const url = req.url?.startsWith('/') ? req.url : '/';
     const origin = this.appUrl(app);
     if (!origin) throw new PreviewAddressError(`${headerOf(req, 'host').slice(0, 200)} is not an app address`);
@@ -395,12 +396,12 @@ export class PreviewProxy {
   }
 
   /** A cookie-carried websocket must come from a page of the origin it is served on. */
-  private checkWebsocketOrigin(req: http.IncomingMessage, route: Route): void {
+  private checkWebsocketOrigin(req: IncomingMessage, route: Route): void {
     if (req.headers.origin !== route.origin) throw new HttpError(403, `a preview websocket may only be opened from a page of ${route.origin}`);
   }
 
   /** A changing request must not come from another origin, and its body must fit. */
-  private checkRequest(req: http.IncomingMessage, route: Route): void {
+  private checkRequest(req: IncomingMessage, route: Route): void {
     const method = req.method ?? 'GET';
     const origin = req.headers.origin;
     if (!SAFE_METHODS.has(method) && origin !== undefined && origin !== route.origin) {
@@ -451,7 +452,7 @@ export class PreviewProxy {
     return opened;
   }
 
-  private forwardedFor(req: http.IncomingMessage, route: Route, clientAddress: string) {
+  private forwardedFor(req: IncomingMessage, route: Route, clientAddress: string) {
     return { prefix: route.address.prefix, host: req.headers.host ?? new URL(route.origin).host, proto: this.https ? ('https' as const) : ('http' as const), clientAddress };
   }
 
@@ -461,7 +462,7 @@ export class PreviewProxy {
    * once more on a new one; a body is sent once. Nothing of the answer is written before
    * `confirmed` resolves; when it rejects, the app's answer is dropped with its tunnel.
    */
-  private async relayHttp(req: http.IncomingMessage, res: http.ServerResponse, route: Route, admitted: Admitted, clientAddress: string, confirmed?: () => Promise<void>): Promise<void> {
+  private async relayHttp(req: IncomingMessage, res: ServerResponse, route: Route, admitted: Admitted, clientAddress: string, confirmed?: () => Promise<void>): Promise<void> {
     const { address } = route;
     const what = `port ${address.port} of workspace ${address.workspace}`;
     const method = req.method ?? 'GET';
@@ -487,7 +488,7 @@ export class PreviewProxy {
       } else {
         upstream.end();
       }
-      const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
+      const answered = new Promise<IncomingMessage>((resolve, reject) => {
         upstream.once('response', resolve);
         upstream.once('error', reject);
       });
@@ -497,7 +498,7 @@ export class PreviewProxy {
     let attempt = send(!bodiless);
     let unconfirmed: { err: unknown } | undefined;
     try {
-      let answer: http.IncomingMessage;
+      let answer: IncomingMessage;
       try {
         answer = await attempt.answered;
       } catch (err) {
@@ -551,7 +552,7 @@ export class PreviewProxy {
     }
   }
 
-  private async relayUpgrade(req: http.IncomingMessage, client: Duplex, head: Buffer, route: Route, admitted: Admitted, clientAddress: string): Promise<void> {
+  private async relayUpgrade(req: IncomingMessage, client: Duplex, head: Buffer, route: Route, admitted: Admitted, clientAddress: string): Promise<void> {
     const { address } = route;
     const what = `port ${address.port} of workspace ${address.workspace}`;
     const { socket, ended } = await this.openTunnel(admitted, address.port);
@@ -601,7 +602,7 @@ export class PreviewProxy {
     upstream.end();
   }
 
-  private answerAppHostPage(res: http.ServerResponse, err: unknown): void {
+  private answerAppHostPage(res: ServerResponse, err: unknown): void {
     const { status, message } = err instanceof CredentialRefused ? { status: 401, message: err.message } : previewFailure(err, 'opening the app');
     if (status >= 500) this.deps.log('preview failed', { status, error: message });
     if (res.headersSent) {
@@ -613,7 +614,7 @@ export class PreviewProxy {
     res.end(appHostErrorPage(status, message, this.origin));
   }
 
-  private async answerPage(res: http.ServerResponse, err: unknown, viewer: Viewer | undefined): Promise<void> {
+  private async answerPage(res: ServerResponse, err: unknown, viewer: Viewer | undefined): Promise<void> {
     const { status, message } = previewFailure(err, 'opening the preview');
     const headers = err instanceof HttpError ? err.headers : {};
     if (status >= 500) this.deps.log('preview failed', { status, error: message });

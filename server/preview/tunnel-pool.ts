@@ -3,7 +3,8 @@
 // one TCP stream, so requests cannot share a tunnel at once, but one after another can: an
 // answer the app lets stay open leaves its tunnel idle for a short while, and the next request
 // of the same person as the same identity to the same port takes it instead of opening a new one.
-import http from 'node:http';
+import type { Agent } from 'node:http';
+import { http } from '../../process/node-http.js';
 import type { Duplex } from 'node:stream';
 import type { TunnelSocket } from '../../kube/portforward.js';
 
@@ -42,13 +43,13 @@ function withInactivityTimeout(socket: Duplex): Duplex {
 }
 
 export class TunnelPool {
-  private readonly agents = new Map<string, http.Agent>();
+  private readonly agents = new Map<string, Agent>();
   private readonly ends = new WeakMap<Duplex, TunnelSocket['ended']>();
 
   constructor(private readonly idleMs = TUNNEL_IDLE_MS) {}
 
   /** The agent of `key`, opening tunnels with `open` when none is idle. */
-  agentFor(key: string, open: OpenTunnel): http.Agent {
+  agentFor(key: string, open: OpenTunnel): Agent {
     const known = this.agents.get(key);
     if (known) return known;
     const reuse = this.idleMs > 0;
@@ -65,7 +66,7 @@ export class TunnelPool {
         (err: Error) => done(err),
       );
       return undefined;
-    }) as unknown as http.Agent['createConnection'];
+    }) as unknown as Agent['createConnection'];
     this.agents.set(key, agent);
     return agent;
   }
@@ -92,7 +93,7 @@ export class TunnelPool {
     this.agents.clear();
   }
 
-  private forgetIfUnused(key: string, agent: http.Agent): void {
+  private forgetIfUnused(key: string, agent: Agent): void {
     const busy = Object.values(agent.sockets).some((l) => l?.length) || Object.values(agent.freeSockets).some((l) => l?.length) || Object.values(agent.requests).some((l) => l?.length);
     if (!busy && this.agents.get(key) === agent) this.agents.delete(key);
   }

@@ -4,7 +4,8 @@
 // session's CSRF token as a subprotocol; otherwise it is answered with a plain HTTP error.
 // After the upgrade, the workspace is resolved with the person's minted token and one
 // pods/exec runs the image's shell as a login shell in its home.
-import http from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import { http } from '../../process/node-http.js';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Log } from '../../process/role.js';
@@ -70,7 +71,7 @@ interface Opened {
 }
 
 /** Offered subprotocols of an upgrade request, in order. */
-function offeredProtocols(req: http.IncomingMessage): string[] {
+function offeredProtocols(req: IncomingMessage): string[] {
   const header = req.headers['sec-websocket-protocol'];
   return (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map((p) => p.trim()).filter(Boolean);
 }
@@ -109,8 +110,8 @@ export class TerminalServer {
   }
 
   /** Serves terminal upgrades on `server`; other upgrade paths are answered 404. */
-  attach(server: http.Server): void {
-    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
+  attach(server: Server): void {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
     this.checkSessions();
   }
 
@@ -142,7 +143,7 @@ export class TerminalServer {
     return closed;
   }
 
-  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', (err) => this.deps.log('terminal socket error', { error: err.message }));
     this.admit(req).then(
       (opened) => {
@@ -168,7 +169,7 @@ export class TerminalServer {
   }
 
   /** The checks made before upgrading; throws HttpError with what the person should know. */
-  private async admit(req: http.IncomingMessage): Promise<Opened> {
+  private async admit(req: IncomingMessage): Promise<Opened> {
     const url = new URL(req.url ?? '/', 'http://den.invalid');
     const match = TERMINAL_PATH.exec(url.pathname);
     if (!match || !isDns1123Label(match[1]!) || req.method !== 'GET') throw new HttpError(404, `no websocket is served at ${url.pathname.slice(0, 200)}`);
