@@ -3,8 +3,11 @@
 // a URL. Anything else is refused; small bodies only; closed once the token has arrived.
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
-import { http } from '../../process/node-http.js';
 import type { AddressInfo } from 'node:net';
+
+// As process/node-http.ts (cli/dev imports nothing of Den): every `den` command loads this
+// file, and an ES module's import of node:http would load undici into `den manager` too.
+const http: typeof import('node:http') = process.getBuiltinModule('node:http');
 
 const BODY_LIMIT = 4096;
 
