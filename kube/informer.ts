@@ -4,7 +4,7 @@
 import type { KubeClient, KubeObject, WatchEvent } from './client.js';
 import { isGone } from './errors.js';
 import { sleep } from '../process/timers.js';
-import { intern, internStrings } from './intern.js';
+import { intern, internObject } from './intern.js';
 import { resourcePath, type ResourceType } from './resources.js';
 
 export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -104,8 +104,9 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly store: CacheStore<T> = new Map();
   private handlers: Handler<T>[] = [];
   private resourceVersion: string | undefined;
-  /** The informer's transform, then one copy of each string across every cache (kube/intern.ts). */
-  private readonly prepare: Transform<T>;
+  private readonly transform: Transform<T>;
+  /** The object prepared last, whose equal parts the next new object shares. */
+  private lastPrepared: T | undefined;
   private syncedResolve!: () => void;
   /** Settles once the first list has been loaded. */
   readonly synced: Promise<void> = new Promise((resolve) => (this.syncedResolve = resolve));
@@ -115,8 +116,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     readonly resource: ResourceType,
     private readonly opts: InformerOptions<T> = {},
   ) {
-    const transform = opts.transform ?? stripManagedFields;
-    this.prepare = (obj) => internStrings(transform(obj));
+    this.transform = opts.transform ?? stripManagedFields;
   }
 
   on(handler: Handler<T>): this {
@@ -131,6 +131,16 @@ export class Informer<T extends KubeObject = KubeObject> {
   list(filter?: (obj: T) => boolean): T[] {
     const all = [...this.store.values()];
     return filter ? all.filter(filter) : all;
+  }
+
+  /**
+   * The informer's transform, then one copy of each string across every cache and of each part
+   * equal to the cached version of the same object, or else to the object prepared last
+   * (kube/intern.ts). Cached objects are frozen.
+   */
+  private prepare(obj: T): T {
+    const exemplar = this.store.get(objectKey(obj)) ?? this.lastPrepared;
+    return (this.lastPrepared = internObject(this.transform(obj), exemplar));
   }
 
   private emit(event: CacheEvent<T>): void {

@@ -2,7 +2,8 @@
 // of every string: 10,000 cached StatefulSets hold 10,000 copies of the same stop script, and
 // the loop's and the webhooks' caches of Workspaces each hold every SSH key. V8 keeps one
 // table of internalized strings (property names live there) that holds them weakly, so a string
-// interned here is freed once no cached object uses it.
+// interned here is freed once no cached object uses it. Beyond strings, objects of one kind
+// share their equal parts (internObject).
 
 /** The internalized copy of `text`: equal strings interned give one object in memory. */
 export function intern(text: string): string {
@@ -12,23 +13,46 @@ export function intern(text: string): string {
 }
 
 /**
- * Replaces, in place, every string value in `value` (an object or array as JSON.parse made it,
- * owned by the caller) by its interned copy, and returns it. Property names already are.
+ * `value` (an object as JSON.parse made it, owned by the caller) as a cache keeps it: every
+ * string interned, and every subtree equal to the subtree at the same path of `exemplar` (an
+ * object the cache holds already, of the same kind) replaced by that one. The children of
+ * 10,000 Workspaces differ in a few names and share the rest. What it returns is frozen, since
+ * parts of it may be shared from now on: a reader that wants a change makes a copy. Returns
+ * `exemplar` itself when the two are equal.
  */
-export function internStrings<T>(value: T): T {
+export function internObject<T>(value: T, exemplar?: unknown): T {
+  return shared(value, exemplar) as T;
+}
+
+function shared(value: unknown, exemplar: unknown): unknown {
+  if (typeof value === 'string') return intern(value);
+  if (!value || typeof value !== 'object') return value;
+  const comparable = !!exemplar && typeof exemplar === 'object' && Array.isArray(exemplar) === Array.isArray(value);
+  let equal = comparable;
   if (Array.isArray(value)) {
+    const other = (comparable ? exemplar : []) as unknown[];
+    if (other.length !== value.length) equal = false;
     for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      if (typeof item === 'string') value[i] = intern(item);
-      else if (item && typeof item === 'object') internStrings(item);
+      const item = (value[i] = shared(value[i], other[i]));
+      if (item !== other[i]) equal = false;
     }
-  } else if (value && typeof value === 'object') {
+  } else {
     const record = value as Record<string, unknown>;
-    for (const key in record) {
-      const item = record[key];
-      if (typeof item === 'string') record[key] = intern(item);
-      else if (item && typeof item === 'object') internStrings(item);
+    const other = (comparable ? exemplar : {}) as Record<string, unknown>;
+    let count = 0;
+    for (const name in record) {
+      count++;
+      // A parsed "__proto__" is an own property; assigning to it would set the prototype.
+      if (name === '__proto__') {
+        shared(record[name], undefined);
+        equal = false;
+        continue;
+      }
+      const before = Object.hasOwn(other, name) ? other[name] : undefined;
+      const item = (record[name] = shared(record[name], before));
+      if (item !== before) equal = false;
     }
+    if (equal && count !== Object.keys(other).length) equal = false;
   }
-  return value;
+  return equal ? exemplar : Object.freeze(value);
 }

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect } from 'chai';
-import { intern, internStrings } from '../../kube/intern.js';
+import { intern, internObject } from '../../kube/intern.js';
 
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as () => void;
@@ -24,15 +24,65 @@ const parsed = (i: number) => JSON.parse(JSON.stringify({ metadata: { name: `ws$
 describe('interned strings of cached objects', () => {
   it('keeps one copy of a string that 2,000 parsed objects each carry', () => {
     const apart = heldBytes(() => Array.from({ length: 2000 }, (_, i) => parsed(i)));
-    const interned = heldBytes(() => Array.from({ length: 2000 }, (_, i) => internStrings(parsed(i))));
+    const interned = heldBytes(() => Array.from({ length: 2000 }, (_, i) => internObject(parsed(i))));
     expect(apart).to.be.above(2000 * SCRIPT.length * 0.9);
     expect(interned).to.be.below(2 * 1024 * 1024);
   });
 
   it('changes no value: the object is deep-equal to what was parsed, names and numbers included', () => {
-    const text = '{"metadata":{"name":"ws1","labels":{"42":"x","__proto__":"p"}},"spec":{"replicas":1,"running":true,"args":["a",["b",null]],"none":null}}';
-    expect(internStrings(JSON.parse(text))).to.deep.equal(JSON.parse(text));
+    const text = '{"metadata":{"name":"ws1","labels":{"42":"x","__proto__":"p"}},"spec":{"replicas":1,"running":true,"args":["a",["b",null]],"none":null,"odd":{"__proto__":{"polluted":true}}}}';
+    const kept = internObject(JSON.parse(text) as Record<string, unknown>, JSON.parse(text));
+    expect(kept).to.deep.equal(JSON.parse(text));
+    expect(Object.getPrototypeOf((kept.metadata as { labels: object }).labels)).to.equal(Object.prototype);
+    expect(Object.getPrototypeOf((kept.spec as { odd: object }).odd)).to.equal(Object.prototype);
+    expect(({} as { polluted?: boolean }).polluted).to.equal(undefined);
     expect(intern('42')).to.equal('42');
     expect(intern('')).to.equal('');
+  });
+});
+
+describe('cached objects sharing their equal parts', () => {
+  // 2,000 StatefulSets as a list parses them: the same template but for the name.
+  const statefulSet = (i: number) =>
+    JSON.parse(
+      JSON.stringify({
+        metadata: { name: `ws${i}`, labels: { app: 'den' } },
+        spec: { template: { spec: { containers: [{ name: 'dev', image: 'den/dev:1', env: Array.from({ length: 40 }, (_, e) => ({ name: `VAR_${e}`, value: `value ${e}` })) }] } } },
+      }),
+    ) as { metadata: { name: string; labels: object }; spec: { template: { spec: { containers: { env: object[] }[] } } } };
+
+  it('hold what 2,000 objects have in common once when each is kept beside the one before it', () => {
+    const apart = heldBytes(() => Array.from({ length: 2000 }, (_, i) => internObject(statefulSet(i))));
+    const sharing = heldBytes(() => {
+      const kept: unknown[] = [];
+      for (let i = 0; i < 2000; i++) kept.push(internObject(statefulSet(i), kept[i - 1]));
+      return kept;
+    });
+    expect(apart).to.be.above(2000 * 40 * 40);
+    expect(sharing).to.be.below(apart / 5);
+  });
+
+  it('share the parts that are equal and keep those that differ', () => {
+    const first = internObject(statefulSet(1));
+    const second = internObject(statefulSet(2), first);
+    expect(second.spec).to.equal(first.spec);
+    expect(second.metadata.labels).to.equal(first.metadata.labels);
+    expect(second.metadata).not.to.equal(first.metadata);
+    expect(second.metadata.name).to.equal('ws2');
+    const changed = statefulSet(1);
+    changed.spec.template.spec.containers[0]!.env.push({ name: 'ONE_MORE', value: '1' });
+    const third = internObject(changed, first);
+    expect(third.spec.template.spec.containers[0]!.env).to.have.length(41);
+    expect(third.spec.template.spec.containers[0]!.env[0]).to.equal(first.spec.template.spec.containers[0]!.env[0]);
+    expect(internObject(statefulSet(1), first)).to.equal(first);
+  });
+
+  it('are frozen: a reader that changes one in place fails at once instead of changing every object that shares it', () => {
+    const kept = internObject(statefulSet(1));
+    expect(() => {
+      kept.metadata.name = 'other';
+    }).to.throw(TypeError);
+    expect(() => kept.spec.template.spec.containers[0]!.env.push({})).to.throw(TypeError);
+    expect(kept.metadata.name).to.equal('ws1');
   });
 });
