@@ -126,6 +126,29 @@ describe('Informer', () => {
     expect(held, `${(held / 1048576).toFixed(1)} MiB held`).to.be.below(500 * script.length * 0.4);
   });
 
+  it('keeps the equal parts of listed and watched objects once, frozen, with each object as the API server has it', async () => {
+    const data = (i: number) => ({ shared: 'same for all', ...Object.fromEntries(Array.from({ length: 20 }, (_, k) => [`key${k}`, `value ${k}`])), own: `cm${i}` });
+    const labels = { app: 'den', tier: 'dev' };
+    for (let i = 0; i < 3; i++) api.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm${i}`, namespace: 'svc-system', labels }, data: data(i) });
+    const informer = new Informer(api.client(), RESOURCES.configMap, { namespace: 'svc-system' });
+    void informer.run(stop.signal);
+    await informer.synced;
+    const [first, second] = [informer.get('cm0', 'svc-system')!, informer.get('cm1', 'svc-system')!];
+    expect(second.metadata!.labels).to.equal(first.metadata!.labels);
+    expect(second.data).to.not.equal(first.data);
+    expect(second.data).to.deep.equal(data(1));
+    await api.client().patch(RESOURCES.configMap, 'cm1', { data: { own: 'changed' } }, { namespace: 'svc-system', type: 'merge' });
+    await until(() => (informer.get('cm1', 'svc-system')!.data as Record<string, string>).own === 'changed');
+    const changed = informer.get('cm1', 'svc-system')!;
+    expect(changed.data).to.deep.equal({ ...data(1), own: 'changed' });
+    expect(changed.metadata!.labels).to.equal(second.metadata!.labels);
+    expect(api.object<KubeObject>(RESOURCES.configMap, 'cm1', 'svc-system')!.metadata!.labels).to.deep.equal(labels);
+    expect(() => {
+      (changed.metadata!.labels as Record<string, string>).app = 'other';
+    }).to.throw(TypeError);
+    expect(informer.get('cm0', 'svc-system')!.metadata!.labels).to.deep.equal(labels);
+  });
+
   it('does not prepare again what a relist finds at the resourceVersion the cache holds', async () => {
     api.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'same', namespace: 'svc-system' }, data: { a: '1' } });
     api.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'changed', namespace: 'svc-system' }, data: { a: '1' } });
