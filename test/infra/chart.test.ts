@@ -115,7 +115,8 @@ describe('install chart', () => {
         DEN_GPU_RESOURCE: 'nvidia.com/gpu',
         DEN_LEADER_ELECT: 'true',
         DEN_IDLE_STOP: 'false',
-        NODE_OPTIONS: '--max-old-space-size=96 --max-semi-space-size=2',
+        NODE_OPTIONS: '--max-old-space-size=80 --max-semi-space-size=2',
+        MALLOC_ARENA_MAX: '2',
       });
       expect(envOf(container(objects, 'den-server'))).to.deep.equal({
         DEN_NAMESPACE: 'svc-system',
@@ -152,8 +153,8 @@ describe('install chart', () => {
           const c = container(objects, name);
           const env = envOf(c);
           const known = Object.values(settings).map((s) => s.env);
-          // NODE_OPTIONS is Node's own (the manager's heap limits), not a setting of the role.
-          for (const variable of Object.keys(env).filter((v) => v !== 'NODE_OPTIONS')) expect(known, `${name} sets ${variable}`).to.include(variable);
+          // NODE_OPTIONS and MALLOC_ARENA_MAX are Node's and glibc's own (the manager's memory), not settings of the role.
+          for (const variable of Object.keys(env).filter((v) => v !== 'NODE_OPTIONS' && v !== 'MALLOC_ARENA_MAX')) expect(known, `${name} sets ${variable}`).to.include(variable);
           const read = readSettings(settings, c.args.slice(1), env) as Record<string, unknown>;
           expect(read.namespace).to.equal('svc-system');
           expect(read.kubeconfig, 'in-cluster identity').to.equal('');

@@ -111,13 +111,16 @@ describe('install configuration file', () => {
       expect(env('den-manager').DEN_IDLE_STOP, 'idle stop is opt-in').to.equal('false');
     });
 
-    it('the manager\'s V8 old generation is three sixteenths of its memory limit, at least 96 MiB, and its semi-spaces 2 MiB', () => {
+    it('the manager\'s V8 old generation is five thirty-seconds of its memory limit, at least 64 MiB, its semi-spaces 2 MiB, and glibc keeps two malloc arenas', () => {
       const nodeOptions = (objects: Obj[]) => (find(objects, 'Deployment', 'den-manager').spec.template.spec.containers[0].env as Obj[]).find((e) => e.name === 'NODE_OPTIONS')?.value;
-      expect(nodeOptions(defaults)).to.equal('--max-old-space-size=96 --max-semi-space-size=2');
-      expect(nodeOptions(render('manager: { resources: { limits: { memory: 2Gi } } }'))).to.equal('--max-old-space-size=384 --max-semi-space-size=2');
-      expect(nodeOptions(render('manager: { resources: { limits: { memory: 1G } } }'))).to.equal('--max-old-space-size=178 --max-semi-space-size=2');
-      expect(nodeOptions(render('manager: { resources: { limits: { memory: 768Mi } } }'))).to.equal('--max-old-space-size=144 --max-semi-space-size=2');
-      expect(nodeOptions(render('manager: { resources: { limits: { memory: 128Mi } } }'))).to.equal('--max-old-space-size=96 --max-semi-space-size=2');
+      expect(nodeOptions(defaults)).to.equal('--max-old-space-size=80 --max-semi-space-size=2');
+      expect(nodeOptions(render('manager: { resources: { limits: { memory: 2Gi } } }'))).to.equal('--max-old-space-size=320 --max-semi-space-size=2');
+      expect(nodeOptions(render('manager: { resources: { limits: { memory: 1G } } }'))).to.equal('--max-old-space-size=148 --max-semi-space-size=2');
+      expect(nodeOptions(render('manager: { resources: { limits: { memory: 768Mi } } }'))).to.equal('--max-old-space-size=120 --max-semi-space-size=2');
+      expect(nodeOptions(render('manager: { resources: { limits: { memory: 128Mi } } }'))).to.equal('--max-old-space-size=64 --max-semi-space-size=2');
+      const arenas = (objects: Obj[], name: string) => (find(objects, 'Deployment', name).spec.template.spec.containers[0].env as Obj[]).find((e) => e.name === 'MALLOC_ARENA_MAX')?.value;
+      expect(arenas(defaults, 'den-manager')).to.equal('2');
+      expect(arenas(defaults, 'den-server')).to.equal(undefined);
       for (const name of ['den-server', 'den-gateway']) expect(nodeOptions([find(defaults, 'Deployment', name)].map((d) => ({ ...d, metadata: { ...d.metadata, name: 'den-manager' } })))).to.equal(undefined);
     });
 
