@@ -5,10 +5,19 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Inspector, inspectorUrl, type Memory } from './inspector.js';
+import { MALLOC_ARENAS } from '../../infra/install/node-options.js';
 
 const DEN = fileURLToPath(new URL('../../bin/den.js', import.meta.url));
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
+
+/**
+ * The environment `den manager` runs with in the chart's container, beyond NODE_OPTIONS (which
+ * the benches pass as flags): glibc's malloc arenas, unless the caller's environment sets them.
+ */
+export function managerEnvironment(): NodeJS.ProcessEnv {
+  return { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? String(MALLOC_ARENAS) };
+}
 
 export interface ProcessMemory extends Memory {
   /** KiB: the most the process has held resident since it started (VmHWM). */

@@ -13,6 +13,7 @@ import { renderInstall } from '../../infra/install/synth.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { Inspector, inspectorUrl } from './inspector.js';
+import { managerEnvironment } from './den-process.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const COMPILED = process.env.DEN_BENCH_COMPILED === '1';
@@ -70,7 +71,7 @@ async function idleManager(): Promise<Reading & { peakMiB: number }> {
   await writeFile(kubeconfig, kubeconfigYaml(api.url, 'den-manager', minted.status.token), { mode: 0o600 });
   const [health, webhook] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, ['--inspect=127.0.0.1:0', DEN, 'manager', '--kubeconfig', kubeconfig, '--health-listen', `127.0.0.1:${health}`,
-    '--webhook-listen', `127.0.0.1:${webhook}`, '--webhook-url', `https://127.0.0.1:${webhook}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    '--webhook-listen', `127.0.0.1:${webhook}`, '--webhook-url', `https://127.0.0.1:${webhook}`], { stdio: ['ignore', 'ignore', 'pipe'], env: managerEnvironment() });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c));
   try {
