@@ -33,7 +33,7 @@ import { PlatformNetworkPolicies } from './network-policy.js';
 import { ServiceMonitors } from './service-monitor.js';
 import { WebhookConfigurations } from './webhooks.js';
 import { Workload } from './workload.js';
-import { gatewayNodeFlags, MALLOC_ARENAS, managerNodeOptions } from './node-options.js';
+import { gatewayNodeFlags, MALLOC_ARENAS, MANAGER_NODE_FLAGS, managerNodeOptions } from './node-options.js';
 
 /** Owner read-only: the gateway's host key and the identity providers' secrets. */
 const SECRET_FILE_MODE = 0o400;
@@ -91,6 +91,7 @@ export class DenInstallChart extends Chart {
         NODE_OPTIONS: managerNodeOptions(settings.manager.resources.limits.memory),
         MALLOC_ARENA_MAX: String(MALLOC_ARENAS),
       },
+      nodeFlags: [...MANAGER_NODE_FLAGS],
       envFromSecrets: settings.manager.registryCredentialsSecret ? [settings.manager.registryCredentialsSecret] : [],
       ports: [{ name: 'https', containerPort: PORTS.webhook, servicePort: 443 }, healthPort],
       healthPort: 'health',

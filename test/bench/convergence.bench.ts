@@ -12,7 +12,7 @@
 // `cluster,instant` (or `cluster-cpu`, the API server's CPU as seats). DEN_BENCH_SWEEP: manager flag sets separated by `;` (`--reconciles-in-flight=8
 // --kube-qps=100;…`): then only UserSpaces under the first profile, one row per set, beside the floor.
 // DEN_BENCH_ROWS=both: only the row with both kinds cached. DEN_BENCH_NODE_FLAGS: V8/Node flags
-// for the manager's process (as the chart's NODE_OPTIONS). DEN_BENCH_COMPILED=1: run the
+// for the manager's process (default: the chart's, at the default memory limit; '' for none). DEN_BENCH_COMPILED=1: run the
 // compiled `build/cli/den.js` (`npm run build` first), as the image does, instead of tsx.
 // DEN_BENCH_START=warm (with DEN_BENCH_ROWS=both): the objects are seeded converged (children
 // as the loop applies them, status as the hooks write it), as after a fail-over of a
@@ -32,6 +32,7 @@ import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES, resourceOf } from '../../kube/resources.js';
 import { FIELD_MANAGERS } from '../../kube/group.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
+import { MANAGER_NODE_FLAGS, managerNodeOptions } from '../../infra/install/node-options.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import { userSpaceSpec } from '../../hooks/userspace/controller.js';
 import { workspaceSpec } from '../../hooks/workspace/controller.js';
@@ -46,7 +47,9 @@ import { mapBounded } from '../../process/concurrency.js';
 
 const COMPILED = process.env.DEN_BENCH_COMPILED === '1';
 const DEN = fileURLToPath(new URL(COMPILED ? '../../build/cli/den.js' : '../../bin/den.js', import.meta.url));
-const NODE_FLAGS = (process.env.DEN_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+/** The chart's V8 flags for the manager at its default memory limit, unless DEN_BENCH_NODE_FLAGS says otherwise ('' for V8's own defaults). */
+const CHART_NODE_FLAGS = [...MANAGER_NODE_FLAGS, ...managerNodeOptions(DEFAULT_SETTINGS.manager.resources.limits.memory).split(' ')].join(' ');
+const NODE_FLAGS = (process.env.DEN_BENCH_NODE_FLAGS ?? CHART_NODE_FLAGS).split(/\s+/).filter(Boolean);
 const ONLY_BOTH = process.env.DEN_BENCH_ROWS === 'both';
 const WARM = process.env.DEN_BENCH_START === 'warm';
 const USERSPACES = Number(process.env.DEN_BENCH_USERSPACES ?? 1000);
