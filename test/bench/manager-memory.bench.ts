@@ -14,6 +14,10 @@ import { FakeApiServer } from '../support/fake-apiserver.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { Inspector, inspectorUrl } from './inspector.js';
 import { managerEnvironment } from './den-process.js';
+import { MANAGER_NODE_FLAGS, managerNodeOptions } from '../../infra/install/node-options.js';
+
+/** The idle manager runs with the chart's V8 flags at the default memory limit, as its container does. */
+const CHART_NODE_FLAGS = [...MANAGER_NODE_FLAGS, ...managerNodeOptions(DEFAULT_SETTINGS.manager.resources.limits.memory).split(' ')];
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const COMPILED = process.env.DEN_BENCH_COMPILED === '1';
@@ -70,7 +74,7 @@ async function idleManager(): Promise<Reading & { peakMiB: number }> {
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, kubeconfigYaml(api.url, 'den-manager', minted.status.token), { mode: 0o600 });
   const [health, webhook] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, ['--inspect=127.0.0.1:0', DEN, 'manager', '--kubeconfig', kubeconfig, '--health-listen', `127.0.0.1:${health}`,
+  const child = spawn(process.execPath, [...CHART_NODE_FLAGS, '--inspect=127.0.0.1:0', DEN, 'manager', '--kubeconfig', kubeconfig, '--health-listen', `127.0.0.1:${health}`,
     '--webhook-listen', `127.0.0.1:${webhook}`, '--webhook-url', `https://127.0.0.1:${webhook}`], { stdio: ['ignore', 'ignore', 'pipe'], env: managerEnvironment() });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c));
@@ -111,5 +115,5 @@ export async function run(): Promise<string> {
   const idle = await idleManager();
   lines.push(`| \`den manager\` idle: webhooks serving, caches synced, nothing to reconcile (peak RSS ${idle.peakMiB.toFixed(0)}) | ${idle.rssMiB.toFixed(1)} | ${idle.liveMiB.toFixed(1)} | |`);
   const runtime = COMPILED ? 'the compiled JavaScript of `npm run build`, as the image runs it' : 'tsx';
-  return lines.join('\n') + `\n\nEach row a fresh process on node ${process.version} after full collections (\`--expose-gc\`); each loads what the rows above it loaded (the row in brackets is measured on top, then left out). Modules and the idle manager: ${runtime}; the idle manager read through its inspector.\n`;
+  return lines.join('\n') + `\n\nEach row a fresh process on node ${process.version} after full collections (\`--expose-gc\`); each loads what the rows above it loaded (the row in brackets is measured on top, then left out). Modules and the idle manager: ${runtime}; the idle manager read through its inspector, with the chart's flags (${CHART_NODE_FLAGS.join(' ')}, MALLOC_ARENA_MAX=${managerEnvironment().MALLOC_ARENA_MAX}).\n`;
 }
