@@ -197,6 +197,17 @@ describe('loop plan', () => {
       expect(index.of('u-2')).to.have.length(1);
     });
 
+    it('replaces a child deleted and created again under the same name by the new one, uid and all', () => {
+      const index = new ChildIndex();
+      const first = { ...owned('u-1', 'session'), metadata: { ...owned('u-1', 'session').metadata, uid: 'sa-1' } };
+      const again = { ...owned('u-1', 'session'), metadata: { ...owned('u-1', 'session').metadata, uid: 'sa-2' } };
+      index.update({ type: 'ADDED', object: first });
+      index.update({ type: 'MODIFIED', object: again, old: first });
+      expect(index.of('u-1').map((c) => c.metadata?.uid)).to.deep.equal(['sa-2']);
+      index.update({ type: 'DELETED', object: again, old: again });
+      expect(index.of('u-1')).to.deep.equal([]);
+    });
+
     it('ignores objects without a controller', () => {
       const index = new ChildIndex();
       index.update({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } } });
