@@ -104,3 +104,13 @@ export function metadataProblems(metadata: { labels?: Record<string, unknown>; a
   if (size > ANNOTATIONS_MAX_BYTES) out.push(`metadata.annotations: Too long: must have at most ${ANNOTATIONS_MAX_BYTES} bytes`);
   return out;
 }
+
+/**
+ * Code-point order, as Go's sort.Strings and kubectl order names: for sorting what Den renders.
+ * Not `localeCompare`, whose order is ICU's and may move with the ICU of another Node (a child
+ * rendered in another order is applied again); its first call also touches ICU's collation data
+ * (3.2 MiB of RSS in a bare process; no difference was measurable in a converging manager).
+ */
+export function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import type { KubeObject } from '../../kube/client.js';
 import type { ApiServerRule, PortSpec } from '../../infra/children/userspace/props.js';
 import type { ApiServerObjects } from './types.js';
+import { byCodePoint } from '../../kube/names.js';
 
 export const API_SERVER_SERVICE = { namespace: 'default', name: 'kubernetes' } as const;
 const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
@@ -27,7 +28,7 @@ function portsOf(list: unknown): PortSpec[] {
     const protocol = typeof p.protocol === 'string' && p.protocol ? p.protocol : 'TCP';
     ports.set(`${protocol}/${port}`, { port, protocol });
   }
-  return [...ports.values()].sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol));
+  return [...ports.values()].sort((a, b) => a.port - b.port || byCodePoint(a.protocol, b.protocol));
 }
 
 function sorted(cidrs: Iterable<string>): string[] {
@@ -67,7 +68,7 @@ function sliceRules(slices: KubeObject[]): ApiServerRule[] {
     if (entry.cidrs.size) byPorts.set(key, entry);
   }
   return [...byPorts.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => byCodePoint(a, b))
     .map(([, e]) => ({ cidrs: sorted(e.cidrs), ports: e.ports }));
 }
 

@@ -3,6 +3,7 @@ import type { KubeObject } from '../../kube/client.js';
 import { LABELS } from '../../kube/group.js';
 import { childKey } from '../../kube/resources.js';
 import type { ChildObject, ObservedChildren } from './types.js';
+import { byCodePoint } from '../../kube/names.js';
 
 /** The observed object the loop reported for a desired child, if any. */
 export function observedOf(children: ObservedChildren, child: ChildObject): KubeObject | undefined {
@@ -79,11 +80,7 @@ export function holdObserved(children: ObservedChildren, disabled: boolean): Chi
   return held.sort(
     (a, b) =>
       KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
-      compare(a.metadata.namespace ?? '', b.metadata.namespace ?? '') ||
-      compare(a.metadata.name, b.metadata.name),
+      byCodePoint(a.metadata.namespace ?? '', b.metadata.namespace ?? '') ||
+      byCodePoint(a.metadata.name, b.metadata.name),
   );
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 import type { KubeObject } from '../../kube/client.js';
 import { LABELS } from '../../kube/group.js';
 import type { MirroredSecret } from '../../infra/children/userspace/props.js';
+import { byCodePoint } from '../../kube/names.js';
 
 /** Only Secrets a kubelet can use as imagePullSecrets are copied, whatever else carries the label. */
 export const PULL_SECRET_TYPES = ['kubernetes.io/dockerconfigjson', 'kubernetes.io/dockercfg'] as const;
@@ -11,7 +12,7 @@ function stringData(data: unknown): Record<string, string> {
   return Object.fromEntries(
     Object.entries(data as Record<string, unknown>)
       .filter((e): e is [string, string] => typeof e[1] === 'string')
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      .sort(([a], [b]) => byCodePoint(a, b)),
   );
 }
 
@@ -28,5 +29,5 @@ export function mirroredPullSecrets(secrets: KubeObject[], managerNamespace: str
     )
     .map((s) => ({ name: s.metadata!.name!, type: s.type as string, data: stringData(s.data) }))
     .filter((s, i, all) => all.findIndex((t) => t.name === s.name) === i)
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort((a, b) => byCodePoint(a.name, b.name));
 }

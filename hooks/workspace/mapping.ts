@@ -2,6 +2,7 @@
 // (issue 4 item 3). A pod's owner is the StatefulSet, not the Workspace, hence the label.
 import type { KubeObject } from '../../kube/client.js';
 import { LABELS } from '../../kube/group.js';
+import { byCodePoint } from '../../kube/names.js';
 
 export interface WorkspaceRef {
   namespace: string;
@@ -25,5 +26,5 @@ export function workspacesUsingImage(imageName: string, workspaces: Iterable<Kub
     if (spec?.imageRef?.name !== imageName || typeof name !== 'string' || typeof namespace !== 'string') continue;
     refs.push({ namespace, name });
   }
-  return refs.sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+  return refs.sort((a, b) => byCodePoint(a.namespace, b.namespace) || byCodePoint(a.name, b.name));
 }

@@ -13,6 +13,7 @@ import type { ParentEvent } from '../loop/types.js';
 import { resizeMessage, resourceChanges } from './resize.js';
 import { idleStopMessage, idleVerdict, IDLE_STOPPED_BY, IDLE_STOPPED_REASON, stoppedForIdleness } from './idle.js';
 import { ANNOTATIONS } from '../../kube/group.js';
+import { byCodePoint } from '../../kube/names.js';
 import { workspacePod } from './pod.js';
 import {
   childrenRejected,
@@ -47,7 +48,7 @@ function observedChild(input: WorkspaceHookInput, key: string, name: string): Ku
 function unchangedChildren(input: WorkspaceHookInput): KubeObject[] {
   return CHILD_KINDS.flatMap((key) =>
     Object.entries(input.children[key] ?? {})
-      .sort(([a], [b]) => a.localeCompare(b))
+      .sort(([a], [b]) => byCodePoint(a, b))
       .map(([, child]) => child),
   );
 }

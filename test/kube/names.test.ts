@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ANNOTATIONS, LABELS } from '../../kube/group.js';
-import { dns1035LabelProblems, dns1123LabelProblems, labelValueProblems, metadataProblems, qualifiedNameProblems } from '../../kube/names.js';
+import { byCodePoint, dns1035LabelProblems, dns1123LabelProblems, labelValueProblems, metadataProblems, qualifiedNameProblems } from '../../kube/names.js';
 import { POD_SECURITY_LABELS } from '../../infra/children/userspace/namespace.js';
 import { commonLabels, componentLabels, selectorLabels } from '../../infra/install/names.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
@@ -48,5 +48,12 @@ describe('Kubernetes names and labels, as kube-apiserver checks them', () => {
     for (const obj of renderInstall(DEFAULT_SETTINGS) as { kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> } }[]) {
       expect(metadataProblems(obj.metadata), `${obj.kind} ${obj.metadata.name}`).to.deep.equal([]);
     }
+  });
+});
+
+describe('byCodePoint', () => {
+  it('orders as Go\'s sort.Strings does: by code point, capitals before small letters, punctuation before digits', () => {
+    expect(['b', 'a1', 'B', 'a.1', 'a-1', 'svc-ws10/ws10', 'svc-ws1/ws1'].sort(byCodePoint)).to.deep.equal(['B', 'a-1', 'a.1', 'a1', 'b', 'svc-ws1/ws1', 'svc-ws10/ws10']);
+    expect(byCodePoint('same', 'same')).to.equal(0);
   });
 });
