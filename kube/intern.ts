@@ -27,13 +27,16 @@ export function internObject<T>(value: T, exemplar?: unknown): T {
 function shared(value: unknown, exemplar: unknown): unknown {
   if (typeof value === 'string') return intern(value);
   if (!value || typeof value !== 'object') return value;
+  // Kept already (a transform may reuse a part of a cached object, or one part twice).
+  if (Object.isFrozen(value)) return value;
   const comparable = !!exemplar && typeof exemplar === 'object' && Array.isArray(exemplar) === Array.isArray(value);
   let equal = comparable;
   if (Array.isArray(value)) {
     const other = (comparable ? exemplar : []) as unknown[];
     if (other.length !== value.length) equal = false;
     for (let i = 0; i < value.length; i++) {
-      const item = (value[i] = shared(value[i], other[i]));
+      const item = shared(value[i], other[i]);
+      if (item !== value[i]) value[i] = item;
       if (item !== other[i]) equal = false;
     }
   } else {
@@ -49,7 +52,8 @@ function shared(value: unknown, exemplar: unknown): unknown {
         continue;
       }
       const before = Object.hasOwn(other, name) ? other[name] : undefined;
-      const item = (record[name] = shared(record[name], before));
+      const item = shared(record[name], before);
+      if (item !== record[name]) record[name] = item;
       if (item !== before) equal = false;
     }
     if (equal && count !== Object.keys(other).length) equal = false;

@@ -77,6 +77,17 @@ describe('cached objects sharing their equal parts', () => {
     expect(internObject(statefulSet(1), first)).to.equal(first);
   });
 
+  it('take a part a transform reused, from a cached object or twice in one object, as it is', () => {
+    const cached = internObject(statefulSet(1));
+    const twice = { tier: 'dev' };
+    const reusing = { metadata: { name: 'ws2' }, spec: cached.spec, first: twice, second: twice };
+    const kept = internObject(reusing, cached);
+    expect(kept.spec).to.equal(cached.spec);
+    expect(kept.second).to.equal(kept.first);
+    expect(kept.first).to.deep.equal({ tier: 'dev' });
+    expect(Object.isFrozen(kept.first)).to.equal(true);
+  });
+
   it('are frozen: a reader that changes one in place fails at once instead of changing every object that shares it', () => {
     const kept = internObject(statefulSet(1));
     expect(() => {
