@@ -32,7 +32,6 @@ import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES, resourceOf } from '../../kube/resources.js';
 import { FIELD_MANAGERS } from '../../kube/group.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
-import { MANAGER_NODE_FLAGS, managerNodeOptions } from '../../infra/install/node-options.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import { userSpaceSpec } from '../../hooks/userspace/controller.js';
 import { workspaceSpec } from '../../hooks/workspace/controller.js';
@@ -42,14 +41,13 @@ import { CLUSTER_CPU_PROFILE, CLUSTER_PROFILE, FakeApiServer, INSTANT_PROFILE, t
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { workspace, workspaceImage } from '../hooks/workspace/inputs.js';
 import { Inspector, inspectorUrl } from './inspector.js';
-import { managerEnvironment } from './den-process.js';
+import { chartManagerNodeFlags, managerEnvironment } from './den-process.js';
 import { mapBounded } from '../../process/concurrency.js';
 
 const COMPILED = process.env.DEN_BENCH_COMPILED === '1';
 const DEN = fileURLToPath(new URL(COMPILED ? '../../build/cli/den.js' : '../../bin/den.js', import.meta.url));
-/** The chart's V8 flags for the manager at its default memory limit, unless DEN_BENCH_NODE_FLAGS says otherwise ('' for V8's own defaults). */
-const CHART_NODE_FLAGS = [...MANAGER_NODE_FLAGS, ...managerNodeOptions(DEFAULT_SETTINGS.manager.resources.limits.memory).split(' ')].join(' ');
-const NODE_FLAGS = (process.env.DEN_BENCH_NODE_FLAGS ?? CHART_NODE_FLAGS).split(/\s+/).filter(Boolean);
+/** The chart's V8 flags for the manager, unless DEN_BENCH_NODE_FLAGS says otherwise ('' for V8's own defaults). */
+const NODE_FLAGS = process.env.DEN_BENCH_NODE_FLAGS === undefined ? chartManagerNodeFlags() : process.env.DEN_BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean);
 const ONLY_BOTH = process.env.DEN_BENCH_ROWS === 'both';
 const WARM = process.env.DEN_BENCH_START === 'warm';
 const USERSPACES = Number(process.env.DEN_BENCH_USERSPACES ?? 1000);

@@ -5,7 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Inspector, inspectorUrl, type Memory } from './inspector.js';
-import { MALLOC_ARENAS } from '../../infra/install/node-options.js';
+import { MALLOC_ARENAS, MANAGER_NODE_FLAGS, managerNodeOptions } from '../../infra/install/node-options.js';
+import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 
 const DEN = fileURLToPath(new URL('../../bin/den.js', import.meta.url));
 const READY_TIMEOUT_MS = 60_000;
@@ -17,6 +18,11 @@ const STOP_TIMEOUT_MS = 15_000;
  */
 export function managerEnvironment(): NodeJS.ProcessEnv {
   return { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? String(MALLOC_ARENAS) };
+}
+
+/** The V8 flags of `den manager`'s container at the default memory limit: its command line's, then its NODE_OPTIONS. */
+export function chartManagerNodeFlags(): string[] {
+  return [...MANAGER_NODE_FLAGS, ...managerNodeOptions(DEFAULT_SETTINGS.manager.resources.limits.memory).split(' ')];
 }
 
 export interface ProcessMemory extends Memory {

@@ -13,11 +13,10 @@ import { renderInstall } from '../../infra/install/synth.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { Inspector, inspectorUrl } from './inspector.js';
-import { managerEnvironment } from './den-process.js';
-import { MANAGER_NODE_FLAGS, managerNodeOptions } from '../../infra/install/node-options.js';
+import { chartManagerNodeFlags, managerEnvironment } from './den-process.js';
 
-/** The idle manager runs with the chart's V8 flags at the default memory limit, as its container does. */
-const CHART_NODE_FLAGS = [...MANAGER_NODE_FLAGS, ...managerNodeOptions(DEFAULT_SETTINGS.manager.resources.limits.memory).split(' ')];
+/** The idle manager runs with the chart's V8 flags, as its container does. */
+const CHART_NODE_FLAGS = chartManagerNodeFlags();
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const COMPILED = process.env.DEN_BENCH_COMPILED === '1';

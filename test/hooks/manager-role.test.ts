@@ -57,7 +57,7 @@ describe('den manager', () => {
     const { health, stop, running } = await startRole(['--gateway-host=ssh.den.test']);
     await eventually(() => api.object(RESOURCES.lease, 'den-manager', 'svc-system'), 'the Lease', 10_000);
     let ready: number | undefined;
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline && ready !== 200; await new Promise((r) => setTimeout(r, 50))) ready = await probe(`${health}/readyz`);
+    await eventuallyAsync(async () => (ready = await probe(`${health}/readyz`)) === 200, 'den manager ready', 10_000, 50);
     expect(ready).to.equal(200);
     expect(await probe(`${health}/healthz`)).to.equal(200);
     expect(api.object(RESOURCES.secret, 'den-gateway-host-key', 'svc-system')).to.not.equal(undefined);
