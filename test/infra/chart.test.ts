@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { ROLES } from '../../cli/roles.js';
 import { readSettings } from '../../process/settings.js';
@@ -103,6 +105,19 @@ describe('install chart', () => {
       }
       const digest = render({ DEN_IMAGE: `ghcr.io/den-dev/den@sha256:${'a'.repeat(64)}` });
       expect(find(digest, 'Deployment', 'den-server').metadata.labels).to.not.have.property('app.kubernetes.io/version');
+    });
+
+    it('gives each process Node flags and NODE_OPTIONS that the Node of the image accepts', async () => {
+      // Node refuses an unknown flag ("bad option") and a flag NODE_OPTIONS may not carry, exit 9.
+      for (const name of PROCESSES) {
+        const c = container(objects, name);
+        const flags = ((c.command as string[] | undefined) ?? []).slice(1, -1);
+        const { NODE_OPTIONS, MALLOC_ARENA_MAX } = envOf(c);
+        const env = { PATH: process.env.PATH, ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}), ...(MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX } : {}) };
+        const { stdout } = await promisify(execFile)(process.execPath, [...flags, '-e', 'process.stdout.write(process.execArgv.filter((a) => a.startsWith("--")).join(" "))'], { env });
+        expect(stdout, name).to.equal(flags.join(' '));
+      }
+      expect(((container(objects, 'den-manager').command as string[]) ?? []).slice(1, -1)).to.not.deep.equal([]);
     });
 
     it('configures each process with the settings of docs/contracts.md', () => {
