@@ -57,11 +57,21 @@ function newRsaKey(): { pem: string; forgeKey: forge.pki.rsa.PrivateKey; forgePu
   return { pem, forgeKey: forge.pki.privateKeyFromPem(pem), forgePublic: forge.pki.publicKeyFromPem(pub) as forge.pki.rsa.PublicKey };
 }
 
-function serialNumber(): string {
-  // A positive 128-bit serial: the high bit of the first byte clear.
-  const bytes = randomBytes(16);
-  bytes[0] = bytes[0]! & 0x7f;
+/**
+ * A certificate serial from 16 random bytes, as the hex forge takes. The first byte is made
+ * 0x40–0x7f: a clear high bit keeps the number positive, and a non-zero byte keeps the DER
+ * INTEGER in its shortest form. forge drops one leading zero byte as it encodes, but not a
+ * second; Go's crypto/x509 refuses what is left ("x509: malformed serial number"), which one
+ * serial in 65,536 of the former `bytes[0] & 0x7f` had.
+ */
+export function serialFromBytes(random: Buffer): string {
+  const bytes = Buffer.from(random);
+  bytes[0] = 0x40 | (bytes[0]! & 0x3f);
   return bytes.toString('hex');
+}
+
+function serialNumber(): string {
+  return serialFromBytes(randomBytes(16));
 }
 
 function validity(cert: forge.pki.Certificate, now: Date, days: number): void {
@@ -170,7 +180,7 @@ export function planTls(current: Partial<TlsMaterial> | undefined, hosts: string
   const bundle = splitPem(current?.caBundle ?? '');
   const signing = bundle[0] ? load(bundle[0]) : undefined;
   const caUsable = signing !== undefined && current?.caKey !== undefined && keyMatches(signing, current.caKey) && new Date(signing.validTo) > now;
-  if (!caUsable || !current?.caKey) return fresh('created', [], []);
+  if (!caUsable || !current?.caKey) return fresh('created', [], bundle[0] && !signing ? goRefusals(bundle[0], 'ca', now).map((p) => `CA 1 of the bundle: ${p}`) : []);
   // kube-apiserver refuses the whole caBundle if it cannot parse one of its certificates.
   const caRefusals = bundle.map((pem) => goRefusals(pem, 'ca', now));
   const trusted = bundle.filter((_, i) => caRefusals[i]!.length === 0);

@@ -58,13 +58,24 @@ function nameProblems(name: forge.asn1.Asn1, which: string): string[] {
   return problems;
 }
 
-/** The issuer and subject Names of a certificate's DER. */
-function namesOf(der: Buffer): { issuer: forge.asn1.Asn1; subject: forge.asn1.Asn1 } {
-  const cert = forge.asn1.fromDer(forge.util.createBuffer(der.toString('binary')));
+/** Go's `ReadASN1Integer` on the serial (crypto/x509/parser.go): a DER INTEGER in its shortest form. */
+function serialProblem(serial: forge.asn1.Asn1): string | undefined {
+  const bytes = typeof serial.value === 'string' ? serial.value : '';
+  if (serial.tagClass !== Class.UNIVERSAL || Number(serial.type) !== Type.INTEGER || bytes.length === 0) return 'malformed serial number';
+  if (bytes.length === 1) return undefined;
+  const [first, second] = [bytes.charCodeAt(0), bytes.charCodeAt(1)];
+  return (first === 0x00 && second < 0x80) || (first === 0xff && second >= 0x80) ? 'malformed serial number' : undefined;
+}
+
+/** The serial and the issuer and subject Names of a PEM certificate, read as DER without judging it. */
+function fieldsOf(pem: string): { serial: forge.asn1.Asn1; issuer: forge.asn1.Asn1; subject: forge.asn1.Asn1 } {
+  const block = forge.pem.decode(pem).find((b) => b.type === 'CERTIFICATE');
+  if (!block) throw new Error('no CERTIFICATE block');
+  const cert = forge.asn1.fromDer(forge.util.createBuffer(block.body));
   const tbs = (cert.value as forge.asn1.Asn1[])[0]!.value as forge.asn1.Asn1[];
   // [0] version is optional; then serialNumber, signature, issuer, validity, subject.
   const start = tbs[0]!.tagClass === Class.CONTEXT_SPECIFIC ? 1 : 0;
-  return { issuer: tbs[start + 2]!, subject: tbs[start + 4]! };
+  return { serial: tbs[start]!, issuer: tbs[start + 2]!, subject: tbs[start + 4]! };
 }
 
 /**
@@ -74,8 +85,12 @@ function namesOf(der: Buffer): { issuer: forge.asn1.Asn1; subject: forge.asn1.As
  */
 export function goParseRefusals(pem: string): string[] {
   try {
-    const { issuer, subject } = namesOf(new X509Certificate(pem).raw);
-    return [...nameProblems(issuer, 'issuer'), ...nameProblems(subject, 'subject')];
+    const { serial, issuer, subject } = fieldsOf(pem);
+    const serialRefused = serialProblem(serial);
+    const problems = [...(serialRefused ? [serialRefused] : []), ...nameProblems(issuer, 'issuer'), ...nameProblems(subject, 'subject')];
+    // Whatever else Go refuses, OpenSSL refuses too.
+    if (problems.length === 0) new X509Certificate(pem);
+    return problems;
   } catch (err) {
     if (err instanceof Error) return [`not a certificate Den can read: ${err.message}`];
     throw err;

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { DEFAULT_CERT_POLICY, generateCa, issueServingCert, planTls, servingHosts, splitPem, type CertPolicy } from '../../../hooks/admission/certs.js';
+import { DEFAULT_CERT_POLICY, generateCa, issueServingCert, planTls, serialFromBytes, servingHosts, splitPem, type CertPolicy } from '../../../hooks/admission/certs.js';
 import { goRefusals } from '../../../hooks/admission/go-x509.js';
 import { NAMESPACE, WEBHOOK_SERVICE } from '../../../infra/install/names.js';
 import { buildGoX509, type GoX509 } from '../../support/go-x509.js';
-import { oldStyleMaterial } from './old-certs.js';
+import { oldStyleMaterial, withSerial } from './old-certs.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const POLICY: CertPolicy = { caValidityDays: 100, caRenewBeforeDays: 20, servingValidityDays: 30, servingRenewBeforeDays: 5 };
@@ -72,6 +72,40 @@ describe("webhook certificates, as Go's crypto/x509 (kube-apiserver) reads them"
     expect(plan.material.caKey).to.not.equal(old.caKey);
     expect((await go.check(plan.material.caBundle, plan.material.cert, hosts)).ok).to.equal(true);
     expect(planTls(plan.material, hosts, now).action).to.equal('kept');
+  });
+
+  describe('serial numbers', () => {
+    const hosts = servingHosts(WEBHOOK_SERVICE, NAMESPACE);
+    // forge drops one leading zero byte as it encodes a serial, and leaves the second.
+    const zeroLed = Buffer.from('0000' + '17'.repeat(14), 'hex');
+
+    it('refuses a serial that is not in its shortest DER form, and so does the check Den runs', async () => {
+      const material = withSerial(planTls(undefined, hosts, now).material, 'serving', zeroLed.toString('hex'));
+      const verdict = await go.check(material.caBundle, material.cert, hosts);
+      expect(verdict.ok).to.equal(false);
+      expect(verdict.lines[0]).to.match(/x509: malformed serial number/);
+      expect(goRefusals(material.cert, 'serving', now, hosts)).to.deep.equal(['malformed serial number']);
+    });
+
+    it('makes a serial Go reads from random bytes that begin with zero bytes', async () => {
+      const material = withSerial(planTls(undefined, hosts, now).material, 'serving', serialFromBytes(zeroLed));
+      expect((await go.check(material.caBundle, material.cert, hosts)).ok).to.equal(true);
+      expect(goRefusals(material.cert, 'serving', now, hosts)).to.deep.equal([]);
+    });
+
+    it('replaces a stored CA, and re-issues a stored serving certificate, whose serial Go refuses, and says why', async () => {
+      const good = planTls(undefined, hosts, now).material;
+      const badCa = planTls(withSerial(good, 'ca', zeroLed.toString('hex')), hosts, now);
+      // OpenSSL cannot read it either, so Den starts over as with any CA it cannot load.
+      expect(badCa.action).to.equal('created');
+      expect(badCa.refused).to.deep.equal(['CA 1 of the bundle: malformed serial number']);
+      expect((await go.check(badCa.material.caBundle, badCa.material.cert, hosts)).ok).to.equal(true);
+      const badServing = planTls(withSerial(good, 'serving', zeroLed.toString('hex')), hosts, now);
+      expect(badServing.action).to.equal('serving-reissued');
+      expect(badServing.refused).to.deep.equal(['serving certificate: malformed serial number']);
+      expect(badServing.material.caBundle).to.equal(good.caBundle);
+      expect((await go.check(badServing.material.caBundle, badServing.material.cert, hosts)).ok).to.equal(true);
+    });
   });
 
   it('keeps a bundle of two CAs Go can parse through a CA rotation: old and new serving certificates verify', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { X509Certificate } from 'node:crypto';
-import { generateCa, issueServingCert, planTls, servingHosts, splitPem, type CertPolicy, type TlsMaterial } from '../../../hooks/admission/certs.js';
+import { generateCa, issueServingCert, planTls, serialFromBytes, servingHosts, splitPem, type CertPolicy, type TlsMaterial } from '../../../hooks/admission/certs.js';
 import { registeredConfiguration } from '../../../hooks/admission/registration.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -27,6 +27,15 @@ describe('webhook certificates', () => {
     expect(servingHosts('s', 'n', 'https://127.0.0.1:9443')).to.include('127.0.0.1');
     expect(servingHosts('s', 'n', 'https://dev.example.com:8443/')).to.include('dev.example.com');
     expect(servingHosts('s', 'n', 'https://[::1]:9443')).to.include('::1');
+  });
+
+  it('makes every serial a positive 16-byte DER integer in its shortest form, whatever the random bytes', () => {
+    for (let first = 0; first < 256; first++) {
+      const serial = Buffer.from(serialFromBytes(Buffer.from([first, 0x00, ...Array<number>(14).fill(0x80)])), 'hex');
+      expect(serial).to.have.length(16);
+      expect(serial[0], `first random byte ${first}`).to.be.within(0x40, 0x7f);
+      expect(serial.subarray(1)).to.deep.equal(Buffer.from([0x00, ...Array<number>(14).fill(0x80)]));
+    }
   });
 
   it('creates a CA and a serving certificate it signed, valid for the Service names', () => {

@@ -25,3 +25,16 @@ export function oldStyleMaterial(now: Date, hosts: string[]): TlsMaterial {
   const serving = issueServingCert({ cert: caPem, key: keyPem }, hosts, now);
   return { caBundle: caPem, caKey: keyPem, ...serving };
 }
+
+/**
+ * `material` with one of its certificates re-signed under another serial (hex of the DER
+ * INTEGER's content, as forge takes it): how a serial Go refuses reaches the Secret.
+ */
+export function withSerial(material: TlsMaterial, which: 'ca' | 'serving', serialHex: string): TlsMaterial {
+  const pem = which === 'ca' ? material.caBundle : material.cert;
+  const cert = forge.pki.certificateFromPem(pem);
+  cert.serialNumber = serialHex;
+  cert.sign(forge.pki.privateKeyFromPem(material.caKey), forge.md.sha256.create());
+  const resigned = forge.pki.certificateToPem(cert).replace(/\r\n/g, '\n');
+  return which === 'ca' ? { ...material, caBundle: resigned } : { ...material, cert: resigned };
+}
