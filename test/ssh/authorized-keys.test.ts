@@ -61,6 +61,7 @@ describe('SSH authorized key check', () => {
     ['an ed25519 key that is not a curve point', () => keyLine('ssh-ed25519', ['ssh-ed25519', notAnEd25519Point()]), /not a point on the curve/],
     ['an rsa key with an even modulus', (k) => withFlippedByte(k.rsa, 2, -1), /odd/],
     ['a 512-bit rsa key', () => rsaKeyLine(512), /512 bits; at least 1024/],
+    ['an rsa key whose modulus is negative', (k) => negativeModulus(k.rsa), /corrupt/],
     ['invalid base64', () => 'ssh-ed25519 AAAA!!!!', /must be one line/],
     ['base64 that does not round-trip', () => 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI=A', /must be one line|not valid base64/],
     ['an sk-ed25519 key of the wrong length', (k) => keyLine('sk-ssh-ed25519@openssh.com', ['sk-ssh-ed25519@openssh.com', blobFields(k.skEd25519)[1]!.subarray(0, 31), 'ssh:']), /corrupt/],
@@ -112,6 +113,14 @@ describe('SSH authorized key check', () => {
       expect(refusedByOpenSsh).to.deep.equal([]);
     });
 
+    it('ssh-keygen -l refuses an RSA key whose modulus is negative, as Den does', async () => {
+      const negative = negativeModulus(keys.rsa);
+      expect(checkAuthorizedKey(negative).ok).to.equal(false);
+      const result = await fingerprint(negative, 901);
+      expect(result.ok).to.equal(false);
+      expect(result.out).to.match(/is not a public key file/);
+    });
+
     it('ssh-keygen -l refuses a truncated key, so the check above can fail', async () => {
       const truncated = truncatedKey(keys.rsa, 20);
       expect(checkAuthorizedKey(truncated).ok).to.equal(false);
@@ -133,4 +142,11 @@ describe('SSH authorized key check', () => {
 
 function rsaKeyLine(bits: number): string {
   return generateSshKey('rsa', { bits }).publicLine;
+}
+
+/** An RSA key line whose modulus lost the zero byte that keeps it positive as an mpint. */
+function negativeModulus(line: string): string {
+  const [type, exponent, modulus] = blobFields(line);
+  expect(modulus![0]).to.equal(0);
+  return keyLine('ssh-rsa', [type!, exponent!, modulus!.subarray(1)]);
 }
