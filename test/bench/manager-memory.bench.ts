@@ -63,7 +63,7 @@ async function load(modules: string[], tsx: boolean, run?: string): Promise<Read
 }
 
 /** `den manager` with nothing to reconcile: started, its webhooks serving, its caches synced; read after full collections. */
-async function idleManager(): Promise<Reading & { peakMiB: number }> {
+async function idleManager(): Promise<Reading & { peakMiB: number; anonMiB: number; fileMiB: number }> {
   const api = new FakeApiServer();
   await api.start();
   const dir = await mkdtemp(join(tmpdir(), 'den-manager-memory-'));
@@ -88,7 +88,8 @@ async function idleManager(): Promise<Reading & { peakMiB: number }> {
     const memory = await inspector.memory();
     inspector.close();
     const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
-    return { rssMiB: memory.rssKiB / 1024, liveMiB: memory.liveKiB / 1024, peakMiB: Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024 };
+    const kiB = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]);
+    return { rssMiB: memory.rssKiB / 1024, liveMiB: memory.liveKiB / 1024, peakMiB: kiB('VmHWM') / 1024, anonMiB: kiB('RssAnon') / 1024, fileMiB: kiB('RssFile') / 1024 };
   } finally {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
@@ -112,7 +113,7 @@ export async function run(): Promise<string> {
     if (!aside) previous = reading;
   }
   const idle = await idleManager();
-  lines.push(`| \`den manager\` idle: webhooks serving, caches synced, nothing to reconcile (peak RSS ${idle.peakMiB.toFixed(0)}) | ${idle.rssMiB.toFixed(1)} | ${idle.liveMiB.toFixed(1)} | |`);
+  lines.push(`| \`den manager\` idle: webhooks serving, caches synced, nothing to reconcile (peak RSS ${idle.peakMiB.toFixed(0)}; at the end ${idle.anonMiB.toFixed(1)} anonymous, ${idle.fileMiB.toFixed(1)} file-backed: the node binary's pages) | ${idle.rssMiB.toFixed(1)} | ${idle.liveMiB.toFixed(1)} | |`);
   const runtime = COMPILED ? 'the compiled JavaScript of `npm run build`, as the image runs it' : 'tsx';
   return lines.join('\n') + `\n\nEach row a fresh process on node ${process.version} after full collections (\`--expose-gc\`); each loads what the rows above it loaded (the row in brackets is measured on top, then left out). Modules and the idle manager: ${runtime}; the idle manager read through its inspector, with the chart's flags (${CHART_NODE_FLAGS.join(' ')}, MALLOC_ARENA_MAX=${managerEnvironment().MALLOC_ARENA_MAX}).\n`;
 }
