@@ -5,7 +5,12 @@
 // interned here is freed once no cached object uses it. Beyond strings, objects of one kind
 // share their equal parts (internObject).
 
-/** The internalized copy of `text`: equal strings interned give one object in memory. */
+/**
+ * The internalized copy of `text`: equal strings interned give one object in memory. The caller
+ * must keep the string returned, not `text`: if the table had a copy already, V8 turns `text`
+ * into a forward to it (a ThinString), a heap object of its own that the young generation's
+ * collector removes but the old generation's keeps as long as something holds it.
+ */
 export function intern(text: string): string {
   // A computed property name is internalized; an index-like name ("42") is stored as a number.
   for (const name in { [text]: 0 }) return name === text ? name : text;
@@ -36,7 +41,7 @@ function shared(value: unknown, exemplar: unknown): unknown {
     if (other.length !== value.length) equal = false;
     for (let i = 0; i < value.length; i++) {
       const item = shared(value[i], other[i]);
-      if (item !== value[i]) value[i] = item;
+      if (item !== value[i] || typeof item === 'string') value[i] = item;
       if (item !== other[i]) equal = false;
     }
   } else {
@@ -53,7 +58,8 @@ function shared(value: unknown, exemplar: unknown): unknown {
       }
       const before = Object.hasOwn(other, name) ? other[name] : undefined;
       const item = shared(record[name], before);
-      if (item !== record[name]) record[name] = item;
+      // An equal string is assigned too: the parsed one may now forward to the interned one.
+      if (item !== record[name] || typeof item === 'string') record[name] = item;
       if (item !== before) equal = false;
     }
     if (equal && count !== Object.keys(other).length) equal = false;

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect } from 'chai';
@@ -27,6 +29,33 @@ describe('interned strings of cached objects', () => {
     const interned = heldBytes(() => Array.from({ length: 2000 }, (_, i) => internObject(parsed(i))));
     expect(apart).to.be.above(2000 * SCRIPT.length * 0.9);
     expect(interned).to.be.below(2 * 1024 * 1024);
+  });
+
+  it('leaves no copy behind the interned string: the object holds the one copy, not a forward to it', async function () {
+    this.timeout(30_000);
+    // V8 turns a string it internalizes into a forward to the table's copy (a ThinString) that
+    // keeps its own heap object; a property still holding the forward keeps that object alive.
+    const script = [
+      "const { internObject } = await import('./kube/intern.ts');",
+      "const { getHeapSnapshot } = await import('node:v8');",
+      "const text = (i) => JSON.stringify({ apiVersion: ['den.dev', 'v1alpha1-intern-probe'].join('/'), metadata: { name: `ws${i}` } });",
+      'let previous;',
+      // One list page of 2,000 items parsed at once, as the informer reads a page.
+      "const page = JSON.parse(`[${Array.from({ length: 2000 }, (_, i) => text(i)).join(',')}]`);",
+      // By the time a large page is cached, the collector has moved its strings out of the young generation.
+      'gc();',
+      'globalThis.kept = page.map((item, i) => (previous = internObject(item, i % 2 ? previous : undefined)));',
+      'const chunks = [];',
+      'for await (const chunk of getHeapSnapshot()) chunks.push(chunk);',
+      'const snap = JSON.parse(Buffer.concat(chunks).toString());',
+      'const { node_fields, node_types } = snap.snapshot.meta;',
+      "const [F, T, N] = [node_fields.length, node_fields.indexOf('type'), node_fields.indexOf('name')];",
+      'let copies = 0;',
+      "for (let i = 0; i < snap.nodes.length; i += F) if (node_types[0][snap.nodes[i + T]] === 'string' && snap.strings[snap.nodes[i + N]] === 'den.dev/v1alpha1-intern-probe') copies++;",
+      'process.stdout.write(JSON.stringify({ copies, kept: globalThis.kept.length }));',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], { cwd: new URL('../../', import.meta.url), maxBuffer: 1 << 20 });
+    expect(JSON.parse(stdout)).to.deep.equal({ copies: 1, kept: 2000 });
   });
 
   it('changes no value: the object is deep-equal to what was parsed, names and numbers included', () => {
