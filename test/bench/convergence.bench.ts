@@ -41,7 +41,7 @@ import { CLUSTER_CPU_PROFILE, CLUSTER_PROFILE, FakeApiServer, INSTANT_PROFILE, t
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { workspace, workspaceImage } from '../hooks/workspace/inputs.js';
 import { Inspector, inspectorUrl } from './inspector.js';
-import { chartManagerNodeFlags, managerEnvironment } from './den-process.js';
+import { chartManagerNodeFlags, managerEnvironment, managerMallocSettings } from './den-process.js';
 import { mapBounded } from '../../process/concurrency.js';
 
 const COMPILED = process.env.DEN_BENCH_COMPILED === '1';
@@ -367,5 +367,5 @@ export async function run(): Promise<string> {
     }),
   ];
   const spaces = rows.filter((r) => r.memory).map((r) => `${r.what}: ${Object.entries(r.memory!.spaces).filter(([, kib]) => kib >= 1024).map(([name, kib]) => `${name} ${(kib / 1024).toFixed(1)}`).join(', ')}`);
-  return lines.join('\n') + `\n\nV8 heap spaces after GC, MiB used: ${spaces.join('; ')}.\n\nAPI server profiles: \`cluster\` = the mean latencies measured on a one-node cluster (issue 23), drawn from an exponential spread, ${CLUSTER_PROFILE.maxInFlight.mutating} write and ${CLUSTER_PROFILE.maxInFlight.readOnly} read seats; \`instant\` = the fake's own speed, in the bench's process. The floor applies the same rendered children (${FLOOR_STREAMS} streams, admin client) and nothing else. Requests per object count every request of the manager from its first Lease request on (lists, watches, applies, finalizer and status writes, Lease). Memory: the \`den manager\` process (${runtime}, MALLOC_ARENA_MAX=${managerEnvironment().MALLOC_ARENA_MAX}); peak RSS is VmHWM while converging.\n`;
+  return lines.join('\n') + `\n\nV8 heap spaces after GC, MiB used: ${spaces.join('; ')}.\n\nAPI server profiles: \`cluster\` = the mean latencies measured on a one-node cluster (issue 23), drawn from an exponential spread, ${CLUSTER_PROFILE.maxInFlight.mutating} write and ${CLUSTER_PROFILE.maxInFlight.readOnly} read seats; \`instant\` = the fake's own speed, in the bench's process. The floor applies the same rendered children (${FLOOR_STREAMS} streams, admin client) and nothing else. Requests per object count every request of the manager from its first Lease request on (lists, watches, applies, finalizer and status writes, Lease). Memory: the \`den manager\` process (${runtime}, ${managerMallocSettings()}); peak RSS is VmHWM while converging.\n`;
 }

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Inspector, inspectorUrl, type Memory } from './inspector.js';
-import { MALLOC_ARENAS, MANAGER_NODE_FLAGS, managerNodeOptions } from '../../infra/install/node-options.js';
+import { MANAGER_MALLOC_ENV, MANAGER_NODE_FLAGS, managerNodeOptions } from '../../infra/install/node-options.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 
 const DEN = fileURLToPath(new URL('../../bin/den.js', import.meta.url));
@@ -14,10 +14,16 @@ const STOP_TIMEOUT_MS = 15_000;
 
 /**
  * The environment `den manager` runs with in the chart's container, beyond NODE_OPTIONS (which
- * the benches pass as flags): glibc's malloc arenas, unless the caller's environment sets them.
+ * the benches pass as flags): glibc's malloc settings, unless the caller's environment sets them.
  */
 export function managerEnvironment(): NodeJS.ProcessEnv {
-  return { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? String(MALLOC_ARENAS) };
+  return { ...MANAGER_MALLOC_ENV, ...process.env };
+}
+
+/** The malloc settings the benches run `den manager` with, for their tables: `MALLOC_ARENA_MAX=2, …`. */
+export function managerMallocSettings(): string {
+  const env = managerEnvironment();
+  return Object.keys(MANAGER_MALLOC_ENV).map((name) => `${name}=${env[name] ?? '(unset)'}`).join(', ');
 }
 
 /** The V8 flags of `den manager`'s container at the default memory limit: its command line's, then its NODE_OPTIONS. */

@@ -112,8 +112,9 @@ describe('install chart', () => {
       for (const name of PROCESSES) {
         const c = container(objects, name);
         const flags = ((c.command as string[] | undefined) ?? []).slice(1, -1);
-        const { NODE_OPTIONS, MALLOC_ARENA_MAX } = envOf(c);
-        const env = { PATH: process.env.PATH, ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}), ...(MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX } : {}) };
+        const { NODE_OPTIONS } = envOf(c);
+        const malloc = Object.fromEntries(Object.entries(envOf(c)).filter(([variable]) => variable.startsWith('MALLOC_')));
+        const env = { PATH: process.env.PATH, ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}), ...malloc };
         const { stdout } = await promisify(execFile)(process.execPath, [...flags, '-e', 'process.stdout.write(process.execArgv.filter((a) => a.startsWith("--")).join(" "))'], { env });
         expect(stdout, name).to.equal(flags.join(' '));
       }
@@ -132,6 +133,8 @@ describe('install chart', () => {
         DEN_IDLE_STOP: 'false',
         NODE_OPTIONS: '--max-old-space-size=80 --max-semi-space-size=2',
         MALLOC_ARENA_MAX: '2',
+        MALLOC_MMAP_THRESHOLD_: '131072',
+        MALLOC_TRIM_THRESHOLD_: '131072',
       });
       expect(envOf(container(objects, 'den-server'))).to.deep.equal({
         DEN_NAMESPACE: 'svc-system',
@@ -168,8 +171,8 @@ describe('install chart', () => {
           const c = container(objects, name);
           const env = envOf(c);
           const known = Object.values(settings).map((s) => s.env);
-          // NODE_OPTIONS and MALLOC_ARENA_MAX are Node's and glibc's own (the manager's memory), not settings of the role.
-          for (const variable of Object.keys(env).filter((v) => v !== 'NODE_OPTIONS' && v !== 'MALLOC_ARENA_MAX')) expect(known, `${name} sets ${variable}`).to.include(variable);
+          // NODE_OPTIONS and MALLOC_* are Node's and glibc's own (the manager's memory), not settings of the role.
+          for (const variable of Object.keys(env).filter((v) => v !== 'NODE_OPTIONS' && !v.startsWith('MALLOC_'))) expect(known, `${name} sets ${variable}`).to.include(variable);
           const read = readSettings(settings, c.args.slice(1), env) as Record<string, unknown>;
           expect(read.namespace).to.equal('svc-system');
           expect(read.kubeconfig, 'in-cluster identity').to.equal('');
