@@ -12,9 +12,9 @@ import { Informer, objectKey, type CacheEvent, type Transform } from '../../kube
 import { untilAborted } from '../../process/timers.js';
 import { RESOURCES, resourceOf, type ResourceType } from '../../kube/resources.js';
 import { Registry } from 'prom-client';
-import { childName, parentKeysOf, refOf } from './keys.js';
+import { childName, controllerOf, parentKeysOf, refOf } from './keys.js';
 import { LoopMetrics } from './metrics.js';
-import { ChildIndex, childAsCached, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
+import { ChildIndex, childAsCached, childrenMap, withSiblingParts, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
 import { QueueClosedError, WorkQueue, type BackoffOptions, type RunOutcome } from './queue.js';
 import type { RateLimit } from '../../process/rate-limit.js';
 import type { ChildError, ParentChange, ParentEvent, SyncHook } from './types.js';
@@ -128,8 +128,12 @@ export class Controller<Config = unknown, Related = unknown> {
       if (e.type === 'DELETED') this.finalized.delete(e.object.metadata?.uid ?? '');
       this.request(objectKey(e.object));
     });
+    const asCached = (child: KubeObject) => {
+      const uid = controllerOf(child)?.uid;
+      return withSiblingParts(childAsCached(child), uid ? this.index.anyOf(uid) : undefined);
+    };
     this.childInformers = spec.children.map((t) => {
-      const informer = new Informer<KubeObject>(client, t, { ...informerOpts, labelSelector: spec.parentLabel, transform: childAsCached });
+      const informer = new Informer<KubeObject>(client, t, { ...informerOpts, labelSelector: spec.parentLabel, transform: asCached });
       return informer.on((e) => this.onChild(e));
     });
     for (const source of spec.relatedSources ?? []) {

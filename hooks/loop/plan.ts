@@ -5,7 +5,7 @@ import type { KubeObject } from '../../kube/client.js';
 import { objectKey, type CacheEvent } from '../../kube/informer.js';
 import { FIELD_MANAGERS, GROUP, LABELS } from '../../kube/group.js';
 import { groupOf, resourceOf, type ResourceType } from '../../kube/resources.js';
-import { intern } from '../../kube/intern.js';
+import { intern, internObject } from '../../kube/intern.js';
 import { childName, controllerOf, controllerReference } from './keys.js';
 import type { ObservedChildren } from './types.js';
 
@@ -78,6 +78,21 @@ export function childAsCached(child: KubeObject): KubeObject {
   const { status: _status, metadata, ...rest } = child;
   const { generation: _g, creationTimestamp: _c, deletionGracePeriodSeconds: _d, managedFields: _m, selfLink: _s, ...kept } = metadata ?? {};
   return { ...rest, metadata: kept };
+}
+
+/**
+ * `child` (a new object, as childAsCached returns it) holding the very ownerReferences and labels
+ * of `sibling`, a cached child of the same parent, where they are equal. A Workspace's children
+ * of every kind carry the same controller reference and mostly the same labels; each cache
+ * shares parts only with objects of its own kind, so 34,000 children held 34,000 copies.
+ */
+export function withSiblingParts(child: KubeObject, sibling: KubeObject | undefined): KubeObject {
+  const metadata = child.metadata;
+  if (!metadata || !sibling?.metadata) return child;
+  for (const part of ['ownerReferences', 'labels'] as const) {
+    if (metadata[part] !== undefined) metadata[part] = internObject(metadata[part], sibling.metadata[part]) as never;
+  }
+  return child;
 }
 
 /**
@@ -232,6 +247,11 @@ export class ChildIndex {
   /** Every observed child the parent with this uid controls. */
   of(uid: string): KubeObject[] {
     return [...(this.byOwner.get(uid)?.values() ?? [])];
+  }
+
+  /** One observed child the parent with this uid controls, if it has any. */
+  anyOf(uid: string): KubeObject | undefined {
+    return this.byOwner.get(uid)?.values().next().value;
   }
 }
 

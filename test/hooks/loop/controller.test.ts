@@ -89,6 +89,24 @@ describe('reconcile controller', () => {
     expect(status).to.deep.equal({ phase: 'Ready', markers: 0, observedGeneration: 1 });
   });
 
+  it("caches a parent's children of different kinds with one copy of their equal controller reference and labels", async () => {
+    api.seed(parentObject('a', 'one'));
+    let observed: KubeObject[] = [];
+    const hook: SyncHook<{ prefix: string }, { markers: number }> = ({ parent, children }) => {
+      const name = parent.metadata?.name ?? '';
+      observed = [...Object.values(children['ConfigMap.v1'] ?? {}), ...Object.values(children['ServiceAccount.v1'] ?? {})];
+      return { status: { phase: 'Ready' }, children: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-cfg` }, data: { value: 'x' } }, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: `${name}-sa` } }] };
+    };
+    await start({ children: [RESOURCES.configMap, RESOURCES.serviceAccount], hook });
+    await eventually(() => observed.length === 2, 'both children observed by the hook');
+    const [cm, sa] = observed;
+    expect(cm!.kind).to.equal('ConfigMap');
+    expect(sa!.kind).to.equal('ServiceAccount');
+    expect(sa!.metadata?.ownerReferences).to.deep.equal(child('a')!.metadata?.ownerReferences);
+    expect(sa!.metadata?.ownerReferences).to.equal(cm!.metadata?.ownerReferences);
+    expect(sa!.metadata?.labels).to.equal(cm!.metadata?.labels);
+  });
+
   it('follows a spec change and writes the new observedGeneration', async () => {
     api.seed(parentObject('a', 'one'));
     await start();

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { expect } from 'chai';
 import {
-  APPLIED_HASH_ANNOTATION, ChildIndex, childAsCached, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, isSubset, planChildren, sameStatus, stableJson, withoutServerFields,
+  APPLIED_HASH_ANNOTATION, ChildIndex, childAsCached, childrenMap, decorateChild, desiredStatus, isHeldAsObserved, isSubset, planChildren, sameStatus, stableJson, withoutServerFields, withSiblingParts,
 } from '../../../hooks/loop/plan.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { KubeObject } from '../../../kube/client.js';
@@ -208,10 +208,40 @@ describe('loop plan', () => {
       expect(index.of('u-1')).to.deep.equal([]);
     });
 
+    it('names one child of a controller, and none of a parent without children', () => {
+      const index = new ChildIndex();
+      index.update({ type: 'ADDED', object: owned('u-1', 'session') });
+      expect(index.anyOf('u-1')?.metadata?.name).to.equal('session');
+      expect(index.anyOf('u-2')).to.equal(undefined);
+    });
+
     it('ignores objects without a controller', () => {
       const index = new ChildIndex();
       index.update({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } } });
       expect(index.of('')).to.deep.equal([]);
+    });
+  });
+
+  describe('withSiblingParts', () => {
+    const parsed = (kind: string, labels: Record<string, string>): KubeObject =>
+      JSON.parse(JSON.stringify({ apiVersion: 'v1', kind, metadata: { name: 'ws1', namespace: 'svc-alice', labels, ownerReferences: [{ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', name: 'ws1', uid: 'w-1', controller: true, blockOwnerDeletion: true }] } })) as KubeObject;
+
+    it('gives a child the very controller reference and labels of a sibling of another kind when they are equal', () => {
+      const sibling = Object.freeze(parsed('Service', { 'den.dev/workspace': 'ws1' }));
+      const child = withSiblingParts(parsed('ServiceAccount', { 'den.dev/workspace': 'ws1' }), sibling);
+      expect(child.metadata?.ownerReferences).to.equal(sibling.metadata?.ownerReferences);
+      expect(child.metadata?.labels).to.equal(sibling.metadata?.labels);
+      expect(child.kind).to.equal('ServiceAccount');
+    });
+
+    it('keeps what differs, and a child without a sibling, as it is', () => {
+      const sibling = parsed('Service', { 'den.dev/workspace': 'ws1', extra: 'x' });
+      const child = withSiblingParts(parsed('ServiceAccount', { 'den.dev/workspace': 'ws1' }), sibling);
+      expect(child.metadata?.labels).to.not.equal(sibling.metadata?.labels);
+      expect(child.metadata?.labels).to.deep.equal({ 'den.dev/workspace': 'ws1' });
+      expect(child.metadata?.ownerReferences).to.equal(sibling.metadata?.ownerReferences);
+      const alone = parsed('ServiceAccount', { a: 'b' });
+      expect(withSiblingParts(alone, undefined)).to.deep.equal(parsed('ServiceAccount', { a: 'b' }));
     });
   });
 
