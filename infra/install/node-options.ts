@@ -50,13 +50,19 @@ export const MANAGER_MALLOC_ENV: Readonly<Record<string, string>> = {
 };
 
 /**
- * V8 flags on `den manager`'s command line (Node refuses them in NODE_OPTIONS).
+ * V8 flags on `den manager`'s command line (Node refuses `--optimize-for-size` in NODE_OPTIONS).
+ * `--no-maglev --no-opt`: no optimizing compiler, the interpreter and the baseline compiler
+ * (Sparkplug) only. The manager mostly waits for the API server; the optimizing compilers'
+ * work buffers and code cost it 13–18 MiB at its peak: with 11,000 parents cached, warm, 149–155
+ * to 136–137 MiB, for 6.5 s instead of 5.4 and 11.0 CPU seconds instead of 10.4; 1,000
+ * UserSpaces under the cluster's latencies converge in the same 83 s (docs/manager.md, "Fifth
+ * pass").
  * `--optimize-for-size`: V8 grows and keeps less heap beyond what is live. The manager's peak RSS
  * with 1,000 UserSpaces and 2,000 Workspaces converging under the cluster's latencies fell from
  * 148–154 to 142 MiB, with 11,000 parents cached from 161–164 to 156–158 warm and from 158 to 155
  * cold, in the same time (docs/manager.md, "Fourth pass").
  */
-export const MANAGER_NODE_FLAGS: readonly string[] = ['--optimize-for-size'];
+export const MANAGER_NODE_FLAGS: readonly string[] = ['--optimize-for-size', '--no-maglev', '--no-opt'];
 
 /** NODE_OPTIONS for a container with this memory limit (a Kubernetes quantity). */
 export function managerNodeOptions(memoryLimit: string): string {

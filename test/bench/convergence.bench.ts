@@ -83,6 +83,8 @@ interface Row {
   reconciles?: number;
   failures?: number;
   memory?: { peakRssMiB: number; rssMiB: number; liveMiB: number; spaces: Record<string, number> };
+  /** The manager's CPU seconds from its start to convergence, start-up and lists included. */
+  cpuSeconds?: number;
 }
 
 /** A token of den-manager's ServiceAccount, its ClusterRoles and bindings seeded as the chart has them. */
@@ -280,6 +282,7 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
       await new Promise((r) => setTimeout(r, 100));
     }
     const seconds = ((WARM ? settled.since : performance.now()) - first) / 1000;
+    const cpu = await cpuSeconds(child.pid!);
     const flight = inFlightFigures(api);
     const mine = api.requests.filter((r) => r.user === MANAGER && (r.at ?? 0) >= first);
     const url = inspectorUrl(stderr.join(''));
@@ -315,6 +318,7 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
       reconciles: counter('ok') + counter('error'),
       failures: counter('error'),
       memory: { peakRssMiB: peakRssKiB / 1024, rssMiB: memory.rssKiB / 1024, liveMiB: memory.liveKiB / 1024, spaces },
+      cpuSeconds: cpu,
     };
   } finally {
     await running?.stop();
@@ -329,6 +333,13 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
 function leadsLost(log: string): string {
   const lost = log.match(/leader election: lost the lead/g)?.length ?? 0;
   return lost ? `, lost the lead ${lost}×` : '';
+}
+
+/** CPU seconds (user and system) the process has used since it started: /proc/<pid>/stat counts them in ticks of 1/100 s. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** The process's peak resident set (VmHWM) in KiB, as the host reads it. */
@@ -356,14 +367,14 @@ export async function run(): Promise<string> {
   const runtime = `${COMPILED ? 'compiled JavaScript, as the image runs it' : 'tsx'} on node ${process.version}${NODE_FLAGS.length ? `, ${NODE_FLAGS.join(' ')}` : ''}`;
   const floors = new Map(rows.filter((r) => r.who.startsWith('floor')).map((r) => [`${r.what} ${r.profile}`, r.seconds]));
   const lines = [
-    '| converge (cold start) | API server | who | seconds | vs. floor | objects/s | requests per object | applies | status writes | requests in flight (mean / peak) | 429s | reconciles (failed) | manager peak RSS MiB | RSS / heap+external after GC MiB |',
-    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| converge (cold start) | API server | who | seconds | vs. floor | objects/s | requests per object | applies | status writes | requests in flight (mean / peak) | 429s | reconciles (failed) | manager CPU s | manager peak RSS MiB | RSS / heap+external after GC MiB |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) => {
       const floorSeconds = floors.get(`${r.what} ${r.profile}`);
       const ratio = floorSeconds && !r.who.startsWith('floor') ? `${(r.seconds / floorSeconds).toFixed(2)}×` : '—';
       const mem = r.memory ? [r.memory.peakRssMiB.toFixed(0), `${r.memory.rssMiB.toFixed(0)} / ${r.memory.liveMiB.toFixed(0)}`] : ['—', '—'];
       const reconciles = r.reconciles === undefined ? '—' : `${r.reconciles} (${r.failures})`;
-      return `| ${r.what} | ${r.profile} | ${r.who} | ${r.seconds.toFixed(1)} | ${ratio} | ${(r.objects / r.seconds).toFixed(0)} | ${(r.requests / r.objects).toFixed(1)} | ${r.applies} | ${r.statusWrites} | ${r.inFlightMean.toFixed(1)} / ${r.inFlightPeak} | ${r.refused} | ${reconciles} | ${mem[0]} | ${mem[1]} |`;
+      return `| ${r.what} | ${r.profile} | ${r.who} | ${r.seconds.toFixed(1)} | ${ratio} | ${(r.objects / r.seconds).toFixed(0)} | ${(r.requests / r.objects).toFixed(1)} | ${r.applies} | ${r.statusWrites} | ${r.inFlightMean.toFixed(1)} / ${r.inFlightPeak} | ${r.refused} | ${reconciles} | ${r.cpuSeconds === undefined ? '—' : r.cpuSeconds.toFixed(1)} | ${mem[0]} | ${mem[1]} |`;
     }),
   ];
   const spaces = rows.filter((r) => r.memory).map((r) => `${r.what}: ${Object.entries(r.memory!.spaces).filter(([, kib]) => kib >= 1024).map(([name, kib]) => `${name} ${(kib / 1024).toFixed(1)}`).join(', ')}`);

@@ -122,7 +122,7 @@ describe('install configuration file', () => {
       expect(arenas(defaults, 'den-manager')).to.equal('2');
       expect(arenas(defaults, 'den-server')).to.equal(undefined);
       // Node refuses --optimize-for-size in NODE_OPTIONS: it goes on the command line, before the image's entry point.
-      expect(find(defaults, 'Deployment', 'den-manager').spec.template.spec.containers[0].command, 'den-manager').to.deep.equal(['node', '--optimize-for-size', 'build/cli/den.js']);
+      expect(find(defaults, 'Deployment', 'den-manager').spec.template.spec.containers[0].command, 'den-manager').to.deep.equal(['node', '--optimize-for-size', '--no-maglev', '--no-opt', 'build/cli/den.js']);
       for (const name of ['den-server', 'den-gateway']) expect(nodeOptions([find(defaults, 'Deployment', name)].map((d) => ({ ...d, metadata: { ...d.metadata, name: 'den-manager' } })))).to.equal(undefined);
     });
 
