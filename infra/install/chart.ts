@@ -33,7 +33,7 @@ import { PlatformNetworkPolicies } from './network-policy.js';
 import { ServiceMonitors } from './service-monitor.js';
 import { WebhookConfigurations } from './webhooks.js';
 import { Workload } from './workload.js';
-import { gatewayNodeFlags, MANAGER_MALLOC_ENV, MANAGER_NODE_FLAGS, managerNodeOptions } from './node-options.js';
+import { gatewayNodeFlags, MALLOC_ENV, MANAGER_NODE_FLAGS, managerNodeOptions } from './node-options.js';
 
 /** Owner read-only: the gateway's host key and the identity providers' secrets. */
 const SECRET_FILE_MODE = 0o400;
@@ -89,7 +89,7 @@ export class DenInstallChart extends Chart {
         DEN_LEADER_ELECT: 'true',
         DEN_IDLE_STOP: String(settings.idleStop.enabled),
         NODE_OPTIONS: managerNodeOptions(settings.manager.resources.limits.memory),
-        ...MANAGER_MALLOC_ENV,
+        ...MALLOC_ENV,
       },
       nodeFlags: [...MANAGER_NODE_FLAGS],
       envFromSecrets: settings.manager.registryCredentialsSecret ? [settings.manager.registryCredentialsSecret] : [],
@@ -115,6 +115,7 @@ export class DenInstallChart extends Chart {
         ...(settings.server.apps.domain ? { DEN_APPS_DOMAIN: settings.server.apps.domain } : {}),
         ...(settings.server.trustedProxies.length ? { DEN_TRUSTED_PROXIES: settings.server.trustedProxies.join(',') } : {}),
         ...(providers.secretName ? { DEN_IDENTITY_PROVIDERS_FILE: `${IDENTITY_PROVIDERS_DIR}/${providers.fileKey}` } : {}),
+        ...MALLOC_ENV,
       },
       ports: [{ name: 'http', containerPort: PORTS.server, servicePort: 80 }, healthPort],
       // The probes ask the listener people use; /metrics stays off it.

@@ -33,7 +33,7 @@ function mebibytesOf(memoryLimit: string): number {
 }
 
 /**
- * glibc's malloc settings for the manager's container, in its environment.
+ * glibc's malloc settings for the manager's and the server's containers, in their environment.
  * - `MALLOC_ARENA_MAX`: by default each thread that allocates (libuv's pool, V8's compiler and
  *   collector threads) may get an arena of its own and keep its freed pages; two cut the
  *   manager's peak RSS by 8 MiB in the convergence bench with 11,000 parents cached (188–191 to
@@ -42,8 +42,10 @@ function mebibytesOf(memoryLimit: string): number {
  *   set, they stay there. Left alone, the first large block freed (a list page's body) raises
  *   both, up to 32 and 64 MiB, and from then on freed memory below that stays in the process.
  *   With 11,000 parents cached, warm: peak 153–157 to 149–154 MiB, after collection 134 to 129.
+ *   The server with 1,000 people signed in (server-scale bench, all three settings): peak 189 to
+ *   179 MiB (sign-in's scrypt takes 32 MiB per hash), after collection 115 to 105, idle 98 to 94.
  */
-export const MANAGER_MALLOC_ENV: Readonly<Record<string, string>> = {
+export const MALLOC_ENV: Readonly<Record<string, string>> = {
   MALLOC_ARENA_MAX: '2',
   MALLOC_MMAP_THRESHOLD_: '131072',
   MALLOC_TRIM_THRESHOLD_: '131072',

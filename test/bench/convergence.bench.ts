@@ -41,7 +41,7 @@ import { CLUSTER_CPU_PROFILE, CLUSTER_PROFILE, FakeApiServer, INSTANT_PROFILE, t
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { workspace, workspaceImage } from '../hooks/workspace/inputs.js';
 import { Inspector, inspectorUrl } from './inspector.js';
-import { chartManagerNodeFlags, managerEnvironment, managerMallocSettings } from './den-process.js';
+import { chartManagerNodeFlags, chartEnvironment, mallocSettings } from './den-process.js';
 import { mapBounded } from '../../process/concurrency.js';
 
 const COMPILED = process.env.DEN_BENCH_COMPILED === '1';
@@ -222,7 +222,7 @@ export async function startManager(api: FakeApiServer, args: string[] = [], seed
     const [health, webhook] = [await freePort(), await freePort()];
     const before = api.requests.length;
     const spawned = spawn(process.execPath, [...NODE_FLAGS, '--inspect=127.0.0.1:0', DEN, 'manager', '--kubeconfig', kubeconfig, '--health-listen', `127.0.0.1:${health}`,
-      '--webhook-listen', `127.0.0.1:${webhook}`, '--webhook-url', `https://127.0.0.1:${webhook}`, '--gateway-host', 'den.example.com', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: managerEnvironment() });
+      '--webhook-listen', `127.0.0.1:${webhook}`, '--webhook-url', `https://127.0.0.1:${webhook}`, '--gateway-host', 'den.example.com', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: chartEnvironment() });
     child = spawned;
     spawned.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
     const log = process.env.DEN_BENCH_MANAGER_LOG;
@@ -378,5 +378,5 @@ export async function run(): Promise<string> {
     }),
   ];
   const spaces = rows.filter((r) => r.memory).map((r) => `${r.what}: ${Object.entries(r.memory!.spaces).filter(([, kib]) => kib >= 1024).map(([name, kib]) => `${name} ${(kib / 1024).toFixed(1)}`).join(', ')}`);
-  return lines.join('\n') + `\n\nV8 heap spaces after GC, MiB used: ${spaces.join('; ')}.\n\nAPI server profiles: \`cluster\` = the mean latencies measured on a one-node cluster (issue 23), drawn from an exponential spread, ${CLUSTER_PROFILE.maxInFlight.mutating} write and ${CLUSTER_PROFILE.maxInFlight.readOnly} read seats; \`instant\` = the fake's own speed, in the bench's process. The floor applies the same rendered children (${FLOOR_STREAMS} streams, admin client) and nothing else. Requests per object count every request of the manager from its first Lease request on (lists, watches, applies, finalizer and status writes, Lease). Memory: the \`den manager\` process (${runtime}, ${managerMallocSettings()}); peak RSS is VmHWM while converging.\n`;
+  return lines.join('\n') + `\n\nV8 heap spaces after GC, MiB used: ${spaces.join('; ')}.\n\nAPI server profiles: \`cluster\` = the mean latencies measured on a one-node cluster (issue 23), drawn from an exponential spread, ${CLUSTER_PROFILE.maxInFlight.mutating} write and ${CLUSTER_PROFILE.maxInFlight.readOnly} read seats; \`instant\` = the fake's own speed, in the bench's process. The floor applies the same rendered children (${FLOOR_STREAMS} streams, admin client) and nothing else. Requests per object count every request of the manager from its first Lease request on (lists, watches, applies, finalizer and status writes, Lease). Memory: the \`den manager\` process (${runtime}, ${mallocSettings()}); peak RSS is VmHWM while converging.\n`;
 }

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Inspector, inspectorUrl, type Memory } from './inspector.js';
-import { MANAGER_MALLOC_ENV, MANAGER_NODE_FLAGS, managerNodeOptions } from '../../infra/install/node-options.js';
+import { MALLOC_ENV, MANAGER_NODE_FLAGS, managerNodeOptions } from '../../infra/install/node-options.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 
 const DEN = fileURLToPath(new URL('../../bin/den.js', import.meta.url));
@@ -13,17 +13,18 @@ const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 
 /**
- * The environment `den manager` runs with in the chart's container, beyond NODE_OPTIONS (which
- * the benches pass as flags): glibc's malloc settings, unless the caller's environment sets them.
+ * The environment `den manager` and `den server` run with in the chart's containers, beyond
+ * NODE_OPTIONS (which the benches pass as flags): glibc's malloc settings, unless the caller's
+ * environment sets them.
  */
-export function managerEnvironment(): NodeJS.ProcessEnv {
-  return { ...MANAGER_MALLOC_ENV, ...process.env };
+export function chartEnvironment(): NodeJS.ProcessEnv {
+  return { ...MALLOC_ENV, ...process.env };
 }
 
 /** The malloc settings the benches run `den manager` with, for their tables: `MALLOC_ARENA_MAX=2, …`. */
-export function managerMallocSettings(): string {
-  const env = managerEnvironment();
-  return Object.keys(MANAGER_MALLOC_ENV).map((name) => `${name}=${env[name] ?? '(unset)'}`).join(', ');
+export function mallocSettings(): string {
+  const env = chartEnvironment();
+  return Object.keys(MALLOC_ENV).map((name) => `${name}=${env[name] ?? '(unset)'}`).join(', ');
 }
 
 /** The V8 flags of `den manager`'s container at the default memory limit: its command line's, then its NODE_OPTIONS. */
@@ -51,9 +52,9 @@ export class BenchProcess {
     });
   }
 
-  /** Starts `den <role> <args>` (with `nodeFlags` for its Node) and resolves once it answers ready on `healthPort`. */
-  static async start(role: string, args: string[], healthPort: number, nodeFlags: string[] = []): Promise<BenchProcess> {
-    const child = spawn(process.execPath, [...nodeFlags, '--inspect=127.0.0.1:0', DEN, role, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  /** Starts `den <role> <args>` (with `nodeFlags` for its Node, in `env`) and resolves once it answers ready on `healthPort`. */
+  static async start(role: string, args: string[], healthPort: number, nodeFlags: string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<BenchProcess> {
+    const child = spawn(process.execPath, [...nodeFlags, '--inspect=127.0.0.1:0', DEN, role, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
     const den = new BenchProcess(role, child);
     const deadline = Date.now() + READY_TIMEOUT_MS;
     while ((await fetch(`http://127.0.0.1:${healthPort}/readyz`).then((r) => r.status, () => 0)) !== 200) {

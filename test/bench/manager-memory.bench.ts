@@ -13,7 +13,7 @@ import { renderInstall } from '../../infra/install/synth.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { Inspector, inspectorUrl } from './inspector.js';
-import { chartManagerNodeFlags, managerEnvironment, managerMallocSettings } from './den-process.js';
+import { chartManagerNodeFlags, chartEnvironment, mallocSettings } from './den-process.js';
 
 /** The idle manager runs with the chart's V8 flags, as its container does. */
 const CHART_NODE_FLAGS = chartManagerNodeFlags();
@@ -74,7 +74,7 @@ async function idleManager(): Promise<Reading & { peakMiB: number; anonMiB: numb
   await writeFile(kubeconfig, kubeconfigYaml(api.url, 'den-manager', minted.status.token), { mode: 0o600 });
   const [health, webhook] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, [...CHART_NODE_FLAGS, '--inspect=127.0.0.1:0', DEN, 'manager', '--kubeconfig', kubeconfig, '--health-listen', `127.0.0.1:${health}`,
-    '--webhook-listen', `127.0.0.1:${webhook}`, '--webhook-url', `https://127.0.0.1:${webhook}`], { stdio: ['ignore', 'ignore', 'pipe'], env: managerEnvironment() });
+    '--webhook-listen', `127.0.0.1:${webhook}`, '--webhook-url', `https://127.0.0.1:${webhook}`], { stdio: ['ignore', 'ignore', 'pipe'], env: chartEnvironment() });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c));
   try {
@@ -115,5 +115,5 @@ export async function run(): Promise<string> {
   const idle = await idleManager();
   lines.push(`| \`den manager\` idle: webhooks serving, caches synced, nothing to reconcile (peak RSS ${idle.peakMiB.toFixed(0)}; at the end ${idle.anonMiB.toFixed(1)} anonymous, ${idle.fileMiB.toFixed(1)} file-backed: the node binary's pages) | ${idle.rssMiB.toFixed(1)} | ${idle.liveMiB.toFixed(1)} | |`);
   const runtime = COMPILED ? 'the compiled JavaScript of `npm run build`, as the image runs it' : 'tsx';
-  return lines.join('\n') + `\n\nEach row a fresh process on node ${process.version} after full collections (\`--expose-gc\`); each loads what the rows above it loaded (the row in brackets is measured on top, then left out). Modules and the idle manager: ${runtime}; the idle manager read through its inspector, with the chart's flags (${CHART_NODE_FLAGS.join(' ')}, ${managerMallocSettings()}).\n`;
+  return lines.join('\n') + `\n\nEach row a fresh process on node ${process.version} after full collections (\`--expose-gc\`); each loads what the rows above it loaded (the row in brackets is measured on top, then left out). Modules and the idle manager: ${runtime}; the idle manager read through its inspector, with the chart's flags (${CHART_NODE_FLAGS.join(' ')}, ${mallocSettings()}).\n`;
 }

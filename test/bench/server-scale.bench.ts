@@ -24,7 +24,7 @@ import { addPerson, SERVER_TOKEN, SERVER_USER } from '../server/core/cluster.js'
 import { denCrds } from '../../infra/crds/index.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
-import { BenchProcess, type ProcessMemory } from './den-process.js';
+import { BenchProcess, chartEnvironment, mallocSettings, type ProcessMemory } from './den-process.js';
 import { median, quantile } from './stats.js';
 
 const PEOPLE = Number(process.env.DEN_BENCH_PEOPLE ?? 1000);
@@ -128,7 +128,7 @@ async function world(people: number): Promise<World> {
     await writeFile(kubeconfig, kubeconfigYaml(api.url, SERVER_USER, SERVER_TOKEN), { mode: 0o600 });
     const [port, health] = [await freePort(), await freePort()];
     const url = `http://127.0.0.1:${port}`;
-    den = await BenchProcess.start('server', ['--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${port}`, '--health-listen', `127.0.0.1:${health}`, '--base-url', url], health);
+    den = await BenchProcess.start('server', ['--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${port}`, '--health-listen', `127.0.0.1:${health}`, '--base-url', url], health, [], chartEnvironment());
     const signed = await mapBounded(names, SIGN_IN_CONCURRENCY, (name) => signIn(url, name));
     const minted = await api.client().request<{ status: { token: string } }>({ method: 'POST', path: `/api/v1/namespaces/svc-${names[0]}/serviceaccounts/session/token`, body: { spec: {} } });
     const started = den;
@@ -225,7 +225,7 @@ export async function run(): Promise<string> {
     const issue = loaded.issueMs;
     const firstAndLast = Math.min(100, Math.floor(issue.length / 2));
     return [
-      `Two real \`den server\` processes side by side, each against its own fake API server with the cluster latency profile (GET ${CLUSTER_PROFILE.meanMs.GET} ms, writes ${CLUSTER_PROFILE.meanMs.POST} ms mean, exponential).`,
+      `Two real \`den server\` processes side by side, each against its own fake API server with the cluster latency profile (GET ${CLUSTER_PROFILE.meanMs.GET} ms, writes ${CLUSTER_PROFILE.meanMs.POST} ms mean, exponential), with the chart's ${mallocSettings()}.`,
       '',
       `| measure | idle: 1 person, ${WORKSPACES_EACH} Workspaces | ${PEOPLE} people signed in, ${PEOPLE * WORKSPACES_EACH} Workspaces | ratio |`,
       '|---|---:|---:|---:|',

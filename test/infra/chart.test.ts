@@ -144,6 +144,9 @@ describe('install chart', () => {
         DEN_LOCAL_AUTH: 'true',
         DEN_GPU_RESOURCE: 'nvidia.com/gpu',
         DEN_GATEWAY_PORT: '22',
+        MALLOC_ARENA_MAX: '2',
+        MALLOC_MMAP_THRESHOLD_: '131072',
+        MALLOC_TRIM_THRESHOLD_: '131072',
       });
       expect(envOf(container(objects, 'den-gateway'))).to.deep.equal({
         DEN_NAMESPACE: 'svc-system',

@@ -120,7 +120,8 @@ describe('install configuration file', () => {
       expect(nodeOptions(render('manager: { resources: { limits: { memory: 128Mi } } }'))).to.equal('--max-old-space-size=64 --max-semi-space-size=2');
       const arenas = (objects: Obj[], name: string) => (find(objects, 'Deployment', name).spec.template.spec.containers[0].env as Obj[]).find((e) => e.name === 'MALLOC_ARENA_MAX')?.value;
       expect(arenas(defaults, 'den-manager')).to.equal('2');
-      expect(arenas(defaults, 'den-server')).to.equal(undefined);
+      expect(arenas(defaults, 'den-server')).to.equal('2');
+      expect(arenas(defaults, 'den-gateway')).to.equal(undefined);
       // Node refuses --optimize-for-size in NODE_OPTIONS: it goes on the command line, before the image's entry point.
       expect(find(defaults, 'Deployment', 'den-manager').spec.template.spec.containers[0].command, 'den-manager').to.deep.equal(['node', '--optimize-for-size', '--no-maglev', '--no-opt', 'build/cli/den.js']);
       for (const name of ['den-server', 'den-gateway']) expect(nodeOptions([find(defaults, 'Deployment', name)].map((d) => ({ ...d, metadata: { ...d.metadata, name: 'den-manager' } })))).to.equal(undefined);
