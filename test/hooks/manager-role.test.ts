@@ -41,13 +41,15 @@ describe('den manager', () => {
   });
 
   /** `den manager` as the admin, on free loopback ports, until `stop` aborts. */
-  async function startRole(args: string[] = []) {
+  /** `webhook`: the port it listens on for reviews, and the one it registers (as a Service would front every replica); by default one free port for both. */
+  async function startRole(args: string[] = [], webhook: { listen?: number; registered?: number } = {}) {
     const kubeconfig = join(dir, 'kubeconfig');
     await writeFile(kubeconfig, kubeconfigYaml(api.url, 'admin', api.adminToken));
-    const [healthPort, webhookPort] = [await freePort(), await freePort()];
+    const healthPort = await freePort();
+    const listen = webhook.listen ?? (await freePort());
     const settings = readSettings(managerRole.settings, [
-      `--kubeconfig=${kubeconfig}`, `--health-listen=127.0.0.1:${healthPort}`, `--webhook-listen=127.0.0.1:${webhookPort}`,
-      `--webhook-url=https://127.0.0.1:${webhookPort}`, ...args,
+      `--kubeconfig=${kubeconfig}`, `--health-listen=127.0.0.1:${healthPort}`, `--webhook-listen=127.0.0.1:${listen}`,
+      `--webhook-url=https://127.0.0.1:${webhook.registered ?? listen}`, ...args,
     ], {});
     const stop = new AbortController();
     return { health: `http://127.0.0.1:${healthPort}`, stop, running: managerRole.run(settings, stop.signal) };
@@ -97,6 +99,49 @@ describe('den manager', () => {
     } finally {
       stop.abort();
       await running;
+    }
+  });
+
+  it('answers reviews on the replica that does not lead from its own caches, as the leading one would', async () => {
+    api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => o.kind!.endsWith('WebhookConfiguration')), ...IMAGES);
+    // Both replicas register the follower's address: every review the API server sends goes to it.
+    const followerWebhook = await freePort();
+    const leader = await startRole([], { registered: followerWebhook });
+    const replicas = [leader];
+    try {
+      await eventuallyAsync(async () => (await probe(`${leader.health}/readyz`)) === 200, 'the first replica ready', 10_000, 50);
+      const holder = () => api.object<KubeObject & { spec?: { holderIdentity?: string | null } }>(RESOURCES.lease, 'den-manager', 'svc-system')?.spec?.holderIdentity;
+      const leading = holder();
+      expect(leading).to.be.a('string');
+      const follower = await startRole([], { listen: followerWebhook });
+      replicas.push(follower);
+      await eventuallyAsync(async () => (await probe(`${follower.health}/readyz`)) === 200, 'the second replica ready', 10_000, 50);
+
+      const quota = { cpu: '2', memory: '4Gi', storage: '20Gi', workspaces: 1 };
+      await api.client().create(RESOURCES.userSpace, { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'erin' }, spec: { owner: 'erin@example.com', quota, networkPolicy: 'ClusterEgress' } });
+      await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, 'erin')?.status?.phase === 'Ready', 'erin Ready', 10_000);
+      const workspace = (name: string) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace: 'svc-erin' }, spec: { imageRef: { name: 'python' }, storage: '10Gi', running: false } });
+      const refusal = (name: string) => api.client().create(RESOURCES.workspace, workspace(name)).then(() => undefined, (err: Error) => err.message);
+      expect(await refusal('one'), 'the first Workspace').to.equal(undefined);
+      await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.workspace, 'one', 'svc-erin')?.status?.phase, 'Workspace one reconciled', 10_000);
+      expect(await refusal('two')).to.include('exceeded quota of UserSpace "erin" (spec.quota.workspaces)');
+      expect(api.object(RESOURCES.workspace, 'two', 'svc-erin')).to.equal(undefined);
+
+      const reviews = async (health: string) => {
+        const text = await (await fetch(`${health}/metrics`)).text();
+        return [...text.matchAll(/^den_admission_reviews_total\{[^}]*allowed="(true|false)"[^}]*\} (\d+)/gm)].reduce((sum, m) => ({ ...sum, [m[1]!]: (sum[m[1]!] ?? 0) + Number(m[2]) }), {} as Record<string, number>);
+      };
+      const answered = await reviews(follower.health);
+      expect(answered.false, 'refusals the follower answered').to.be.at.least(1);
+      expect(answered.true, 'admissions the follower answered').to.be.at.least(2);
+      expect(await reviews(leader.health), 'reviews the leader answered').to.deep.equal({});
+      expect(holder(), 'the Lease holder').to.equal(leading);
+      const reconciles = async (health: string) => [...(await (await fetch(`${health}/metrics`)).text()).matchAll(/^den_reconciles_total\{[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+      expect(await reconciles(follower.health), 'reconciles on the follower').to.equal(0);
+      expect(await reconciles(leader.health), 'reconciles on the leader').to.be.above(0);
+    } finally {
+      for (const replica of replicas) replica.stop.abort();
+      await Promise.all(replicas.map((replica) => replica.running));
     }
   });
 
