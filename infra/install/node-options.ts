@@ -44,6 +44,9 @@ function mebibytesOf(memoryLimit: string): number {
  *   With 11,000 parents cached, warm: peak 153–157 to 149–154 MiB, after collection 134 to 129.
  *   The server with 1,000 people signed in (server-scale bench, all three settings): peak 189 to
  *   179 MiB (sign-in's scrypt takes 32 MiB per hash), after collection 115 to 105, idle 98 to 94.
+ * The gateway has none: with them it held 5 MiB less with 1,000 open sessions (gateway-scale:
+ * 143 to 138 after collection, 198 to 193 at the peak) but spent 2.5 ms of CPU per MiB relayed
+ * instead of 2.2 (relay bench, 3 runs each, 2026-11-27), and its throughput is what counts.
  */
 export const MALLOC_ENV: Readonly<Record<string, string>> = {
   MALLOC_ARENA_MAX: '2',
