@@ -5,7 +5,7 @@
 // the key's), i.e. `inner-signature || byte flags || uint32 counter`. OpenSSH's own layout
 // (`string inner, byte flags, uint32 counter`) arrives in exactly that shape.
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { splitPublicKeyLine, WireReader } from '../ssh/wire.js';
+import { mpintMagnitude, splitPublicKeyLine, WireReader } from '../ssh/wire.js';
 
 export const SK_ED25519 = 'sk-ssh-ed25519@openssh.com';
 export const SK_ECDSA_P256 = 'sk-ecdsa-sha2-nistp256@openssh.com';
@@ -80,11 +80,8 @@ export function parseSecurityKeyLine(line: string): { key: SecurityKey; blob: Bu
 
 /** An SSH mpint as an unsigned big-endian integer of `width` bytes; undefined when negative or too wide. */
 function unsignedFixed(mpint: Buffer, width: number): Buffer | undefined {
-  if (mpint.length > 0 && (mpint[0]! & 0x80) !== 0) return undefined;
-  let start = 0;
-  while (start < mpint.length && mpint[start] === 0) start++;
-  const digits = mpint.subarray(start);
-  if (digits.length > width) return undefined;
+  const digits = mpintMagnitude(mpint);
+  if (!digits || digits.length > width) return undefined;
   const out = Buffer.alloc(width);
   digits.copy(out, width - digits.length);
   return out;

@@ -40,8 +40,8 @@ function shared(value: unknown, exemplar: unknown): unknown {
     const other = (comparable ? exemplar : []) as unknown[];
     if (other.length !== value.length) equal = false;
     for (let i = 0; i < value.length; i++) {
-      const item = shared(value[i], other[i]);
-      if (item !== value[i] || typeof item === 'string') value[i] = item;
+      // Assigned even when equal: a parsed string may now forward to the interned one (intern).
+      const item = (value[i] = shared(value[i], other[i]));
       if (item !== other[i]) equal = false;
     }
   } else {
@@ -57,9 +57,7 @@ function shared(value: unknown, exemplar: unknown): unknown {
         continue;
       }
       const before = Object.hasOwn(other, name) ? other[name] : undefined;
-      const item = shared(record[name], before);
-      // An equal string is assigned too: the parsed one may now forward to the interned one.
-      if (item !== record[name] || typeof item === 'string') record[name] = item;
+      const item = (record[name] = shared(record[name], before));
       if (item !== before) equal = false;
     }
     if (equal && count !== Object.keys(other).length) equal = false;

@@ -5,7 +5,7 @@
 // not used: loading it costs a process 18 MiB (its poly1305 WebAssembly), and the manager and
 // the server, which check keys, never speak SSH.
 import { createPublicKey } from 'node:crypto';
-import { readStrings, splitPublicKeyLine } from './wire.js';
+import { mpintMagnitude, readStrings, splitPublicKeyLine } from './wire.js';
 
 export const ACCEPTED_KEY_TYPES = [
   'ssh-rsa',
@@ -76,19 +76,15 @@ function checkPlainKey(type: string, fields: Buffer[]): string | undefined {
   if (type.startsWith('ecdsa-sha2-')) {
     const curve = fields[1]!.toString('latin1');
     if (curve !== type.slice('ecdsa-sha2-'.length)) return 'the key blob names a different curve than its type';
-    try {
-      return loadEcPoint(curve, fields[2]!) ? undefined : 'the key blob is corrupt (not a point on the curve)';
-    } catch {
-      return 'the key blob is corrupt (not a point on the curve)';
-    }
+    return isEcPoint(curve, fields[2]!) ? undefined : 'the key blob is corrupt (not a point on the curve)';
   }
   if (type === 'ssh-ed25519') return isEd25519Point(fields[1]!) ? undefined : 'the key blob is corrupt (not a point on the curve)';
   const [exponent, modulus] = [fields[1]!, fields[2]!];
-  // OpenSSH refuses a negative mpint (sshbuf_get_bignum2).
-  if (!isPositiveMpint(exponent) || !isPositiveMpint(modulus)) return 'the key blob is corrupt';
+  const [e, n] = [mpintMagnitude(exponent), mpintMagnitude(modulus)];
+  if (!e || !n || exponent.length === 0 || modulus.length === 0) return 'the key blob is corrupt';
   if (!(isOdd(exponent) && isOdd(modulus))) return 'the key blob is corrupt (an RSA exponent and modulus are odd)';
   try {
-    const material = createPublicKey({ key: { kty: 'RSA', e: unsigned(exponent).toString('base64url'), n: unsigned(modulus).toString('base64url') }, format: 'jwk' });
+    const material = createPublicKey({ key: { kty: 'RSA', e: e.toString('base64url'), n: n.toString('base64url') }, format: 'jwk' });
     const bits = material.asymmetricKeyDetails?.modulusLength ?? 0;
     if (bits < MIN_RSA_BITS) return `the RSA key has ${bits} bits; at least ${MIN_RSA_BITS} are required`;
   } catch {
@@ -98,42 +94,32 @@ function checkPlainKey(type: string, fields: Buffer[]): string | undefined {
   return undefined;
 }
 
-function isPositiveMpint(mpint: Buffer): boolean {
-  return mpint.length > 0 && (mpint[0]! & 0x80) === 0;
-}
-
-/** An mpint's magnitude without its leading zero bytes. */
-function unsigned(mpint: Buffer): Buffer {
-  let start = 0;
-  while (start < mpint.length - 1 && mpint[start] === 0) start++;
-  return mpint.subarray(start);
-}
-
 // sk- keys (FIDO security keys) are outside ssh2's parser: the blob is the type, the
 // public key (with the curve name first for ECDSA), and the FIDO application string.
 function checkSecurityKey(type: string, fields: Buffer[]): string | undefined {
-  try {
-    if (type === 'sk-ssh-ed25519@openssh.com') {
-      if (fields.length !== 3 || !isEd25519Point(fields[1]!)) return 'the key blob is corrupt (not a point on the curve)';
-    } else {
-      if (fields.length !== 4 || fields[1]!.toString('latin1') !== 'nistp256') return 'the key blob is corrupt';
-      if (!loadEcPoint('nistp256', fields[2]!)) return 'the key blob is corrupt (not a point on the curve)';
-    }
-  } catch {
-    return 'the key blob is corrupt (not a point on the curve)';
+  if (type === 'sk-ssh-ed25519@openssh.com') {
+    if (fields.length !== 3 || !isEd25519Point(fields[1]!)) return 'the key blob is corrupt (not a point on the curve)';
+  } else {
+    if (fields.length !== 4 || fields[1]!.toString('latin1') !== 'nistp256') return 'the key blob is corrupt';
+    if (!isEcPoint('nistp256', fields[2]!)) return 'the key blob is corrupt (not a point on the curve)';
   }
   const application = fields[fields.length - 1]!.toString('utf8');
   if (!application.startsWith('ssh:')) return 'the security key application must start with "ssh:"';
   return undefined;
 }
 
-function loadEcPoint(curve: string, point: Buffer): boolean {
+/** Whether `point` is an uncompressed point on the curve, as OpenSSL loads it. */
+function isEcPoint(curve: string, point: Buffer): boolean {
   const spec = CURVES[curve]!;
   if (point.length !== 1 + 2 * spec.pointBytes || point[0] !== 0x04) return false;
   const x = point.subarray(1, 1 + spec.pointBytes).toString('base64url');
   const y = point.subarray(1 + spec.pointBytes).toString('base64url');
-  createPublicKey({ key: { kty: 'EC', crv: spec.name, x, y }, format: 'jwk' });
-  return true;
+  try {
+    createPublicKey({ key: { kty: 'EC', crv: spec.name, x, y }, format: 'jwk' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isOdd(mpint: Buffer): boolean {

@@ -55,6 +55,17 @@ export class WireReader {
   }
 }
 
+/**
+ * An SSH `mpint`'s magnitude: big-endian, without its leading zero bytes (empty for zero);
+ * undefined when the mpint is negative, which OpenSSH refuses (sshbuf_get_bignum2).
+ */
+export function mpintMagnitude(mpint: Buffer): Buffer | undefined {
+  if (mpint.length > 0 && (mpint[0]! & 0x80) !== 0) return undefined;
+  let start = 0;
+  while (start < mpint.length && mpint[start] === 0) start++;
+  return mpint.subarray(start);
+}
+
 /** Splits a blob into its `string`s; undefined when it does not split exactly. */
 export function readStrings(blob: Buffer): Buffer[] | undefined {
   const reader = new WireReader(blob);

@@ -42,6 +42,7 @@ import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { workspace, workspaceImage } from '../hooks/workspace/inputs.js';
 import { Inspector, inspectorUrl } from './inspector.js';
 import { chartManagerNodeFlags, chartEnvironment, mallocSettings } from './den-process.js';
+import { cpuMsOf } from './bench-gateway.js';
 import { mapBounded } from '../../process/concurrency.js';
 
 const COMPILED = process.env.DEN_BENCH_COMPILED === '1';
@@ -282,7 +283,7 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
       await new Promise((r) => setTimeout(r, 100));
     }
     const seconds = ((WARM ? settled.since : performance.now()) - first) / 1000;
-    const cpu = await cpuSeconds(child.pid!);
+    const cpu = (await cpuMsOf(child.pid!)) / 1000;
     const flight = inFlightFigures(api);
     const mine = api.requests.filter((r) => r.user === MANAGER && (r.at ?? 0) >= first);
     const url = inspectorUrl(stderr.join(''));
@@ -333,13 +334,6 @@ async function manager(profile: LatencyProfile, kinds: { userSpaces: number; wor
 function leadsLost(log: string): string {
   const lost = log.match(/leader election: lost the lead/g)?.length ?? 0;
   return lost ? `, lost the lead ${lost}×` : '';
-}
-
-/** CPU seconds (user and system) the process has used since it started: /proc/<pid>/stat counts them in ticks of 1/100 s. */
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** The process's peak resident set (VmHWM) in KiB, as the host reads it. */
