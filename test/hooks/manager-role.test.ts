@@ -11,6 +11,7 @@ import type { KubeObject } from '../../kube/client.js';
 import { KubeconfigError } from '../../kube/connection.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
+import { scrape, total } from '../support/metrics.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { eventually } from './support/eventually.js';
 import { eventually as eventuallyAsync } from '../support/platform.js';
@@ -127,18 +128,13 @@ describe('den manager', () => {
       expect(await refusal('two')).to.include('exceeded quota of UserSpace "erin" (spec.quota.workspaces)');
       expect(api.object(RESOURCES.workspace, 'two', 'svc-erin')).to.equal(undefined);
 
-      const reviews = async (health: string) => {
-        const text = await (await fetch(`${health}/metrics`)).text();
-        return [...text.matchAll(/^den_admission_reviews_total\{[^}]*allowed="(true|false)"[^}]*\} (\d+)/gm)].reduce((sum, m) => ({ ...sum, [m[1]!]: (sum[m[1]!] ?? 0) + Number(m[2]) }), {} as Record<string, number>);
-      };
-      const answered = await reviews(follower.health);
-      expect(answered.false, 'refusals the follower answered').to.be.at.least(1);
-      expect(answered.true, 'admissions the follower answered').to.be.at.least(2);
-      expect(await reviews(leader.health), 'reviews the leader answered').to.deep.equal({});
+      const [onFollower, onLeader] = [await scrape(follower.health), await scrape(leader.health)];
+      expect(total(onFollower, 'den_admission_reviews_total', { allowed: 'false' }), 'refusals the follower answered').to.be.at.least(1);
+      expect(total(onFollower, 'den_admission_reviews_total', { allowed: 'true' }), 'admissions the follower answered').to.be.at.least(2);
+      expect(total(onLeader, 'den_admission_reviews_total'), 'reviews the leader answered').to.equal(0);
       expect(holder(), 'the Lease holder').to.equal(leading);
-      const reconciles = async (health: string) => [...(await (await fetch(`${health}/metrics`)).text()).matchAll(/^den_reconciles_total\{[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
-      expect(await reconciles(follower.health), 'reconciles on the follower').to.equal(0);
-      expect(await reconciles(leader.health), 'reconciles on the leader').to.be.above(0);
+      expect(total(onFollower, 'den_reconciles_total'), 'reconciles on the follower').to.equal(0);
+      expect(total(onLeader, 'den_reconciles_total'), 'reconciles on the leader').to.be.above(0);
     } finally {
       for (const replica of replicas) replica.stop.abort();
       await Promise.all(replicas.map((replica) => replica.running));
