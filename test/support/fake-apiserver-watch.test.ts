@@ -35,6 +35,20 @@ describe('the fake API server, lists and watches', () => {
     });
   }
 
+  it('holds the events of later writes for a watch lag set while it runs', async () => {
+    await start();
+    const admin = api.client();
+    const watch = await rawWatch(admin, resourcePath(RESOURCES.configMap, { namespace: 'svc-demo' }), { resourceVersion: String(api.resourceVersion) });
+    await admin.create(RESOURCES.configMap, cm('before'), 'svc-demo');
+    await watch.next((e) => e.type === 'ADDED' && e.object.metadata.name === 'before');
+    api.setWatchLag(400);
+    const answered = Date.now();
+    await admin.create(RESOURCES.configMap, cm('after'), 'svc-demo');
+    await watch.next((e) => e.type === 'ADDED' && e.object.metadata.name === 'after');
+    expect(Date.now() - answered).to.be.at.least(400);
+    watch.close();
+  });
+
   it('answers limit and continue with pages under the first page\'s resourceVersion, and refuses a continue key it did not give', async () => {
     await start();
     const admin = api.client();

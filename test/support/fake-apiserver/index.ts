@@ -293,6 +293,11 @@ export class FakeApiServer {
     this.hub.closeAll();
   }
 
+  /** Milliseconds between a write's response and its watch events, from the next write on. */
+  setWatchLag(ms: number): void {
+    this.hub.setLag(ms);
+  }
+
   get resourceVersion(): number {
     return this.rv;
   }

@@ -59,6 +59,11 @@ export class WatchHub {
 
   constructor(private readonly opts: WatchHubOptions) {}
 
+  /** Events of writes answered from now on wait this long (those already waiting keep their time). */
+  setLag(ms: number): void {
+    this.opts.lagMs = ms;
+  }
+
   /** Runs one HTTP request's handling: what it writes reaches watchers once `res` has been sent. */
   inRequest(res: http.ServerResponse, handle: () => Promise<void>): Promise<void> {
     const scope: RequestScope = { held: [], answered: false };
