@@ -7,6 +7,7 @@ import type { ControllerSpec } from '../loop/controller.js';
 import { keyOf } from '../loop/keys.js';
 import { syncWorkspace, workspaceOfPod, workspacesUsingImage } from './sync.js';
 import { podAsRead } from './pod.js';
+import { REFUSAL_FIELD_SELECTOR, refusalAsRead } from './refusal.js';
 import type { WorkspaceHookConfig, WorkspaceRelated } from './types.js';
 
 /** What the Workspace controller reads of the manager's configuration. */
@@ -40,6 +41,18 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
           return ref ? [keyOf(RESOURCES.workspace, ref)] : [];
         },
       },
+      {
+        // The StatefulSet controller's refusals only (FailedCreate): none while all is well.
+        name: 'refusals',
+        resource: RESOURCES.event,
+        fieldSelector: REFUSAL_FIELD_SELECTOR,
+        transform: refusalAsRead,
+        parentsOf: (event) => {
+          const name = (event as { involvedObject?: { name?: string } }).involvedObject?.name;
+          const namespace = event.metadata?.namespace;
+          return name && namespace ? [keyOf(RESOURCES.workspace, { name, namespace })] : [];
+        },
+      },
     ],
     related: (parent, caches) => {
       const imageName = (parent.spec as { imageRef?: { name?: string } } | undefined)?.imageRef?.name;
@@ -49,6 +62,7 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
         image: imageName ? caches.images!.get(imageName) ?? null : null,
         // Only the StatefulSet's pod counts (hooks/workspace/pod.ts): one keyed lookup, not a scan of every cached pod.
         pods: [caches.pods!.get(defaultPodName(name ?? ''), namespace)].filter((pod): pod is KubeObject => pod !== undefined),
+        refusals: caches.refusals!.list((event) => event.metadata?.namespace === namespace && (event as { involvedObject?: { name?: string } }).involvedObject?.name === name),
       };
     },
     // The gateway records activity in status; the loop never overwrites it.

@@ -1,6 +1,7 @@
 // The status step of the Workspace hook: phase and conditions from what was observed. Each
 // function answers with the phase and the three conditions; sync.ts stamps the times.
 import type { SpecProblem } from './desired.js';
+import { refusalCondition, type CreateRefusal } from './refusal.js';
 import { isPodReady, isTerminating, podProgress, podTrouble, type PodTrouble } from './pod.js';
 import type { ChildError, ConditionInput, ObservedPod, WorkspacePhase } from './types.js';
 
@@ -125,6 +126,8 @@ export interface PodView {
   pod?: ObservedPod;
   podName: string;
   gatewayAddress: string;
+  /** The cluster's last refusal of the StatefulSet's pod or home volume, if any. */
+  refusal?: CreateRefusal;
 }
 
 /**
@@ -150,6 +153,10 @@ export function observed(view: PodView, facts: ImageFacts): Assessment {
     return assessment('Suspended', ready, NOT_DEGRADED, image);
   }
   if (pod === undefined) {
+    if (view.refusal) {
+      const { reason, message } = refusalCondition(view.refusal, view.namespace);
+      return failed(reason, message, image);
+    }
     return assessment(
       'Starting',
       { status: 'False', reason: 'PodNotCreated', message: `Waiting for the StatefulSet to create pod ${view.podName}.` },

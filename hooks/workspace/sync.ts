@@ -15,6 +15,7 @@ import { idleStopMessage, idleVerdict, IDLE_STOPPED_BY, IDLE_STOPPED_REASON, sto
 import { ANNOTATIONS } from '../../kube/group.js';
 import { byCodePoint } from '../../kube/names.js';
 import { workspacePod } from './pod.js';
+import { latestRefusal } from './refusal.js';
 import {
   childrenRejected,
   imageMissing,
@@ -98,7 +99,8 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
                 workspace: name,
                 namespace,
                 running: isRunning(workspace),
-                statefulSetObserved: observedChild(input, childKey(RESOURCES.statefulSet), name) !== undefined,
+                statefulSetObserved: observedSet !== undefined,
+                refusal: latestRefusal(input.related.refusals ?? [], { name, uid: observedSet?.metadata?.uid }),
                 pod,
                 podName,
                 gatewayAddress: endpoint,

@@ -76,6 +76,8 @@ export interface WorkspaceRelated {
   image?: KubeObject | null;
   /** Pods of the Workspace's namespace labelled `den.dev/workspace=<name>`. */
   pods: KubeObject[];
+  /** The StatefulSet controller's FailedCreate Events about the Workspace's StatefulSet (hooks/workspace/refusal.ts). */
+  refusals?: KubeObject[];
 }
 
 export type WorkspaceHookInput = HookInput<WorkspaceHookConfig, WorkspaceRelated>;

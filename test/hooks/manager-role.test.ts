@@ -13,6 +13,9 @@ import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { scrape, total } from '../support/metrics.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
+import { RoundRobinTcpProxy } from '../support/round-robin.js';
+import { HarnessKubelet } from '../support/platform.js';
+import { generateSshKey } from '../support/ssh-keys.js';
 import { eventually } from './support/eventually.js';
 import { eventually as eventuallyAsync } from '../support/platform.js';
 import { IMAGES } from './admission/world.js';
@@ -138,6 +141,81 @@ describe('den manager', () => {
     } finally {
       for (const replica of replicas) replica.stop.abort();
       await Promise.all(replicas.map((replica) => replica.running));
+    }
+  });
+
+  it('keeps a person within the workspace quota when creates race through two replicas whose caches have not seen each other\'s', async () => {
+    api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => o.kind!.endsWith('WebhookConfiguration')), ...IMAGES);
+    const ports = [await freePort(), await freePort()];
+    // One address for both replicas, as the webhook Service is: each connection goes to the next replica.
+    const service = new RoundRobinTcpProxy(ports.map((port) => ({ host: '127.0.0.1', port })));
+    const servicePort = await service.listen();
+    const replicas = [];
+    try {
+      for (const port of ports) replicas.push(await startRole([], { listen: port, registered: servicePort }));
+      for (const replica of replicas) await eventuallyAsync(async () => (await probe(`${replica.health}/readyz`)) === 200, 'a replica ready', 10_000, 50);
+      const quota = { cpu: '2', memory: '4Gi', storage: '20Gi', workspaces: 2 };
+      await api.client().create(RESOURCES.userSpace, { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'finn' }, spec: { owner: 'finn@example.com', quota, networkPolicy: 'ClusterEgress' } });
+      await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, 'finn')?.status?.phase === 'Ready', 'finn Ready', 10_000);
+
+      // From here on no replica's cache sees a new Workspace before all four creates are answered.
+      api.setWatchLag(1_500);
+      const workspace = (name: string) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace: 'svc-finn' }, spec: { imageRef: { name: 'python' }, storage: '5Gi', running: false } });
+      const refusal = (name: string) => api.client().create(RESOURCES.workspace, workspace(name)).then(() => undefined, (err: Error) => err.message);
+      const answers = await Promise.all(['a', 'b', 'c', 'd'].map(refusal));
+      expect(api.objects(RESOURCES.workspace, 'svc-finn'), 'Workspaces stored').to.have.length(2);
+      const refused = answers.filter((a): a is string => a !== undefined);
+      expect(refused, 'refusals').to.have.length(2);
+      // The replicas' caches still held none of the four, so the API server's own count in ResourceQuota svc-quota refused them.
+      for (const message of refused) expect(message).to.match(/is forbidden: exceeded quota: svc-quota, requested: count\/workspaces\.den\.dev=1, used: count\/workspaces\.den\.dev=2, limited: count\/workspaces\.den\.dev=2$/);
+      const served = await Promise.all(replicas.map(async (replica) => total(await scrape(replica.health), 'den_admission_reviews_total', { allowed: 'true' })));
+      expect(served.every((n) => n > 0), `admissions answered by each replica: ${served.join(', ')}`).to.equal(true);
+
+      // Once their watches deliver, either replica refuses the next one itself, in its own words.
+      api.setWatchLag(0);
+      await eventuallyAsync(async () => (await refusal('e'))?.includes('exceeded quota of UserSpace "finn" (spec.quota.workspaces)') === true, 'the webhook\'s own refusal', 10_000, 100);
+      expect(api.objects(RESOURCES.workspace, 'svc-finn'), 'Workspaces stored').to.have.length(2);
+    } finally {
+      for (const replica of replicas) replica.stop.abort();
+      await Promise.all(replicas.map((replica) => replica.running));
+      await service.close();
+    }
+  });
+
+  it('says why a workspace does not start when the namespace\'s quota refuses its pod, and what to do', async () => {
+    api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => o.kind!.endsWith('WebhookConfiguration')), ...IMAGES);
+    const kubelet = new HarnessKubelet(api);
+    const role = await startRole();
+    const stopKubelet = new AbortController();
+    const kubeletRunning = kubelet.run(stopKubelet.signal);
+    try {
+      await eventuallyAsync(async () => (await probe(`${role.health}/readyz`)) === 200, 'den manager ready', 10_000, 50);
+      const quota = { cpu: '2', memory: '4Gi', storage: '20Gi', workspaces: 2 };
+      await api.client().create(RESOURCES.userSpace, { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'gus' }, spec: { owner: 'gus@example.com', quota, networkPolicy: 'ClusterEgress' } });
+      await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, 'gus')?.status?.phase === 'Ready', 'gus Ready', 10_000);
+      // A pod started from inside a workspace (its ServiceAccount may): Den's own count of the
+      // Workspaces' requests does not see it, the namespace's ResourceQuota does.
+      await api.client().create(RESOURCES.pod, {
+        apiVersion: 'v1', kind: 'Pod', metadata: { name: 'batch-job', namespace: 'svc-gus' },
+        spec: { containers: [{ name: 'job', image: 'busybox', resources: { requests: { cpu: '1500m', memory: '1Gi' }, limits: { cpu: '1500m', memory: '1Gi' } } }] },
+      }, 'svc-gus');
+      const { publicLine } = generateSshKey('ed25519');
+      await api.client().create(RESOURCES.workspace, {
+        apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'dev', namespace: 'svc-gus' },
+        spec: { imageRef: { name: 'python' }, storage: '5Gi', running: true, sshAuthorizedKeys: [publicLine], resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } } },
+      }, 'svc-gus');
+      type Status = { phase?: string; conditions?: { type: string; status: string; reason: string; message: string }[] };
+      const statusOf = () => api.object<KubeObject & { status?: Status }>(RESOURCES.workspace, 'dev', 'svc-gus')?.status;
+      await eventually(() => statusOf()?.phase === 'Failed', 'Workspace dev Failed', 10_000);
+      const ready = statusOf()!.conditions!.find((c) => c.type === 'Ready')!;
+      expect(ready).to.include({ status: 'False', reason: 'QuotaExceeded' });
+      expect(ready.message).to.match(/^Pod dev-0 cannot be created: the cluster refused it at \d\d:\d\d:\d\d UTC because namespace svc-gus has no room left in its quota \(ResourceQuota svc-quota\): it needs 1 CPU while 1500m of 2 are in use\. /);
+      expect(ready.message).to.include('stop a workspace or delete pods you no longer need, or ask an administrator for a larger quota');
+      expect(api.object(RESOURCES.pod, 'dev-0', 'svc-gus'), 'the refused pod').to.equal(undefined);
+    } finally {
+      stopKubelet.abort();
+      role.stop.abort();
+      await Promise.all([role.running, kubeletRunning.catch(() => undefined)]);
     }
   });
 

@@ -72,6 +72,7 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: ['create'], group: '', resource: 'secrets', scope: 'svc-system', why: 'gateway/host-key.ts ensureHostKeySecret; hooks/admission/tls-secret.ts' },
     { verbs: ['get', 'update'], group: '', resource: 'secrets', scope: 'svc-system', names: ['den-webhook-tls'], why: 'hooks/admission/tls-secret.ts ensureWebhookTls (rotation)' },
     { verbs: CACHE, group: '', resource: 'pods', scope: 'cluster', why: 'hooks/manager.ts related pods' },
+    { verbs: CACHE, group: '', resource: 'events', scope: 'cluster', why: "hooks/workspace/controller.ts refusals: the StatefulSet controller's FailedCreate Events" },
     { verbs: CACHE, group: '', resource: 'persistentvolumeclaims', scope: 'cluster', why: 'hooks/admission/caches.ts claims' },
     { verbs: CACHE, group: 'apps', resource: 'statefulsets', scope: 'cluster', why: 'hooks/loop/controller.ts child cache' },
     { verbs: ['create', 'patch', 'delete'], group: 'apps', resource: 'statefulsets', scope: 'any namespace', why: 'hooks/loop/controller.ts applyChild, deleteChild' },

@@ -75,6 +75,29 @@ export function observedService(): KubeObject {
   };
 }
 
+/** A FailedCreate Event as the StatefulSet controller records it (pkg/controller/statefulset, recordPodEvent and recordClaimEvent). */
+export function failedCreate(error: string, opts: { claim?: string; at?: string; uid?: string; statefulSet?: string } = {}): KubeObject {
+  const set = opts.statefulSet ?? NAME;
+  const at = opts.at ?? '2026-11-22T09:00:05Z';
+  const what = opts.claim ? `Claim ${opts.claim} for Pod ${set}-0` : `Pod ${set}-0`;
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: `${set}.187a3c5e9d0f${opts.claim ? '2' : '1'}`, namespace: NAMESPACE, resourceVersion: '48240' },
+    involvedObject: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: set, namespace: NAMESPACE, uid: opts.uid ?? 'c7e2a9d0-4b3f-4f61-8f7e-2d9c0b1a3e55', resourceVersion: '48231' },
+    reason: 'FailedCreate',
+    message: `create ${what} in StatefulSet ${set} failed error: ${error}`,
+    source: { component: 'statefulset-controller' },
+    firstTimestamp: '2026-11-22T09:00:01Z',
+    lastTimestamp: at,
+    count: 3,
+    type: 'Warning',
+    eventTime: null,
+    reportingComponent: 'statefulset-controller',
+    reportingInstance: '',
+  } as KubeObject;
+}
+
 export function observedStatefulSet(replicas = 1, readyReplicas = 0): KubeObject {
   return {
     apiVersion: 'apps/v1',
@@ -326,6 +349,8 @@ export interface InputOptions {
   service?: KubeObject;
   statefulSet?: KubeObject;
   pods?: KubeObject[];
+  /** FailedCreate Events of the StatefulSet controller. */
+  refusals?: KubeObject[];
   errors?: { child: string; message: string }[];
   now?: Date;
   idleStop?: boolean;
@@ -339,7 +364,7 @@ export function input(opts: InputOptions = {}): WorkspaceHookInput {
   return {
     parent: opts.parent ?? workspace(),
     children,
-    related: { image: opts.image === undefined ? workspaceImage() : opts.image, pods: opts.pods ?? [] },
+    related: { image: opts.image === undefined ? workspaceImage() : opts.image, pods: opts.pods ?? [], ...(opts.refusals ? { refusals: opts.refusals } : {}) },
     now: opts.now ?? NOW,
     config: { gatewayHost: 'den.example.com', idleStop: opts.idleStop ?? false },
     ...(opts.errors ? { errors: opts.errors } : {}),

@@ -4,6 +4,7 @@ import type { Condition, WorkspaceStatus } from '../../../hooks/workspace/types.
 import type { KubeObject } from '../../../kube/client.js';
 import {
   EARLIER,
+  failedCreate,
   IMAGE_REF,
   NAME,
   POD_STATUS,
@@ -84,6 +85,55 @@ describe('syncWorkspace status (SPEC 1.3, 3.1)', () => {
         for (const pattern of says) expect(degraded.message).to.match(pattern);
         expect(condition(status, 'ImageResolved')).to.include({ status: 'True' });
       });
+    }
+  });
+
+  describe('is Failed when the cluster refuses the pod or the home volume, saying what to do', () => {
+    const podQuota = 'pods "alice-dev-0" is forbidden: exceeded quota: svc-quota, requested: requests.cpu=2,requests.memory=1Gi, used: requests.cpu=3,requests.memory=8Gi, limited: requests.cpu=4,requests.memory=8Gi';
+    const claimQuota = 'persistentvolumeclaims "home-alice-dev-0" is forbidden: exceeded quota: svc-quota, requested: requests.storage=10Gi, used: requests.storage=15Gi, limited: requests.storage=20Gi';
+    const limitRange = 'pods "alice-dev-0" is forbidden: maximum cpu usage per Container is 2, but limit is 4';
+
+    it('a pod over the namespace quota', () => {
+      const status = statusOf({ ...created, refusals: [failedCreate(podQuota)] });
+      expect(status.phase).to.equal('Failed');
+      const ready = condition(status, 'Ready');
+      expect(ready).to.include({ status: 'False', reason: 'QuotaExceeded' });
+      expect(condition(status, 'Degraded')).to.include({ status: 'True', reason: 'QuotaExceeded', message: ready.message });
+      expect(ready.message).to.equal(
+        'Pod alice-dev-0 cannot be created: the cluster refused it at 09:00:05 UTC because namespace svc-alice has no room left in its quota (ResourceQuota svc-quota): ' +
+          'it needs 2 CPU while 3 of 4 are in use; 1Gi memory while 8Gi of 8Gi are in use. The quota counts everything in the namespace, also what was started from inside a workspace. ' +
+          'To start it, stop a workspace or delete pods you no longer need, or ask an administrator for a larger quota; Kubernetes tries again on its own.',
+      );
+    });
+
+    it('a home volume over the storage quota', () => {
+      const ready = condition(statusOf({ ...created, refusals: [failedCreate(claimQuota, { claim: 'home-alice-dev-0' })] }), 'Ready');
+      expect(ready.reason).to.equal('QuotaExceeded');
+      expect(ready.message).to.match(/^Home volume home-alice-dev-0 cannot be created: .* it needs 10Gi storage while 15Gi of 20Gi are in use\./);
+      expect(ready.message).to.include('delete a workspace you no longer need together with its home volume');
+    });
+
+    it('a pod a LimitRange refuses, in the cluster\'s words', () => {
+      const ready = condition(statusOf({ ...created, refusals: [failedCreate(limitRange)] }), 'Ready');
+      expect(ready).to.include({ reason: 'CreateRefused' });
+      expect(ready.message).to.equal(`Pod alice-dev-0 cannot be created: the cluster refused it at 09:00:05 UTC: ${limitRange}. Check the workspace's resources and volumes against what the namespace allows; Kubernetes tries again on its own.`);
+    });
+
+    it('the newest of several refusals', () => {
+      const older = failedCreate(limitRange, { at: '2026-11-22T08:59:00Z' });
+      const newer = failedCreate(podQuota, { at: '2026-11-22T09:00:05Z' });
+      expect(condition(statusOf({ ...created, refusals: [newer, older] }), 'Ready').reason).to.equal('QuotaExceeded');
+      expect(condition(statusOf({ ...created, refusals: [older, newer] }), 'Ready').reason).to.equal('QuotaExceeded');
+    });
+
+    const ignored: [string, InputOptions][] = [
+      ['once the pod exists', { ...created, pods: [pod(POD_STATUS.containerCreating())], refusals: [failedCreate(podQuota)] }],
+      ['while the workspace is stopped', { ...stopped, parent: workspace({ running: false }), refusals: [failedCreate(podQuota)] }],
+      ['when it was about a deleted StatefulSet of the same name', { ...created, refusals: [failedCreate(podQuota, { uid: '0b0e3a55-1111-4c2d-9e8f-7a6b5c4d3e2f' })] }],
+      ['when it was about another StatefulSet', { ...created, refusals: [failedCreate(podQuota, { statefulSet: 'alice-other' })] }],
+    ];
+    for (const [when, opts] of ignored) {
+      it(`but not ${when}`, () => expect(statusOf(opts).phase).to.not.equal('Failed'));
     }
   });
 
