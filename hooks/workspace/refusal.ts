@@ -3,6 +3,7 @@
 // only records a FailedCreate Event and tries again later. The Workspace says what was refused
 // and what to do about it instead of waiting for a pod that does not come.
 import type { KubeObject } from '../../kube/client.js';
+import { overrunInWords, quotaOverrunOf } from '../../kube/quota-refusal.js';
 
 /** The Events the Workspace controller watches: the StatefulSet controller's refusals, nothing else. */
 export const REFUSAL_FIELD_SELECTOR = 'involvedObject.kind=StatefulSet,reason=FailedCreate';
@@ -55,23 +56,6 @@ export function latestRefusal(events: readonly KubeObject[], statefulSet: { name
 }
 
 const REFUSED = /^create (Pod|Claim) (\S+)(?: for Pod \S+)? in StatefulSet \S+ failed error: (.*)$/s;
-const EXCEEDED = /exceeded quota: ([^,]+), requested: (.*), used: (.*), limited: (.*)$/s;
-
-function resourceList(text: string): Map<string, string> {
-  return new Map(text.split(',').map((pair) => pair.split('=') as [string, string]).filter(([k, v]) => k && v !== undefined));
-}
-
-/** A quota key as a person reads it. */
-function resourceWords(key: string): string {
-  const known: Record<string, string> = {
-    'requests.cpu': 'CPU', cpu: 'CPU', 'requests.memory': 'memory', memory: 'memory', 'requests.storage': 'storage',
-    'limits.cpu': 'CPU limit', 'limits.memory': 'memory limit', pods: 'pods', persistentvolumeclaims: 'volumes',
-  };
-  if (known[key]) return known[key];
-  if (key.startsWith('count/')) return key.slice('count/'.length).split('.')[0]!;
-  if (key.startsWith('requests.')) return key.slice('requests.'.length);
-  return key;
-}
 
 function clock(at: string): string {
   const match = /T(\d\d:\d\d:\d\d)/.exec(at);
@@ -84,16 +68,14 @@ export function refusalCondition(refusal: CreateRefusal, namespace: string): { r
   const what = parsed ? (parsed[1] === 'Pod' ? `Pod ${parsed[2]}` : `Home volume ${parsed[2]}`) : 'The pod';
   const error = (parsed ? parsed[3]! : refusal.message).trim();
   const when = clock(refusal.at);
-  const quota = EXCEEDED.exec(error);
-  if (quota) {
-    const [requested, used, limited] = [resourceList(quota[2]!), resourceList(quota[3]!), resourceList(quota[4]!)];
-    const needs = [...requested].map(([key, amount]) => `${amount} ${resourceWords(key)} while ${used.get(key) ?? '0'} of ${limited.get(key) ?? '?'} are in use`).join('; ');
+  const overrun = quotaOverrunOf(error);
+  if (overrun) {
     const free = parsed?.[1] === 'Claim' ? 'delete a workspace you no longer need together with its home volume' : 'stop a workspace or delete pods you no longer need';
     return {
       reason: 'QuotaExceeded',
       message:
-        `${what} cannot be created: the cluster refused it${when} because namespace ${namespace} has no room left in its quota (ResourceQuota ${quota[1]}): ` +
-        `it needs ${needs}. The quota counts everything in the namespace, also what was started from inside a workspace. ` +
+        `${what} cannot be created: the cluster refused it${when} because namespace ${namespace} has no room left in its quota (ResourceQuota ${overrun.quota}): ` +
+        `it needs ${overrunInWords(overrun)}. The quota counts everything in the namespace, also what was started from inside a workspace. ` +
         `To start it, ${free}, or ask an administrator for a larger quota; Kubernetes tries again on its own.`,
     };
   }

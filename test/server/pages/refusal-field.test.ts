@@ -45,6 +45,17 @@ describe("a refusal in the person's words (server/pages/refusal.ts)", () => {
     expect(refusalOf(forbidden)).to.deep.equal({ said: CLUSTER_FORBIDDEN_ADVICE, cluster: forbidden.message, status: 403 });
   });
 
+  it("says a full quota is a full quota, not a missing right, in the person's words", () => {
+    const body = { ...fixture('forbidden-create-workspace-like.json').body };
+    body.message = 'workspaces.den.dev "c" is forbidden: exceeded quota: svc-quota, requested: count/workspaces.den.dev=1, used: count/workspaces.den.dev=2, limited: count/workspaces.den.dev=2';
+    const full = new KubeApiError(403, body, 'POST', '/apis/den.dev/v1alpha1/namespaces/svc-alice/workspaces');
+    expect(refusalOf(full)).to.deep.equal({
+      said: 'Your space has no room left in its quota for this (ResourceQuota svc-quota): it needs one more workspace while 2 of 2 exist. Delete what you no longer need, or ask an administrator for a larger quota.',
+      cluster: body.message,
+      status: 403,
+    });
+  });
+
   it('says a change made elsewhere at the same moment saved nothing, and to reload', () => {
     const conflict = recorded('conflict-stale-update.json');
     expect(refusalOf(conflict)).to.deep.equal({
