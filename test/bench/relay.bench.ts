@@ -10,7 +10,7 @@
 // defaults reads the same output in-process each round, so every run shows what they change.
 // DEN_BENCH_CPU_PROF=<dir> writes the gateway's CPU profile (node --cpu-prof) there when it stops.
 import { execFile, spawn } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
@@ -21,7 +21,7 @@ import { execPath, execQuery, startExec } from '../../kube/exec.js';
 import type { FakeApiServer } from '../support/fake-apiserver.js';
 import { NAMESPACE } from '../gateway/harness.js';
 import { cpuMsOf, endedChildrenCpuMs, ownCpuMs, peakRssKiBOf, startBenchGateway, type BenchGateway } from './bench-gateway.js';
-import { median } from './stats.js';
+import { chainRateBound, median } from './stats.js';
 
 /** Output of the in-process pair, as before. */
 const PAYLOAD = 48 * 1024 * 1024;
@@ -153,6 +153,13 @@ export async function run(): Promise<string> {
     const d = median(inProcess.direct);
     const s = median(processes.ssh);
     const k = median(processes.execClient);
+    // What the CPU each process of a chain spent allows: the exec client's `head` is counted with
+    // the client, as the ssh side's is with ssh (both children of this process).
+    const ms = (total: number) => total / ((ROUNDS * PROCESS_PAYLOAD) / (1024 * 1024));
+    const execChain = [ms(pair.execBench), ms(pair.execChildren)];
+    const sshChain = [ms(pair.sshBench), ms(pair.sshChildren), ms(cpu.sshGateway)];
+    const cores = availableParallelism();
+    const boundRatio = (cores?: number) => (chainRateBound(sshChain, cores) / chainRateBound(execChain, cores)).toFixed(2);
     const peakMiB = async (g: BenchGateway) => ((await peakRssKiBOf(g.process.pid!)) / 1024).toFixed(0);
     return [
       '| measure | value |',
@@ -170,6 +177,7 @@ export async function run(): Promise<string> {
       `| CPU per MiB, in-process: bench process, direct (fake kubelet + exec client) / through the gateway (fake kubelet + ssh2 client) | ${perMiB(cpu.direct, PAYLOAD)} / ${perMiB(cpu.clientAndFake, PAYLOAD)} ms |`,
       `| CPU per MiB, client processes: exec client side: bench process (fake API server and kubelet, pipe reader) / exec client + head | ${perMiB(pair.execBench, PROCESS_PAYLOAD)} / ${perMiB(pair.execChildren, PROCESS_PAYLOAD)} ms |`,
       `| CPU per MiB, client processes: ssh side: bench process / ssh + head | ${perMiB(pair.sshBench, PROCESS_PAYLOAD)} / ${perMiB(pair.sshChildren, PROCESS_PAYLOAD)} ms |`,
+      `| ratio client processes as those CPU costs bound it (a chain is as fast as its slowest process, or its total CPU over the cores it shares): a core per process / this machine's ${cores} cores | ${boundRatio()} / ${boundRatio(cores)} |`,
       `| load average (1 min) at the end of the run | ${loadavg()[0]!.toFixed(1)} |`,
     ].join('\n');
   } finally {

@@ -1,7 +1,14 @@
 import { expect } from 'chai';
-import { duration, mergeRuns, spreadOf, summaryTable } from './stats.js';
+import { chainRateBound, duration, mergeRuns, spreadOf, summaryTable } from './stats.js';
 
 describe('bench figures over several runs', () => {
+  it('bounds a chain of processes by its slowest stage, or by its total CPU over fewer cores than stages', () => {
+    expect(chainRateBound([2, 4, 1])).to.equal(250);
+    expect(chainRateBound([2, 4, 3], 2)).to.equal(1000 / 4.5);
+    expect(chainRateBound([2, 4, 3], 3)).to.equal(250);
+    expect(chainRateBound([5], 2)).to.equal(200);
+  });
+
   it('writes a figure that varied as min / median / max, with the decimals its runs used', () => {
     expect(spreadOf(['0.61', '0.79', '0.55'])).to.equal('0.55 / 0.61 / 0.79');
     expect(spreadOf(['17.2', '9.4', '10'])).to.equal('9.4 / 10.0 / 17.2');

@@ -15,6 +15,16 @@ export function mean(values: number[]): number {
   return values.reduce((a, b) => a + b, 0) / values.length;
 }
 
+/**
+ * The highest rate (MiB/s) a chain of processes can stream at when its stages spend `msPerMiB`
+ * of CPU each: held by its slowest stage with a core per stage, and by its whole cost spread
+ * over `cores` when it has fewer.
+ */
+export function chainRateBound(msPerMiB: number[], cores = Infinity): number {
+  const total = msPerMiB.reduce((a, b) => a + b, 0);
+  return 1000 / Math.max(...msPerMiB, total / Math.min(cores, msPerMiB.length));
+}
+
 /** Milliseconds of each synchronous call `fn(input)`, after `warmup` untimed calls; ascending. */
 export function timeEach<T>(inputs: T[], fn: (input: T) => unknown, warmup: number): number[] {
   for (let i = 0; i < warmup; i++) fn(inputs[i % inputs.length]!);
