@@ -8,7 +8,8 @@ import { WEBHOOKS } from '../../infra/install/names.js';
 import type { DecisionMemo } from './memo.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { answer, deny, parseReview, ReviewShapeError, type AdmissionRequest, type AdmissionResponse } from './review.js';
-import { reviewImageRegistry, reviewWorkspaceImage, reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidation, type AdminCheck, type ClusterView } from './webhooks.js';
+import { reviewImageRegistry, reviewWorkspaceImage, reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidation, reviewWorkspaceValidationRechecked, type AdminCheck, type ClusterView } from './webhooks.js';
+import type { FreshView } from './fresh-view.js';
 
 /**
  * An AdmissionReview carries the object and the old object; each is at most about 1.5 MiB
@@ -18,6 +19,8 @@ export const REVIEW_BODY_LIMIT = 4 * 1024 * 1024;
 
 export interface AdmissionAppDeps {
   view: ClusterView;
+  /** Reads what a refusal rested on from the API server again (hooks/admission/fresh-view.ts); without it the caches decide alone. */
+  fresh?: FreshView;
   memo: DecisionMemo;
   gpuResource: string;
   isAdmin: AdminCheck;
@@ -31,7 +34,15 @@ type Review = (request: AdmissionRequest, deps: AdmissionAppDeps) => AdmissionRe
 /** Each webhook of the install chart's configurations, by the path it is served at. */
 export const REVIEWS: Record<string, { webhook: string; review: Review }> = {
   [WEBHOOKS.mutateWorkspace.path]: { webhook: WEBHOOKS.mutateWorkspace.name, review: (r, d) => reviewWorkspaceMutation(r, d.view) },
-  [WEBHOOKS.validateWorkspace.path]: { webhook: WEBHOOKS.validateWorkspace.name, review: (r, d) => reviewWorkspaceValidation(r, d.view, { gpuResource: d.gpuResource, memo: d.memo }, d.now()) },
+  [WEBHOOKS.validateWorkspace.path]: {
+    webhook: WEBHOOKS.validateWorkspace.name,
+    review: (r, d) => {
+      const config = { gpuResource: d.gpuResource, memo: d.memo };
+      if (!d.fresh) return reviewWorkspaceValidation(r, d.view, config, d.now());
+      const onReversed = (cached: AdmissionResponse) => d.log('admission refusal reversed by the API server\'s current objects', { webhook: WEBHOOKS.validateWorkspace.name, uid: r.uid, namespace: r.namespace, name: r.name, cached: cached.status?.message });
+      return reviewWorkspaceValidationRechecked(r, d.view, d.fresh, { ...config, onReversed }, d.now());
+    },
+  },
   [WEBHOOKS.validateUserSpace.path]: { webhook: WEBHOOKS.validateUserSpace.name, review: (r, d) => reviewUserSpaceUpdate(r, d.isAdmin, d.memo) },
   [WEBHOOKS.validateImageRegistry.path]: { webhook: WEBHOOKS.validateImageRegistry.name, review: (r) => reviewImageRegistry(r) },
   [WEBHOOKS.validateWorkspaceImage.path]: { webhook: WEBHOOKS.validateWorkspaceImage.name, review: (r) => reviewWorkspaceImage(r) },

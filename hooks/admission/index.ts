@@ -11,6 +11,7 @@ import { sleep, untilAborted } from '../../process/timers.js';
 import { AdminChecker } from './admins.js';
 import { admissionApp } from './app.js';
 import { admissionCaches, type SharedCaches } from './caches.js';
+import { freshViewFrom } from './fresh-view.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { CachingMemo } from './memo.js';
 import { DEFAULT_CERT_POLICY, servingHosts, type CertPolicy, type TlsMaterial } from './certs.js';
@@ -102,7 +103,7 @@ export async function runAdmission(opts: AdmissionOptions, tuning: AdmissionTuni
   }
 
   const admins = new AdminChecker(client, { ttlMs: tuning.adminCacheTtlMs });
-  const app = admissionApp({ view: caches.view, memo: new CachingMemo(), gpuResource: opts.gpuResource, isAdmin: (u) => admins.isAdmin(u), now, log, metrics: opts.metrics });
+  const app = admissionApp({ view: caches.view, fresh: freshViewFrom(client), memo: new CachingMemo(), gpuResource: opts.gpuResource, isAdmin: (u) => admins.isAdmin(u), now, log, metrics: opts.metrics });
   const server = https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, app.callback());
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {

@@ -1,5 +1,5 @@
 // The three webhooks as functions of one AdmissionRequest and a read-only view of the caches.
-// No I/O here except the administrator question, which is passed in.
+// No I/O here except the administrator question and a refusal's second look, which are passed in.
 import { imageRegistryViolations } from '../../infra/crds/image-registry-rules.js';
 import { declaredAppViolations } from '../../infra/crds/workspace-image-rules.js';
 import { GROUP, KINDS, userSpaceOfNamespace, WEBHOOK_EXCLUDED_NAMESPACES } from '../../kube/group.js';
@@ -9,7 +9,8 @@ import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from
 import { allow, allowWithPatch, deny, type AdmissionRequest, type AdmissionResponse, type UserInfo } from './review.js';
 import { decideUserSpaceUpdate, needsAdminCheck, userSpaceChanges } from './validate-userspace.js';
 import { validateWorkspace } from './validate-workspace.js';
-import { denialStatus } from './violations.js';
+import { denialStatus, type RuleId } from './violations.js';
+import type { FreshView } from './fresh-view.js';
 
 /** What the webhooks read, answered from informer caches. */
 export interface ClusterView {
@@ -83,6 +84,37 @@ export function reviewWorkspaceValidation(request: AdmissionRequest, view: Clust
   const denial = denialStatus(violations);
   if (denial) return deny(request.uid, denial);
   return allow(request.uid, imageWarnings(imageName, image, now));
+}
+
+/** The rules whose decision rests on what the caches hold (the rest read the reviewed object alone). */
+const RULES_READING_CACHES: ReadonlySet<string> = new Set<RuleId>(['namespace-owner', 'image-exists', 'image-on-offer', 'image-root', 'quota', 'unique-name']);
+
+/**
+ * The validation, and before a refusal that rests on the caches the same decision on what the API server holds now
+ * (hooks/admission/fresh-view.ts): the answer is the second one. Should the API server not
+ * answer, the cache's refusal stands.
+ */
+export async function reviewWorkspaceValidationRechecked(
+  request: AdmissionRequest,
+  view: ClusterView,
+  fresh: FreshView,
+  config: WorkspaceWebhookConfig & { onReversed?: (cached: AdmissionResponse) => void },
+  now: Date,
+): Promise<AdmissionResponse> {
+  const cached = reviewWorkspaceValidation(request, view, config, now);
+  const object = request.object as Workspace | null | undefined;
+  const namespace = request.namespace ?? object?.metadata?.namespace;
+  if (cached.allowed || !object || !namespace || !cached.rules?.some((rule) => RULES_READING_CACHES.has(rule))) return cached;
+  let current: ClusterView;
+  try {
+    const imageName = object.spec?.imageRef?.name;
+    current = await fresh(namespace, typeof imageName === 'string' && imageName ? imageName : undefined);
+  } catch {
+    return cached;
+  }
+  const answer = reviewWorkspaceValidation(request, current, config, now);
+  if (answer.allowed) config.onReversed?.(cached);
+  return answer;
 }
 
 /** SPEC 2.2: an entry with a future `deprecateAt` is fully usable, with a warning. */

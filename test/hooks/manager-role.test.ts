@@ -182,6 +182,33 @@ describe('den manager', () => {
     }
   });
 
+  it('admits a workspace in place of one deleted a moment ago, though its cache still counts the deleted one', async () => {
+    api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => o.kind!.endsWith('WebhookConfiguration')), ...IMAGES);
+    const role = await startRole();
+    try {
+      await eventuallyAsync(async () => (await probe(`${role.health}/readyz`)) === 200, 'den manager ready', 10_000, 50);
+      const quota = { cpu: '2', memory: '4Gi', storage: '20Gi', workspaces: 1 };
+      await api.client().create(RESOURCES.userSpace, { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'hana' }, spec: { owner: 'hana@example.com', quota, networkPolicy: 'ClusterEgress' } });
+      await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, 'hana')?.status?.phase === 'Ready', 'hana Ready', 10_000);
+      const workspace = (name: string) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace: 'svc-hana' }, spec: { imageRef: { name: 'python' }, storage: '5Gi', running: false } });
+      await api.client().create(RESOURCES.workspace, workspace('old'), 'svc-hana');
+      await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.workspace, 'old', 'svc-hana')?.status?.phase === 'Suspended', 'Workspace old reconciled', 10_000);
+
+      // The replica's watches stay behind from here on: its cache still holds "old" when "new" is reviewed.
+      api.setWatchLag(3_000);
+      await api.client().delete(RESOURCES.workspace, 'old', 'svc-hana');
+      await eventually(() => api.object(RESOURCES.workspace, 'old', 'svc-hana') === undefined, 'Workspace old gone from the API server', 10_000);
+      const answer = await api.client().create(RESOURCES.workspace, workspace('new'), 'svc-hana').then(() => 'admitted', (err: Error) => err.message);
+      expect(answer).to.equal('admitted');
+      // And a refusal the API server confirms is still a refusal, in the webhook's words.
+      const second = await api.client().create(RESOURCES.workspace, workspace('another'), 'svc-hana').then(() => 'admitted', (err: Error) => err.message);
+      expect(second).to.include('exceeded quota of UserSpace "hana" (spec.quota.workspaces)');
+    } finally {
+      role.stop.abort();
+      await role.running;
+    }
+  });
+
   it('says why a workspace does not start when the namespace\'s quota refuses its pod, and what to do', async () => {
     api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => o.kind!.endsWith('WebhookConfiguration')), ...IMAGES);
     const kubelet = new HarnessKubelet(api);

@@ -170,15 +170,22 @@ describe('admission webhooks over HTTPS, registered in the fake API server', fun
     expect(update.message).to.contain('spec.sync.tags.patterns[0]: is not a valid RE2 pattern');
   });
 
-  it('answers reviews from its caches: no LIST reaches the API server after start-up', async () => {
-    const mark = api.requests.length;
+  it('answers admissions from its caches, and reads what a refusal rests on from the API server once before refusing', async () => {
+    let mark = api.requests.length;
+    const reads = () => api.requests.slice(mark).filter((r) => r.user === MANAGER_USER && (r.verb === 'list' || r.verb === 'get')).map((r) => `${r.verb} ${r.path}`).sort();
     await alice().create(RESOURCES.workspace, { apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'dev' }, spec: { imageRef: { name: 'python' }, storage: '10Gi' } } as KubeObject, 'svc-alice');
     for (let i = 0; i < 5; i++) {
       await alice().patch(RESOURCES.workspace, 'dev', { spec: { running: i % 2 === 0 ? false : true } }, { namespace: 'svc-alice' });
     }
+    expect(reads(), 'reads for six admissions').to.deep.equal([]);
+    mark = api.requests.length;
     await refusal(alice().create(RESOURCES.workspace, { apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'big' }, spec: { imageRef: { name: 'python' }, storage: '45Gi' } } as KubeObject, 'svc-alice'));
-    const fromManager = api.requests.slice(mark).filter((r) => r.user === MANAGER_USER);
-    expect(fromManager.filter((r) => r.verb === 'list' || r.verb === 'get')).to.deep.equal([]);
+    expect(reads(), 'reads for one refusal').to.deep.equal([
+      'get /apis/den.dev/v1alpha1/userspaces/alice',
+      'get /apis/den.dev/v1alpha1/workspaceimages/python',
+      'list /api/v1/namespaces/svc-alice/persistentvolumeclaims',
+      'list /apis/den.dev/v1alpha1/namespaces/svc-alice/workspaces',
+    ]);
   });
 
   it('sees a Workspace created a moment ago when counting quota', async () => {
