@@ -90,9 +90,9 @@ export function reviewWorkspaceValidation(request: AdmissionRequest, view: Clust
 const RULES_READING_CACHES: ReadonlySet<string> = new Set<RuleId>(['namespace-owner', 'image-exists', 'image-on-offer', 'image-root', 'quota', 'unique-name']);
 
 /**
- * The validation, and before a refusal that rests on the caches the same decision on what the API server holds now
- * (hooks/admission/fresh-view.ts): the answer is the second one. Should the API server not
- * answer, the cache's refusal stands.
+ * The validation, and before a refusal that rests on the caches the same decision on what the
+ * API server holds now (hooks/admission/fresh-view.ts): the answer is the second one. Should the
+ * API server not answer, the cache's refusal stands.
  */
 export async function reviewWorkspaceValidationRechecked(
   request: AdmissionRequest,
