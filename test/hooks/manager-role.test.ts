@@ -159,7 +159,7 @@ describe('den manager', () => {
       await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, 'finn')?.status?.phase === 'Ready', 'finn Ready', 10_000);
 
       // From here on no replica's cache sees a new Workspace before all four creates are answered.
-      api.setWatchLag(1_500);
+      api.setWatchLag(3_000);
       const workspace = (name: string) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace: 'svc-finn' }, spec: { imageRef: { name: 'python' }, storage: '5Gi', running: false } });
       const refusal = (name: string) => api.client().create(RESOURCES.workspace, workspace(name)).then(() => undefined, (err: Error) => err.message);
       const answers = await Promise.all(['a', 'b', 'c', 'd'].map(refusal));
