@@ -8,8 +8,7 @@ import { WEBHOOKS } from '../../infra/install/names.js';
 import type { DecisionMemo } from './memo.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { answer, deny, parseReview, ReviewShapeError, type AdmissionRequest, type AdmissionResponse } from './review.js';
-import { reviewImageRegistry, reviewWorkspaceImage, reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidation, reviewWorkspaceValidationRechecked, type AdminCheck, type ClusterView } from './webhooks.js';
-import type { FreshView } from './fresh-view.js';
+import { reviewImageRegistry, reviewWorkspaceImage, reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidation, reviewWorkspaceValidationRechecked, type AdminCheck, type ClusterView, type FreshView } from './webhooks.js';
 
 /**
  * An AdmissionReview carries the object and the old object; each is at most about 1.5 MiB

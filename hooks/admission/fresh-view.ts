@@ -8,10 +8,7 @@ import { isNotFound } from '../../kube/errors.js';
 import { userSpaceOfNamespace } from '../../kube/group.js';
 import { RESOURCES, type ResourceType } from '../../kube/resources.js';
 import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from './objects.js';
-import type { ClusterView } from './webhooks.js';
-
-/** What a Workspace review in `namespace` naming `imageName` reads, as the API server has it now. */
-export type FreshView = (namespace: string, imageName: string | undefined) => Promise<ClusterView>;
+import type { ClusterView, FreshView } from './webhooks.js';
 
 async function getIfExists<T extends KubeObject>(client: KubeClient, resource: ResourceType, name: string): Promise<T | undefined> {
   try {

@@ -10,7 +10,6 @@ import { allow, allowWithPatch, deny, type AdmissionRequest, type AdmissionRespo
 import { decideUserSpaceUpdate, needsAdminCheck, userSpaceChanges } from './validate-userspace.js';
 import { validateWorkspace } from './validate-workspace.js';
 import { denialStatus, type RuleId } from './violations.js';
-import type { FreshView } from './fresh-view.js';
 
 /** What the webhooks read, answered from informer caches. */
 export interface ClusterView {
@@ -19,6 +18,9 @@ export interface ClusterView {
   workspaces(namespace: string): Workspace[];
   claims(namespace: string): PersistentVolumeClaim[];
 }
+
+/** What a Workspace review in `namespace` naming `imageName` reads, as the API server has it now (hooks/admission/fresh-view.ts). */
+export type FreshView = (namespace: string, imageName: string | undefined) => Promise<ClusterView>;
 
 export interface WorkspaceWebhookConfig {
   gpuResource: string;
