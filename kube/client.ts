@@ -242,6 +242,16 @@ export class KubeClient {
     return this.request<T>({ path: resourcePath(r, { namespace, name }), signal: opts.signal });
   }
 
+  /** The object as the API server holds it now, or undefined when it does not exist (404). */
+  async getIfExists<T = KubeObject>(r: ResourceType, name: string, namespace?: string, opts: Abortable = {}): Promise<T | undefined> {
+    try {
+      return await this.get<T>(r, name, namespace, opts);
+    } catch (err) {
+      if (err instanceof KubeApiError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
   /** One list request; with `limit`, one page of at most that many items, and `continue` (the previous page's `metadata.continue`) for the next. */
   list<T = KubeObject>(r: ResourceType, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; resourceVersion?: string; limit?: number; continue?: string } & Abortable = {}): Promise<KubeList<T>> {
     const { namespace, signal, ...query } = opts;

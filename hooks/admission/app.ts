@@ -8,7 +8,7 @@ import { WEBHOOKS } from '../../infra/install/names.js';
 import type { DecisionMemo } from './memo.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { answer, deny, parseReview, ReviewShapeError, type AdmissionRequest, type AdmissionResponse } from './review.js';
-import { reviewImageRegistry, reviewWorkspaceImage, reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidation, reviewWorkspaceValidationRechecked, type AdminCheck, type ClusterView, type FreshView } from './webhooks.js';
+import { reviewImageRegistry, reviewWorkspaceImage, reviewUserSpaceUpdate, reviewWorkspaceMutation, reviewWorkspaceValidationRechecked, type AdminCheck, type ClusterView, type FreshView } from './webhooks.js';
 
 /**
  * An AdmissionReview carries the object and the old object; each is at most about 1.5 MiB
@@ -18,8 +18,8 @@ export const REVIEW_BODY_LIMIT = 4 * 1024 * 1024;
 
 export interface AdmissionAppDeps {
   view: ClusterView;
-  /** Reads what a refusal rested on from the API server again (hooks/admission/fresh-view.ts); without it the caches decide alone. */
-  fresh?: FreshView;
+  /** Reads what a refusal rested on from the API server again (hooks/admission/fresh-view.ts). */
+  fresh: FreshView;
   memo: DecisionMemo;
   gpuResource: string;
   isAdmin: AdminCheck;
@@ -36,10 +36,8 @@ export const REVIEWS: Record<string, { webhook: string; review: Review }> = {
   [WEBHOOKS.validateWorkspace.path]: {
     webhook: WEBHOOKS.validateWorkspace.name,
     review: (r, d) => {
-      const config = { gpuResource: d.gpuResource, memo: d.memo };
-      if (!d.fresh) return reviewWorkspaceValidation(r, d.view, config, d.now());
       const onReversed = (cached: AdmissionResponse) => d.log('admission refusal reversed by the API server\'s current objects', { webhook: WEBHOOKS.validateWorkspace.name, uid: r.uid, namespace: r.namespace, name: r.name, cached: cached.status?.message });
-      return reviewWorkspaceValidationRechecked(r, d.view, d.fresh, { ...config, onReversed }, d.now());
+      return reviewWorkspaceValidationRechecked(r, d.view, d.fresh, { gpuResource: d.gpuResource, memo: d.memo, onReversed }, d.now());
     },
   },
   [WEBHOOKS.validateUserSpace.path]: { webhook: WEBHOOKS.validateUserSpace.name, review: (r, d) => reviewUserSpaceUpdate(r, d.isAdmin, d.memo) },

@@ -3,21 +3,11 @@
 // Workspace written through another replica a moment ago may not have reached this replica's
 // watches yet, and nobody is told no on a cache's word (issue 22). An admission stands as the
 // cache gave it: the API server's own count in ResourceQuota svc-quota holds the other race.
-import type { KubeClient, KubeObject } from '../../kube/client.js';
-import { isNotFound } from '../../kube/errors.js';
+import type { KubeClient } from '../../kube/client.js';
 import { userSpaceOfNamespace } from '../../kube/group.js';
-import { RESOURCES, type ResourceType } from '../../kube/resources.js';
+import { RESOURCES } from '../../kube/resources.js';
 import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from './objects.js';
 import type { ClusterView, FreshView } from './webhooks.js';
-
-async function getIfExists<T extends KubeObject>(client: KubeClient, resource: ResourceType, name: string): Promise<T | undefined> {
-  try {
-    return await client.get<T>(resource, name);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}
 
 /** Reviews refused at the same time in one namespace share one read (a burst of refusals costs the API server one). */
 export function freshViewFrom(client: KubeClient): FreshView {
@@ -36,8 +26,8 @@ export function freshViewFrom(client: KubeClient): FreshView {
 async function readView(client: KubeClient, namespace: string, imageName: string | undefined): Promise<ClusterView> {
   const owner = userSpaceOfNamespace(namespace);
   const [image, userSpace, workspaces, claims] = await Promise.all([
-    imageName ? getIfExists<WorkspaceImage>(client, RESOURCES.workspaceImage, imageName) : undefined,
-    owner ? getIfExists<UserSpace>(client, RESOURCES.userSpace, owner) : undefined,
+    imageName ? client.getIfExists<WorkspaceImage>(RESOURCES.workspaceImage, imageName) : undefined,
+    owner ? client.getIfExists<UserSpace>(RESOURCES.userSpace, owner) : undefined,
     client.list<Workspace>(RESOURCES.workspace, { namespace }).then((list) => list.items),
     client.list<PersistentVolumeClaim>(RESOURCES.persistentVolumeClaim, { namespace }).then((list) => list.items),
   ]);

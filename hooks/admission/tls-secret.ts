@@ -2,7 +2,7 @@
 // may start, or rotate, at the same moment: the Secret is created only when absent and
 // replaced only at the resourceVersion read, and whoever loses re-reads the winner's material.
 import type { KubeClient, KubeObject } from '../../kube/client.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.js';
+import { isAlreadyExists, isConflict } from '../../kube/errors.js';
 import { LABELS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { WEBHOOK_TLS_SECRET } from '../../infra/install/names.js';
@@ -24,13 +24,8 @@ export interface EnsureTlsOptions {
 
 const MAX_ATTEMPTS = 5;
 
-async function readSecret(client: KubeClient, namespace: string): Promise<Secret | undefined> {
-  try {
-    return await client.get<Secret>(RESOURCES.secret, WEBHOOK_TLS_SECRET, namespace);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+function readSecret(client: KubeClient, namespace: string): Promise<Secret | undefined> {
+  return client.getIfExists<Secret>(RESOURCES.secret, WEBHOOK_TLS_SECRET, namespace);
 }
 
 /** The Secret's material after making sure it is present, valid for `hosts` and not due for rotation. */

@@ -1,7 +1,6 @@
 // The UserSpace controller: which caches its hook reads, how a change to the API server's
 // addresses or to a pull Secret finds the UserSpaces it concerns, and its finalizer.
-import type { KubeClient, KubeObject } from '../../kube/client.js';
-import { isNotFound } from '../../kube/errors.js';
+import type { KubeObject } from '../../kube/client.js';
 import { GROUP, LABELS, userNamespace } from '../../kube/group.js';
 import type { Informer } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
@@ -54,7 +53,7 @@ export function userSpaceSpec(config: UserSpaceControllerConfig): ControllerSpec
         const uid = parent.metadata?.uid ?? '';
         const clusterScoped = children.filter((c) => c.kind === 'Namespace' || c.kind === 'ClusterRole' || c.kind === 'ClusterRoleBinding');
         if (!clusterScoped.some((c) => c.kind === 'Namespace')) {
-          const namespace = await getIfExists(client, userNamespace(parent.metadata?.name ?? ''));
+          const namespace = await client.getIfExists(RESOURCES.namespace, userNamespace(parent.metadata?.name ?? ''));
           if (namespace && isControlledBy(namespace, uid)) clusterScoped.push(namespace);
         }
         await startDeletion(client, clusterScoped);
@@ -62,13 +61,4 @@ export function userSpaceSpec(config: UserSpaceControllerConfig): ControllerSpec
       },
     },
   };
-}
-
-async function getIfExists(client: KubeClient, namespace: string): Promise<KubeObject | undefined> {
-  try {
-    return await client.get(RESOURCES.namespace, namespace);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
 }

@@ -7,7 +7,7 @@ import type { ControllerSpec } from '../loop/controller.js';
 import { keyOf } from '../loop/keys.js';
 import { syncWorkspace, workspaceOfPod, workspacesUsingImage } from './sync.js';
 import { podAsRead } from './pod.js';
-import { REFUSAL_FIELD_SELECTOR, refusalAsRead } from './refusal.js';
+import { REFUSAL_FIELD_SELECTOR, refusalAsRead, statefulSetOf } from './refusal.js';
 import type { WorkspaceHookConfig, WorkspaceRelated } from './types.js';
 
 /** What the Workspace controller reads of the manager's configuration. */
@@ -48,7 +48,7 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
         fieldSelector: REFUSAL_FIELD_SELECTOR,
         transform: refusalAsRead,
         parentsOf: (event) => {
-          const name = (event as { involvedObject?: { name?: string } }).involvedObject?.name;
+          const name = statefulSetOf(event);
           const namespace = event.metadata?.namespace;
           return name && namespace ? [keyOf(RESOURCES.workspace, { name, namespace })] : [];
         },
@@ -62,7 +62,7 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
         image: imageName ? caches.images!.get(imageName) ?? null : null,
         // Only the StatefulSet's pod counts (hooks/workspace/pod.ts): one keyed lookup, not a scan of every cached pod.
         pods: [caches.pods!.get(defaultPodName(name ?? ''), namespace)].filter((pod): pod is KubeObject => pod !== undefined),
-        refusals: caches.refusals!.list((event) => event.metadata?.namespace === namespace && (event as { involvedObject?: { name?: string } }).involvedObject?.name === name),
+        refusals: caches.refusals!.list((event) => event.metadata?.namespace === namespace && statefulSetOf(event) === name),
       };
     },
     // The gateway records activity in status; the loop never overwrites it.

@@ -17,6 +17,11 @@ interface RefusalEvent extends KubeObject {
   series?: { lastObservedTime?: string | null } | null;
 }
 
+/** The StatefulSet an Event is about (a Workspace's has the Workspace's name). */
+export function statefulSetOf(event: KubeObject): string | undefined {
+  return (event as RefusalEvent).involvedObject?.name;
+}
+
 /** The cluster's refusal: the controller's words and when it last said them. */
 export interface CreateRefusal {
   message: string;
@@ -48,8 +53,8 @@ function timeOf(event: RefusalEvent): string {
 export function latestRefusal(events: readonly KubeObject[], statefulSet: { name: string; uid?: string }): CreateRefusal | undefined {
   let latest: RefusalEvent | undefined;
   for (const event of events as readonly RefusalEvent[]) {
-    if (event.involvedObject?.name !== statefulSet.name) continue;
-    if (statefulSet.uid && event.involvedObject.uid && event.involvedObject.uid !== statefulSet.uid) continue;
+    if (statefulSetOf(event) !== statefulSet.name) continue;
+    if (statefulSet.uid && event.involvedObject?.uid && event.involvedObject.uid !== statefulSet.uid) continue;
     if (!latest || timeOf(event) > timeOf(latest)) latest = event;
   }
   return latest && typeof latest.message === 'string' ? { message: latest.message, at: timeOf(latest) } : undefined;

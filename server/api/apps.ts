@@ -49,14 +49,8 @@ export interface WorkspaceApps {
 }
 
 async function imageOf(kube: KubeClient, name: string | undefined): Promise<WorkspaceImage | undefined> {
-  if (!name) return undefined;
-  try {
-    return await kube.get<WorkspaceImage>(RESOURCES.workspaceImage, name);
-  } catch (err) {
-    // A withdrawn catalog entry leaves running workspaces alone: they just declare no apps.
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+  // A withdrawn catalog entry leaves running workspaces alone: they just declare no apps.
+  return name ? kube.getIfExists<WorkspaceImage>(RESOURCES.workspaceImage, name) : undefined;
 }
 
 /**

@@ -85,13 +85,8 @@ export class ServiceState {
    * changed on another replica is seen on the next request, not when the watch event arrives.
    */
   async find(kind: StateKind, name: string): Promise<StateRecord | undefined> {
-    try {
-      const secret = await this.client.get<SecretObject>(RESOURCES.secret, name, this.namespace);
-      return recordOf(secret, kind);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    const secret = await this.client.getIfExists<SecretObject>(RESOURCES.secret, name, this.namespace);
+    return secret && recordOf(secret, kind);
   }
 
   /** The record this replica's informer holds: a hint only, to be confirmed with `find`. */

@@ -44,6 +44,20 @@ describe('den manager', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  /** The install chart's webhook configurations and the catalog: the API server then sends its reviews to the manager. */
+  const seedWebhooks = () => api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => o.kind!.endsWith('WebhookConfiguration')), ...IMAGES);
+
+  /** A UserSpace with this quota, once the manager has made it Ready. */
+  async function readyUserSpace(name: string, quota: Record<string, unknown>): Promise<void> {
+    await api.client().create(RESOURCES.userSpace, { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name }, spec: { owner: `${name}@example.com`, quota, networkPolicy: 'ClusterEgress' } });
+    await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, name)?.status?.phase === 'Ready', `${name} Ready`, 10_000);
+  }
+
+  const stoppedWorkspace = (name: string, namespace: string, storage: string): KubeObject => ({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace }, spec: { imageRef: { name: 'python' }, storage, running: false } });
+
+  /** Undefined when the API server stores the Workspace, else its refusal's message. */
+  const refusalOf = (body: KubeObject) => api.client().create(RESOURCES.workspace, body).then(() => undefined, (err: Error) => err.message);
+
   /** `den manager` as the admin, on free loopback ports, until `stop` aborts. */
   /** `webhook`: the port it listens on for reviews, and the one it registers (as a Service would front every replica); by default one free port for both. */
   async function startRole(args: string[] = [], webhook: { listen?: number; registered?: number } = {}) {
@@ -69,8 +83,7 @@ describe('den manager', () => {
     expect(api.object(RESOURCES.secret, 'den-gateway-host-key', 'svc-system')).to.not.equal(undefined);
     expect(api.object(RESOURCES.secret, 'den-webhook-tls', 'svc-system')).to.not.equal(undefined);
 
-    await api.client().create(RESOURCES.userSpace, { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'carol' }, spec: { owner: 'carol@example.com', quota: { cpu: '2', memory: '4Gi', storage: '20Gi', workspaces: 1 }, networkPolicy: 'ClusterEgress' } });
-    await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, 'carol')?.status?.phase === 'Ready', 'carol Ready', 10_000);
+    await readyUserSpace('carol', { cpu: '2', memory: '4Gi', storage: '20Gi', workspaces: 1 });
 
     stop.abort();
     await running;
@@ -80,7 +93,7 @@ describe('den manager', () => {
   });
 
   it('lists and watches UserSpaces and Workspaces once for the loop and the webhooks, whose reviews read the same cache', async () => {
-    api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => o.kind!.endsWith('WebhookConfiguration')), ...IMAGES);
+    seedWebhooks();
     const { health, stop, running } = await startRole();
     try {
       await eventuallyAsync(async () => (await probe(`${health}/readyz`)) === 200, 'den manager ready', 10_000, 50);
@@ -90,10 +103,9 @@ describe('den manager', () => {
         expect([reads(path).length - watches, watches], `lists and watches of ${path}`).to.deep.equal([1, 1]);
       }
       const quota = { cpu: '2', memory: '4Gi', storage: '20Gi', workspaces: 1 };
-      await api.client().create(RESOURCES.userSpace, { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'dana' }, spec: { owner: 'dana@example.com', quota, networkPolicy: 'ClusterEgress' } });
-      await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, 'dana')?.status?.phase === 'Ready', 'dana Ready', 10_000);
-      const workspace = (name: string) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace: 'svc-dana' }, spec: { imageRef: { name: 'python' }, storage: '10Gi', running: false } });
-      const refusal = (name: string) => api.client().create(RESOURCES.workspace, workspace(name)).then(() => undefined, (err: Error) => err.message);
+      await readyUserSpace('dana', quota);
+      const workspace = (name: string) => stoppedWorkspace(name, 'svc-dana', '10Gi');
+      const refusal = (name: string) => refusalOf(workspace(name));
       const first = await refusal('one');
       // The loop reconciled it, so the cache the webhooks read holds it.
       await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.workspace, 'one', 'svc-dana')?.status?.phase, 'Workspace one reconciled', 10_000);
@@ -107,7 +119,7 @@ describe('den manager', () => {
   });
 
   it('answers reviews on the replica that does not lead from its own caches, as the leading one would', async () => {
-    api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => o.kind!.endsWith('WebhookConfiguration')), ...IMAGES);
+    seedWebhooks();
     // Both replicas register the follower's address: every review the API server sends goes to it.
     const followerWebhook = await freePort();
     const leader = await startRole([], { registered: followerWebhook });
@@ -122,10 +134,9 @@ describe('den manager', () => {
       await eventuallyAsync(async () => (await probe(`${follower.health}/readyz`)) === 200, 'the second replica ready', 10_000, 50);
 
       const quota = { cpu: '2', memory: '4Gi', storage: '20Gi', workspaces: 1 };
-      await api.client().create(RESOURCES.userSpace, { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'erin' }, spec: { owner: 'erin@example.com', quota, networkPolicy: 'ClusterEgress' } });
-      await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, 'erin')?.status?.phase === 'Ready', 'erin Ready', 10_000);
-      const workspace = (name: string) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace: 'svc-erin' }, spec: { imageRef: { name: 'python' }, storage: '10Gi', running: false } });
-      const refusal = (name: string) => api.client().create(RESOURCES.workspace, workspace(name)).then(() => undefined, (err: Error) => err.message);
+      await readyUserSpace('erin', quota);
+      const workspace = (name: string) => stoppedWorkspace(name, 'svc-erin', '10Gi');
+      const refusal = (name: string) => refusalOf(workspace(name));
       expect(await refusal('one'), 'the first Workspace').to.equal(undefined);
       await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.workspace, 'one', 'svc-erin')?.status?.phase, 'Workspace one reconciled', 10_000);
       expect(await refusal('two')).to.include('exceeded quota of UserSpace "erin" (spec.quota.workspaces)');
@@ -145,7 +156,7 @@ describe('den manager', () => {
   });
 
   it('keeps a person within the workspace quota when creates race through two replicas whose caches have not seen each other\'s', async () => {
-    api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => o.kind!.endsWith('WebhookConfiguration')), ...IMAGES);
+    seedWebhooks();
     const ports = [await freePort(), await freePort()];
     // One address for both replicas, as the webhook Service is: each connection goes to the next replica.
     const service = new RoundRobinTcpProxy(ports.map((port) => ({ host: '127.0.0.1', port })));
@@ -155,13 +166,12 @@ describe('den manager', () => {
       for (const port of ports) replicas.push(await startRole([], { listen: port, registered: servicePort }));
       for (const replica of replicas) await eventuallyAsync(async () => (await probe(`${replica.health}/readyz`)) === 200, 'a replica ready', 10_000, 50);
       const quota = { cpu: '2', memory: '4Gi', storage: '20Gi', workspaces: 2 };
-      await api.client().create(RESOURCES.userSpace, { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'finn' }, spec: { owner: 'finn@example.com', quota, networkPolicy: 'ClusterEgress' } });
-      await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, 'finn')?.status?.phase === 'Ready', 'finn Ready', 10_000);
+      await readyUserSpace('finn', quota);
 
       // From here on no replica's cache sees a new Workspace before all four creates are answered.
       api.setWatchLag(3_000);
-      const workspace = (name: string) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace: 'svc-finn' }, spec: { imageRef: { name: 'python' }, storage: '5Gi', running: false } });
-      const refusal = (name: string) => api.client().create(RESOURCES.workspace, workspace(name)).then(() => undefined, (err: Error) => err.message);
+      const workspace = (name: string) => stoppedWorkspace(name, 'svc-finn', '5Gi');
+      const refusal = (name: string) => refusalOf(workspace(name));
       const answers = await Promise.all(['a', 'b', 'c', 'd'].map(refusal));
       expect(api.objects(RESOURCES.workspace, 'svc-finn'), 'Workspaces stored').to.have.length(2);
       const refused = answers.filter((a): a is string => a !== undefined);
@@ -183,14 +193,13 @@ describe('den manager', () => {
   });
 
   it('admits a workspace in place of one deleted a moment ago, though its cache still counts the deleted one', async () => {
-    api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => o.kind!.endsWith('WebhookConfiguration')), ...IMAGES);
+    seedWebhooks();
     const role = await startRole();
     try {
       await eventuallyAsync(async () => (await probe(`${role.health}/readyz`)) === 200, 'den manager ready', 10_000, 50);
       const quota = { cpu: '2', memory: '4Gi', storage: '20Gi', workspaces: 1 };
-      await api.client().create(RESOURCES.userSpace, { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'hana' }, spec: { owner: 'hana@example.com', quota, networkPolicy: 'ClusterEgress' } });
-      await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, 'hana')?.status?.phase === 'Ready', 'hana Ready', 10_000);
-      const workspace = (name: string) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace: 'svc-hana' }, spec: { imageRef: { name: 'python' }, storage: '5Gi', running: false } });
+      await readyUserSpace('hana', quota);
+      const workspace = (name: string) => stoppedWorkspace(name, 'svc-hana', '5Gi');
       await api.client().create(RESOURCES.workspace, workspace('old'), 'svc-hana');
       await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.workspace, 'old', 'svc-hana')?.status?.phase === 'Suspended', 'Workspace old reconciled', 10_000);
 
@@ -210,7 +219,7 @@ describe('den manager', () => {
   });
 
   it('says why a workspace does not start when the namespace\'s quota refuses its pod, and what to do', async () => {
-    api.seed(...(renderInstall(DEFAULT_SETTINGS) as KubeObject[]).filter((o) => o.kind!.endsWith('WebhookConfiguration')), ...IMAGES);
+    seedWebhooks();
     const kubelet = new HarnessKubelet(api);
     const role = await startRole();
     const stopKubelet = new AbortController();
@@ -218,8 +227,7 @@ describe('den manager', () => {
     try {
       await eventuallyAsync(async () => (await probe(`${role.health}/readyz`)) === 200, 'den manager ready', 10_000, 50);
       const quota = { cpu: '2', memory: '4Gi', storage: '20Gi', workspaces: 2 };
-      await api.client().create(RESOURCES.userSpace, { apiVersion: 'den.dev/v1alpha1', kind: 'UserSpace', metadata: { name: 'gus' }, spec: { owner: 'gus@example.com', quota, networkPolicy: 'ClusterEgress' } });
-      await eventually(() => api.object<KubeObject & { status?: { phase?: string } }>(RESOURCES.userSpace, 'gus')?.status?.phase === 'Ready', 'gus Ready', 10_000);
+      await readyUserSpace('gus', quota);
       // A pod started from inside a workspace (its ServiceAccount may): Den's own count of the
       // Workspaces' requests does not see it, the namespace's ResourceQuota does.
       await api.client().create(RESOURCES.pod, {

@@ -32,6 +32,16 @@ describe('KubeClient', () => {
     expect(isNotFound(err)).to.equal(true);
   });
 
+  it('reads an object that may not exist as undefined when it does not, and still fails on any other refusal', async () => {
+    await admin.create(RESOURCES.configMap, configMap('cm1', { a: '1' }), 'svc-system');
+    expect((await admin.getIfExists<any>(RESOURCES.configMap, 'cm1', 'svc-system'))?.data).to.deep.equal({ a: '1' });
+    expect(await admin.getIfExists(RESOURCES.configMap, 'absent', 'svc-system')).to.equal(undefined);
+    api.addUser('alice-token', { username: 'alice@example.com' });
+    const err = await api.client('alice-token').getIfExists(RESOURCES.configMap, 'cm1', 'svc-system').catch((e) => e);
+    expect(err).to.be.instanceOf(KubeApiError);
+    expect(err.status).to.equal(403);
+  });
+
   it('keeps the API server Status of an AlreadyExists answer as recorded', async () => {
     await admin.create(RESOURCES.configMap, configMap('cm1'), 'svc-system');
     const err = await admin.create(RESOURCES.configMap, configMap('cm1'), 'svc-system').catch((e) => e);
