@@ -93,6 +93,12 @@ export function realClient(addr: RealKubeAddress, token = addr.adminToken): Kube
   return new KubeClient(staticConnection(addr.url, token, { ca: addr.ca }));
 }
 
+/** Every component still running, killed if this process exits without stopping them (a crashed or interrupted run). */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 interface Proc {
   child: ChildProcess;
   log: string;
@@ -151,9 +157,14 @@ export class RealKube implements RealKubeAddress {
     const fd = openSync(logFile, 'a');
     const child = spawn(argv[0], argv.slice(1), { cwd: this.dir, stdio: ['ignore', fd, fd] });
     closeSync(fd);
+    running.add(child);
     const exited = new Promise<void>((ok) => {
-      child.once('exit', () => ok());
-      child.once('error', () => ok());
+      const gone = () => {
+        running.delete(child);
+        ok();
+      };
+      child.once('exit', gone);
+      child.once('error', gone);
     });
     return { child, log: logFile, exited };
   }
