@@ -15,6 +15,7 @@ import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../serve
 import { HttpError } from '../koa/errors.js';
 import { validate } from '../server/http/validate.js';
 import { parsers, readSettings, settingsHelp, SettingsError, type Setting } from '../process/settings.js';
+import { durationInWords, waitForReady } from './userspace-ready.js';
 
 export interface CommandIo {
   stdin: Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
@@ -32,18 +33,21 @@ const addSettings = {
   passwordStdin: setting({ flag: 'password-stdin', env: 'DEN_USERS_PASSWORD_STDIN', describe: 'read the password from standard input instead of asking on the terminal', parse: parsers.boolean, default: false, boolean: true }),
   kubeconfig: setting({ flag: 'kubeconfig', env: 'DEN_KUBECONFIG', describe: `kubeconfig of a cluster administrator; empty: ${KUBECONFIG_LOOKUP}`, parse: parsers.string, default: '' }),
   namespace: setting({ flag: 'namespace', env: 'DEN_NAMESPACE', describe: "the platform's own namespace, where local users live", parse: parsers.nonEmpty, default: SYSTEM_NAMESPACE }),
+  wait: setting({ flag: 'wait', env: 'DEN_USERS_WAIT', describe: 'how long to wait for the UserSpace to be Ready (den manager makes its namespace, quota and RBAC, Kubernetes counts its quota), e.g. 30s or 2m; 0: do not wait', parse: parsers.duration, default: 120_000 }),
 };
 
-const USAGE = `Usage: den users add <name> --owner <email> [--admin] [--username <name>] [--password-stdin]
+const USAGE = `Usage: den users add <name> --owner <email> [--admin] [--username <name>] [--password-stdin] [--wait <duration>]
 
 Creates the UserSpace <name> (namespace svc-<name>, quota cpu ${DEFAULT_QUOTA.cpu}, memory ${DEFAULT_QUOTA.memory},
 storage ${DEFAULT_QUOTA.storage}, ${DEFAULT_QUOTA.workspaces} workspaces, no GPU, network policy Isolated) and a local user who signs in
 as that person. Asks for the password on the terminal, or reads it from stdin with --password-stdin.
+Then waits until the UserSpace is Ready (its children exist and Kubernetes has counted its quota, so
+the person's first workspace is admitted): exit 1 if it is not Ready within --wait, saying why.
 
 Flags:
 ${settingsHelp(addSettings)}`;
 
-/** Exit codes: 0 done, 1 refused by the cluster or already there, 2 bad usage. */
+/** Exit codes: 0 done, 1 refused by the cluster, already there, or not Ready within the wait, 2 bad usage. */
 export async function runUsers(argv: string[], io: CommandIo): Promise<number> {
   const [sub, name, ...rest] = argv;
   if (!sub || sub === '--help' || sub === '-h' || rest.includes('--help') || name === '--help') {
@@ -78,8 +82,9 @@ export async function runUsers(argv: string[], io: CommandIo): Promise<number> {
   if (password.length < PASSWORD_MIN_LENGTH) return usageError(io, `the password must be at least ${PASSWORD_MIN_LENGTH} characters`);
   if (password.length > PASSWORD_MAX_LENGTH) return usageError(io, `the password must be at most ${PASSWORD_MAX_LENGTH} characters`);
 
+  let client: KubeClient;
   try {
-    const client = new KubeClient(loadConnection(settings.kubeconfig || undefined, io.env));
+    client = new KubeClient(loadConnection(settings.kubeconfig || undefined, io.env));
     if (await exists(client.get(RESOURCES.userSpace, name))) return failure(io, `UserSpace ${name} already exists; nothing was changed`);
     if (await exists(client.get(RESOURCES.secret, localUserSecretName(username), settings.namespace))) {
       return failure(io, `local user ${username} already exists in ${settings.namespace}; nothing was changed`);
@@ -104,7 +109,20 @@ export async function runUsers(argv: string[], io: CommandIo): Promise<number> {
   }
   const role = settings.admin ? 'admin' : 'user';
   io.stdout.write(`created UserSpace ${name} (owner ${settings.owner}, role ${role}, namespace ${userNamespace(name)}) and local user ${username}\n`);
-  return 0;
+  if (settings.wait === 0) return 0;
+  const wait = durationInWords(settings.wait);
+  io.stdout.write(`waiting up to ${wait} for UserSpace ${name} to be Ready (den manager makes its namespace, quota and RBAC, and Kubernetes counts its quota)\n`);
+  const outcome = await waitForReady(client, name, settings.wait, io.stdout);
+  if (outcome.ready) {
+    io.stdout.write(`UserSpace ${name} is Ready: ${username} can sign in and create workspaces\n`);
+    return 0;
+  }
+  return failure(
+    io,
+    `UserSpace ${name} is not Ready after ${wait}: ${outcome.said}. It and local user ${username} were created and stay; ` +
+      `check that den manager runs (kubectl -n ${settings.namespace} get pods) and what the UserSpace says (kubectl get userspace ${name} -o yaml), ` +
+      `or wait longer with --wait. ${username} can sign in meanwhile; creating a workspace may be refused until it is Ready.`,
+  );
 }
 
 function usageError(io: CommandIo, message: string): number {

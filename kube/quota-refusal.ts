@@ -1,7 +1,10 @@
 // kube-apiserver's ResourceQuota admission refuses a create with "exceeded quota: <quota>,
 // requested: <list>, used: <list>, limited: <list>" (plugin/pkg/admission/resourcequota; each
-// list `name=quantity,…`, only the resources that overran). Read here once, for every place
-// that puts it in a person's words: the Workspace status and the pages.
+// list `name=quantity,…`, only the resources that overran), and with "status unknown for
+// quota: <quota>, resources: <names>" while Kubernetes' quota controller has not yet counted
+// a key that limits the create (the first seconds of a new namespace; a custom resource's count
+// until the controller discovers its kind). Read here once, for every place that puts it in a
+// person's words: the Workspace status and the pages.
 
 export interface QuotaOverrun {
   /** The ResourceQuota's name. */
@@ -56,3 +59,14 @@ export function overrunInWords(overrun: QuotaOverrun): string {
     })
     .join('; ');
 }
+
+const UNCOUNTED = /status unknown for quota: ([^,]+), resources: (.*)$/s;
+
+/** The quota and resources a "status unknown for quota" refusal names, or undefined for any other message. */
+export function uncountedQuotaOf(message: string): { quota: string; resources: string[] } | undefined {
+  const match = UNCOUNTED.exec(message);
+  return match ? { quota: match[1]!, resources: match[2]!.split(',').filter((r) => r !== '') } : undefined;
+}
+
+/** What a person is told when the cluster refuses a create because their quota is not counted yet. */
+export const SPACE_BEING_SET_UP = 'your space is still being set up: try again in a few seconds';

@@ -37,7 +37,13 @@ export class DenApi {
   }
 }
 
-/** The server's `{error}`, else what the status means; 401 says how to sign in again. */
+/**
+ * kube-apiserver's quota admission while Kubernetes has not yet counted the person's quota (a
+ * new space's first seconds), which REST passes on verbatim (its 403 and message).
+ */
+const QUOTA_NOT_COUNTED = /\bstatus unknown for quota: /;
+
+/** The server's `{error}`, else what the status means; 401 says how to sign in again; a quota not yet counted in words. */
 function refusal(status: number, text: string): string {
   let message = '';
   try {
@@ -48,5 +54,6 @@ function refusal(status: number, text: string): string {
     message = '';
   }
   if (status === 401) return `${message || 'not signed in'} (sign in again with den login)`;
+  if (status === 403 && QUOTA_NOT_COUNTED.test(message)) return 'your space is still being set up: try again in a few seconds';
   return message || `the server answered ${status}`;
 }

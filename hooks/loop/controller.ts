@@ -46,6 +46,8 @@ export interface ControllerSpec<Config, Related> {
   name: string;
   parent: ResourceType;
   children: readonly ResourceType[];
+  /** Kinds of children whose status the hook reads: their caches keep it (every other child's status is dropped). */
+  childStatusKinds?: readonly string[];
   /** Label the loop stamps on every child with the parent's name; children are watched by it. */
   parentLabel: string;
   hook: SyncHook<Config, Related>;
@@ -128,12 +130,13 @@ export class Controller<Config = unknown, Related = unknown> {
       if (e.type === 'DELETED') this.finalized.delete(e.object.metadata?.uid ?? '');
       this.request(objectKey(e.object));
     });
-    const asCached = (child: KubeObject) => {
+    const asCached = (keepStatus: boolean) => (child: KubeObject) => {
       const uid = controllerOf(child)?.uid;
-      return withSiblingParts(childAsCached(child), uid ? this.index.anyOf(uid) : undefined);
+      return withSiblingParts(childAsCached(child, keepStatus), uid ? this.index.anyOf(uid) : undefined);
     };
     this.childInformers = spec.children.map((t) => {
-      const informer = new Informer<KubeObject>(client, t, { ...informerOpts, labelSelector: spec.parentLabel, transform: asCached });
+      const transform = asCached(spec.childStatusKinds?.includes(t.kind) ?? false);
+      const informer = new Informer<KubeObject>(client, t, { ...informerOpts, labelSelector: spec.parentLabel, transform });
       return informer.on((e) => this.onChild(e));
     });
     for (const source of spec.relatedSources ?? []) {

@@ -68,16 +68,17 @@ export function withoutServerFields(child: KubeObject): KubeObject {
  * What the child caches keep of an observed child: every field a hook may write (the loop
  * compares them to restore hand edits, and a hook holding its children reads them) and the
  * metadata the loop reads (name, namespace, uid and resourceVersion, labels, annotations,
- * owners, deletionTimestamp). Not the status: no hook reads a child's status, and on a real
- * cluster a StatefulSet's or ResourceQuota's status is a good part of the object. Nor the API
- * server's bookkeeping no reader uses (generation, creationTimestamp, managedFields, …), left
- * out by destructuring: `delete` would turn each cached metadata into a dictionary of its
- * own, four times the size of an object of a shared shape.
+ * owners, deletionTimestamp). The status only where `keepStatus` says a hook reads it (the
+ * UserSpace hook reads whether its ResourceQuota is counted): on a real cluster a
+ * StatefulSet's status is a good part of the object. Nor the API server's bookkeeping no
+ * reader uses (generation, creationTimestamp, managedFields, …), left out by destructuring:
+ * `delete` would turn each cached metadata into a dictionary of its own, four times the size
+ * of an object of a shared shape.
  */
-export function childAsCached(child: KubeObject): KubeObject {
-  const { status: _status, metadata, ...rest } = child;
+export function childAsCached(child: KubeObject, keepStatus = false): KubeObject {
+  const { status, metadata, ...rest } = child;
   const { generation: _g, creationTimestamp: _c, deletionGracePeriodSeconds: _d, managedFields: _m, selfLink: _s, ...kept } = metadata ?? {};
-  return { ...rest, metadata: kept };
+  return keepStatus && status !== undefined ? { ...rest, metadata: kept, status } : { ...rest, metadata: kept };
 }
 
 /**

@@ -32,6 +32,8 @@ export function userSpaceSpec(config: UserSpaceControllerConfig): ControllerSpec
       RESOURCES.namespace, RESOURCES.resourceQuota, RESOURCES.limitRange, RESOURCES.networkPolicy, RESOURCES.serviceAccount,
       RESOURCES.role, RESOURCES.roleBinding, RESOURCES.clusterRole, RESOURCES.clusterRoleBinding, RESOURCES.secret,
     ],
+    // Ready waits for the quota controller to count svc-quota (hooks/userspace/status.ts).
+    childStatusKinds: [RESOURCES.resourceQuota.kind],
     parentLabel: LABELS.userSpace,
     hook: (input) => syncUserSpace({ ...input, parent: input.parent as UserSpace }),
     config: { gpuResource: config.gpuResource, managerNamespace: config.namespace },

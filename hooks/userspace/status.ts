@@ -4,6 +4,7 @@ import type { KubeObject } from '../../kube/client.js';
 import { LABELS } from '../../kube/group.js';
 import { withTransitionTimes } from '../loop/conditions.js';
 import { childName } from '../loop/keys.js';
+import { byCodePoint } from '../../kube/names.js';
 import { isPresent, observedOf } from './observed.js';
 import type { ChildError, ChildObject, ObservedChildren, UserSpace, UserSpacePhase, UserSpaceStatus } from './types.js';
 
@@ -62,7 +63,32 @@ function verdict(input: StatusInput, namespaceObject: KubeObject | undefined): V
       message: `no API server address is known yet (Service default/kubernetes and its EndpointSlices), so NetworkPolicy/svc-isolation allows no egress to it`,
     };
   }
+  const quota = input.desired.find((c) => c.kind === 'ResourceQuota');
+  const uncounted = quota ? uncountedQuotaKeys(observedOf(input.observed, quota)!) : [];
+  if (quota && uncounted.length) {
+    return {
+      phase: 'Pending',
+      reason: 'QuotaNotCounted',
+      message:
+        `${childName(quota)} has not yet counted ${listed(uncounted)}: Kubernetes' quota controller (in kube-controller-manager) counts them, usually within seconds, ` +
+        `and until then the cluster may refuse new workspaces ("status unknown for quota"); if this lasts, check that kube-controller-manager is running and what it logs`,
+    };
+  }
   return { phase: 'Ready', reason: 'ChildrenReady', message: `all ${input.desired.length} children exist` };
+}
+
+/**
+ * The keys of a ResourceQuota's hard limits its quota controller has not counted yet: those
+ * status.hard does not hold as spec.hard says them, or status.used does not hold at all.
+ * kube-apiserver's quota admission refuses a create that such a key limits ("status unknown
+ * for quota"), and admits without a limit while status.hard is still empty.
+ */
+export function uncountedQuotaKeys(quota: KubeObject): string[] {
+  const hard = (quota.spec as { hard?: Record<string, unknown> } | undefined)?.hard ?? {};
+  const status = quota.status as { hard?: Record<string, unknown>; used?: Record<string, unknown> } | undefined;
+  return Object.keys(hard)
+    .filter((key) => status?.hard?.[key] !== hard[key] || status?.used?.[key] === undefined)
+    .sort(byCodePoint);
 }
 
 export function userSpaceStatus(input: StatusInput): UserSpaceStatus {

@@ -1,12 +1,12 @@
 // What a page says about a refused change, in one place for every form: the refusing rule's
 // words for a person when the webhook gave them (hooks/admission: the cause of the field it
 // refused), else what the cluster's kind of answer means (a missing right, a name taken, a
-// change made elsewhere at the same moment, a space being removed, a quota full), with the cluster's own text
+// change made elsewhere at the same moment, a space being removed, a quota full or not yet counted), with the cluster's own text
 // kept to fold. REST answers the same refusals with the cluster's message (koa/errors.ts).
 import { ValidationError } from 'yup';
 import { isAlreadyExists, isConflict, isNamespaceTerminating, KubeApiError } from '../../kube/errors.js';
 import { describeError } from '../../koa/errors.js';
-import { overrunInWords, quotaOverrunOf } from '../../kube/quota-refusal.js';
+import { overrunInWords, quotaOverrunOf, SPACE_BEING_SET_UP, uncountedQuotaOf } from '../../kube/quota-refusal.js';
 import { CLUSTER_FORBIDDEN_ADVICE } from '../../web/templates/layout.js';
 
 export interface Refusal {
@@ -46,6 +46,7 @@ export function refusalOf(err: unknown): Refusal {
   if (isConflict(err)) return withCluster('It was changed elsewhere at the same moment, so nothing was saved: reload the page to see it as it is now, and try again.');
   const overrun = err.status === 403 ? quotaOverrunOf(err.message) : undefined;
   if (overrun) return withCluster(`Your space has no room left in its quota for this (ResourceQuota ${overrun.quota}): it needs ${overrunInWords(overrun)}. Delete what you no longer need, or ask an administrator for a larger quota.`);
+  if (err.status === 403 && uncountedQuotaOf(err.message)) return withCluster(`Nothing was created, because ${SPACE_BEING_SET_UP}.`);
   if (err.status === 403) return withCluster(CLUSTER_FORBIDDEN_ADVICE);
   return { said: message, status };
 }

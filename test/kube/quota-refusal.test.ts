@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { overrunInWords, quotaOverrunOf } from '../../kube/quota-refusal.js';
+import { overrunInWords, quotaOverrunOf, uncountedQuotaOf } from '../../kube/quota-refusal.js';
 
 describe("ResourceQuota's refusals (kube/quota-refusal.ts)", () => {
   it('reads the quota and each overrun resource from the admission plugin\'s message', () => {
@@ -24,5 +24,13 @@ describe("ResourceQuota's refusals (kube/quota-refusal.ts)", () => {
   it('reads nothing into other refusals', () => {
     expect(quotaOverrunOf('pods "dev-0" is forbidden: maximum cpu usage per Container is 2, but limit is 4')).to.equal(undefined);
     expect(quotaOverrunOf('failed quota: svc-quota: must specify limits.cpu for: job')).to.equal(undefined);
+    expect(quotaOverrunOf('workspaces.den.dev "w2" is forbidden: status unknown for quota: svc-quota, resources: count/workspaces.den.dev')).to.equal(undefined);
+  });
+
+  it('reads the quota and resources of a refusal before the quota controller counted them', () => {
+    // As kube-apiserver 1.25 words it while status.used lacks a key of status.hard.
+    expect(uncountedQuotaOf('workspaces.den.dev "w2" is forbidden: status unknown for quota: svc-quota, resources: count/workspaces.den.dev')).to.deep.equal({ quota: 'svc-quota', resources: ['count/workspaces.den.dev'] });
+    expect(uncountedQuotaOf('pods "dev-0" is forbidden: status unknown for quota: svc-quota, resources: requests.cpu,requests.memory')).to.deep.equal({ quota: 'svc-quota', resources: ['requests.cpu', 'requests.memory'] });
+    expect(uncountedQuotaOf('pods "dev-0" is forbidden: exceeded quota: svc-quota, requested: pods=1, used: pods=1, limited: pods=1')).to.equal(undefined);
   });
 });

@@ -262,6 +262,13 @@ describe('loop plan', () => {
       expect(planChildren([applied], [cached]).apply).to.deep.equal([]);
     });
 
+    it('keeps the status where the hook reads it, and still plans no apply for it', () => {
+      const cached = childAsCached(stored, true);
+      expect(cached.status).to.deep.equal({ hard: { pods: '10' }, used: { pods: '3' } });
+      expect(cached.metadata).to.have.keys(['name', 'namespace', 'labels', 'annotations', 'ownerReferences', 'uid', 'resourceVersion']);
+      expect(planChildren([applied], [cached]).apply).to.deep.equal([]);
+    });
+
     it('keeps the metadata an object of a shared shape, not a dictionary of its own', () => {
       setFlagsFromString('--allow-natives-syntax');
       const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;

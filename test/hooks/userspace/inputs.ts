@@ -71,7 +71,8 @@ export function input(parent: UserSpace, opts: Partial<Omit<UserSpaceSyncInput, 
 
 /**
  * The children as the loop would report them after applying: keyed like the contract says,
- * with the bookkeeping the API server adds (uid, resourceVersion, managedFields, status).
+ * with the bookkeeping the API server adds (uid, resourceVersion, managedFields, status), and
+ * the ResourceQuota counted by the quota controller (status.hard and status.used for every key).
  */
 export function observe(children: KubeObject[]): ObservedChildren {
   const observed: ObservedChildren = {};
@@ -88,6 +89,10 @@ export function observe(children: KubeObject[]): ObservedChildren {
       stored.spec = { finalizers: ['kubernetes'] };
       stored.status = { phase: 'Active' };
       stored.metadata.labels = { ...stored.metadata.labels, 'kubernetes.io/metadata.name': child.metadata!.name! };
+    }
+    if (child.kind === 'ResourceQuota') {
+      const hard = (child.spec as { hard: Record<string, string> }).hard;
+      stored.status = { hard: { ...hard }, used: Object.fromEntries(Object.keys(hard).map((k) => [k, '0'])) };
     }
     const key = childKey({ apiVersion: child.apiVersion!, kind: child.kind! });
     (observed[key] ??= {})[objectKey(child)] = stored;

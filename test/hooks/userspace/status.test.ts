@@ -95,6 +95,56 @@ describe('syncUserSpace status (SPEC 2.4, 3.2)', () => {
     });
   });
 
+  describe('until the quota controller has counted svc-quota', () => {
+    const QUOTA = 'svc-alice/svc-quota';
+    function withQuotaStatus(status: Record<string, unknown> | undefined): ObservedChildren {
+      const observed = converged();
+      const quota = observed['ResourceQuota.v1']![QUOTA]!;
+      if (status) quota.status = status;
+      else delete quota.status;
+      return observed;
+    }
+    const HARD = { 'count/workspaces.den.dev': '3', 'requests.cpu': '4', 'requests.memory': '8Gi', 'requests.nvidia.com/gpu': '0', 'requests.storage': '50Gi' };
+
+    it('is Pending while svc-quota has no status, and says who counts it and what to check if it lasts', () => {
+      const { status } = syncUserSpace(input(userSpace(), { children: withQuotaStatus(undefined) }));
+      expect(status.phase).to.equal('Pending');
+      expect(status.namespace).to.equal('svc-alice');
+      expect(ready(status.conditions)).to.include({
+        status: 'False',
+        reason: 'QuotaNotCounted',
+        message:
+          "ResourceQuota/svc-quota has not yet counted count/workspaces.den.dev, requests.cpu, requests.memory, requests.nvidia.com/gpu, requests.storage: Kubernetes' quota controller (in kube-controller-manager) counts them, usually within seconds, " +
+          'and until then the cluster may refuse new workspaces ("status unknown for quota"); if this lasts, check that kube-controller-manager is running and what it logs',
+      });
+    });
+
+    it('names only the keys status.used lacks (a custom resource the quota controller has not discovered yet)', () => {
+      const used = { 'requests.cpu': '0', 'requests.memory': '0', 'requests.nvidia.com/gpu': '0', 'requests.storage': '0' };
+      const { status } = syncUserSpace(input(userSpace(), { children: withQuotaStatus({ hard: HARD, used }) }));
+      expect(ready(status.conditions).reason).to.equal('QuotaNotCounted');
+      expect(ready(status.conditions).message).to.match(/^ResourceQuota\/svc-quota has not yet counted count\/workspaces\.den\.dev: /);
+    });
+
+    it('names a key whose status.hard still holds the limit before a change', () => {
+      const used = Object.fromEntries(Object.keys(HARD).map((k) => [k, '0']));
+      const { status } = syncUserSpace(input(userSpace(), { children: withQuotaStatus({ hard: { ...HARD, 'requests.cpu': '2' }, used }) }));
+      expect(ready(status.conditions).message).to.match(/^ResourceQuota\/svc-quota has not yet counted requests\.cpu: /);
+    });
+
+    it('is Ready once status.hard is the spec and status.used has every key, whatever is used', () => {
+      const used = { ...Object.fromEntries(Object.keys(HARD).map((k) => [k, '0'])), 'count/workspaces.den.dev': '3', 'requests.cpu': '3500m' };
+      const { status } = syncUserSpace(input(userSpace(), { children: withQuotaStatus({ hard: HARD, used }) }));
+      expect(status.phase).to.equal('Ready');
+      expect(ready(status.conditions)).to.include({ status: 'True', reason: 'ChildrenReady' });
+    });
+
+    it('names missing children first: svc-quota must exist before it can be counted', () => {
+      const observed = without(withQuotaStatus(undefined), 'LimitRange.v1', 'svc-alice/svc-limits');
+      expect(ready(syncUserSpace(input(userSpace(), { children: observed })).status.conditions)).to.include({ reason: 'ChildrenMissing', message: 'waiting for 1 of 14 children: LimitRange/svc-limits' });
+    });
+  });
+
   it('is Pending when the API server address is unknown, since the policy cannot allow egress to it yet', () => {
     const rel = related({ apiServer: { service: null, endpointSlices: [] } });
     const observed = observe(syncUserSpace(input(userSpace(), { related: rel })).children);

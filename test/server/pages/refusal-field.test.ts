@@ -56,6 +56,13 @@ describe("a refusal in the person's words (server/pages/refusal.ts)", () => {
     });
   });
 
+  it('says a quota the cluster has not counted yet means a space still being set up, and keeps the 403 to fold', () => {
+    const body = { ...fixture('forbidden-create-workspace-like.json').body };
+    body.message = 'workspaces.den.dev "dev" is forbidden: status unknown for quota: svc-quota, resources: count/workspaces.den.dev';
+    const uncounted = new KubeApiError(403, body, 'POST', '/apis/den.dev/v1alpha1/namespaces/svc-alice/workspaces');
+    expect(refusalOf(uncounted)).to.deep.equal({ said: 'Nothing was created, because your space is still being set up: try again in a few seconds.', cluster: body.message, status: 403 });
+  });
+
   it('says a change made elsewhere at the same moment saved nothing, and to reload', () => {
     const conflict = recorded('conflict-stale-update.json');
     expect(refusalOf(conflict)).to.deep.equal({
