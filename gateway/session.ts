@@ -2,14 +2,16 @@
 // exec or the sftp subsystem starts one pods/exec in the workspace pod, as the workspace
 // owner (the client carries their minted token). Exit codes come from the exec Status;
 // stderr stays separate unless a terminal merges it. A refusal by the cluster is told on
-// stderr and ends the channel with EXEC_FAILURE_CODE.
+// stderr and ends the channel with EXEC_FAILURE_CODE. sftp and legacy scp's sink end with
+// the client's EOF even where the exec cannot pass it on (v4, Kubernetes before 1.29): the
+// client waits for every answer before it sends EOF, so nothing more can be asked of them.
 import type { Writable } from 'node:stream';
 import type { ServerChannel, Session } from 'ssh2';
 import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { KubeApiError } from '../kube/errors.js';
 import { MintError } from '../kube/minting.js';
-import { envRefusal, execCommand, sanitizeTerm, sftpCommand, shellCommand } from '../shell/commands.js';
+import { envRefusal, execCommand, isScpSink, sanitizeTerm, sftpCommand, shellCommand } from '../shell/commands.js';
 import { EXEC_FAILURE_CODE, startExec, type ExecExit, type ExecSession } from '../kube/exec.js';
 import { ownerIdentity, type ConnectionFacts, type SessionKind, type SessionRecorder } from './session-record.js';
 
@@ -88,12 +90,13 @@ export function serveSession(session: Session, deps: SessionDeps): void {
 
   session.on('shell', (accept, reject) => {
     if (started) return reject?.();
-    run(accept(), shellCommand(target, sessionEnv()), pty !== undefined, 'shell');
+    run(accept(), shellCommand(target, sessionEnv()), pty !== undefined, 'shell', false);
   });
 
   session.on('exec', (accept, reject, info) => {
     if (started) return reject?.();
-    run(accept(), execCommand(target, sessionEnv(), String(info.command ?? '')), pty !== undefined, 'exec');
+    const command = String(info.command ?? '');
+    run(accept(), execCommand(target, sessionEnv(), command), pty !== undefined, 'exec', pty === undefined && isScpSink(command));
   });
 
   session.on('subsystem', (accept, reject, info) => {
@@ -101,7 +104,7 @@ export function serveSession(session: Session, deps: SessionDeps): void {
       log('subsystem refused', { workspace: target.workspace, subsystem: String(info.name).slice(0, 32).replace(/[^\x20-\x7e]/g, '?') });
       return reject?.();
     }
-    run(accept(), sftpCommand(target), false, 'sftp');
+    run(accept(), sftpCommand(target), false, 'sftp', true);
   });
 
   session.on('close', () => {
@@ -109,7 +112,7 @@ export function serveSession(session: Session, deps: SessionDeps): void {
     exec?.close();
   });
 
-  function run(channel: ServerChannel | undefined, command: string[], tty: boolean, kind: SessionKind): void {
+  function run(channel: ServerChannel | undefined, command: string[], tty: boolean, kind: SessionKind, endsWithInput: boolean): void {
     if (!channel) return;
     started = true;
     const tally = deps.record.opened(facts, kind);
@@ -128,7 +131,7 @@ export function serveSession(session: Session, deps: SessionDeps): void {
       tally.close();
     });
     const size = pty ? { cols: pty.cols, rows: pty.rows } : undefined;
-    startExec(deps.client, target, { command, tty, size }, { stdin: channel, stdout: channel, stderr: tty ? undefined : channel.stderr })
+    startExec(deps.client, target, { command, tty, size, endsWithInput }, { stdin: channel, stdout: channel, stderr: tty ? undefined : channel.stderr })
       .then((session) => {
         exec = session;
         if (closed || channelClosed) session.close();

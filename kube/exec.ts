@@ -2,7 +2,8 @@
 // 3 the final Status, 4 terminal resize. v5.channel.k8s.io is offered first because its
 // close frame [255, 0] lets the command see EOF on stdin; an API server that only speaks
 // v4.channel.k8s.io (Kubernetes before 1.29) picks v4, where stdin cannot be closed on
-// its own and stays open until the command ends.
+// its own and stays open until the command ends. A command that serves requests until its
+// input ends (sftp-server) would then never end: such an exec is ended at the input's end.
 import type { Readable, Writable } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { KubeClient } from './client.js';
@@ -28,6 +29,12 @@ export interface ExecRequest {
   tty: boolean;
   /** Initial terminal size when `tty`: set by the command's wrapper before it runs, and sent on channel 4. */
   size?: { cols: number; rows: number };
+  /**
+   * The command answers requests on stdin and has nothing left to do once stdin ends (sftp-server,
+   * an scp sink). On v4, where the command cannot be told, the exec is then ended and reported as
+   * exit 0; on v5 the command sees EOF and ends by itself.
+   */
+  endsWithInput?: boolean;
 }
 
 /**
@@ -116,6 +123,8 @@ function connectExec(ws: WebSocket, onMessage: (handler: MessageHandler) => void
   const sender = new FrameSender(ws);
   const gate = new OutputGate(ws);
   let exit: ExecExit | undefined;
+  /** Set once we ended the exec as done: nothing the server sends afterwards changes its outcome. */
+  let finished = false;
   let transportError: Error | undefined;
 
   const resize = (cols: number, rows: number) => {
@@ -133,7 +142,7 @@ function connectExec(ws: WebSocket, onMessage: (handler: MessageHandler) => void
         gate.write(streams.stderr ?? streams.stdout, payload);
         break;
       case EXEC_CHANNEL.status:
-        exit = parseStatusFrame(payload);
+        if (!finished) exit = parseStatusFrame(payload);
         break;
       default:
         break; // unknown channels are ignored, as kubectl does
@@ -144,6 +153,7 @@ function connectExec(ws: WebSocket, onMessage: (handler: MessageHandler) => void
   const onStdin = (chunk: Buffer) => sender.send(EXEC_CHANNEL.stdin, chunk, stdin);
   const onStdinEnd = () => {
     if (protocol === V5) sender.send(EXEC_CHANNEL.close, Buffer.from([EXEC_CHANNEL.stdin]));
+    else if (req.endsWithInput) finish();
   };
   if (stdin) {
     stdin.on('data', onStdin);
@@ -168,17 +178,20 @@ function connectExec(ws: WebSocket, onMessage: (handler: MessageHandler) => void
   if (req.size) resize(req.size.cols, req.size.rows);
 
   let closeTimer: NodeJS.Timeout | undefined;
-  return {
-    protocol,
-    resize,
-    done,
-    close() {
-      if (ws.readyState === ws.CLOSED || closeTimer) return;
-      ws.close(1000);
-      // A peer that never answers the close handshake must not keep the socket forever.
-      closeTimer = setTimeout(() => ws.terminate(), 5_000);
-      closeTimer.unref();
-      void done.then(() => clearTimeout(closeTimer));
-    },
+  const close = () => {
+    if (ws.readyState === ws.CLOSED || closeTimer) return;
+    ws.close(1000);
+    // A peer that never answers the close handshake must not keep the socket forever.
+    closeTimer = setTimeout(() => ws.terminate(), 5_000);
+    closeTimer.unref();
+    void done.then(() => clearTimeout(closeTimer));
   };
+  /** Ends the exec as a success, unless the command's own exit status came first. */
+  const finish = () => {
+    if (finished || ws.readyState !== ws.OPEN) return;
+    finished = true;
+    exit ??= { exitCode: 0 };
+    close();
+  };
+  return { protocol, resize, done, close };
 }

@@ -62,6 +62,16 @@ export function sftpCommand(target: SessionTarget): string[] {
   return ['/bin/sh', '-c', SFTP, 'den-sftp', target.homePath];
 }
 
+/**
+ * The command OpenSSH's legacy scp (`scp -O`) runs to receive files: `scp [-v] [-r] [-p] [-d] -t
+ * [--] target`, one command with no shell control operator after it. Its source waits for the
+ * sink's acknowledgement of every file before it ends its input, so the sink has nothing left to
+ * do once its input ends; a compound command (`scp -t x; make`) is not one.
+ */
+export function isScpSink(command: string): boolean {
+  return /^scp(?: -[vrpd])* -t (?:-- )?[^;&|\n\r]+$/.test(command);
+}
+
 /** A terminal type is shown to programs; keep it to what terminfo names look like. */
 export function sanitizeTerm(term: string): string {
   return /^[A-Za-z0-9._+-]{1,64}$/.test(term) ? term : 'xterm';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { envArgs, envRefusal, execCommand, MAX_ENV_VARS, sanitizeTerm, sftpCommand, shellCommand } from '../../shell/commands.js';
+import { envArgs, envRefusal, execCommand, isScpSink, MAX_ENV_VARS, sanitizeTerm, sftpCommand, shellCommand } from '../../shell/commands.js';
 import { activityPatch } from '../../shell/activity.js';
 import { isLocalDestination } from '../../gateway/local-destination.js';
 import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, shellAndHome, type SessionTarget } from '../../shell/target.js';
@@ -90,6 +90,13 @@ describe('gateway pod commands', () => {
   it('looks for sftp-server where Debian, Alpine, Arch and Fedora put it', () => {
     const snippet = sftpCommand(target)[2]!;
     for (const path of ['/usr/lib/openssh/sftp-server', '/usr/lib/sftp-server', '/usr/libexec/openssh/sftp-server']) expect(snippet).to.contain(path);
+  });
+
+  it('knows the commands legacy scp -O runs to receive files, and nothing that runs more after them', () => {
+    const sinks = ['scp -t .', 'scp -t notes.txt', 'scp -v -r -p -d -t -- -dash', "scp -p -t 'my dir/'", 'scp -t $HOME/x'];
+    const others = ['scp -f notes.txt', 'scp -t', 'scp -t x; make', 'scp -t x && rm y', 'scp -t x | tee log', 'scp -t x &', 'scp -t x\nmake', 'cat; echo done', 'sudo scp -t x'];
+    expect(sinks.filter(isScpSink)).to.deep.equal(sinks);
+    expect(others.filter(isScpSink)).to.deep.equal([]);
   });
 
   const envCases: [string, string, number, string | undefined][] = [

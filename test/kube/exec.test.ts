@@ -99,6 +99,26 @@ describe('gateway exec client', () => {
     expect(fake.execs[0]!.stdinClosedByFrame).to.equal(false);
   });
 
+  it('ends an exec that ends with its input at the end of stdin on v4, as exit 0, with its output delivered', async () => {
+    await startFake([V4]);
+    const s = streams();
+    const exec = await startExec(client, target, { command: ['sh', '-c', 'cat; exit 3'], tty: false, endsWithInput: true }, s.io);
+    s.stdin.write('answered\n');
+    await waitFor(() => s.out() === 'answered\n');
+    s.stdin.end();
+    expect(await exec.done).to.deep.equal({ exitCode: 0 });
+    await waitFor(() => fake.execs[0]!.exitCode !== undefined); // nothing left running in the pod
+  });
+
+  it('lets an exec that ends with its input see EOF on v5 and keeps its own exit status', async () => {
+    await startFake([V5, V4]);
+    const s = streams();
+    const exec = await startExec(client, target, { command: ['sh', '-c', 'cat; echo " after EOF"; exit 3'], tty: false, endsWithInput: true }, s.io);
+    s.stdin.end('input');
+    expect(await exec.done).to.deep.equal({ exitCode: 3 });
+    expect(s.out()).to.equal('input after EOF\n');
+  });
+
   it("rejects with the API server's Status when the pod does not exist", async () => {
     await startFake();
     const s = streams();
