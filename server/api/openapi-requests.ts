@@ -1,5 +1,5 @@
 // The OpenAPI schemas of the request bodies, generated from the yup schemas REST checks them
-// with (server/api/schemas.ts, server/routes/schemas.ts), so the description cannot drift from
+// with (server/api/schemas.ts, server/api/account-schemas.ts), so the description cannot drift from
 // the checks: types, required fields, lengths, bounds, patterns and enums come from the checks,
 // only the prose from the table each body is given.
 import type { AnyObjectSchema, AnySchema } from 'yup';

@@ -4,7 +4,7 @@ import { denCrds } from '../../infra/crds/index.js';
 import type { JsonSchema } from '../../infra/crds/schema.js';
 import { KINDS, VERSION } from '../../kube/group.js';
 import { MEMBERSHIP_ROLES } from '../../infra/crds/user-space.js';
-import { loginRequest, localUserRequest, passwordRequest, sshKeyRequest } from '../routes/schemas.js';
+import { loginRequest, localUserRequest, passwordRequest, sshKeyRequest } from './account-schemas.js';
 import { requestBodySchema } from './openapi-requests.js';
 import {
   createImageRegistryRequest,

@@ -13,7 +13,7 @@ import { ForwardingClient } from '../../kube/forwarding.js';
 import type { TokenMinter } from '../../kube/minting.js';
 import { looksLikeApiToken } from './secrets.js';
 import type { Session, SessionStore } from './sessions.js';
-import type { ApiToken, ApiTokenStore } from './tokens.js';
+import type { ApiToken, ApiTokenStore } from './token-store.js';
 
 export type Credential = { kind: 'cookie'; session: Session } | { kind: 'bearer'; token: ApiToken };
 

@@ -7,7 +7,7 @@ import { TokenMinter } from '../../kube/minting.js';
 import { DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from './sessions.js';
 import { ServiceState } from './state.js';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './throttle.js';
-import { ApiTokenStore } from './tokens.js';
+import { ApiTokenStore } from './token-store.js';
 import { AppPassStore } from './app-passes.js';
 import type { MintingMetrics } from '../../kube/minting-metrics.js';
 

@@ -1,5 +1,5 @@
 // The administration pages, read and written with the person's own minted token through the
-// REST mappings and schemas (server/api/*.ts, server/routes/local-users.ts): the cluster's RBAC
+// REST mappings and schemas (server/api/*.ts, server/api/local-users.ts): the cluster's RBAC
 // decides, and someone without the rights sees its 403 message naming the missing right.
 // Forms post back to their page; a refusal is shown above that form with what was typed.
 import { isDisabled, roleOf } from '../../infra/crds/user-space.js';
@@ -52,8 +52,8 @@ import {
 import { DEFAULT_QUOTA, userSpacesWithUsage } from '../api/userspaces.js';
 import { requireAdministrator } from '../auth/admin.js';
 import { HttpError } from '../../koa/errors.js';
-import { createLocalUserOf, deleteLocalUserOf } from '../routes/local-users.js';
-import { localUserRequest } from '../routes/schemas.js';
+import { createLocalUserOf, deleteLocalUserOf } from '../api/local-users.js';
+import { localUserRequest } from '../api/account-schemas.js';
 import { viewerOf } from './middleware.js';
 import { pageActor, sendPage, wantsLivePart } from './workspaces.js';
 import { refusalOf } from './refusal.js';

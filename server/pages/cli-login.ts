@@ -5,7 +5,7 @@
 // That answer's CSP allows form submission to exactly that loopback address.
 import { randomHex } from '../auth/secrets.js';
 import { HttpError } from '../../koa/errors.js';
-import { issueTokenFor } from '../routes/tokens.js';
+import { issueTokenFor } from '../api/tokens.js';
 import { cliLoginHandOffPage, cliLoginQuestionPage, type CliRequest } from '../../web/templates/cli-login.js';
 import { PAGE_CSP, viewerOf } from './middleware.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';

@@ -1,6 +1,6 @@
 // GET /profile and its forms: quota usage, my SSH keys (my own UserSpace, patched with my
 // token: SPEC 1.2 rule 6), my API tokens and my password, through the same functions as
-// REST (server/routes/tokens.ts, server/routes/profile.ts). A refusal is shown beside the
+// REST (server/api/tokens.ts, server/api/profile.ts). A refusal is shown beside the
 // form it is about; the page is rendered again, never a stack trace.
 import { RESOURCES } from '../../kube/resources.js';
 import type { HomeClaim, PodRequests } from '../../infra/crds/quota-use.js';
@@ -8,9 +8,9 @@ import type { Workspace } from '../../infra/crds/workspace.js';
 import { profilePage, type ProfileView } from '../../web/templates/profile.js';
 import { HttpError } from '../../koa/errors.js';
 import type { ClientAddressState } from '../http/client-address.js';
-import { addSavedKeyOf, changePasswordOf, savedKeysOf } from '../routes/profile.js';
-import { issueTokenQuery, passwordRequest } from '../routes/schemas.js';
-import { describeToken, issueTokenFor, revokeTokenOf } from '../routes/tokens.js';
+import { addSavedKeyOf, changePasswordOf, savedKeysOf } from '../api/profile.js';
+import { issueTokenQuery, passwordRequest } from '../api/account-schemas.js';
+import { describeToken, issueTokenFor, revokeTokenOf } from '../api/tokens.js';
 import { viewerOf } from './middleware.js';
 import { refusalOf } from './refusal.js';
 import { quotaLines } from './new.js';

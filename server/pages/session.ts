@@ -5,7 +5,7 @@ import { loginPage, type IdentityProviderLink } from '../../web/templates/login.
 import { HttpError } from '../../koa/errors.js';
 import { sessionIdFromCookieHeader } from '../auth/cookie.js';
 import type { ClientAddressState } from '../http/client-address.js';
-import { signIn, signOut, sessionCookieOf, type SessionRouteDeps } from '../routes/session.js';
+import { signIn, signOut, sessionCookieOf, type SessionRouteDeps } from '../api/session.js';
 import { CSRF_FIELD } from '../../web/templates/layout.js';
 import { clearedLoginCsrfCookie, LOGIN_CSRF_REFUSED, loginCsrfHolds, loginCsrfToken } from './login-csrf.js';
 import { sameOriginPath, type PageState } from './middleware.js';

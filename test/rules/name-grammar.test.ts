@@ -16,7 +16,7 @@ import { imageVersion } from '../../infra/install/settings.js';
 import { userNamespace } from '../../kube/group.js';
 import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName, qualifiedNameProblems } from '../../kube/names.js';
 import { createWorkspaceImageRequest, createWorkspaceRequest, namespaceQuery, userSpaceRequest } from '../../server/api/schemas.js';
-import { issueTokenQuery } from '../../server/routes/schemas.js';
+import { issueTokenQuery } from '../../server/api/account-schemas.js';
 import { TerminalServer, type TerminalDeps } from '../../server/terminal/upgrade.js';
 import { KEY } from '../server/api/support.js';
 import { userSpace } from '../hooks/userspace/inputs.js';

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { AnyObjectSchema } from 'yup';
 import { requestBodySchema } from '../../../server/api/openapi-requests.js';
 import { createImageRegistryRequest, createWorkspaceImageRequest, createWorkspaceRequest, quotaRequest, userSpaceRequest } from '../../../server/api/schemas.js';
-import { localUserRequest } from '../../../server/routes/schemas.js';
+import { localUserRequest } from '../../../server/api/account-schemas.js';
 import { HttpError } from '../../../koa/errors.js';
 import { validate } from '../../../server/http/validate.js';
 import { doc } from './openapi-check.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { HttpError } from '../../../koa/errors.js';
 import { validate } from '../../../server/http/validate.js';
-import { issueTokenQuery, localUserRequest, loginRequest, passwordRequest } from '../../../server/routes/schemas.js';
+import { issueTokenQuery, localUserRequest, loginRequest, passwordRequest } from '../../../server/api/account-schemas.js';
 
 function problem(fn: () => unknown): string {
   try {

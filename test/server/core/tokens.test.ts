@@ -1,7 +1,7 @@
 // SPEC 4.4 and 5: API tokens issued, listed, used and revoked, and CSRF on cookie requests.
 import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
-import { TOKEN_OWNER_LABEL, tokenOwnerHash, tokenSecretName } from '../../../server/auth/tokens.js';
+import { TOKEN_OWNER_LABEL, tokenOwnerHash, tokenSecretName } from '../../../server/auth/token-store.js';
 import { renderStateSecret } from '../../../server/auth/state.js';
 import { sha256Hex } from '../../../server/auth/secrets.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';

@@ -15,7 +15,7 @@ import type { LocalUserStore } from '../auth/local-users.js';
 import { verifyPassword } from '../auth/passwords.js';
 import type { SessionStore } from '../auth/sessions.js';
 import type { LoginThrottle } from '../auth/throttle.js';
-import { passwordRequest, sshKeyRequest } from './schemas.js';
+import { passwordRequest, sshKeyRequest } from './account-schemas.js';
 import { beginPasswordAttempt } from './session.js';
 
 export interface ProfileRouteDeps {

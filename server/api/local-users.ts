@@ -8,7 +8,7 @@ import { requireAdministrator } from '../auth/admin.js';
 import type { CoreState } from '../auth/authenticate.js';
 import { LocalUserExistsError, type LocalUser, type LocalUserStore } from '../auth/local-users.js';
 import type { SessionStore } from '../auth/sessions.js';
-import { localUserRequest } from './schemas.js';
+import { localUserRequest } from './account-schemas.js';
 
 export interface LocalUserRouteDeps {
   localAuth: boolean;

@@ -11,7 +11,7 @@ import type { LocalUserStore } from '../auth/local-users.js';
 import type { Session, SessionStore } from '../auth/sessions.js';
 import type { LoginAttempt, LoginThrottle } from '../auth/throttle.js';
 import type { ClientAddressState } from '../http/client-address.js';
-import { loginRequest } from './schemas.js';
+import { loginRequest } from './account-schemas.js';
 import { audit, AUDIT_ACTS, type AuditLog } from '../../process/audit.js';
 
 export interface SessionRouteDeps {

@@ -5,8 +5,8 @@ import { HttpError } from '../../koa/errors.js';
 import { noQuery, validateQuery } from '../http/validate.js';
 import type { CoreState } from '../auth/authenticate.js';
 import type { Caller } from '../http/context.js';
-import { TokenNameTakenError, type ApiToken, type ApiTokenStore } from '../auth/tokens.js';
-import { issueTokenQuery } from './schemas.js';
+import { TokenNameTakenError, type ApiToken, type ApiTokenStore } from '../auth/token-store.js';
+import { issueTokenQuery } from './account-schemas.js';
 import { audit, AUDIT_ACTS, type AuditLog } from '../../process/audit.js';
 
 export interface TokenRouteDeps {
