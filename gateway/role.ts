@@ -13,7 +13,7 @@ import { inCluster, loadConnection } from '../kube/connection.js';
 import { Informer } from '../kube/informer.js';
 import { untilAborted } from '../process/timers.js';
 import { RESOURCES } from '../kube/resources.js';
-import { GATEWAY_HOST_KEY_DIR, GATEWAY_HOST_KEY_FILE } from '../infra/install/names.js';
+import { GATEWAY_HOST_KEY_DIR, GATEWAY_HOST_KEY_FILE } from '../contract/names.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { Metrics } from '../process/metrics.js';
 import { loadHostKey } from './host-key.js';

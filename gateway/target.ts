@@ -14,7 +14,7 @@ import {
   type SessionTarget,
   type WorkspacePod,
 } from '../shell/target.js';
-import type { WorkspaceImage } from '../infra/crds/workspace-image.js';
+import type { WorkspaceImage } from '../contract/workspace-image.js';
 import { findAuthorizedKey, type OfferedKey } from './keys.js';
 import type { Workspace } from './workspaces.js';
 

@@ -4,12 +4,12 @@
 import type { KubeClient } from '../kube/client.js';
 import type { CacheEvent } from '../kube/informer.js';
 import { RESOURCES } from '../kube/resources.js';
-import type { Workspace } from '../infra/crds/workspace.js';
+import type { Workspace } from '../contract/workspace.js';
 
 // One Workspace type for every reader, beside its CRD.
-export type { Workspace } from '../infra/crds/workspace.js';
+export type { Workspace } from '../contract/workspace.js';
 
-export type { WorkspaceImage } from '../infra/crds/workspace-image.js';
+export type { WorkspaceImage } from '../contract/workspace-image.js';
 
 /** name -> namespace -> Workspace */
 export type WorkspaceNameIndex = Map<string, Map<string, Workspace>>;

@@ -11,7 +11,7 @@ import { loadConnection } from '../kube/connection.js';
 import { re2 } from '../process/re2.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { RESOURCES } from '../kube/resources.js';
-import { WEBHOOK_SERVICE } from '../infra/install/names.js';
+import { WEBHOOK_SERVICE } from '../contract/names.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { Metrics } from '../process/metrics.js';
 import { AdmissionMetrics } from './admission/metrics.js';

@@ -3,7 +3,7 @@
 // holds the Lease (webhooks are not here: every replica serves them).
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { LEADER_LEASE } from '../infra/install/names.js';
+import { LEADER_LEASE } from '../contract/names.js';
 import type { Log } from '../process/role.js';
 import { CONTROLLERS, type ControllerFactory, type ManagerConfig } from './controllers.js';
 import { Controller, type ControllerOptions } from './loop/controller.js';

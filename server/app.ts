@@ -27,7 +27,7 @@ import { Registry } from 'prom-client';
 import { HttpMetrics } from './metrics.js';
 import { PreviewProxy } from './preview/proxy.js';
 import { servePreviews } from './preview/middleware.js';
-import { appUrlsOf } from '../infra/install/apps-domain.js';
+import { appUrlsOf } from '../contract/apps-domain.js';
 
 export const API_PREFIX = '/api/v1';
 

@@ -31,7 +31,7 @@ import { ActivityRecorder } from '../shell/activity.js';
 import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../kube/den-events.js';
 import { FIELD_MANAGERS } from '../kube/group.js';
 import { isDns1123Subdomain } from '../kube/names.js';
-import { appsDomainProblem } from '../infra/install/apps-domain.js';
+import { appsDomainProblem } from '../contract/apps-domain.js';
 
 // An ingress or load balancer keeps its connections to den server open between requests (AWS
 // ALB 60 s, ingress-nginx's upstream keep-alive 60 s) and does not expect them closed under it:

@@ -5,9 +5,9 @@
 // the shell and home come from its WorkspaceImage. Nothing here comes from client input.
 import type { KubeObject } from '../kube/client.js';
 import { defaultPodName, LABELS } from '../kube/group.js';
-import { WORKSPACE_CONTAINER } from '../infra/crds/workspace.js';
-import type { Workspace } from '../infra/crds/workspace.js';
-import { WORKSPACE_IMAGE_DEFAULTS, type WorkspaceImage } from '../infra/crds/workspace-image.js';
+import { WORKSPACE_CONTAINER } from '../contract/workspace.js';
+import type { Workspace } from '../contract/workspace.js';
+import { WORKSPACE_IMAGE_DEFAULTS, type WorkspaceImage } from '../contract/workspace-image.js';
 
 export interface WorkspacePod extends KubeObject {
   spec?: { containers?: { name?: string }[] };

@@ -2,7 +2,7 @@
 // by the gateway outside the cluster) and the Secret that keeps it, which the kubelet mounts
 // into every gateway replica.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { GATEWAY_HOST_KEY_FILE, GATEWAY_HOST_KEY_SECRET } from '../infra/install/names.js';
+import { GATEWAY_HOST_KEY_FILE, GATEWAY_HOST_KEY_SECRET } from '../contract/names.js';
 import { sshString, uint32 } from './wire.js';
 
 export const HOST_KEY_SECRET = GATEWAY_HOST_KEY_SECRET;

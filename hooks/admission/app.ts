@@ -4,7 +4,7 @@ import Koa, { type Context, type Next } from 'koa';
 import type { Log } from '../../process/role.js';
 import { refuseOversizedBodies, readJsonBody } from '../../koa/body.js';
 import { errorMapper, HttpError } from '../../koa/errors.js';
-import { WEBHOOKS } from '../../infra/install/names.js';
+import { WEBHOOKS } from '../../contract/names.js';
 import type { DecisionMemo } from './memo.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { answer, deny, parseReview, ReviewShapeError, type AdmissionRequest, type AdmissionResponse } from './review.js';

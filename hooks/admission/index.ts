@@ -15,7 +15,7 @@ import { freshViewFrom } from './fresh-view.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { CachingMemo } from './memo.js';
 import { DEFAULT_CERT_POLICY, servingHosts, type CertPolicy, type TlsMaterial } from './certs.js';
-import { WEBHOOK_CONFIGURATION, WEBHOOK_TLS_SECRET } from '../../infra/install/names.js';
+import { WEBHOOK_CONFIGURATION, WEBHOOK_TLS_SECRET } from '../../contract/names.js';
 import { keepWebhooksRegistered, registerWebhooks, type Registration } from './registration.js';
 import { ensureWebhookTls } from './tls-secret.js';
 

@@ -10,8 +10,8 @@ export interface ResourceRequirements {
 }
 
 // One Workspace and one WorkspaceImage type for every reader, beside their CRDs.
-export type { Workspace } from '../../infra/crds/workspace.js';
-export type { WorkspaceImage } from '../../infra/crds/workspace-image.js';
+export type { Workspace } from '../../contract/workspace.js';
+export type { WorkspaceImage } from '../../contract/workspace-image.js';
 
 export interface UserSpaceQuota {
   cpu?: string | number;

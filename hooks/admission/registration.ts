@@ -8,7 +8,7 @@ import { isConflict, isNotFound } from '../../kube/errors.js';
 import { Informer } from '../../kube/informer.js';
 import { sleep, untilAborted } from '../../process/timers.js';
 import { RESOURCES, type ResourceType } from '../../kube/resources.js';
-import { WEBHOOK_CONFIGURATION, WEBHOOKS } from '../../infra/install/names.js';
+import { WEBHOOK_CONFIGURATION, WEBHOOKS } from '../../contract/names.js';
 
 /** Each webhook entry of the install chart and the path it is served at. */
 const WEBHOOK_PATHS: Record<string, string> = Object.fromEntries(Object.values(WEBHOOKS).map((w) => [w.name, w.path]));

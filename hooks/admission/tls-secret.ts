@@ -5,7 +5,7 @@ import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isAlreadyExists, isConflict } from '../../kube/errors.js';
 import { LABELS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { WEBHOOK_TLS_SECRET } from '../../infra/install/names.js';
+import { WEBHOOK_TLS_SECRET } from '../../contract/names.js';
 import { materialOf, planTls, secretData, type CertPolicy, type TlsPlan } from './certs.js';
 
 

@@ -5,7 +5,7 @@
 // the workspace grows), so that a workspace admitted under yesterday's catalog or quota can
 // still be stopped, and its finalizer removed, today.
 import { isDeepStrictEqual } from 'node:util';
-import { homePathOf, imageRootViolations, isRunning, nameViolations, volumeViolations } from '../../infra/crds/workspace-rules.js';
+import { homePathOf, imageRootViolations, isRunning, nameViolations, volumeViolations } from '../../contract/workspace-rules.js';
 import { compareQuantities, formatQuantity, tryParseQuantity } from '../../kube/quantity.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
 import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from './objects.js';

@@ -1,7 +1,7 @@
 // The three webhooks as functions of one AdmissionRequest and a read-only view of the caches.
 // No I/O here except the administrator question and a refusal's second look, which are passed in.
-import { imageRegistryViolations } from '../../infra/crds/image-registry-rules.js';
-import { declaredAppViolations } from '../../infra/crds/workspace-image-rules.js';
+import { imageRegistryViolations } from '../../contract/image-registry-rules.js';
+import { declaredAppViolations } from '../../contract/workspace-image-rules.js';
 import { GROUP, KINDS, userSpaceOfNamespace, WEBHOOK_EXCLUDED_NAMESPACES } from '../../kube/group.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
 import { mutateWorkspace } from './mutate-workspace.js';

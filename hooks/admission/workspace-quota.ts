@@ -1,8 +1,8 @@
 // SPEC 1.4 and 2.4: what a workspace asks for, plus what the namespace already holds, must
-// fit the owner's UserSpace quota. What a workspace holds is infra/crds/quota-use.ts.
+// fit the owner's UserSpace quota. What a workspace holds is contract/quota-use.ts.
 import { homeClaimName } from '../../kube/group.js';
 import { addQuantities, compareQuantities, countQuantity, formatQuantity, isNegative, subtractQuantities, tryParseQuantity, ZERO, type Quantity } from '../../kube/quantity.js';
-import { heldBy, storageByClaim, type RequestOf } from '../../infra/crds/quota-use.js';
+import { heldBy, storageByClaim, type RequestOf } from '../../contract/quota-use.js';
 import type { PersistentVolumeClaim, UserSpace, Workspace } from './objects.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
 import { effectiveRequest, type ParsedResources } from './workspace-resources.js';

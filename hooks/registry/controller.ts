@@ -4,7 +4,7 @@
 // WorkspaceImages a registry owns are its children.
 import { LABELS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { IMAGE_REGISTRY_LIMITS } from '../../infra/crds/image-registry-rules.js';
+import { IMAGE_REGISTRY_LIMITS } from '../../contract/image-registry-rules.js';
 import type { ControllerSpec } from '../loop/controller.js';
 import { RegistryListings } from './listings.js';
 import type { RegistryError } from './provider.js';

@@ -1,5 +1,5 @@
 // spec.provider → its implementation. A second provider is one more entry (SPEC 9).
-import type { REGISTRY_PROVIDERS } from '../../infra/crds/image-registry.js';
+import type { REGISTRY_PROVIDERS } from '../../contract/image-registry.js';
 import { cloudRegistryProvider, type CloudRegistryOptions } from './cloud-registry.js';
 import { RegistryError, type RegistryProvider } from './provider.js';
 

@@ -2,7 +2,7 @@
 // exclude (exclude wins; no include means every repository), then per repository the tags of
 // tags.mode, newest first by push time, at most tags.limit of them. Untagged images never count.
 import type RE2 from 're2';
-import { compilePattern, IMAGE_REGISTRY_LIMITS } from '../../infra/crds/image-registry-rules.js';
+import { compilePattern, IMAGE_REGISTRY_LIMITS } from '../../contract/image-registry-rules.js';
 import { RegistryError } from './provider.js';
 import type { ImageRegistrySpec, RegistryListing } from './types.js';
 

@@ -1,6 +1,6 @@
 // The ImageRegistry as the sync reads it (SPEC 2.3), and what a provider reports of a registry.
 import type { KubeObject } from '../../kube/client.js';
-import type { TagMode } from '../../infra/crds/image-registry-rules.js';
+import type { TagMode } from '../../contract/image-registry-rules.js';
 
 export interface ImageRegistrySpec {
   provider?: string;

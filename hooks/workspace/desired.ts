@@ -1,11 +1,11 @@
 // The decision step of the Workspace hook: from the Workspace and its catalog entry to the
 // values the child constructs draw, or the reason there is nothing to draw.
 import { tryParseQuantity } from '../../kube/quantity.js';
-import { WORKSPACE_IMAGE_DEFAULTS } from '../../infra/crds/workspace-image.js';
-import { homePathOf, imageRootViolations, isRunning, nameViolations, volumeViolations, type WorkspaceViolation } from '../../infra/crds/workspace-rules.js';
+import { WORKSPACE_IMAGE_DEFAULTS } from '../../contract/workspace-image.js';
+import { homePathOf, imageRootViolations, isRunning, nameViolations, volumeViolations, type WorkspaceViolation } from '../../contract/workspace-rules.js';
 import type { WorkspaceChildrenProps } from '../../infra/children/workspace/props.js';
-import { PULL_POLICIES, type PullPolicy, type QuantityJson, type ResourceRequirementsJson } from '../../infra/crds/schema.js';
-import { HOME_VOLUME } from '../../infra/crds/workspace.js';
+import { PULL_POLICIES, type PullPolicy, type QuantityJson, type ResourceRequirementsJson } from '../../contract/schema.js';
+import { HOME_VOLUME } from '../../contract/workspace.js';
 import type { Workspace, WorkspaceImage } from './types.js';
 
 /** Why the hook renders no children; `image` is true when the catalog entry is at fault. */
@@ -40,7 +40,7 @@ function quantitiesAsStrings(resources: ResourceRequirementsJson): ResourceRequi
   };
 }
 
-/** A rule of infra/crds/workspace-rules.ts the Workspace breaks, worded for its status. */
+/** A rule of contract/workspace-rules.ts the Workspace breaks, worded for its status. */
 function ruleProblem(violation: WorkspaceViolation, workspace: Workspace, entry: string, homePath: string): SpecProblem {
   const i = violation.index ?? 0;
   const mount = workspace.spec?.volumeMounts?.[i];

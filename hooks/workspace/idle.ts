@@ -6,11 +6,11 @@
 // hook turns the verdict into a parent change and a timer, the loop does the writes.
 import { ACTIVITY_REFRESH_MS, ANNOTATIONS } from '../../kube/group.js';
 import { humanDuration } from '../../kube/den-events.js';
-import { idleClock } from '../../infra/crds/idle-timeout.js';
-import { isRunning } from '../../infra/crds/workspace-rules.js';
+import { idleClock } from '../../contract/idle-timeout.js';
+import { isRunning } from '../../contract/workspace-rules.js';
 import type { Workspace } from './types.js';
 
-export { durationMs, MIN_IDLE_TIMEOUT_MS } from '../../infra/crds/idle-timeout.js';
+export { durationMs, MIN_IDLE_TIMEOUT_MS } from '../../contract/idle-timeout.js';
 
 export const IDLE_STOPPED_BY = 'idle';
 export const IDLE_STOPPED_REASON = 'IdleStopped';
@@ -24,7 +24,7 @@ export type IdleVerdict =
   | { action: 'wait'; afterMs: number }
   | { action: 'stop'; idleForMs: number; timeoutMs: number };
 
-/** The decision for one Workspace at `now` (when it counts as idle: infra/crds/idle-timeout.ts). */
+/** The decision for one Workspace at `now` (when it counts as idle: contract/idle-timeout.ts). */
 export function idleVerdict(workspace: Workspace, now: Date, enabled: boolean): IdleVerdict {
   if (!enabled || !isRunning(workspace)) return { action: 'none' };
   const clock = idleClock(workspace);

@@ -2,7 +2,7 @@
 // StatefulSet the cluster holds (someone changed spec.resources). Pure: the hook turns it into
 // a Resized Event (kube/den-events.ts) that the loop records once the StatefulSet is written.
 import type { KubeObject } from '../../kube/client.js';
-import { WORKSPACE_CONTAINER } from '../../infra/crds/workspace.js';
+import { WORKSPACE_CONTAINER } from '../../contract/workspace.js';
 import { compareQuantities, tryParseQuantity } from '../../kube/quantity.js';
 
 type ResourceMap = Record<string, string | number>;

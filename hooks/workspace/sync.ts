@@ -6,7 +6,7 @@ import { childKey, RESOURCES } from '../../kube/resources.js';
 import { defaultPodName } from '../../kube/group.js';
 import { renderWorkspaceChildren } from '../../infra/children/workspace/chart.js';
 import { withTransitionTimes } from '../loop/conditions.js';
-import { isRunning } from '../../infra/crds/workspace-rules.js';
+import { isRunning } from '../../contract/workspace-rules.js';
 import { decide } from './desired.js';
 import { DEN_EVENT_ANNOTATIONS, DEN_EVENT_REASONS } from '../../kube/den-events.js';
 import type { ParentEvent } from '../loop/types.js';

@@ -3,13 +3,13 @@
 // typed, and every read is checked before it is trusted.
 import type { V1Toleration } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/client.js';
-import type { WorkspacePhase } from '../../infra/crds/workspace.js';
+import type { WorkspacePhase } from '../../contract/workspace.js';
 import type { Condition as LoopCondition, ConditionInput as LoopConditionInput } from '../loop/conditions.js';
 import type { ChildError, HookInput, HookOutput } from '../loop/types.js';
 
 // One Workspace and one WorkspaceImage type for every reader, beside their CRDs.
-export type { Workspace, WorkspacePhase, WorkspaceSpec } from '../../infra/crds/workspace.js';
-export type { WorkspaceImage, WorkspaceImageSpec } from '../../infra/crds/workspace-image.js';
+export type { Workspace, WorkspacePhase, WorkspaceSpec } from '../../contract/workspace.js';
+export type { WorkspaceImage, WorkspaceImageSpec } from '../../contract/workspace-image.js';
 
 export interface ContainerStateJson {
   waiting?: { reason?: string; message?: string };

@@ -17,7 +17,7 @@ import {
   PORTS,
   SERVER_SERVICE,
   WEBHOOK_SERVICE,
-} from './names.js';
+} from '../../contract/names.js';
 import { SystemNamespace } from './namespace.js';
 import {
   adminClusterRules,

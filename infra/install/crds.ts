@@ -1,7 +1,7 @@
-// The four den.dev CustomResourceDefinitions, rendered from infra/crds.
+// The four den.dev CustomResourceDefinitions, rendered from contract.
 import { Construct } from 'constructs';
 import { ApiObject } from 'cdk8s';
-import { denCrds } from '../crds/index.js';
+import { denCrds } from '../../contract/index.js';
 
 export class DenCustomResourceDefinitions extends Construct {
   constructor(scope: Construct, id: string) {

@@ -8,7 +8,7 @@ import {
   KubeServiceAccount,
 } from 'cdk8s-plus-28/lib/imports/k8s.js';
 import type { PolicyRule } from './rbac-rules.js';
-import { commonLabels, NAMESPACE } from './names.js';
+import { commonLabels, NAMESPACE } from '../../contract/names.js';
 
 export interface IdentityProps {
   /** Name of the ServiceAccount and of every role and binding. */

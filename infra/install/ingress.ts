@@ -2,7 +2,7 @@
 // domain is set, every app host under it (`*.<domain>`); TLS when a Secret is named.
 import { Construct } from 'constructs';
 import { KubeIngress } from 'cdk8s-plus-28/lib/imports/k8s.js';
-import { APPS_INGRESS, commonLabels, NAMESPACE, SERVER_SERVICE } from './names.js';
+import { APPS_INGRESS, commonLabels, NAMESPACE, SERVER_SERVICE } from '../../contract/names.js';
 
 export interface ServerIngressProps {
   baseUrl: string;

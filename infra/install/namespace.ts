@@ -1,7 +1,7 @@
 // The platform's own namespace, svc-system.
 import { Construct } from 'constructs';
 import { KubeNamespace } from 'cdk8s-plus-28/lib/imports/k8s.js';
-import { commonLabels, NAMESPACE } from './names.js';
+import { commonLabels, NAMESPACE } from '../../contract/names.js';
 
 export class SystemNamespace extends Construct {
   constructor(scope: Construct, id: string) {

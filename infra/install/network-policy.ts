@@ -5,7 +5,7 @@
 // manager's registry listings and the server's identity-provider calls.
 import { Construct } from 'constructs';
 import { IntOrString, KubeNetworkPolicy, type NetworkPolicyPort } from 'cdk8s-plus-28/lib/imports/k8s.js';
-import { commonLabels, HEALTH_PORT, NAMESPACE, PORTS, selectorLabels, type Component } from './names.js';
+import { commonLabels, HEALTH_PORT, NAMESPACE, PORTS, selectorLabels, type Component } from '../../contract/names.js';
 
 const tcp = (port: number): NetworkPolicyPort => ({ protocol: 'TCP', port: IntOrString.fromNumber(port) });
 const DNS: NetworkPolicyPort[] = [

@@ -7,7 +7,7 @@ import {
   LEADER_LEASE,
   WEBHOOK_CONFIGURATION,
   WEBHOOK_TLS_SECRET,
-} from './names.js';
+} from '../../contract/names.js';
 
 export interface PolicyRule {
   apiGroups: string[];

@@ -3,7 +3,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { IntOrString, KubeService } from 'cdk8s-plus-28/lib/imports/k8s.js';
-import { commonLabels, HEALTH_PORT, NAMESPACE } from './names.js';
+import { commonLabels, HEALTH_PORT, NAMESPACE } from '../../contract/names.js';
 
 export const METRICS_SERVICE = 'den-metrics';
 

@@ -5,8 +5,8 @@ import { isIP } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { isDns1123Subdomain, isLabelValue, isQualifiedName } from '../../kube/names.js';
 import { isNonNegativeQuantity } from '../../kube/quantity.js';
-import { PULL_POLICIES, type PullPolicy } from '../crds/schema.js';
-import { appsDomainProblem } from './apps-domain.js';
+import { PULL_POLICIES, type PullPolicy } from '../../contract/schema.js';
+import { appsDomainProblem } from '../../contract/apps-domain.js';
 
 export const DEFAULT_IMAGE = 'ghcr.io/den-dev/den:0.1.0';
 

@@ -8,7 +8,7 @@ import {
   type RuleWithOperations,
 } from 'cdk8s-plus-28/lib/imports/k8s.js';
 import { GROUP, VERSION, WEBHOOK_EXCLUDED_NAMESPACES } from '../../kube/group.js';
-import { commonLabels, NAMESPACE, WEBHOOK_CONFIGURATION, WEBHOOK_SERVICE, WEBHOOKS } from './names.js';
+import { commonLabels, NAMESPACE, WEBHOOK_CONFIGURATION, WEBHOOK_SERVICE, WEBHOOKS } from '../../contract/names.js';
 
 const TIMEOUT_SECONDS = 10;
 

@@ -18,8 +18,8 @@ import {
   type Volume,
   type VolumeMount,
 } from 'cdk8s-plus-28/lib/imports/k8s.js';
-import { COMPONENT_NAMES, componentLabels, NAMESPACE, selectorLabels, type Component } from './names.js';
-import type { PullPolicy } from '../crds/schema.js';
+import { COMPONENT_NAMES, componentLabels, NAMESPACE, selectorLabels, type Component } from '../../contract/names.js';
+import type { PullPolicy } from '../../contract/schema.js';
 import { imageVersion, type ProcessSettings, type ServiceType } from './settings.js';
 
 /** Seconds between a pod's removal from Service endpoints starting and SIGTERM (`sleep` is in the image's Debian base). */

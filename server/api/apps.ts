@@ -6,9 +6,9 @@
 import type { KubeClient } from '../../kube/client.js';
 import { isNotFound } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
-import type { Workspace } from '../../infra/crds/workspace.js';
-import type { WorkspaceImage } from '../../infra/crds/workspace-image.js';
-import { declaredApps } from '../../infra/crds/workspace-image-rules.js';
+import type { Workspace } from '../../contract/workspace.js';
+import type { WorkspaceImage } from '../../contract/workspace-image.js';
+import { declaredApps } from '../../contract/workspace-image-rules.js';
 import { HttpError } from '../../koa/errors.js';
 import { readListeningPorts } from '../../shell/listening-ports.js';
 import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, type WorkspacePod } from '../../shell/target.js';
@@ -16,7 +16,7 @@ import { previewUrl } from '../../web/preview-address.js';
 import { validateQuery } from '../http/validate.js';
 import { namespaceQuery } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
-import type { AppUrl } from '../../infra/install/apps-domain.js';
+import type { AppUrl } from '../../contract/apps-domain.js';
 import { userSpaceOfNamespace } from '../../kube/group.js';
 
 export interface ListeningPort {

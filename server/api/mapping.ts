@@ -1,6 +1,6 @@
 // Pure translations between the REST shapes (snake_case, SPEC 2.6 and 2.7) and cluster
 // objects (camelCase, as the CRDs define them). No I/O here: routes call these.
-import { isDisabled, roleOf, WORKSPACE_COUNT_KEY } from '../../infra/crds/user-space.js';
+import { isDisabled, roleOf, WORKSPACE_COUNT_KEY } from '../../contract/user-space.js';
 import { API_VERSION, ANNOTATIONS, KINDS, LABELS } from '../../kube/group.js';
 import type { KubeObject } from '../../kube/client.js';
 import type {

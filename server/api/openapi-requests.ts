@@ -24,7 +24,7 @@ const NAMED_CHECKS: Record<string, (type: string, params: Record<string, unknown
   re2: () => ({}),
   'secret-name': () => ({}),
   'create-only': () => ({}),
-  // The declared apps' rules (infra/crds/workspace-image-rules.ts), told in the field's prose.
+  // The declared apps' rules (contract/workspace-image-rules.ts), told in the field's prose.
   apps: () => ({}),
 };
 

@@ -1,9 +1,9 @@
 // The OpenAPI 3 description of the whole REST API (SPEC 4.1-4.6), served at /api/v1/openapi.json.
 // The four cluster kinds are described by their CRD schemas, the single source of truth.
-import { denCrds } from '../../infra/crds/index.js';
-import type { JsonSchema } from '../../infra/crds/schema.js';
+import { denCrds } from '../../contract/index.js';
+import type { JsonSchema } from '../../contract/schema.js';
 import { KINDS, VERSION } from '../../kube/group.js';
-import { MEMBERSHIP_ROLES } from '../../infra/crds/user-space.js';
+import { MEMBERSHIP_ROLES } from '../../contract/user-space.js';
 import { loginRequest, localUserRequest, passwordRequest, sshKeyRequest } from './account-schemas.js';
 import { requestBodySchema } from './openapi-requests.js';
 import {

@@ -1,20 +1,20 @@
 // The REST request shapes of SPEC 2.6 that the resource endpoints accept, and their query strings.
-import { MEMBERSHIP_ROLES } from '../../infra/crds/user-space.js';
+import { MEMBERSHIP_ROLES } from '../../contract/user-space.js';
 import { ACCEPTED_KEY_TYPES } from '../../ssh/authorized-keys.js';
 import { publicKeyLineSource } from '../../ssh/wire.js';
 import { exact, fields } from '../http/validate.js';
-import { IMAGE_REGISTRY_LIMITS as LIMITS, re2Problem, TAG_MODES } from '../../infra/crds/image-registry-rules.js';
-import { REGISTRY_PROVIDERS } from '../../infra/crds/image-registry.js';
-import { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
+import { IMAGE_REGISTRY_LIMITS as LIMITS, re2Problem, TAG_MODES } from '../../contract/image-registry-rules.js';
+import { REGISTRY_PROVIDERS } from '../../contract/image-registry.js';
+import { WORKSPACE_NAME_MAX } from '../../contract/workspace-rules.js';
 import { ACTIVITY_KINDS } from '../../kube/den-events.js';
-import { declaredAppViolations } from '../../infra/crds/workspace-image-rules.js';
+import { declaredAppViolations } from '../../contract/workspace-image-rules.js';
 import { array } from 'yup';
-import { DURATION_PATTERN } from '../../infra/crds/schema.js';
+import { DURATION_PATTERN } from '../../contract/schema.js';
 import { label, quantity, serviceName, subdomain } from './fields.js';
 
 const { string, boolean, integer, strings } = fields;
 
-export { WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
+export { WORKSPACE_NAME_MAX } from '../../contract/workspace-rules.js';
 
 /** `svc-<name>` must itself be a namespace name (63 characters). */
 export const USERSPACE_NAME_MAX = 63 - 'svc-'.length;
@@ -49,7 +49,7 @@ export const createWorkspaceRequest = exact({
 });
 export type CreateWorkspaceRequest = typeof createWorkspaceRequest.__outputType;
 
-/** `apps` of a catalog request: WorkspaceImage spec.apps, checked by the rules the webhook reads (infra/crds/workspace-image-rules.ts). */
+/** `apps` of a catalog request: WorkspaceImage spec.apps, checked by the rules the webhook reads (contract/workspace-image-rules.ts). */
 function declaredAppList() {
   const app = exact({ name: string(), port: integer(), path: string(), icon: string() });
   return array()

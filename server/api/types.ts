@@ -3,7 +3,7 @@
 import type Router from '@koa/router';
 import type { RecordDenEvent } from '../../kube/den-events.js';
 import type { Log } from '../../process/role.js';
-import type { AppUrl } from '../../infra/install/apps-domain.js';
+import type { AppUrl } from '../../contract/apps-domain.js';
 import type { AuthenticatedState } from '../http/context.js';
 
 export type ApiRouter = Router<AuthenticatedState>;

@@ -1,6 +1,6 @@
 // SPEC 4.6: UserSpaces, membership and quota. Administrator-only because the cluster's RBAC
 // says so (only `den-admin` lists and writes UserSpaces); nothing here checks the role.
-import { QUOTA_NAME } from '../../infra/crds/user-space.js';
+import { QUOTA_NAME } from '../../contract/user-space.js';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isNotFound } from '../../kube/errors.js';
 import { userNamespace } from '../../kube/group.js';

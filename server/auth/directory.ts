@@ -9,7 +9,7 @@ import { Informer, type CacheEvent } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { HttpError } from '../../koa/errors.js';
 import { isNotFound } from '../../kube/errors.js';
-import { isDisabled, roleOf, type MembershipRole } from '../../infra/crds/user-space.js';
+import { isDisabled, roleOf, type MembershipRole } from '../../contract/user-space.js';
 
 export interface UserSpaceObject extends KubeObject {
   spec?: { owner?: string; [key: string]: unknown };

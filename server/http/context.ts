@@ -1,5 +1,5 @@
 // What the authentication middleware puts on `ctx.state` for every authenticated request.
-import type { MembershipRole } from '../../infra/crds/user-space.js';
+import type { MembershipRole } from '../../contract/user-space.js';
 import type { KubeClient } from '../../kube/client.js';
 
 export type SessionKind = 'cookie' | 'bearer';

@@ -2,7 +2,7 @@
 // REST mappings and schemas (server/api/*.ts, server/api/local-users.ts): the cluster's RBAC
 // decides, and someone without the rights sees its 403 message naming the missing right.
 // Forms post back to their page; a refusal is shown above that form with what was typed.
-import { isDisabled, roleOf } from '../../infra/crds/user-space.js';
+import { isDisabled, roleOf } from '../../contract/user-space.js';
 import { randomBytes } from 'node:crypto';
 import type { AnySchema } from 'yup';
 import type { KubeObject } from '../../kube/client.js';

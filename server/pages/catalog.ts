@@ -1,7 +1,7 @@
 // /catalog and /workspace-images/{name}/icon. The entries are REST's `GET /workspace-images`
 // (what the person may `use`, read with their token); an icon is a redirect to its http(s)
 // URL or the decoded image of a data: URL of an allowed type, never fetched by the server.
-import type { WorkspaceImageSpec } from '../../infra/crds/workspace-image.js';
+import type { WorkspaceImageSpec } from '../../contract/workspace-image.js';
 import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { catalogPage, type CatalogEntry, type CatalogFilter } from '../../web/templates/catalog.js';

@@ -5,8 +5,8 @@ import { ValidationError } from 'yup';
 import type { KubeClient } from '../../kube/client.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { formatQuantity } from '../../kube/quantity.js';
-import { podRequestOf, quotaUse, type HomeClaim, type PodRequests } from '../../infra/crds/quota-use.js';
-import type { Workspace } from '../../infra/crds/workspace.js';
+import { podRequestOf, quotaUse, type HomeClaim, type PodRequests } from '../../contract/quota-use.js';
+import type { Workspace } from '../../contract/workspace.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { newPage, type NewField, type NewValues, type NewView, type QuotaLine } from '../../web/templates/new.js';
 import { listUsableImages } from '../api/catalog.js';
@@ -49,7 +49,7 @@ function valuesOf(form: Record<string, string>): NewValues {
 
 /**
  * What the person's workspaces hold against their quota as the cluster counts it
- * (infra/crds/quota-use.ts): their pods' requests, their home claims' sizes.
+ * (contract/quota-use.ts): their pods' requests, their home claims' sizes.
  */
 export function quotaLines(userSpace: UserSpaceView, workspaces: Workspace[], gpuResource: string, pods: PodRequests[] = [], claims: HomeClaim[] = []): QuotaLine[] {
   const quota = userSpace.spec?.quota ?? {};

@@ -3,8 +3,8 @@
 // REST (server/api/tokens.ts, server/api/profile.ts). A refusal is shown beside the
 // form it is about; the page is rendered again, never a stack trace.
 import { RESOURCES } from '../../kube/resources.js';
-import type { HomeClaim, PodRequests } from '../../infra/crds/quota-use.js';
-import type { Workspace } from '../../infra/crds/workspace.js';
+import type { HomeClaim, PodRequests } from '../../contract/quota-use.js';
+import type { Workspace } from '../../contract/workspace.js';
 import { profilePage, type ProfileView } from '../../web/templates/profile.js';
 import { HttpError } from '../../koa/errors.js';
 import type { ClientAddressState } from '../http/client-address.js';

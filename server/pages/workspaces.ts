@@ -6,7 +6,7 @@ import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { ACTIVITY_KINDS, activityOf, type ActivityEntry } from '../api/activity.js';
 import { isDns1123Label } from '../../kube/names.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { WORKSPACE_IMAGE_DEFAULTS } from '../../infra/crds/workspace-image.js';
+import { WORKSPACE_IMAGE_DEFAULTS } from '../../contract/workspace-image.js';
 import { dashboardCards, dashboardPage } from '../../web/templates/dashboard.js';
 import { LIVE_FRAGMENT_HEADER, LIVE_SLOW_PARTS_HEADER } from '../../web/templates/live.js';
 import { isNotFound, KubeApiError } from '../../kube/errors.js';
@@ -17,8 +17,8 @@ import { ANNOTATIONS, defaultPodName, homeClaimName, userSpaceOfNamespace } from
 import { portsBeforeReading, type AppLinks, type PortsView } from '../../web/templates/workspace-apps.js';
 import { listeningPortsOf } from '../api/apps.js';
 import { serviceAccountUsername } from '../../kube/minting.js';
-import { DEFAULT_IDLE_TIMEOUT, durationMs, idleClock } from '../../infra/crds/idle-timeout.js';
-import type { Workspace } from '../../infra/crds/workspace.js';
+import { DEFAULT_IDLE_TIMEOUT, durationMs, idleClock } from '../../contract/idle-timeout.js';
+import type { Workspace } from '../../contract/workspace.js';
 import { byEventTime, workspaceLiveFragment, workspacePage, type EventView, type WorkspaceDetailsView, type WorkspacePageView } from '../../web/templates/workspace.js';
 import { phaseOf, reasonOf, type Failure } from '../../web/templates/format.js';
 import { DEFAULT_LOG_TAIL, deleteWorkspaceOf, listWorkspacesOf, readWorkspaceLogs, setWorkspaceRunning } from '../api/workspaces.js';
@@ -32,8 +32,8 @@ import { refusalOf } from './refusal.js';
 import { deleteRefusalOf } from '../../web/templates/delete-form.js';
 import { leaveNotice, takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
-import { declaredApps, type DeclaredApp } from '../../infra/crds/workspace-image-rules.js';
-import type { WorkspaceImage } from '../../infra/crds/workspace-image.js';
+import { declaredApps, type DeclaredApp } from '../../contract/workspace-image-rules.js';
+import type { WorkspaceImage } from '../../contract/workspace-image.js';
 
 /**
  * What the pages show of a catalog entry: its home path (VS Code links), its title (a failure

@@ -3,7 +3,7 @@
 // the app cookie), and the app cookie itself: HttpOnly, host-only on the app's host, named like
 // Den's cookies so the proxy never forwards it and no app can set it (headers.ts).
 import type http from 'node:http';
-import { appOfHost, type AppUrl } from '../../infra/install/apps-domain.js';
+import { appOfHost, type AppUrl } from '../../contract/apps-domain.js';
 import { HttpError } from '../../koa/errors.js';
 import type { AppPassStore } from '../auth/app-passes.js';
 import { credentialOf, CredentialRefused, type AuthDeps } from '../auth/authenticate.js';

@@ -29,7 +29,7 @@ import { refusalOf, resolveTerminalTarget, TerminalRefused } from '../terminal/t
 import { previewAddress, PreviewAddressError, type PreviewAddress } from './address.js';
 import { requestHeadersForApp, responseHeadersFromApp } from './headers.js';
 import { TUNNEL_IDLE_MS, TunnelPool } from './tunnel-pool.js';
-import { appOfHost, appUrlsOf, type AppHost, type AppUrl } from '../../infra/install/apps-domain.js';
+import { appOfHost, appUrlsOf, type AppHost, type AppUrl } from '../../contract/apps-domain.js';
 import { userNamespace } from '../../kube/group.js';
 import { appHostErrorPage } from '../../web/templates/layout.js';
 import { APP_AUTH_PATH, appCookieValues, openAppPath, redeemTicket, sendToAppHost, type AppPassDeps } from './app-host.js';

@@ -5,9 +5,9 @@
 import type { KubeClient } from '../../kube/client.js';
 import { isNotFound, KubeApiError, KubeUnavailableError } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
-import type { Workspace } from '../../infra/crds/workspace.js';
+import type { Workspace } from '../../contract/workspace.js';
 import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, shellAndHome, type SessionTarget, type WorkspacePod } from '../../shell/target.js';
-import type { WorkspaceImage } from '../../infra/crds/workspace-image.js';
+import type { WorkspaceImage } from '../../contract/workspace-image.js';
 import { CLOSE } from '../../web/terminal-protocol.js';
 
 /** The terminal cannot open; `message` is shown in the browser, `code` closes the websocket. */

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { Manager } from '../../hooks/manager.js';
 import { cloudRegistryProvider } from '../../hooks/registry/cloud-registry.js';
 import { defaultProviders } from '../../hooks/registry/providers.js';
-import { denCrds } from '../../infra/crds/index.js';
+import { denCrds } from '../../contract/index.js';
 import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';

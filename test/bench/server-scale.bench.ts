@@ -21,7 +21,7 @@ import { mapBounded } from '../../process/concurrency.js';
 import { CLUSTER_PROFILE, FakeApiServer } from '../support/fake-apiserver.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { addPerson, SERVER_TOKEN, SERVER_USER } from '../server/core/cluster.js';
-import { denCrds } from '../../infra/crds/index.js';
+import { denCrds } from '../../contract/index.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 import { BenchProcess, chartEnvironment, mallocSettings, type ProcessMemory } from './den-process.js';

@@ -10,7 +10,7 @@ import { SessionRefused, type GatewayTarget } from '../../gateway/target.js';
 import { indexWorkspaceEvent, WorkspaceDirectory, type Workspace, type WorkspaceNameIndex } from '../../gateway/workspaces.js';
 import type { CacheEvent } from '../../kube/informer.js';
 import { generateSshKey } from '../support/ssh-keys.js';
-import { denCrds } from '../../infra/crds/index.js';
+import { denCrds } from '../../contract/index.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { eventually } from '../support/platform.js';
 

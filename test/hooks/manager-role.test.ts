@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { managerRole } from '../../hooks/manager-role.js';
 import { readSettings } from '../../process/settings.js';
-import { denCrds } from '../../infra/crds/index.js';
+import { denCrds } from '../../contract/index.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import type { KubeObject } from '../../kube/client.js';

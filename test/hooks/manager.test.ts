@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { microTime } from '../../hooks/loop/leader.js';
 import { Manager, type ManagerOptions } from '../../hooks/manager.js';
 import { NAMESPACE_FINALIZER } from '../../hooks/userspace/controller.js';
-import { denCrds } from '../../infra/crds/index.js';
+import { denCrds } from '../../contract/index.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import type { KubeObject } from '../../kube/client.js';

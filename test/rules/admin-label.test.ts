@@ -1,10 +1,10 @@
 // The labels den.dev/role and den.dev/disabled on a UserSpace have one reading, roleOf and
-// isDisabled in infra/crds/user-space.ts, fed alike here to every reader: the UserSpace hook
+// isDisabled in contract/user-space.ts, fed alike here to every reader: the UserSpace hook
 // (which binds den-admin, or empties every binding), den server's directory (who may do
 // what), the REST answer and the admin page's people table.
 import { expect } from 'chai';
-import { isDisabled, roleOf } from '../../infra/crds/user-space.js';
-import { ADMIN_CLUSTER_ROLE } from '../../infra/install/names.js';
+import { isDisabled, roleOf } from '../../contract/user-space.js';
+import { ADMIN_CLUSTER_ROLE } from '../../contract/names.js';
 import { syncUserSpace } from '../../hooks/userspace/sync.js';
 import { membershipOf as directoryMembership } from '../../server/auth/directory.js';
 import { membershipOf as restMembership } from '../../server/api/mapping.js';

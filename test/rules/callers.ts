@@ -3,7 +3,7 @@
 // settings and the CRDs' schemas. Each answers true (accepted) or false (refused).
 import { Ajv } from 'ajv';
 import type { AnySchema } from 'yup';
-import { denCrds } from '../../infra/crds/index.js';
+import { denCrds } from '../../contract/index.js';
 import { InstallSettingsError, settingsOfConfig } from '../../infra/install/settings.js';
 import { HttpError } from '../../koa/errors.js';
 import { openApiDocument } from '../../server/api/openapi.js';

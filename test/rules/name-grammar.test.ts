@@ -11,7 +11,7 @@ import { CONTEXT_NAME } from '../../cli/dev/contexts.js';
 import { ConnectionAuth } from '../../gateway/auth.js';
 import { validateWorkspace } from '../../hooks/admission/validate-workspace.js';
 import { planUserSpace } from '../../hooks/userspace/validate.js';
-import { nameViolations, WORKSPACE_NAME_MAX } from '../../infra/crds/workspace-rules.js';
+import { nameViolations, WORKSPACE_NAME_MAX } from '../../contract/workspace-rules.js';
 import { imageVersion } from '../../infra/install/settings.js';
 import { userNamespace } from '../../kube/group.js';
 import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName, qualifiedNameProblems } from '../../kube/names.js';

@@ -1,4 +1,4 @@
-// What workspaces hold against a quota has one home, infra/crds/quota-use.ts, fed alike here to
+// What workspaces hold against a quota has one home, contract/quota-use.ts, fed alike here to
 // its two readers: the webhook that admits a workspace (hooks/admission/workspace-quota.ts)
 // and the quota lines of the /new and profile pages (server/pages/new.ts). A workspace asking
 // for exactly what is left is admitted and one asking for a little more is refused, at the very
@@ -9,10 +9,10 @@ import { expect } from 'chai';
 import { checkQuota } from '../../hooks/admission/workspace-quota.js';
 import { parseResources } from '../../hooks/admission/workspace-resources.js';
 import { quotaHard } from '../../infra/children/userspace/resource-quota.js';
-import { denCrds } from '../../infra/crds/index.js';
-import { quotaUse } from '../../infra/crds/quota-use.js';
-import { QUOTA_NAME } from '../../infra/crds/user-space.js';
-import type { Workspace } from '../../infra/crds/workspace.js';
+import { denCrds } from '../../contract/index.js';
+import { quotaUse } from '../../contract/quota-use.js';
+import { QUOTA_NAME } from '../../contract/user-space.js';
+import type { Workspace } from '../../contract/workspace.js';
 import type { KubeObject } from '../../kube/client.js';
 import { formatQuantity } from '../../kube/quantity.js';
 import { RESOURCES } from '../../kube/resources.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import https from 'node:https';
 import forge from 'node-forge';
 import type { AddressInfo } from 'node:net';
-import { denCrds } from '../../infra/crds/index.js';
+import { denCrds } from '../../contract/index.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from './fake-apiserver.js';
 import { fixture } from './fixtures.js';

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { denCrds } from '../../infra/crds/index.js';
+import { denCrds } from '../../contract/index.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 import { KubeClient, type KubeObject } from '../../kube/client.js';

@@ -3,7 +3,7 @@
 import { Construct } from 'constructs';
 import { KubeClusterRoleBinding } from '../k8s/imports.cjs';
 import { SERVICE_ACCOUNTS } from '../../../kube/group.js';
-import { ADMIN_CLUSTER_ROLE } from '../../install/names.js';
+import { ADMIN_CLUSTER_ROLE } from '../../../contract/names.js';
 import { userSpaceAccessName } from './cluster-role.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 import { bindingSubjects, clusterRoleRef, ownerSubject, serviceAccountSubject } from './subjects.js';

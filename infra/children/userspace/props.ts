@@ -2,7 +2,7 @@
 // decides (quota parsing, LimitRange defaults, API server addresses); the constructs only draw.
 import type { ObjectMeta } from '../k8s/imports.cjs';
 import { FIELD_MANAGERS, LABELS } from '../../../kube/group.js';
-import type { NETWORK_POLICIES } from '../../crds/user-space.js';
+import type { NETWORK_POLICIES } from '../../../contract/user-space.js';
 
 /** `spec.networkPolicy`, as the CRD enumerates it. */
 export type NetworkPolicyMode = (typeof NETWORK_POLICIES)[number];

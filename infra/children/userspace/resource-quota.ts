@@ -1,7 +1,7 @@
 // ResourceQuota `svc-quota`: the UserSpace's budget as the API server enforces it (SPEC 2.4).
 import { Construct } from 'constructs';
 import { KubeResourceQuota, Quantity } from '../k8s/imports.cjs';
-import { QUOTA_NAME, WORKSPACE_COUNT_KEY } from '../../crds/user-space.js';
+import { QUOTA_NAME, WORKSPACE_COUNT_KEY } from '../../../contract/user-space.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 
 /** The `hard` limits, keyed as ResourceQuota expects. A GPU quota of 0 still renders: it forbids GPUs. */

@@ -10,7 +10,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { ObjectMeta } from '../k8s/imports.cjs';
 import { FIELD_MANAGERS, LABELS } from '../../../kube/group.js';
-import type { PullPolicy, QuantityJson, ResourceRequirementsJson } from '../../crds/schema.js';
+import type { PullPolicy, QuantityJson, ResourceRequirementsJson } from '../../../contract/schema.js';
 
 export interface WorkspaceChildrenProps {
   /** The Workspace's metadata.name: names the Service, the StatefulSet and the pod label. */

@@ -8,7 +8,7 @@ import {
   type PodSecurityContext,
 } from '../k8s/imports.cjs';
 import { ANNOTATIONS, LABELS, SERVICE_ACCOUNTS } from '../../../kube/group.js';
-import { HOME_VOLUME, WORKSPACE_CONTAINER } from '../../crds/workspace.js';
+import { HOME_VOLUME, WORKSPACE_CONTAINER } from '../../../contract/workspace.js';
 import {
   childMetadata,
   podSelector,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DEFAULT_CERT_POLICY, generateCa, issueServingCert, planTls, serialFromBytes, servingHosts, splitPem, type CertPolicy } from '../../../hooks/admission/certs.js';
 import { goRefusals } from '../../../hooks/admission/go-x509.js';
-import { NAMESPACE, WEBHOOK_SERVICE } from '../../../infra/install/names.js';
+import { NAMESPACE, WEBHOOK_SERVICE } from '../../../contract/names.js';
 import { buildGoX509, type GoX509 } from '../../support/go-x509.js';
 import { oldStyleMaterial, withSerial } from './old-certs.js';
 

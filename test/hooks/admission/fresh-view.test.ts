@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { freshViewFrom } from '../../../hooks/admission/fresh-view.js';
 import type { AdmissionResponse } from '../../../hooks/admission/review.js';
 import { reviewWorkspaceValidationRechecked, type FreshView } from '../../../hooks/admission/webhooks.js';
-import { denCrds } from '../../../infra/crds/index.js';
+import { denCrds } from '../../../contract/index.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import { FakeApiServer } from '../../support/fake-apiserver.js';
 import { generateSshKey } from '../../support/ssh-keys.js';

@@ -5,7 +5,7 @@ import { secretData } from '../../../hooks/admission/certs.js';
 import { runAdmission, type AdmissionHandle, type AdmissionOptions } from '../../../hooks/admission/index.js';
 import { renderInstall } from '../../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../../infra/install/settings.js';
-import { NAMESPACE, WEBHOOK_SERVICE } from '../../../infra/install/names.js';
+import { NAMESPACE, WEBHOOK_SERVICE } from '../../../contract/names.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
 import { buildGoX509, type GoX509 } from '../../support/go-x509.js';
 import { freePort } from '../../support/loopback.js';

@@ -5,7 +5,7 @@ import { Manager } from '../../../hooks/manager.js';
 import { entryName } from '../../../hooks/registry/names.js';
 import { defaultProviders } from '../../../hooks/registry/providers.js';
 import type { RegistrySyncConfig } from '../../../hooks/registry/controller.js';
-import { denCrds } from '../../../infra/crds/index.js';
+import { denCrds } from '../../../contract/index.js';
 import type { KubeObject } from '../../../kube/client.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import { FakeApiServer } from '../../support/fake-apiserver.js';

@@ -1,7 +1,7 @@
 // The rendered RBAC evaluated by the fake API server's RBAC (the same rules kube-apiserver
 // applies): what SPEC 1.2's "how it will be checked" asks of a real cluster.
 import { expect } from 'chai';
-import { denCrds } from '../../../infra/crds/index.js';
+import { denCrds } from '../../../contract/index.js';
 import { syncUserSpace } from '../../../hooks/userspace/sync.js';
 import type { KubeObject } from '../../../kube/client.js';
 import { RESOURCES } from '../../../kube/resources.js';

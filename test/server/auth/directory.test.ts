@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { denCrds } from '../../../infra/crds/index.js';
+import { denCrds } from '../../../contract/index.js';
 import { membershipOf, resolveMembership, UserSpaceDirectory, type UserSpaceObject } from '../../../server/auth/directory.js';
 import { FakeApiServer } from '../../support/fake-apiserver.js';
 import { HttpError } from '../../../koa/errors.js';

@@ -4,7 +4,7 @@
 import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../../../kube/den-events.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { denCrds } from '../../../infra/crds/index.js';
+import { denCrds } from '../../../contract/index.js';
 import { renderInstall } from '../../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../../infra/install/settings.js';
 import type { KubeClient } from '../../../kube/client.js';

@@ -4,7 +4,7 @@
 // registered by URL on loopback behind one TCP round-robin address (as behind their Service).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { denCrds } from '../../../infra/crds/index.js';
+import { denCrds } from '../../../contract/index.js';
 import { renderInstall } from '../../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../../infra/install/settings.js';
 import type { KubeClient, KubeObject } from '../../../kube/client.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { denCrds, type CustomResourceDefinition, type JsonSchema } from '../../infra/crds/index.js';
+import { denCrds, type CustomResourceDefinition, type JsonSchema } from '../../contract/index.js';
 import { QUANTITY_PATTERN } from '../../kube/quantity.js';
 import { fieldsOf, rootSchema, schemaAt } from './schema-paths.js';
 

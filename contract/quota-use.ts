@@ -4,8 +4,8 @@
 // limit is set, as the scheduler counts); storage by every home claim whether its workspace
 // runs or not (the PVC's request, or the workspace's spec.storage until the PVC exists,
 // whichever is larger); the count by every Workspace.
-import { defaultPodName, homeClaimName } from '../../kube/group.js';
-import { addQuantities, compareQuantities, countQuantity, isNegative, tryParseQuantity, ZERO, type Quantity } from '../../kube/quantity.js';
+import { defaultPodName, homeClaimName } from '../kube/group.js';
+import { addQuantities, compareQuantities, countQuantity, isNegative, tryParseQuantity, ZERO, type Quantity } from '../kube/quantity.js';
 import type { Workspace } from './workspace.js';
 import { isRunning } from './workspace-rules.js';
 

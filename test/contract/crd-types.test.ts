@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { workspaceCrd, type WorkspaceSpec, type WorkspaceStatusFields } from '../../infra/crds/workspace.js';
-import { workspaceImageCrd, type WorkspaceImageSpec, type WorkspaceImageStatusFields } from '../../infra/crds/workspace-image.js';
-import type { JsonSchema } from '../../infra/crds/index.js';
+import { workspaceCrd, type WorkspaceSpec, type WorkspaceStatusFields } from '../../contract/workspace.js';
+import { workspaceImageCrd, type WorkspaceImageSpec, type WorkspaceImageStatusFields } from '../../contract/workspace-image.js';
+import type { JsonSchema } from '../../contract/index.js';
 import { schemaAt } from './schema-paths.js';
 
-// The one hand-written type of each kind (infra/crds/workspace.ts, workspace-image.ts) against its CRD schema. Each
+// The one hand-written type of each kind (contract/workspace.ts, workspace-image.ts) against its CRD schema. Each
 // table below must name every field of its TypeScript type (the compiler refuses a missing or
 // an extra key), and the test compares the table with the schema: a field added to one and
 // not the other fails here.

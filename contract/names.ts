@@ -1,5 +1,5 @@
 // Names and labels of the objects the install chart creates (docs/contracts.md fixes them).
-import { SYSTEM_NAMESPACE } from '../../kube/group.js';
+import { SYSTEM_NAMESPACE } from '../kube/group.js';
 
 export const NAMESPACE = SYSTEM_NAMESPACE;
 

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { denCrds } from '../../infra/crds/index.js';
-import { CRDS_YAML_PATH, crdsYaml } from '../../infra/crds/yaml.js';
+import { denCrds } from '../../contract/index.js';
+import { CRDS_YAML_PATH, crdsYaml } from '../../contract/yaml.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const REGENERATE = 'run `npm run crds` and commit infra/crds/den.dev.yaml';
+const REGENERATE = 'run `npm run crds` and commit contract/den.dev.yaml';
 
 describe('generated CRD files', () => {
   it(`${CRDS_YAML_PATH} holds exactly denCrds()`, async () => {

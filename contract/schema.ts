@@ -1,7 +1,7 @@
 // Building blocks of the CRDs' OpenAPI v3 schemas. The CRDs are the source of truth for the
 // API, so every helper takes the description `kubectl explain` shows for the field.
-import { PREFIXED_QUALIFIED_NAME_FMT } from '../../kube/names.js';
-import { QUANTITY_PATTERN } from '../../kube/quantity.js';
+import { PREFIXED_QUALIFIED_NAME_FMT } from '../kube/names.js';
+import { QUANTITY_PATTERN } from '../kube/quantity.js';
 
 /** When the kubelet pulls an image (core/v1 PullPolicy). */
 export const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { denCrds } from '../../infra/crds/index.js';
-import { DURATION_PATTERN } from '../../infra/crds/schema.js';
+import { denCrds } from '../../contract/index.js';
+import { DURATION_PATTERN } from '../../contract/schema.js';
 import { QUANTITY_PATTERN } from '../../kube/quantity.js';
 import { buildGoTool, type GoTool } from '../support/go.js';
 import { APIMACHINERY_INVALID, APIMACHINERY_VALID } from '../rules/quantity-cases.js';

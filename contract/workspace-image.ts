@@ -1,7 +1,7 @@
 // WorkspaceImage (SPEC 2.2): one catalog entry. It carries no sizes and no storage defaults.
 import type { V1Toleration } from '@kubernetes/client-node';
-import type { KubeObject } from '../../kube/client.js';
-import { KINDS, PLURALS } from '../../kube/group.js';
+import type { KubeObject } from '../kube/client.js';
+import { KINDS, PLURALS } from '../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
 import {
   arrayOf,
@@ -125,7 +125,7 @@ export interface WorkspaceImageStatusFields {
   conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string; observedGeneration?: number }[];
 }
 
-/** The one WorkspaceImage type for every reader (test/infra/crd-types.test.ts holds it to the schema). */
+/** The one WorkspaceImage type for every reader (test/contract/crd-types.test.ts holds it to the schema). */
 export interface WorkspaceImage extends KubeObject {
   spec?: WorkspaceImageSpec;
   status?: WorkspaceImageStatusFields;

@@ -1,5 +1,5 @@
 // Finds a field's schema in a CRD by its dotted path (`spec.sync.tags.limit`, `spec.tags[]`).
-import type { CustomResourceDefinition, JsonSchema } from '../../infra/crds/index.js';
+import type { CustomResourceDefinition, JsonSchema } from '../../contract/index.js';
 
 export function rootSchema(crd: CustomResourceDefinition): JsonSchema {
   const version = crd.spec.versions[0];

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { imageRegistryViolations } from '../../infra/crds/image-registry-rules.js';
+import { imageRegistryViolations } from '../../contract/image-registry-rules.js';
 import { reviewImageRegistry } from '../../hooks/admission/webhooks.js';
 import { createImageRegistryRequest } from '../../server/api/schemas.js';
 

@@ -4,7 +4,7 @@
 // SpecProblem that stops rendering (hooks/workspace/desired.ts), for objects admitted before
 // a rule existed or while the webhook was away.
 import { posix } from 'node:path';
-import { dns1035LabelProblems } from '../../kube/names.js';
+import { dns1035LabelProblems } from '../kube/names.js';
 import { HOME_VOLUME } from './workspace.js';
 import type { Workspace } from './workspace.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from './workspace-image.js';

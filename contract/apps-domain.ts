@@ -2,7 +2,7 @@
 // served on the scheme and port of Den's base URL. The apps domain is an install setting
 // (`server.apps.domain`, den server's `--apps-domain`); this is the one home of its rules and
 // of the grammar of an app's host, for the chart and for den server alike.
-import { isDns1123Label } from '../../kube/names.js';
+import { isDns1123Label } from '../kube/names.js';
 
 export const APP_HOST_SEPARATOR = '--';
 

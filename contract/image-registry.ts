@@ -1,5 +1,5 @@
 // ImageRegistry (SPEC 2.3): one external registry polled and synced into the catalog.
-import { KINDS, PLURALS } from '../../kube/group.js';
+import { KINDS, PLURALS } from '../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
 import { IMAGE_REGISTRY_LIMITS as LIMITS, TAG_MODES } from './image-registry-rules.js';
 import {

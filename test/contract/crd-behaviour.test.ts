@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { denCrds } from '../../infra/crds/index.js';
+import { denCrds } from '../../contract/index.js';
 import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES, type ResourceType } from '../../kube/resources.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { declaredAppViolations, declaredApps } from '../../infra/crds/workspace-image-rules.js';
+import { declaredAppViolations, declaredApps } from '../../contract/workspace-image-rules.js';
 import { reviewWorkspaceImage } from '../../hooks/admission/webhooks.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { KubeApiError } from '../../kube/errors.js';

@@ -1,5 +1,5 @@
 // Assembles one apiextensions.k8s.io/v1 CustomResourceDefinition from a kind's schema pieces.
-import { GROUP, VERSION } from '../../kube/group.js';
+import { GROUP, VERSION } from '../kube/group.js';
 import type { JsonSchema } from './schema.js';
 
 export interface PrinterColumn {

@@ -1,5 +1,5 @@
 // UserSpace (SPEC 2.4): one person, their namespace, quota, RBAC and network policy.
-import { GROUP, KINDS, LABELS, PLURALS } from '../../kube/group.js';
+import { GROUP, KINDS, LABELS, PLURALS } from '../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
 import { arrayOf, conditions, integer, object, observedGeneration, quantity, string } from './schema.js';
 

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { decide } from '../../hooks/workspace/desired.js';
 import type { Workspace, WorkspaceSpec } from '../../hooks/workspace/types.js';
-import type { WorkspaceRuleId } from '../../infra/crds/workspace-rules.js';
+import type { WorkspaceRuleId } from '../../contract/workspace-rules.js';
 import { validateWorkspace } from '../../hooks/admission/validate-workspace.js';
 
-// Each rule of infra/crds/workspace-rules.ts, fed to both of its readers: the admission webhook
+// Each rule of contract/workspace-rules.ts, fed to both of its readers: the admission webhook
 // must refuse exactly where the Workspace hook stops rendering, and admit where it renders.
 
 interface ImageSpec {

@@ -1,6 +1,6 @@
 // When a running Workspace counts as idle (spec.idleTimeout): the manager's idle auto-stop
 // (hooks/workspace/idle.ts) decides with these, and the workspace page says when it would stop.
-import { ACTIVITY_REFRESH_MS } from '../../kube/group.js';
+import { ACTIVITY_REFRESH_MS } from '../kube/group.js';
 import type { Workspace } from './workspace.js';
 
 /** A session refreshes its activity this often, so a shorter timeout could stop a workspace in use. */

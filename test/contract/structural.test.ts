@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { denCrds, type JsonSchema } from '../../infra/crds/index.js';
+import { denCrds, type JsonSchema } from '../../contract/index.js';
 import { nodesOf, rootSchema } from './schema-paths.js';
 
 // The rules kube-apiserver applies before it accepts a CRD (apiextensions "structural schema"

@@ -2,7 +2,7 @@
 // takes its bounds from here, the admission webhook and REST refuse with these checks, and
 // the sync reads patterns through `compilePattern` so what admission let through compiles.
 import type RE2 from 're2';
-import { re2 } from '../../process/re2.js';
+import { re2 } from '../process/re2.js';
 
 export const IMAGE_REGISTRY_LIMITS = {
   regionMaxLength: 32,
