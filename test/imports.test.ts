@@ -69,16 +69,17 @@ const ENTRY_POINTS: readonly string[] = [];
 export const LAYERS: Record<string, readonly string[]> = {
   process: [],
   kube: ['process'],
+  imports: [],
   contract: ['kube', 'process'],
   infra: ['contract', 'kube', 'process'],
   koa: ['kube', 'process'],
   ssh: ['contract', 'kube', 'process'],
   shell: ['contract', 'kube', 'process'],
   web: [],
-  hooks: ['infra', 'contract', 'koa', 'ssh', 'kube', 'process'],
+  hooks: ['imports', 'infra', 'contract', 'koa', 'ssh', 'kube', 'process'],
   gateway: ['infra', 'contract', 'ssh', 'shell', 'kube', 'process'],
   server: ['infra', 'contract', 'koa', 'ssh', 'shell', 'web', 'kube', 'process'],
-  cli: ['hooks', 'gateway', 'server', 'infra', 'contract', 'koa', 'ssh', 'shell', 'web', 'kube', 'process'],
+  cli: ['hooks', 'gateway', 'server', 'imports', 'infra', 'contract', 'koa', 'ssh', 'shell', 'web', 'kube', 'process'],
 };
 
 /** Inside infra/ and web/: the sub-folders (or root files, as `web/`) each sub-folder may import. */

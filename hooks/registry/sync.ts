@@ -3,7 +3,7 @@
 // Pure; the listing is fetched by the loop as `related` (hooks/registry/listings.ts).
 import { KINDS, LABELS } from '../../kube/group.js';
 import type { KubeObject } from '../../kube/client.js';
-import { renderCatalogEntry } from '../../infra/children/registry/catalog-entry.js';
+import { renderCatalogEntry } from './children/catalog-entry.js';
 import { kubeTime, withTransitionTimes, type ConditionInput } from '../loop/conditions.js';
 import type { HookInput, HookOutput } from '../loop/types.js';
 import { entryName } from './names.js';

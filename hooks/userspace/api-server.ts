@@ -4,7 +4,7 @@
 // Service's translation.
 import { isIP } from 'node:net';
 import type { KubeObject } from '../../kube/client.js';
-import type { ApiServerRule, PortSpec } from '../../infra/children/userspace/props.js';
+import type { ApiServerRule, PortSpec } from './children/props.js';
 import type { ApiServerObjects } from './types.js';
 import { byCodePoint } from '../../kube/names.js';
 

@@ -1,7 +1,7 @@
 // Which Secrets of the manager's namespace are mirrored into user namespaces (SPEC 1.2 rule 7).
 import type { KubeObject } from '../../kube/client.js';
 import { LABELS } from '../../kube/group.js';
-import type { MirroredSecret } from '../../infra/children/userspace/props.js';
+import type { MirroredSecret } from './children/props.js';
 import { byCodePoint } from '../../kube/names.js';
 
 /** Only Secrets a kubelet can use as imagePullSecrets are copied, whatever else carries the label. */

@@ -1,6 +1,6 @@
 // The UserSpace sync hook (SPEC 1.2, DESIGN.md hook contract): pure, no I/O, no clock.
 // Observed children and related objects in; the desired children and the status out.
-import { renderUserSpaceChildren } from '../../infra/children/userspace/chart.js';
+import { renderUserSpaceChildren } from './children/chart.js';
 import { isDisabled, roleOf } from '../../contract/user-space.js';
 import { SYSTEM_NAMESPACE, userNamespace } from '../../kube/group.js';
 import { apiServerRules } from './api-server.js';

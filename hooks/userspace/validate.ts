@@ -4,7 +4,7 @@
 import { userNamespace } from '../../kube/group.js';
 import { DNS1123_LABEL_MAX, isDns1123Label } from '../../kube/names.js';
 import { isNonNegativeQuantity, tryParseQuantity } from '../../kube/quantity.js';
-import type { NetworkPolicyMode } from '../../infra/children/userspace/props.js';
+import type { NetworkPolicyMode } from './children/props.js';
 import { NETWORK_POLICIES } from '../../contract/user-space.js';
 import { containerDefaults, type BudgetQuantity } from './limit-defaults.js';
 import type { UserSpace } from './types.js';

@@ -3,7 +3,7 @@
 import { tryParseQuantity } from '../../kube/quantity.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from '../../contract/workspace-image.js';
 import { homePathOf, imageRootViolations, isRunning, nameViolations, volumeViolations, type WorkspaceViolation } from '../../contract/workspace-rules.js';
-import type { WorkspaceChildrenProps } from '../../infra/children/workspace/props.js';
+import type { WorkspaceChildrenProps } from './children/props.js';
 import { PULL_POLICIES, type PullPolicy, type QuantityJson, type ResourceRequirementsJson } from '../../contract/schema.js';
 import { HOME_VOLUME } from '../../contract/workspace.js';
 import type { Workspace, WorkspaceImage } from './types.js';

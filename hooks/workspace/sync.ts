@@ -4,7 +4,7 @@
 import type { KubeObject } from '../../kube/client.js';
 import { childKey, RESOURCES } from '../../kube/resources.js';
 import { defaultPodName } from '../../kube/group.js';
-import { renderWorkspaceChildren } from '../../infra/children/workspace/chart.js';
+import { renderWorkspaceChildren } from './children/chart.js';
 import { withTransitionTimes } from '../loop/conditions.js';
 import { isRunning } from '../../contract/workspace-rules.js';
 import { decide } from './desired.js';

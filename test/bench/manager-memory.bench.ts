@@ -29,7 +29,7 @@ const STEPS: { what: string; tsx: boolean; modules: string[]; run?: string }[] =
   { what: '+ tsx (development only: the image runs compiled JavaScript)', tsx: true, modules: [] },
   { what: '+ Kubernetes client and informer (kube/, ws)', tsx: true, modules: [at('kube/client.ts'), at('kube/informer.ts'), at('kube/connection.ts')] },
   { what: '+ prom-client (process/metrics.ts)', tsx: true, modules: [at('process/metrics.ts')] },
-  { what: '+ cdk8s, constructs and the k8s classes the children use (infra/children/k8s)', tsx: true, modules: ['cdk8s', at('infra/children/k8s/imports.cjs')] },
+  { what: '+ cdk8s, constructs and the k8s classes the children use (imports/)', tsx: true, modules: ['cdk8s', at('imports/k8s.cjs')] },
   { what: '(not loaded any more) + all of cdk8s-plus-28\'s generated k8s classes', tsx: true, modules: ['cdk8s-plus-28/lib/imports/k8s.js'] },
   { what: '+ the reconcile loop, hooks and child constructs (hooks/manager.ts)', tsx: true, modules: [at('hooks/manager.ts')] },
   { what: '+ the admission webhooks (koa, node-forge, yup)', tsx: true, modules: [at('hooks/admission/index.ts')] },

@@ -87,7 +87,7 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: ['create', 'patch', 'delete'], group: RBAC, resource: 'rolebindings', scope: 'any namespace', why: 'hooks/loop/controller.ts applyChild, deleteChild' },
     { verbs: CHILD, group: RBAC, resource: 'clusterroles', scope: 'cluster', why: 'UserSpace child; hooks/manager.ts finalizer' },
     { verbs: CHILD, group: RBAC, resource: 'clusterrolebindings', scope: 'cluster', why: 'UserSpace child; hooks/manager.ts finalizer' },
-    // Binding a ClusterRole whose rules the creator does not hold needs `bind` on it (infra/children/userspace/role-bindings.ts).
+    // Binding a ClusterRole whose rules the creator does not hold needs `bind` on it (hooks/userspace/children/role-bindings.ts).
     { verbs: ['bind'], group: RBAC, resource: 'clusterroles', scope: 'cluster', names: ['edit', 'den-admin'], why: 'svc-workspace-edit and the administrators\' binding' },
     { verbs: ['create'], group: 'authorization.k8s.io', resource: 'subjectaccessreviews', scope: 'cluster', why: 'hooks/admission/admins.ts' },
     ...['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'].map(

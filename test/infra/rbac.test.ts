@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { renderUserSpaceChildren } from '../../infra/children/userspace/chart.js';
+import { renderUserSpaceChildren } from '../../hooks/userspace/children/chart.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 import type { PolicyRule } from '../../infra/install/rbac-rules.js';

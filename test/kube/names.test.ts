@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ANNOTATIONS, LABELS } from '../../kube/group.js';
 import { byCodePoint, dns1035LabelProblems, dns1123LabelProblems, labelValueProblems, metadataProblems, qualifiedNameProblems } from '../../kube/names.js';
-import { POD_SECURITY_LABELS } from '../../infra/children/userspace/namespace.js';
+import { POD_SECURITY_LABELS } from '../../hooks/userspace/children/namespace.js';
 import { commonLabels, componentLabels, selectorLabels } from '../../contract/names.js';
 import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 import { renderInstall } from '../../infra/install/synth.js';

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { checkQuota } from '../../hooks/admission/workspace-quota.js';
 import { parseResources } from '../../hooks/admission/workspace-resources.js';
-import { quotaHard } from '../../infra/children/userspace/resource-quota.js';
+import { quotaHard } from '../../hooks/userspace/children/resource-quota.js';
 import { denCrds } from '../../contract/index.js';
 import { quotaUse } from '../../contract/quota-use.js';
 import { QUOTA_NAME } from '../../contract/user-space.js';

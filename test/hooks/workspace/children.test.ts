@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { homeClaimName } from '../../../kube/group.js';
-import { STOP_SCRIPT } from '../../../infra/children/workspace/stop.js';
+import { STOP_SCRIPT } from '../../../hooks/workspace/children/stop.js';
 import { syncWorkspace } from '../../../hooks/workspace/sync.js';
 import type { KubeObject } from '../../../kube/client.js';
 import {

@@ -1,6 +1,6 @@
 // What the UserSpace child constructs render from: plain, already validated values. The hook
 // decides (quota parsing, LimitRange defaults, API server addresses); the constructs only draw.
-import type { ObjectMeta } from '../k8s/imports.cjs';
+import type { ObjectMeta } from '../../../imports/k8s.cjs';
 import { FIELD_MANAGERS, LABELS } from '../../../kube/group.js';
 import type { NETWORK_POLICIES } from '../../../contract/user-space.js';
 

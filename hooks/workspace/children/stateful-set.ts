@@ -6,7 +6,7 @@ import {
   Quantity,
   type KubeStatefulSetProps,
   type PodSecurityContext,
-} from '../k8s/imports.cjs';
+} from '../../../imports/k8s.cjs';
 import { ANNOTATIONS, LABELS, SERVICE_ACCOUNTS } from '../../../kube/group.js';
 import { HOME_VOLUME, WORKSPACE_CONTAINER } from '../../../contract/workspace.js';
 import {

@@ -1,6 +1,6 @@
 // RoleBindings `svc-owner`, `svc-reader`, `svc-workspace-edit` (SPEC 1.2 rules 1-3).
 import { Construct } from 'constructs';
-import { KubeRoleBinding } from '../k8s/imports.cjs';
+import { KubeRoleBinding } from '../../../imports/k8s.cjs';
 import { SERVICE_ACCOUNTS } from '../../../kube/group.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 import { READER_ROLE, USER_ROLE } from './roles.js';

@@ -1,7 +1,7 @@
 // Renders every child of one UserSpace in an in-memory cdk8s chart. Nothing is written to disk:
 // the App is never synthesized, only the chart's JSON is read.
 import { type App, Chart } from 'cdk8s';
-import { inMemoryApp } from '../in-memory-app.js';
+import { inMemoryApp } from '../../loop/in-memory-app.js';
 import { UserSpaceClusterRole } from './cluster-role.js';
 import { AdminClusterRoleBinding, UserSpaceClusterRoleBinding } from './cluster-role-bindings.js';
 import { UserLimits } from './limit-range.js';

@@ -1,7 +1,7 @@
 // LimitRange `svc-limits`: container defaults, so a container that names no resources is still
 // admitted under the quota (a quota on requests.cpu refuses pods that request none).
 import { Construct } from 'constructs';
-import { KubeLimitRange, Quantity } from '../k8s/imports.cjs';
+import { KubeLimitRange, Quantity } from '../../../imports/k8s.cjs';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 
 export const LIMITS_NAME = 'svc-limits';

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { STOP_SCRIPT, STOP_WAIT_SECONDS } from '../../infra/children/workspace/stop.js';
+import { STOP_SCRIPT, STOP_WAIT_SECONDS } from '../../../../hooks/workspace/children/stop.js';
 
 /** As root a plain PID namespace; otherwise inside a user namespace of our own. */
 const USER_NS = process.getuid?.() === 0 ? [] : ['--user', '--map-root-user'];

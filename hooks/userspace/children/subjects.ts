@@ -1,5 +1,5 @@
 // RBAC subjects of a UserSpace's bindings, and the one place the disabled label takes effect.
-import type { Subject } from '../k8s/imports.cjs';
+import type { Subject } from '../../../imports/k8s.cjs';
 import type { UserSpaceChildrenProps } from './props.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';

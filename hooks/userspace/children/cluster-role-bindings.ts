@@ -1,7 +1,7 @@
 // ClusterRoleBindings: `svc-userspace-<name>` (SPEC 1.2 rule 5) and, for an administrator
 // (`den.dev/role: admin`), `svc-admin-<name>` to `den-admin` (SPEC 1.7).
 import { Construct } from 'constructs';
-import { KubeClusterRoleBinding } from '../k8s/imports.cjs';
+import { KubeClusterRoleBinding } from '../../../imports/k8s.cjs';
 import { SERVICE_ACCOUNTS } from '../../../kube/group.js';
 import { ADMIN_CLUSTER_ROLE } from '../../../contract/names.js';
 import { userSpaceAccessName } from './cluster-role.js';

@@ -1,7 +1,7 @@
 // Roles `svc-workspace-user` (owner rights, SPEC 1.2 rule 2) and `svc-workspace-reader`
 // (the same minus every write verb, rule 3).
 import { Construct } from 'constructs';
-import { KubeRole, type PolicyRule } from '../k8s/imports.cjs';
+import { KubeRole, type PolicyRule } from '../../../imports/k8s.cjs';
 import { GROUP, PLURALS } from '../../../kube/group.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 

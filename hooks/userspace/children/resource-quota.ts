@@ -1,6 +1,6 @@
 // ResourceQuota `svc-quota`: the UserSpace's budget as the API server enforces it (SPEC 2.4).
 import { Construct } from 'constructs';
-import { KubeResourceQuota, Quantity } from '../k8s/imports.cjs';
+import { KubeResourceQuota, Quantity } from '../../../imports/k8s.cjs';
 import { QUOTA_NAME, WORKSPACE_COUNT_KEY } from '../../../contract/user-space.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 

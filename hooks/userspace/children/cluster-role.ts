@@ -1,6 +1,6 @@
 // ClusterRole `svc-userspace-<name>` (SPEC 1.2 rules 5-6): this one UserSpace, and the catalog.
 import { Construct } from 'constructs';
-import { KubeClusterRole, type PolicyRule } from '../k8s/imports.cjs';
+import { KubeClusterRole, type PolicyRule } from '../../../imports/k8s.cjs';
 import { GROUP, PLURALS } from '../../../kube/group.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 

@@ -3,13 +3,13 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
-import { FULL_MODULE, K8S_IMPORTS, K8S_IMPORTS_PATH, fullModulePath, trimK8sModule, trimmedFromInstalled } from '../../../infra/children/k8s/trim.js';
+import { FULL_MODULE, K8S_IMPORTS, K8S_IMPORTS_PATH, fullModulePath, trimK8sModule, trimmedFromInstalled } from '../../imports/trim.js';
 
 const require = createRequire(import.meta.url);
-const REGENERATE = 'run `npm run k8s-imports` and commit infra/children/k8s/';
+const REGENERATE = 'run `npm run k8s-imports` and commit imports/';
 const RTTI = Symbol.for('jsii.rtti');
 
-describe('the k8s classes the child constructs use (infra/children/k8s)', () => {
+describe('the k8s classes the child constructs use (imports/)', () => {
   it('are committed exactly as trim.ts writes them from the installed cdk8s-plus-28', () => {
     const { module, declarations } = trimmedFromInstalled();
     expect(readFileSync(K8S_IMPORTS_PATH, 'utf8'), REGENERATE).to.equal(module);
@@ -45,9 +45,9 @@ describe('the k8s classes the child constructs use (infra/children/k8s)', () => 
       "const { createRequire } = await import('node:module');",
       "process.stdout.write(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));",
     ].join('\n');
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: new URL('../../../', import.meta.url) });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: new URL('../../', import.meta.url) });
     const loaded = JSON.parse(stdout) as string[];
-    expect(loaded.some((path) => path.endsWith('infra/children/k8s/imports.cjs'))).to.equal(true);
+    expect(loaded.some((path) => path.endsWith('imports/k8s.cjs'))).to.equal(true);
     expect(loaded.filter((path) => path.includes('cdk8s-plus-28'))).to.deep.equal([]);
   });
 

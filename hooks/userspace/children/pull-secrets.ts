@@ -1,6 +1,6 @@
 // Copies of the manager namespace's pull Secrets (SPEC 1.2 rule 7), same name, type and data.
 import { Construct } from 'constructs';
-import { KubeSecret } from '../k8s/imports.cjs';
+import { KubeSecret } from '../../../imports/k8s.cjs';
 import { LABELS } from '../../../kube/group.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 

@@ -1,7 +1,7 @@
 // Renders the children of one Workspace in an in-memory cdk8s chart. Nothing is written to
 // disk: the App is never synthesized, only the chart's JSON is read.
 import { type App, Chart } from 'cdk8s';
-import { inMemoryApp } from '../in-memory-app.js';
+import { inMemoryApp } from '../../loop/in-memory-app.js';
 import type { WorkspaceChildrenProps } from './props.js';
 import { WorkspaceService } from './service.js';
 import { WorkspaceStatefulSet } from './stateful-set.js';

@@ -1,6 +1,6 @@
 // Namespace `svc-<userspace>` (SPEC 1.1, 1.2).
 import { Construct } from 'constructs';
-import { KubeNamespace } from '../k8s/imports.cjs';
+import { KubeNamespace } from '../../../imports/k8s.cjs';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 
 /**

@@ -8,7 +8,7 @@ import type {
   V1Volume,
   V1VolumeMount,
 } from '@kubernetes/client-node';
-import type { ObjectMeta } from '../k8s/imports.cjs';
+import type { ObjectMeta } from '../../../imports/k8s.cjs';
 import { FIELD_MANAGERS, LABELS } from '../../../kube/group.js';
 import type { PullPolicy, QuantityJson, ResourceRequirementsJson } from '../../../contract/schema.js';
 

@@ -13,7 +13,7 @@ import {
   KubeNetworkPolicy,
   type NetworkPolicyEgressRule,
   type NetworkPolicyPeer,
-} from '../k8s/imports.cjs';
+} from '../../../imports/k8s.cjs';
 import { childMetadata, type ApiServerRule, type UserSpaceChildrenProps } from './props.js';
 
 export const ISOLATION_NAME = 'svc-isolation';

@@ -1,6 +1,6 @@
 // The headless Service `<workspace>` that governs the StatefulSet's pod DNS name (SPEC 1.3 step 4).
 import { Construct } from 'constructs';
-import { KubeService } from '../k8s/imports.cjs';
+import { KubeService } from '../../../imports/k8s.cjs';
 import { childMetadata, podSelector, type WorkspaceChildrenProps } from './props.js';
 
 export class WorkspaceService extends Construct {

@@ -1,6 +1,6 @@
 // ServiceAccounts `workspace`, `session`, `session-readonly` (SPEC 1.2 rules 1-4).
 import { Construct } from 'constructs';
-import { KubeServiceAccount } from '../k8s/imports.cjs';
+import { KubeServiceAccount } from '../../../imports/k8s.cjs';
 import { SERVICE_ACCOUNTS } from '../../../kube/group.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 
