@@ -1,4 +1,5 @@
 // UserSpace (SPEC 2.4): one person, their namespace, quota, RBAC and network policy.
+import type { KubeObject } from '../kube/client.js';
 import { GROUP, KINDS, LABELS, PLURALS } from '../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
 import { arrayOf, conditions, integer, object, observedGeneration, quantity, string } from './schema.js';
@@ -15,6 +16,29 @@ export const WORKSPACE_COUNT_KEY = `count/${PLURALS.workspace}.${GROUP}`;
 /** What a person is in Den, as the UserSpace's label den.dev/role says. */
 export const MEMBERSHIP_ROLES = ['user', 'admin'] as const;
 export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];
+
+/** spec.quota as read: the CRD schema checked it, but every reader still reads it defensively. */
+export interface UserSpaceQuota {
+  cpu?: string | number;
+  memory?: string | number;
+  storage?: string | number;
+  gpu?: number;
+  workspaces?: number;
+}
+
+/**
+ * A UserSpace as the informer or the API server hands it over: the one type of every reader
+ * (the hook, the webhooks, REST). Only the fields Den reads are typed; each is checked before it is trusted.
+ */
+export interface UserSpace extends KubeObject {
+  spec?: {
+    owner?: string;
+    quota?: UserSpaceQuota;
+    networkPolicy?: string;
+    sshAuthorizedKeys?: string[];
+    [field: string]: unknown;
+  };
+}
 
 type Labelled = { metadata?: { labels?: Record<string, string> } };
 

@@ -1,6 +1,6 @@
 // The controllers `den manager` runs, one per kind, each built from the manager's settings.
 // A new kind writes its controller.ts beside its hook and adds one line to CONTROLLERS.
-import type { ControllerSpec } from './loop/controller.js';
+import type { ControllerSpec } from './loop/spec.js';
 import { imageRegistrySpec, type RegistrySyncConfig } from './registry/controller.js';
 import { userSpaceSpec } from './userspace/controller.js';
 import { workspaceSpec } from './workspace/controller.js';
@@ -18,6 +18,6 @@ export interface ManagerConfig {
 }
 
 // `any`: each kind has its own hook config and related shape; the loop only passes them through.
-export type ControllerFactory = (config: ManagerConfig) => ControllerSpec<any, any>;
+export type ControllerFactory = (config: ManagerConfig) => ControllerSpec<any, any, any, any>;
 
 export const CONTROLLERS: readonly ControllerFactory[] = [userSpaceSpec, workspaceSpec, imageRegistrySpec];

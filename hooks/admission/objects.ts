@@ -13,23 +13,8 @@ export interface ResourceRequirements {
 export type { Workspace } from '../../contract/workspace.js';
 export type { WorkspaceImage } from '../../contract/workspace-image.js';
 
-export interface UserSpaceQuota {
-  cpu?: string | number;
-  memory?: string | number;
-  storage?: string | number;
-  gpu?: number;
-  workspaces?: number;
-}
-
-export interface UserSpace extends KubeObject {
-  spec?: {
-    owner?: string;
-    quota?: UserSpaceQuota;
-    networkPolicy?: string;
-    sshAuthorizedKeys?: string[];
-    [field: string]: unknown;
-  };
-}
+// One UserSpace type for every reader, beside its CRD.
+export type { UserSpace, UserSpaceQuota } from '../../contract/user-space.js';
 
 export interface PersistentVolumeClaim extends KubeObject {
   spec?: { resources?: { requests?: ResourceList } };

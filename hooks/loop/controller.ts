@@ -8,84 +8,16 @@ import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { FIELD_MANAGERS } from '../../kube/group.js';
 import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../../kube/den-events.js';
-import { Informer, objectKey, type CacheEvent, type Transform } from '../../kube/informer.js';
+import { Informer, objectKey, type CacheEvent } from '../../kube/informer.js';
 import { untilAborted } from '../../process/timers.js';
-import { RESOURCES, resourceOf, type ResourceType } from '../../kube/resources.js';
+import { resourceOf } from '../../kube/resources.js';
 import { Registry } from 'prom-client';
 import { childName, controllerOf, parentKeysOf, refOf } from './keys.js';
 import { LoopMetrics } from './metrics.js';
 import { ChildIndex, childAsCached, childrenMap, withSiblingParts, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
-import { QueueClosedError, WorkQueue, type BackoffOptions, type RunOutcome } from './queue.js';
-import type { RateLimit } from '../../process/rate-limit.js';
-import type { ChildError, ParentChange, ParentEvent, SyncHook } from './types.js';
-
-/** Caches a `related()` function reads, by the names their sources were given. */
-export type RelatedCaches = Record<string, Informer<KubeObject>>;
-
-export interface RelatedSource {
-  /** Name of the cache in `RelatedCaches`. */
-  name: string;
-  resource: ResourceType;
-  namespace?: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-  /** What the cache keeps of each object: the fields `related()` reads (default: all but managedFields). */
-  transform?: Transform<KubeObject>;
-  /** Keys of the parents to reconcile when this object changes. */
-  parentsOf(obj: KubeObject, parents: Informer<KubeObject>): string[];
-}
-
-export interface Finalizer {
-  name: string;
-  /** Runs once the parent is being deleted; the finalizer is removed when it resolves. */
-  finalize(parent: KubeObject, ctx: { client: KubeClient; children: KubeObject[]; log: Log }): Promise<void>;
-}
-
-export interface ControllerSpec<Config, Related> {
-  /** For logs: `userspace`, `workspace`. */
-  name: string;
-  parent: ResourceType;
-  children: readonly ResourceType[];
-  /** Kinds of children whose status the hook reads: their caches keep it (every other child's status is dropped). */
-  childStatusKinds?: readonly string[];
-  /** Label the loop stamps on every child with the parent's name; children are watched by it. */
-  parentLabel: string;
-  hook: SyncHook<Config, Related>;
-  config: Config;
-  relatedSources?: readonly RelatedSource[];
-  /**
-   * What the hook gets as `related`: read from the caches, or from an outside source (the
-   * loop owns I/O; `signal` aborts when the reconcile is abandoned). A rejection fails the
-   * reconcile, which is retried with backoff.
-   */
-  related(parent: KubeObject, caches: RelatedCaches, ctx: { signal: AbortSignal }): Related | Promise<Related>;
-  finalizer?: Finalizer;
-  /** Status fields other writers own; always taken from the latest parent. */
-  foreignStatusFields?: readonly string[];
-}
-
-export interface ControllerOptions {
-  log?: Log;
-  relistIntervalMs?: number;
-  concurrency?: number;
-  backoff?: BackoffOptions;
-  retryRate?: RateLimit;
-  /** How long in-flight reconciles may finish at shutdown. */
-  shutdownGraceMs?: number;
-  /** Re-reads after a status write conflict before the reconcile is retried from the queue. */
-  statusConflictRetries?: number;
-  clock?: () => Date;
-  /** The process's loop figures; a controller of its own (tests) counts into a registry nobody scrapes. */
-  metrics?: LoopMetrics;
-}
-
-export interface ControllerStats {
-  reconciles: number;
-  failures: number;
-  applies: number;
-  deletes: number;
-  statusWrites: number;
-}
+import { QueueClosedError, WorkQueue, type RunOutcome } from './queue.js';
+import type { ControllerOptions, ControllerSpec, ControllerStats, RelatedCaches } from './spec.js';
+import type { ChildError, HookInput, ParentChange, ParentEvent } from './types.js';
 
 /** A reconcile that wrote what it could but some children failed; retried with backoff. */
 export class ChildrenFailedError extends Error {
@@ -103,11 +35,11 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export class Controller<Config = unknown, Related = unknown> {
+export class Controller<Config = unknown, Related = unknown, Cache extends string = string, Parent extends KubeObject = KubeObject> {
   readonly parents: Informer<KubeObject>;
   readonly stats: ControllerStats = { reconciles: 0, failures: 0, applies: 0, deletes: 0, statusWrites: 0 };
   private readonly childInformers: Informer<KubeObject>[];
-  private readonly related: RelatedCaches = {};
+  private readonly related: Record<string, Informer<KubeObject>> = {};
   private readonly index = new ChildIndex();
   /** The queue of the current lead, once the caches are synced; undefined while this controller does not reconcile. */
   private queue: WorkQueue | undefined;
@@ -121,7 +53,7 @@ export class Controller<Config = unknown, Related = unknown> {
   private readonly resyncTimers = new Map<string, NodeJS.Timeout>();
   private readonly events: DenEventRecorder;
 
-  constructor(private readonly client: KubeClient, readonly spec: ControllerSpec<Config, Related>, private readonly opts: ControllerOptions = {}) {
+  constructor(private readonly client: KubeClient, readonly spec: ControllerSpec<Config, Related, Cache, Parent>, private readonly opts: ControllerOptions = {}) {
     this.log = opts.log ?? (() => undefined);
     this.events = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.manager, now: opts.clock });
     const informerOpts = { relistIntervalMs: opts.relistIntervalMs, onError: (err: unknown) => this.log('watch failed; retrying', { controller: spec.name, error: messageOf(err) }) };
@@ -279,12 +211,13 @@ export class Controller<Config = unknown, Related = unknown> {
     this.stats.reconciles++;
     const uid = cached.metadata?.uid ?? '';
     if (cached.metadata?.deletionTimestamp) return this.finalize(cached, stop);
-    const parent = await this.ensureFinalizer(cached, stop);
+    // The parent's type is what the kind's hook reads it as; the hook checks every field it reads.
+    const parent = (await this.ensureFinalizer(cached, stop)) as Parent;
     const observed = this.index.of(uid);
-    const input = {
+    const input: HookInput<Config, Related, Parent> = {
       parent,
       children: childrenMap(observed, this.spec.children),
-      related: await this.spec.related(parent, this.related, { signal: stop }),
+      related: await this.spec.related(parent, this.related as RelatedCaches<Cache>, { signal: stop }),
       now: (this.opts.clock ?? (() => new Date()))(),
       config: this.spec.config,
     };
@@ -426,17 +359,4 @@ export class Controller<Config = unknown, Related = unknown> {
     this.finalized.add(uid);
     this.log('finalized', { controller: this.spec.name, parent: objectKey(parent), finalizer: finalizer.name });
   }
-}
-
-/** Starts the deletion of each object (background propagation) without waiting for it to finish. */
-export async function startDeletion(client: KubeClient, objects: KubeObject[]): Promise<void> {
-  await Promise.all(objects.map(async (obj) => {
-    const resource = resourceOf(obj.apiVersion ?? '', obj.kind ?? '');
-    if (!resource || obj.metadata?.deletionTimestamp) return;
-    try {
-      await client.delete(resource, obj.metadata?.name ?? '', obj.metadata?.namespace, { propagationPolicy: 'Background' });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-  }));
 }

@@ -1,4 +1,5 @@
-// The hook contract the loop runs (DESIGN.md): observed state in, desired state out.
+// The hook contract the loop runs (DESIGN.md): observed state in, desired state out. One shape
+// for every kind: a kind names its config, its related objects, its parent type and status.
 import type { KubeObject } from '../../kube/client.js';
 
 /**
@@ -13,8 +14,9 @@ export interface ChildError {
   message: string;
 }
 
-export interface HookInput<Config, Related> {
-  parent: KubeObject;
+export interface HookInput<Config, Related, Parent extends KubeObject = KubeObject> {
+  /** The parent as the informer holds it; the hook checks every field it reads. */
+  parent: Parent;
   children: ObservedChildren;
   related: Related;
   now: Date;
@@ -23,9 +25,9 @@ export interface HookInput<Config, Related> {
   errors?: ChildError[];
 }
 
-export interface HookOutput {
-  status: Record<string, unknown>;
-  children: KubeObject[];
+export interface HookOutput<Status extends Record<string, unknown> = Record<string, unknown>, Child extends KubeObject = KubeObject> {
+  status: Status;
+  children: Child[];
   /**
    * Run this parent again after this many milliseconds even if nothing in the cluster changes:
    * for a parent that mirrors an outside source the loop polls (docs/manager.md). Each run's
@@ -60,4 +62,4 @@ export interface ParentEvent {
   annotations?: Record<string, string>;
 }
 
-export type SyncHook<Config, Related> = (input: HookInput<Config, Related>) => HookOutput;
+export type SyncHook<Config, Related, Parent extends KubeObject = KubeObject> = (input: HookInput<Config, Related, Parent>) => HookOutput;

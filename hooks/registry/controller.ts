@@ -5,7 +5,7 @@
 import { LABELS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { IMAGE_REGISTRY_LIMITS } from '../../contract/image-registry-rules.js';
-import type { ControllerSpec } from '../loop/controller.js';
+import type { ControllerSpec } from '../loop/spec.js';
 import { RegistryListings } from './listings.js';
 import type { RegistryError } from './provider.js';
 import { defaultProviders, providerFor, type Providers } from './providers.js';

@@ -4,7 +4,7 @@ import type { KubeObject } from '../../kube/client.js';
 import { GROUP, LABELS, userNamespace } from '../../kube/group.js';
 import type { Informer } from '../../kube/informer.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { startDeletion, type ControllerSpec } from '../loop/controller.js';
+import { startDeletion, type ControllerSpec } from '../loop/spec.js';
 import { isControlledBy } from '../loop/keys.js';
 import { syncUserSpace } from './sync.js';
 import type { UserSpace, UserSpaceHookConfig, UserSpaceRelated } from './types.js';
@@ -24,7 +24,7 @@ function allParents(_obj: KubeObject, parents: Informer<KubeObject>): string[] {
 }
 
 /** UserSpace: SPEC 1.2 children; re-rendered when the API server's addresses or the pull Secrets change. */
-export function userSpaceSpec(config: UserSpaceControllerConfig): ControllerSpec<UserSpaceHookConfig, UserSpaceRelated> {
+export function userSpaceSpec(config: UserSpaceControllerConfig): ControllerSpec<UserSpaceHookConfig, UserSpaceRelated, 'apiService' | 'apiEndpoints' | 'pullSecrets', UserSpace> {
   return {
     name: 'userspace',
     parent: RESOURCES.userSpace,
@@ -35,7 +35,7 @@ export function userSpaceSpec(config: UserSpaceControllerConfig): ControllerSpec
     // Ready waits for the quota controller to count svc-quota (hooks/userspace/status.ts).
     childStatusKinds: [RESOURCES.resourceQuota.kind],
     parentLabel: LABELS.userSpace,
-    hook: (input) => syncUserSpace({ ...input, parent: input.parent as UserSpace }),
+    hook: syncUserSpace,
     config: { gpuResource: config.gpuResource, managerNamespace: config.namespace },
     relatedSources: [
       { name: 'apiService', resource: RESOURCES.service, namespace: 'default', fieldSelector: 'metadata.name=kubernetes', parentsOf: allParents },
@@ -43,8 +43,8 @@ export function userSpaceSpec(config: UserSpaceControllerConfig): ControllerSpec
       { name: 'pullSecrets', resource: RESOURCES.secret, namespace: config.namespace, labelSelector: `${LABELS.pullSecret}=true`, parentsOf: allParents },
     ],
     related: (_parent, caches) => ({
-      apiServer: { service: caches.apiService!.get('kubernetes', 'default') ?? null, endpointSlices: caches.apiEndpoints!.list() },
-      pullSecrets: caches.pullSecrets!.list(),
+      apiServer: { service: caches.apiService.get('kubernetes', 'default') ?? null, endpointSlices: caches.apiEndpoints.list() },
+      pullSecrets: caches.pullSecrets.list(),
     }),
     finalizer: {
       name: NAMESPACE_FINALIZER,

@@ -2,9 +2,10 @@
 // objects it reads. Only the fields the hook uses are typed; everything else passes through.
 import type { KubeObject } from '../../kube/client.js';
 import type { Condition } from '../loop/conditions.js';
-import type { ChildError, ObservedChildren } from '../loop/types.js';
+import type { ChildError, HookInput, HookOutput, ObservedChildren } from '../loop/types.js';
+import type { UserSpace } from '../../contract/user-space.js';
 
-export type { ChildError, Condition, ObservedChildren };
+export type { ChildError, Condition, ObservedChildren, UserSpace };
 
 export type UserSpacePhase = 'Pending' | 'Ready' | 'Failed';
 
@@ -14,12 +15,6 @@ export type UserSpaceStatus = {
   observedGeneration?: number;
   conditions: Condition[];
 };
-
-/**
- * A UserSpace as the informer hands it over: nothing in it is trusted to have the right shape,
- * the hook checks every field it reads.
- */
-export type UserSpace = KubeObject;
 
 
 /** The `default/kubernetes` Service and its EndpointSlices, as the API server returns them. */
@@ -42,14 +37,8 @@ export interface UserSpaceHookConfig {
 }
 
 
-export interface UserSpaceSyncInput {
-  parent: UserSpace;
-  children: ObservedChildren;
-  related: UserSpaceRelated;
-  now: Date;
-  config: UserSpaceHookConfig;
-  errors?: ChildError[];
-}
+/** The loop's hook contract for a UserSpace (hooks/loop/types.ts). */
+export type UserSpaceSyncInput = HookInput<UserSpaceHookConfig, UserSpaceRelated, UserSpace>;
 
 /** A rendered child: always apiVersion, kind and metadata.name; namespace when namespaced. */
 export interface ChildObject extends KubeObject {
@@ -58,7 +47,4 @@ export interface ChildObject extends KubeObject {
   metadata: NonNullable<KubeObject['metadata']> & { name: string };
 }
 
-export interface UserSpaceSyncResult {
-  status: UserSpaceStatus;
-  children: ChildObject[];
-}
+export type UserSpaceSyncResult = HookOutput<UserSpaceStatus, ChildObject>;

@@ -3,7 +3,7 @@
 import type { KubeObject } from '../../kube/client.js';
 import { defaultPodName, LABELS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
-import type { ControllerSpec } from '../loop/controller.js';
+import type { ControllerSpec } from '../loop/spec.js';
 import { keyOf } from '../loop/keys.js';
 import { syncWorkspace, workspaceOfPod, workspacesUsingImage } from './sync.js';
 import { podAsRead } from './pod.js';
@@ -17,7 +17,7 @@ export interface WorkspaceControllerConfig {
 }
 
 /** Workspace: Service and StatefulSet; re-reconciled when its pod or its WorkspaceImage changes. */
-export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec<WorkspaceHookConfig, WorkspaceRelated> {
+export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec<WorkspaceHookConfig, WorkspaceRelated, 'images' | 'pods' | 'refusals'> {
   return {
     name: 'workspace',
     parent: RESOURCES.workspace,
@@ -59,10 +59,10 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
       const namespace = parent.metadata?.namespace;
       const name = parent.metadata?.name;
       return {
-        image: imageName ? caches.images!.get(imageName) ?? null : null,
+        image: imageName ? caches.images.get(imageName) ?? null : null,
         // Only the StatefulSet's pod counts (hooks/workspace/pod.ts): one keyed lookup, not a scan of every cached pod.
-        pods: [caches.pods!.get(defaultPodName(name ?? ''), namespace)].filter((pod): pod is KubeObject => pod !== undefined),
-        refusals: caches.refusals!.list((event) => event.metadata?.namespace === namespace && statefulSetOf(event) === name),
+        pods: [caches.pods.get(defaultPodName(name ?? ''), namespace)].filter((pod): pod is KubeObject => pod !== undefined),
+        refusals: caches.refusals.list((event) => event.metadata?.namespace === namespace && statefulSetOf(event) === name),
       };
     },
     // The gateway records activity in status; the loop never overwrites it.

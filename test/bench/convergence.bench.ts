@@ -35,7 +35,7 @@ import { DEFAULT_SETTINGS } from '../../infra/install/settings.js';
 import { renderInstall } from '../../infra/install/synth.js';
 import { userSpaceSpec } from '../../hooks/userspace/controller.js';
 import { workspaceSpec } from '../../hooks/workspace/controller.js';
-import type { ControllerSpec } from '../../hooks/loop/controller.js';
+import type { ControllerSpec } from '../../hooks/loop/spec.js';
 import { childrenMap, decorateChild, desiredStatus, planChildren } from '../../hooks/loop/plan.js';
 import { CLUSTER_CPU_PROFILE, CLUSTER_PROFILE, FakeApiServer, INSTANT_PROFILE, type LatencyProfile } from '../support/fake-apiserver.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';

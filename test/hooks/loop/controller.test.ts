@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { Controller, startDeletion, type ControllerOptions, type ControllerSpec } from '../../../hooks/loop/controller.js';
+import { Controller } from '../../../hooks/loop/controller.js';
+import { startDeletion, type ControllerOptions, type ControllerSpec } from '../../../hooks/loop/spec.js';
 import { APPLIED_HASH_ANNOTATION } from '../../../hooks/loop/plan.js';
 import type { SyncHook } from '../../../hooks/loop/types.js';
 import { KubeClient, type KubeObject } from '../../../kube/client.js';
