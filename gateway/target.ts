@@ -3,17 +3,8 @@
 // Nothing here comes from client input except the username, which only selects among
 // Workspaces whose keys the client proved it holds.
 import type { KubeClient } from '../kube/client.js';
-import { isNotFound, KubeApiError } from '../kube/errors.js';
-import { RESOURCES } from '../kube/resources.js';
-import {
-  containerOf,
-  notRunningMessage,
-  podMismatchMessage,
-  podNameOf,
-  shellAndHome,
-  type SessionTarget,
-  type WorkspacePod,
-} from '../shell/target.js';
+import { KubeApiError } from '../kube/errors.js';
+import { resolveSessionTarget, type SessionTarget } from '../shell/target.js';
 import type { WorkspaceImage } from '../contract/workspace-image.js';
 import { findAuthorizedKey, type OfferedKey } from './keys.js';
 import type { Workspace } from './workspaces.js';
@@ -50,41 +41,19 @@ function unavailable(what: string, err: unknown): SessionRefused {
 export async function resolveTarget(deps: ResolveDeps, cached: Workspace, offered: OfferedKey): Promise<GatewayTarget> {
   const name = cached.metadata?.name ?? '';
   const namespace = cached.metadata?.namespace ?? '';
-  let ws: Workspace;
-  try {
-    ws = await deps.client.get<Workspace>(RESOURCES.workspace, name, namespace);
-  } catch (err) {
-    if (isNotFound(err)) throw new SessionRefused(undefined, `workspace ${namespace}/${name} vanished after the cache matched it`);
-    throw unavailable(`get workspace ${namespace}/${name}`, err);
-  }
-  // The cache may lag behind a key removal: the fresh object decides.
-  if (!findAuthorizedKey(offered, ws.spec?.sshAuthorizedKeys)) {
-    throw new SessionRefused(undefined, `workspace ${namespace}/${name} no longer authorizes the offered key`);
-  }
-  const notRunning = notRunningMessage(ws);
-  if (notRunning) throw new SessionRefused(notRunning, `${namespace}/${name}: ${notRunning}`);
-
-  const podName = podNameOf(ws);
-  let pod: WorkspacePod;
-  try {
-    pod = await deps.client.get<WorkspacePod>(RESOURCES.pod, podName, namespace);
-  } catch (err) {
-    if (isNotFound(err)) {
-      const msg = `workspace ${name} has no pod ${podName} yet; try again shortly`;
-      throw new SessionRefused(msg, `${namespace}/${name}: ${msg}`);
-    }
-    throw unavailable(`get pod ${namespace}/${podName}`, err);
-  }
-  const mismatch = podMismatchMessage(pod, name);
-  if (mismatch) throw new SessionRefused(mismatch, `${namespace}/${name}: ${mismatch}`);
-
-  const imageName = ws.spec?.imageRef?.name ?? '';
-  return {
-    namespace,
-    workspace: name,
-    workspaceUid: ws.metadata?.uid ?? '',
-    pod: podName,
-    container: containerOf(pod),
-    ...shellAndHome(imageName ? deps.image(imageName) : undefined),
-  };
+  const refused = (message: string) => new SessionRefused(message, `${namespace}/${name}: ${message}`);
+  const target = await resolveSessionTarget(deps.client, namespace, name, {
+    workspaceMissing: () => new SessionRefused(undefined, `workspace ${namespace}/${name} vanished after the cache matched it`),
+    workspaceUnreadable: (err) => unavailable(`get workspace ${namespace}/${name}`, err),
+    // The cache may lag behind a key removal: the fresh object decides.
+    checkWorkspace: (ws) => {
+      if (!findAuthorizedKey(offered, ws.spec?.sshAuthorizedKeys)) throw new SessionRefused(undefined, `workspace ${namespace}/${name} no longer authorizes the offered key`);
+    },
+    notRunning: refused,
+    podMissing: (podName) => refused(`workspace ${name} has no pod ${podName} yet; try again shortly`),
+    podUnreadable: (podName, err) => unavailable(`get pod ${namespace}/${podName}`, err),
+    podMismatch: refused,
+    image: deps.image,
+  });
+  return { ...target, workspaceUid: target.workspaceUid ?? '' };
 }

@@ -5,8 +5,7 @@
 import type { KubeClient } from '../../kube/client.js';
 import { isNotFound, KubeApiError, KubeUnavailableError } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
-import type { Workspace } from '../../contract/workspace.js';
-import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, shellAndHome, type SessionTarget, type WorkspacePod } from '../../shell/target.js';
+import { resolveSessionTarget, type SessionTarget } from '../../shell/target.js';
 import type { WorkspaceImage } from '../../contract/workspace-image.js';
 import { CLOSE } from '../../web/terminal-protocol.js';
 
@@ -40,38 +39,22 @@ export interface TerminalTarget extends SessionTarget {
 }
 
 /** Reads the Workspace, its pod and its image as the person; throws TerminalRefused with what they can act on. */
-export async function resolveTerminalTarget(client: KubeClient, namespace: string, name: string): Promise<TerminalTarget> {
-  let ws: Workspace;
-  try {
-    ws = await client.get<Workspace>(RESOURCES.workspace, name, namespace);
-  } catch (err) {
-    if (isNotFound(err)) throw new TerminalRefused(CLOSE.notFound, `you have no workspace named ${name}`);
-    throw refusalOf(err, `reading workspace ${name}`);
-  }
-  const notRunning = notRunningMessage(ws);
-  if (notRunning) throw new TerminalRefused(CLOSE.notRunning, notRunning);
-
-  const podName = podNameOf(ws);
-  let pod: WorkspacePod;
-  try {
-    pod = await client.get<WorkspacePod>(RESOURCES.pod, podName, namespace);
-  } catch (err) {
-    if (isNotFound(err)) throw new TerminalRefused(CLOSE.notRunning, `workspace ${name} has no pod ${podName} yet; try again shortly`);
-    throw refusalOf(err, `reading pod ${podName}`);
-  }
-  const mismatch = podMismatchMessage(pod, name);
-  if (mismatch) throw new TerminalRefused(CLOSE.forbidden, mismatch);
-
-  const imageName = ws.spec?.imageRef?.name ?? '';
-  let image: WorkspaceImage | undefined;
-  if (imageName) {
-    try {
-      image = await client.get<WorkspaceImage>(RESOURCES.workspaceImage, imageName);
-    } catch (err) {
-      // A withdrawn catalog entry leaves running workspaces alone; its defaults still apply.
-      if (!isNotFound(err)) throw refusalOf(err, `reading workspace image ${imageName}`);
-    }
-  }
-  const uid = ws.metadata?.uid;
-  return { namespace, workspace: name, pod: podName, container: containerOf(pod), ...shellAndHome(image), ...(uid ? { workspaceUid: uid } : {}) };
+export function resolveTerminalTarget(client: KubeClient, namespace: string, name: string): Promise<TerminalTarget> {
+  return resolveSessionTarget(client, namespace, name, {
+    workspaceMissing: () => new TerminalRefused(CLOSE.notFound, `you have no workspace named ${name}`),
+    workspaceUnreadable: (err) => refusalOf(err, `reading workspace ${name}`),
+    notRunning: (message) => new TerminalRefused(CLOSE.notRunning, message),
+    podMissing: (podName) => new TerminalRefused(CLOSE.notRunning, `workspace ${name} has no pod ${podName} yet; try again shortly`),
+    podUnreadable: (podName, err) => refusalOf(err, `reading pod ${podName}`),
+    podMismatch: (message) => new TerminalRefused(CLOSE.forbidden, message),
+    image: async (imageName) => {
+      try {
+        return await client.get<WorkspaceImage>(RESOURCES.workspaceImage, imageName);
+      } catch (err) {
+        // A withdrawn catalog entry leaves running workspaces alone; its defaults still apply.
+        if (!isNotFound(err)) throw refusalOf(err, `reading workspace image ${imageName}`);
+        return undefined;
+      }
+    },
+  });
 }
