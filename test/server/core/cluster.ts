@@ -23,7 +23,8 @@ import { fixture } from '../../support/fixtures.js';
 import { SHARED_ASSETS } from '../../support/web.js';
 import { TerminalServer } from '../../../server/terminal/upgrade.js';
 import { ActivityRecorder } from '../../../shell/activity.js';
-import { PREVIEW_LIMITS, PreviewProxy } from '../../../server/preview/proxy.js';
+import { PreviewProxy } from '../../../server/preview/proxy.js';
+import { PREVIEW_LIMITS } from '../../../server/preview/types.js';
 import { routeUpgrades } from '../../../server/upgrades.js';
 import { TrustedProxies } from '../../../server/http/client-address.js';
 
