@@ -10,7 +10,7 @@ import { validate } from '../http/validate.js';
 import { activityList } from '../../web/templates/activity.js';
 import { adminActivityPage } from '../../web/templates/admin.js';
 import { viewerOf } from './middleware.js';
-import { sendPage, wantsLivePart } from './workspaces.js';
+import { sendPage, wantsLivePart } from './send.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 /** A filter form's query, checked as REST checks it; the empty fields a form sends mean "any". */

@@ -8,7 +8,7 @@ import { catalogPage, type CatalogEntry, type CatalogFilter } from '../../web/te
 import { listUsableImages } from '../api/catalog.js';
 import { HttpError } from '../../koa/errors.js';
 import { viewerOf } from './middleware.js';
-import { sendPage } from './workspaces.js';
+import { sendPage } from './send.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 /** An entry as the catalog shows it: past its `deprecateAt` it counts as deprecated (SPEC 2.2). */

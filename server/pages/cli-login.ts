@@ -9,7 +9,7 @@ import { issueTokenFor } from '../api/tokens.js';
 import { cliLoginHandOffPage, cliLoginQuestionPage, type CliRequest } from '../../web/templates/cli-login.js';
 import { PAGE_CSP, viewerOf } from './middleware.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
-import { sendPage } from './workspaces.js';
+import { sendPage } from './send.js';
 
 /** The one-time state `den login` makes: 32 random bytes, base64url. */
 const STATE = /^[A-Za-z0-9_-]{43}$/;

@@ -19,7 +19,7 @@ import { catalogEntry } from './catalog.js';
 import { viewerOf } from './middleware.js';
 import { leaveNotice } from './notice.js';
 import { refusalOf } from './refusal.js';
-import { sendPage } from './workspaces.js';
+import { sendPage } from './send.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 interface UserSpaceView {

@@ -14,7 +14,7 @@ import { describeToken, issueTokenFor, revokeTokenOf } from '../api/tokens.js';
 import { viewerOf } from './middleware.js';
 import { refusalOf } from './refusal.js';
 import { quotaLines } from './new.js';
-import { sendPage } from './workspaces.js';
+import { sendPage } from './send.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 interface OwnUserSpace {

@@ -1,6 +1,5 @@
 // The dashboard and the workspace actions, read and written with the person's own minted
 // token through the REST handlers' functions (server/api/workspaces.ts).
-import type { Context } from 'koa';
 import { ValidationError } from 'yup';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { ACTIVITY_KINDS, activityOf, type ActivityEntry } from '../api/activity.js';
@@ -8,8 +7,8 @@ import { isDns1123Label } from '../../kube/names.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from '../../contract/workspace-image.js';
 import { dashboardCards, dashboardPage } from '../../web/templates/dashboard.js';
-import { LIVE_FRAGMENT_HEADER, LIVE_SLOW_PARTS_HEADER } from '../../web/templates/live.js';
-import { isNotFound, KubeApiError } from '../../kube/errors.js';
+import { LIVE_SLOW_PARTS_HEADER } from '../../web/templates/live.js';
+import { isNotFound } from '../../kube/errors.js';
 import { failureOf } from './failure.js';
 import type { WorkspaceView } from '../../web/templates/format.js';
 import { stringify } from 'yaml';
@@ -26,77 +25,13 @@ import { requestFieldOf, workspaceChangePatch } from '../api/mapping.js';
 import { changeWorkspaceRequest } from '../api/schemas.js';
 import { describeError, HttpError } from '../../koa/errors.js';
 import { CHANGE_FIELDS, currentValues, type ChangeField, type ChangeRefusal } from '../../web/templates/workspace-facts.js';
-import type { Actor } from '../api/lifecycle-events.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
 import { refusalOf } from './refusal.js';
 import { deleteRefusalOf } from '../../web/templates/delete-form.js';
 import { leaveNotice, takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
-import { declaredApps, type DeclaredApp } from '../../contract/workspace-image-rules.js';
-import type { WorkspaceImage } from '../../contract/workspace-image.js';
-
-/**
- * What the pages show of a catalog entry: its home path (VS Code links), its title (a failure
- * names it; absent when the entry has no display name or is gone), whether it is withdrawn,
- * and its valid declared apps (the Apps and ports card). An entry gone or hidden from the
- * person reads as the defaults.
- */
-export interface CatalogFacts {
-  homePath: string;
-  title?: string;
-  deprecated: boolean;
-  apps: DeclaredApp[];
-}
-
-function catalogFacts(entry: WorkspaceImage | undefined): CatalogFacts {
-  return {
-    homePath: entry?.spec?.homePath || WORKSPACE_IMAGE_DEFAULTS.homePath,
-    title: entry?.spec?.displayName || undefined,
-    deprecated: entry?.spec?.deprecated === true,
-    apps: declaredApps(entry?.spec?.apps),
-  };
-}
-
-/** One catalog entry, read alone (the 3 s live polls ask for one, not the whole catalog). */
-async function catalogEntryOf(kube: KubeClient, name: string): Promise<CatalogFacts> {
-  if (!name) return catalogFacts(undefined);
-  try {
-    return catalogFacts(await kube.get<WorkspaceImage>(RESOURCES.workspaceImage, name));
-  } catch (err) {
-    if (err instanceof KubeApiError && (err.status === 404 || err.status === 403)) return catalogFacts(undefined);
-    throw err;
-  }
-}
-
-/** Every catalog entry the person can read, by name, in one LIST. */
-export async function catalogFactsOf(kube: KubeClient): Promise<Map<string, CatalogFacts>> {
-  const { items } = await kube.list<WorkspaceImage>(RESOURCES.workspaceImage);
-  return new Map(items.map((i) => [i.metadata?.name ?? '', catalogFacts(i)]));
-}
-
-/** A workspace's page or card shows its entry (the VS Code link's home path, the title a failure names) only when Running or Failed. */
-function showsEntry(ws: WorkspaceView): boolean {
-  const phase = phaseOf(ws);
-  return phase === 'Running' || phase === 'Failed';
-}
-
-/** Beyond this many different entries the cards read the whole catalog at once. */
-const ENTRY_READS_AT_MOST = 4;
-
-/**
- * The catalog entries the cards show, by name: one read each, as entries carry icons and a
- * catalog can be large (the dashboard asks every 3 s); the whole catalog when many are shown.
- */
-async function entriesShownBy(kube: KubeClient, workspaces: WorkspaceView[]): Promise<Map<string, CatalogFacts>> {
-  const names = [...new Set(workspaces.filter(showsEntry).map((ws) => ws.spec?.imageRef?.name ?? ''))].filter(Boolean);
-  if (names.length > ENTRY_READS_AT_MOST) return catalogFactsOf(kube);
-  return new Map(await Promise.all(names.map(async (name) => [name, await catalogEntryOf(kube, name)] as const)));
-}
-
-/** Is this request a live page's poll for its live part alone (web/templates/live.ts)? */
-export function wantsLivePart(ctx: Context): boolean {
-  return ctx.get(LIVE_FRAGMENT_HEADER) === 'live';
-}
+import { pageActor, sendPage, wantsLivePart } from './send.js';
+import { catalogEntryOf, catalogFacts, catalogFactsOf, entriesShownBy, showsEntry, type CatalogFacts } from './catalog-facts.js';
 
 /**
  * The namespace a workspace page or form is about: `namespace` in the query (a page) or the
@@ -117,12 +52,6 @@ function pagePath(name: string, namespace: string | undefined): string {
   return `/w/${name}${namespace ? `?namespace=${encodeURIComponent(namespace)}` : ''}`;
 }
 
-export function sendPage(ctx: Context, body: string, status = 200): void {
-  ctx.status = status;
-  ctx.type = 'html';
-  ctx.body = body;
-}
-
 async function dashboard(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { caller, kube, assets } = ctx.state;
   // A person's own namespace, even for an administrator (the admin pages list everyone's).
@@ -139,12 +68,6 @@ async function dashboard(ctx: PageContext, deps: PageDeps): Promise<void> {
   const viewer = viewerOf(ctx)!;
   if (wantsLivePart(ctx)) sendPage(ctx, dashboardCards(view, viewer.csrf).text);
   else sendPage(ctx, dashboardPage(assets, viewer, { ...view, notice: takeNotice(ctx, deps.secureCookies) }));
-}
-
-/** The person acting on a page, with their minted client. */
-export function pageActor(ctx: PageContext): Actor {
-  const { caller, kube, clientAddress } = ctx.state;
-  return { caller, kube, clientAddress };
 }
 
 function startOrStop(running: boolean, deps: PageDeps) {

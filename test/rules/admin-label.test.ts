@@ -8,7 +8,7 @@ import { ADMIN_CLUSTER_ROLE } from '../../contract/names.js';
 import { syncUserSpace } from '../../hooks/userspace/sync.js';
 import { membershipOf as directoryMembership } from '../../server/auth/directory.js';
 import { membershipOf as restMembership } from '../../server/api/mapping.js';
-import { personLine } from '../../server/pages/admin.js';
+import { personLine } from '../../server/pages/admin-people.js';
 import { input, userSpace } from '../hooks/userspace/inputs.js';
 
 const ROLES: [string | undefined, 'admin' | 'user'][] = [

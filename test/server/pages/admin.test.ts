@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import type { KubeObject } from '../../../kube/client.js';
 import { RESOURCES } from '../../../kube/resources.js';
-import { workspaceLines } from '../../../server/pages/admin.js';
+import { workspaceLines } from '../../../server/pages/admin-workspaces.js';
 import { startBrowserDen, type BrowserDen } from '../../support/browser-den.js';
 import { login } from '../core/cluster.js';
 
