@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type Koa from 'koa';
 import type Router from '@koa/router';
 import { DEFAULT_GPU_RESOURCE, SYSTEM_NAMESPACE } from '../../../kube/group.js';
-import { AUTHENTICATED, EVERY_REQUEST } from '../../../server/api/openapi.js';
+import { AUTHENTICATED, EVERY_REQUEST } from '../../../server/api/openapi-shapes.js';
 import { API_PREFIX, createApp } from '../../../server/app.js';
 import { createAuthServices } from '../../../server/auth/services.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';

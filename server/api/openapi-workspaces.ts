@@ -1,0 +1,139 @@
+// The OpenAPI description of workspaces (SPEC 4.2): their schemas and paths.
+import { KINDS } from '../../kube/group.js';
+import { requestBodySchema } from './openapi-requests.js';
+import { createWorkspaceRequest } from './schemas.js';
+import { DEFAULT_LOG_TAIL } from './workspaces.js';
+import { ACTIVITY_KINDS } from '../../kube/den-events.js';
+import { ACTIVITY_ORDER, activityParams, body, bool, closed, clusterObject, errors, int, json, listOf, nameParam, namespaceParam, noContent, op, OTHER_NAMESPACE, str, type Operation, type Schema } from './openapi-shapes.js';
+
+/** The component schemas of workspaces: the kind, its list, create, logs, events and apps. */
+export function workspaceSchemas(): Record<string, Schema> {
+  return {
+    Workspace: clusterObject(KINDS.workspace),
+    WorkspaceList: listOf('Workspace'),
+    ActivityEntry: closed(
+      {
+        time: str('When it last happened (the Event\'s lastTimestamp).', { format: 'date-time' }),
+        first_time: str('When it first happened.', { format: 'date-time' }),
+        count: int('How many times it happened from first_time to time: a burst is one entry.', { minimum: 1 }),
+        namespace: str('Namespace of the workspace.'),
+        workspace: str('Name of the workspace.'),
+        person: str('Who acted (a UserSpace name); empty when Den itself acted (idle auto-stop).'),
+        kind: str('What kind of act.', { enum: [...ACTIVITY_KINDS] }),
+        reason: str('The Event\'s reason: SSHSessionOpened, SSHSessionClosed, TerminalOpened, TerminalClosed, Started, Stopped, Resized or Deleted.'),
+        message: str('What happened, as a sentence.'),
+        reporter: str('The process that recorded it: den.dev/server, den.dev/gateway or den.dev/manager.'),
+        fingerprint: str('SHA256 fingerprint of the SSH key, for SSH sessions.'),
+        client_address: str('The client\'s address as Den saw it, where known.'),
+      },
+      ['time', 'first_time', 'count', 'namespace', 'workspace', 'person', 'kind', 'reason', 'message', 'reporter'],
+      'One of Den\'s own Events (source.component den) about a Workspace.',
+    ),
+    ActivityList: listOf('ActivityEntry'),
+    WorkspaceApps: closed(
+      {
+        namespace: str('Namespace of the workspace.'),
+        workspace: str('Workspace name.'),
+        pod: str('Pod the ports were read in.'),
+        apps: {
+          type: 'array',
+          description: "Apps the workspace's catalog entry declares (WorkspaceImage spec.apps), in its order.",
+          items: closed(
+            {
+              name: str('Button label.'),
+              port: int('Port the app listens on in the pod.', { minimum: 1, maximum: 65535 }),
+              path: str('Path the button opens in the app.'),
+              icon: { type: 'string', nullable: true, description: 'Icon URL, or null.' },
+              listening: bool('Whether a process listens on the port now.'),
+              preview_path: { type: 'string', nullable: true, description: "Path of the app through the port preview (`/w/<name>/ports/<port><path>`) when the workspace is the caller's own; null otherwise." },
+              app_url: { type: 'string', nullable: true, description: 'Address of the app at its own origin (`<scheme>://<port>--<name>--<person>.<apps domain><path>`) when the server has an apps domain and the names fit one DNS label; null otherwise.' },
+            },
+            ['name', 'port', 'path', 'icon', 'listening', 'preview_path', 'app_url'],
+          ),
+        },
+        listening: {
+          type: 'array',
+          description: 'TCP ports processes in the pod listen on (LISTEN rows of /proc/net/tcp and tcp6, read with one exec as the caller), ascending.',
+          items: closed(
+            {
+              port: int('Port number.', { minimum: 1, maximum: 65535 }),
+              preview_path: { type: 'string', nullable: true, description: 'Path of its port preview on this server (`/w/<name>/ports/<port>/`) when the workspace is the caller\'s own; null otherwise (a preview serves only the viewer\'s own workspaces).' },
+              app_url: { type: 'string', nullable: true, description: 'Address of the port at its own origin (`<scheme>://<port>--<name>--<person>.<apps domain>/`) when the server has an apps domain and the names fit one DNS label; null otherwise.' },
+            },
+            ['port', 'preview_path', 'app_url'],
+          ),
+        },
+      },
+      ['namespace', 'workspace', 'pod', 'apps', 'listening'],
+      'What a workspace serves: its declared apps and its listening ports, with their previews.',
+    ),
+    LogsResponse: closed({ namespace: str('Namespace of the pod.'), pod: str('Pod the lines come from.'), lines: str('The last lines of the log.') }, ['namespace', 'pod', 'lines']),
+    CreateWorkspaceRequest: requestBodySchema('CreateWorkspaceRequest', createWorkspaceRequest, {
+      name: 'Workspace name (RFC 1035 label: it also names the Service).',
+      image: 'WorkspaceImage entry name.',
+      cpu: 'Used as both request and limit.',
+      memory: 'Used as both request and limit.',
+      gpu: "Whole number of GPUs, request equal to limit, under the platform's GPU resource name.",
+      storage: 'Home PVC size. Immutable.',
+      ssh_public_key: 'OpenSSH public key line accepted by the gateway.',
+    }),
+  };
+}
+
+/** The paths of workspaces: the kind, its list, create, logs, events and apps. */
+export function workspacePaths(): Record<string, Record<string, Operation>> {
+  return {
+    '/workspaces': {
+      get: op('Workspaces', 'List workspaces', {
+        description: 'An administrator sees the whole cluster (if the cluster\'s RBAC lets their identity list cluster-wide, else 403), everyone else only their own namespace.',
+        parameters: [namespaceParam('Narrows the role-scoped result to one namespace; another person\'s namespace narrows a non-administrator\'s result to nothing.')],
+        responses: { '200': json('WorkspaceList', 'The workspaces.'), ...errors([400, 401, 403]) },
+      }),
+      post: op('Workspaces', 'Create a workspace in the caller\'s own namespace', {
+        requestBody: body('CreateWorkspaceRequest'),
+        responses: { '201': json('Workspace', 'The workspace as the cluster created it.'), ...errors([400, 401, 403, 409], { 409: 'A workspace with that name exists.' }) },
+      }),
+    },
+    '/workspaces/{name}': {
+      get: op('Workspaces', 'Get a workspace', { parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE)], responses: { '200': json('Workspace', 'The workspace.'), ...errors([400, 401, 403, 404]) } }),
+      delete: op('Workspaces', 'Delete a workspace and, by default, its home volume', {
+        parameters: [
+          nameParam('workspace'),
+          namespaceParam(OTHER_NAMESPACE),
+          { name: 'delete_volume', in: 'query', required: false, description: 'Only the exact value false keeps the home PVC home-<name>-0; any other value deletes it.', schema: { type: 'string', default: 'true' } },
+        ],
+        responses: { '204': noContent('Deleted.'), ...errors([400, 401, 403, 404, 409], { 409: 'The workspace was deleted but its home PVC deletion failed; the message names what is left.' }) },
+      }),
+    },
+    '/workspaces/{name}/start': {
+      post: op('Workspaces', 'Start a workspace (spec.running=true)', { parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE)], responses: { '200': json('Workspace', 'The workspace, spec.running true.'), ...errors([400, 401, 403, 404]) } }),
+    },
+    '/workspaces/{name}/stop': {
+      post: op('Workspaces', 'Stop a workspace (spec.running=false)', { parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE)], responses: { '200': json('Workspace', 'The workspace, spec.running false.'), ...errors([400, 401, 403, 404]) } }),
+    },
+    '/workspaces/{name}/logs': {
+      get: op('Workspaces', 'The last lines of the workspace pod\'s log', {
+        parameters: [
+          nameParam('workspace'),
+          namespaceParam(OTHER_NAMESPACE),
+          { name: 'tail', in: 'query', required: false, description: 'Number of lines from the end.', schema: { type: 'integer', minimum: 1, default: DEFAULT_LOG_TAIL } },
+        ],
+        responses: { '200': json('LogsResponse', 'The lines.'), ...errors([400, 401, 403, 404, 409], { 409: 'The workspace has no running pod: start it first.' }) },
+      }),
+    },
+    '/workspaces/{name}/events': {
+      get: op('Workspaces', 'What people did with a workspace', {
+        description: `${ACTIVITY_ORDER} Read with the caller's token in the workspace's namespace; a workspace deleted a moment ago keeps its Events until they expire.`,
+        parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE), ...activityParams],
+        responses: { '200': json('ActivityList', 'The entries.'), ...errors([400, 401, 403]) },
+      }),
+    },
+    '/workspaces/{name}/apps': {
+      get: op('Workspaces', 'The apps and ports listening in the workspace pod, with their previews', {
+        description: 'One exec as the caller (`cat /proc/net/tcp /proc/net/tcp6`): it needs pods/exec, which read-scoped tokens lack (403).',
+        parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE)],
+        responses: { '200': json('WorkspaceApps', 'The listening ports.'), ...errors([400, 401, 403, 404, 409], { 409: 'The workspace is not Running, or its pod is not there yet.' }) },
+      }),
+    },
+  };
+}
