@@ -6,7 +6,7 @@ import { VERSION } from '../../kube/group.js';
 import { accountPaths, accountSchemas } from './openapi-accounts.js';
 import { catalogPaths, catalogSchemas } from './openapi-catalog.js';
 import { peoplePaths, peopleSchemas } from './openapi-people.js';
-import { closed, errors, json, op, PUBLIC, str, type Operation, type Schema } from './openapi-shapes.js';
+import { closed, errors, op, PUBLIC, str, type Operation, type Schema } from './openapi-shapes.js';
 import { workspacePaths, workspaceSchemas } from './openapi-workspaces.js';
 
 function commonSchemas(): Record<string, Schema> {

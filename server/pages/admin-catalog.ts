@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { KubeObject } from '../../kube/client.js';
 import { LABELS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { adminCatalogPage, type ImageLine, type RegistryLine } from '../../web/templates/admin.js';
+import { adminCatalogPage, type ImageLine, type RegistryLine } from '../../web/templates/admin-catalog.js';
 import { forceSyncPatch, imageRegistryObject, imageRegistryPatch, workspaceImageObject, workspaceImagePatch } from '../api/mapping.js';
 import { createImageRegistryRequest, createWorkspaceImageRequest, patchImageRegistryRequest, patchWorkspaceImageRequest } from '../api/schemas.js';
 import { viewerOf } from './middleware.js';

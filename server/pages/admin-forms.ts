@@ -3,7 +3,7 @@
 // words of a finished action, and small readers of the objects the tables show.
 import type { AnySchema } from 'yup';
 import type { KubeObject } from '../../kube/client.js';
-import type { AdminOutcome } from '../../web/templates/admin.js';
+import type { AdminOutcome } from '../../web/templates/admin-frame.js';
 import { refusalOf } from './refusal.js';
 import type { PageContext, PageDeps } from './types.js';
 

@@ -3,7 +3,7 @@
 import type { KubeObject } from '../../kube/client.js';
 import { isDisabled, roleOf } from '../../contract/user-space.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { adminQuotaPage, adminUsersPage, type PersonLine } from '../../web/templates/admin.js';
+import { adminQuotaPage, adminUsersPage, type PersonLine } from '../../web/templates/admin-people.js';
 import { HttpError } from '../../koa/errors.js';
 import { membershipPatch, quotaOf, quotaPatch, userSpaceObject } from '../api/mapping.js';
 import { membershipRequest, quotaRequest, userSpaceRequest } from '../api/schemas.js';

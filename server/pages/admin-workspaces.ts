@@ -4,7 +4,7 @@ import type { KubeObject } from '../../kube/client.js';
 import { ANNOTATIONS, homeClaimName, userNamespace } from '../../kube/group.js';
 import { isDns1123Label } from '../../kube/names.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { adminWorkspaceDeletePage, adminWorkspacesList, adminWorkspacesPage, WORKSPACE_SORTS, type WorkspaceFilter, type WorkspaceLine, type WorkspaceSort } from '../../web/templates/admin.js';
+import { adminWorkspaceDeletePage, adminWorkspacesList, adminWorkspacesPage, WORKSPACE_SORTS, type WorkspaceFilter, type WorkspaceLine, type WorkspaceSort } from '../../web/templates/admin-workspaces.js';
 import { ago, PHASES } from '../../web/templates/format.js';
 import { deleteRefusalOf } from '../../web/templates/delete-form.js';
 import { HttpError } from '../../koa/errors.js';
