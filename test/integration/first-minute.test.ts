@@ -15,7 +15,7 @@ import { RealKube } from '../support/real-kube/cluster.js';
 import { installChart, installCrds, RealDen } from '../support/real-kube/den.js';
 import { eventually, runDen } from '../support/platform.js';
 import { fetchPage } from '../support/web.js';
-import { Rest, type Session } from './journey.js';
+import { Rest, type Session } from './rest.js';
 
 const WORKSPACE_COUNT = 'count/workspaces.den.dev';
 const PASSWORD = 'first minute password';

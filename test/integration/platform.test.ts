@@ -12,7 +12,8 @@ import { expect } from 'chai';
 import { RESOURCES } from '../../kube/resources.js';
 import { eventually, LocalPlatform, runDen } from '../support/platform.js';
 import { uncoveredRequests } from '../infra/rbac-needs.js';
-import { journeyNames, platformJourney, Rest, ssh } from './journey.js';
+import { journeyNames, platformJourney } from './journey.js';
+import { Rest, ssh } from './rest.js';
 import { scrape, total, type Sample } from '../support/metrics.js';
 
 /** The figures of every replica of a role together, as a dashboard sums them over pods. */

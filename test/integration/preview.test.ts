@@ -9,7 +9,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { RESOURCES } from '../../kube/resources.js';
 import { eventually, LocalPlatform, runDen } from '../support/platform.js';
 import { KEY } from '../server/api/support.js';
-import { Rest, type Session } from './journey.js';
+import { Rest, type Session } from './rest.js';
 
 const PASSWORD = 'preview through two replicas';
 

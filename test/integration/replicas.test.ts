@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { SYSTEM_NAMESPACE, userNamespace } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { eventually, gone, LocalPlatform, runCommand, runDen } from '../support/platform.js';
-import { Rest, sshOptions, type Session } from './journey.js';
+import { Rest, sshOptions, type Session } from './rest.js';
 
 const PASSWORD = 'two replicas, one answer';
 
