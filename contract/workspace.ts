@@ -1,6 +1,6 @@
 // Workspace (SPEC 2.5): one developer session, a pod with a retained home volume. The CRD,
 // and the one TypeScript shape of a Workspace as the API server answers it (every reader of a
-// Workspace uses it; test/infra/workspace-type.test.ts holds it to the schema below).
+// Workspace uses it; test/contract/crd-types.test.ts holds it to the schema below).
 import type { V1Affinity, V1EnvFromSource, V1EnvVar, V1Toleration, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { KubeObject } from '../kube/client.js';
 import { KINDS, PLURALS } from '../kube/group.js';

@@ -2,10 +2,15 @@
 // circle, between files or between folders; each top-level folder points only at the floors
 // LAYERS allows it (the ground floor, the process kit and kube/, never up into a role's folder);
 // the three processes' folders (server/, gateway/, hooks/) do not reach into each other: a rule
-// two of them follow lives below them (infra/, ssh/, shell/, koa/, kube/, process/). Inside
-// infra/ and web/ the sub-folders are floors too (INNER_LAYERS). Only an entry point named in
-// ENTRY_POINTS may start another process's part.
-import { readdirSync, readFileSync } from 'node:fs';
+// two of them follow lives below them (contract/, ssh/, shell/, koa/, kube/, process/). The
+// den.dev contract every process reads at run time (contract/: the CRDs, their types and rules,
+// the names and addresses) sits below the processes; infra/ is the install chart alone, run by
+// `npm run synth`, and no process imports it; the generated cdk8s module is the top-level
+// imports/, read by the children the manager renders (hooks/*/children/). Inside web/ the
+// sub-folders are floors too (INNER_LAYERS). Only an entry point named in ENTRY_POINTS may start
+// another process's part. Besides the arrows: UserSpace is declared once, REST lives in
+// server/api/ alone, and no hand-written source file is over 400 lines.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -76,18 +81,16 @@ export const LAYERS: Record<string, readonly string[]> = {
   ssh: ['contract', 'kube', 'process'],
   shell: ['contract', 'kube', 'process'],
   web: [],
-  hooks: ['imports', 'infra', 'contract', 'koa', 'ssh', 'kube', 'process'],
-  gateway: ['infra', 'contract', 'ssh', 'shell', 'kube', 'process'],
-  server: ['infra', 'contract', 'koa', 'ssh', 'shell', 'web', 'kube', 'process'],
-  cli: ['hooks', 'gateway', 'server', 'imports', 'infra', 'contract', 'koa', 'ssh', 'shell', 'web', 'kube', 'process'],
+  hooks: ['imports', 'contract', 'koa', 'ssh', 'kube', 'process'],
+  gateway: ['contract', 'ssh', 'shell', 'kube', 'process'],
+  server: ['contract', 'koa', 'ssh', 'shell', 'web', 'kube', 'process'],
+  cli: ['hooks', 'gateway', 'server', 'contract', 'koa', 'ssh', 'shell', 'web', 'kube', 'process'],
 };
 
 /** Inside infra/ and web/: the sub-folders (or root files, as `web/`) each sub-folder may import. */
 export const INNER_LAYERS: Record<string, readonly string[]> = {
-  'infra/crds': [],
-  'infra/children': ['infra/crds', 'infra/install'],
-  'infra/install': ['infra/crds'],
-  infra: ['infra/crds', 'infra/children', 'infra/install'],
+  'infra/install': [],
+  infra: ['infra/install'],
   web: [],
   'web/templates': ['web'],
   'web/scripts': ['web'],
@@ -179,6 +182,67 @@ describe('the import graph of the project', () => {
   });
 });
 
+/** Generated files, written by a script and checked against it (test/imports/k8s.test.ts), not by hand. */
+const GENERATED: readonly string[] = ['imports/k8s.cjs', 'imports/k8s.d.cts'];
+/** Split on branch fake (the fake API server's rewrite); that branch empties this list. */
+const SPLIT_ON_BRANCH_FAKE: readonly string[] = ['test/support/fake-apiserver/index.ts', 'test/support/platform.ts'];
+const SOURCE = /\.(ts|cts|mts|js|cjs|mjs|css)$/;
+const LINES_AT_MOST = 400;
+
+/** Every source file of the repository, tests included, relative to the root with `/`. */
+function sourceFiles(dir = ROOT): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.name.startsWith('.') || ['node_modules', 'build', 'dist', 'cdk.out'].includes(entry.name)) return [];
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return SOURCE.test(entry.name) ? [relative(ROOT, path).split('\\').join('/')] : [];
+  });
+}
+
+describe('the folders of the project', () => {
+  const files = projectFiles();
+  const graph = importGraph(files, (file) => readFileSync(join(ROOT, file), 'utf8'));
+
+  it('keeps the den.dev contract in contract/ and the install chart alone in infra/: no file of server/ or gateway/ imports infra/', () => {
+    for (const file of ['contract/index.ts', 'contract/user-space.ts', 'contract/names.ts', 'contract/apps-domain.ts', 'contract/den.dev.yaml', 'infra/install/synth.ts']) expect(existsSync(join(ROOT, file)), file).to.equal(true);
+    expect(readdirSync(join(ROOT, 'infra'))).to.not.include.members(['crds', 'children']);
+    const intoInfra = [...graph].flatMap(([file, targets]) =>
+      ['server', 'gateway'].includes(folderOf(file)) ? targets.filter((t) => folderOf(t) === 'infra').map((t) => `${file} -> ${t}`) : [],
+    );
+    expect(intoInfra).to.deep.equal([]);
+  });
+
+  it('holds the generated cdk8s module in a top-level imports/, read only by the children beside the hooks', () => {
+    for (const file of GENERATED) expect(existsSync(join(ROOT, file)), file).to.equal(true);
+    const readers = files.flatMap((file) =>
+      ts.preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true).importedFiles
+        .filter((i) => i.fileName.endsWith('.cjs'))
+        .map((i) => ({ file, target: relative(ROOT, resolve(ROOT, dirname(file), i.fileName)).split('\\').join('/') })),
+    );
+    expect(readers.length).to.be.above(0);
+    expect(readers.filter((r) => r.target !== 'imports/k8s.cjs' || !/^hooks\/[^/]+\/children\//.test(r.file))).to.deep.equal([]);
+  });
+
+  it('declares the UserSpace type once, beside its CRD', () => {
+    const declaring = files.filter((file) => /^export (interface|type) UserSpace\b/m.test(readFileSync(join(ROOT, file), 'utf8')));
+    expect(declaring).to.deep.equal(['contract/user-space.ts']);
+  });
+
+  it('keeps REST in server/api/ alone: there is no server/routes/', () => {
+    expect(existsSync(join(ROOT, 'server/routes'))).to.equal(false);
+    expect(files.filter((file) => file.startsWith('server/routes/'))).to.deep.equal([]);
+  });
+
+  it(`has no hand-written source file over ${LINES_AT_MOST} lines, tests included`, () => {
+    const long = sourceFiles()
+      .filter((file) => !GENERATED.includes(file) && !SPLIT_ON_BRANCH_FAKE.includes(file))
+      .map((file) => ({ file, lines: readFileSync(join(ROOT, file), 'utf8').split('\n').length - 1 }))
+      .filter(({ lines }) => lines > LINES_AT_MOST)
+      .map(({ file, lines }) => `${file}: ${lines} lines`);
+    expect(long).to.deep.equal([]);
+  });
+});
+
 describe('crossProcessArrows', () => {
   it("names a module of one process importing another's, and lets entry points and shared floors be", () => {
     const graph = new Map([
@@ -194,18 +258,22 @@ describe('crossProcessArrows', () => {
 });
 
 describe('forbiddenArrows and folderGraph', () => {
-  it('names an arrow down a floor its layers do not list, one back up inside infra/ and web/, and one out of a confined floor', () => {
+  it('names an arrow down a floor its layers do not list, one back up inside infra/ and web/, one into infra/ from a process, and one out of a confined floor', () => {
     const graph = new Map([
-      ['kube/client.ts', ['process/role.ts', 'infra/crds/workspace.ts']],
-      ['infra/crds/workspace.ts', ['infra/children/workspace/props.ts', 'kube/group.ts']],
-      ['infra/children/workspace/props.ts', ['infra/crds/schema.ts']],
+      ['kube/client.ts', ['process/role.ts', 'contract/workspace.ts']],
+      ['contract/workspace.ts', ['hooks/workspace/children/props.ts', 'kube/group.ts']],
+      ['hooks/workspace/children/props.ts', ['contract/schema.ts', 'imports/k8s.ts']],
+      ['infra/install/chart.ts', ['infra/synth.ts', 'contract/names.ts']],
+      ['server/app.ts', ['infra/install/settings.ts', 'contract/names.ts']],
       ['web/scripts/terminal.ts', ['web/terminal-protocol.ts', 'web/templates/layout.ts']],
       ['server/pages/new.ts', ['web/templates/new.ts', 'shell/target.ts']],
       ['cli/dev/ssh.ts', ['cli/dev/io.ts', 'cli/roles.ts']],
     ]);
     expect(forbiddenArrows(graph)).to.deep.equal([
-      'kube/client.ts -> infra/crds/workspace.ts',
-      'infra/crds/workspace.ts -> infra/children/workspace/props.ts',
+      'kube/client.ts -> contract/workspace.ts',
+      'contract/workspace.ts -> hooks/workspace/children/props.ts',
+      'infra/install/chart.ts -> infra/synth.ts',
+      'server/app.ts -> infra/install/settings.ts',
       'web/scripts/terminal.ts -> web/templates/layout.ts',
       'cli/dev/ssh.ts -> cli/roles.ts',
     ]);
@@ -213,12 +281,12 @@ describe('forbiddenArrows and folderGraph', () => {
 
   it('draws one arrow per pair of folders, so two folders importing each other make a circle', () => {
     const graph = new Map([
-      ['infra/crds/workspace.ts', ['infra/children/workspace/props.ts', 'infra/crds/schema.ts']],
-      ['infra/crds/schema.ts', []],
-      ['infra/children/workspace/props.ts', ['infra/crds/schema.ts']],
+      ['contract/workspace.ts', ['hooks/workspace/children/props.ts', 'contract/schema.ts']],
+      ['contract/schema.ts', []],
+      ['hooks/workspace/children/props.ts', ['contract/schema.ts']],
     ]);
-    expect(folderGraph(graph)).to.deep.equal(new Map([['infra/crds', ['infra/children/workspace']], ['infra/children/workspace', ['infra/crds']]]));
-    expect(importCircles(folderGraph(graph))).to.deep.equal([['infra/children/workspace', 'infra/crds', 'infra/children/workspace']]);
+    expect(folderGraph(graph)).to.deep.equal(new Map([['contract', ['hooks/workspace/children']], ['hooks/workspace/children', ['contract']]]));
+    expect(importCircles(folderGraph(graph))).to.deep.equal([['contract', 'hooks/workspace/children', 'contract']]);
   });
 });
 
