@@ -21,6 +21,7 @@ import { authorize, clusterRoleRules, escalationMessage, forbiddenMessage, ruleN
 import { FieldSelectorError, fieldSelectorName, parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { dns1035LabelProblems, metadataProblems } from '../../../kube/names.js';
 import { clone, jsonPatch, JsonPatchError, mergePatch } from './patch.js';
+import { strategicMergePatch, StrategicMergeError } from './strategic-merge.js';
 import { apply, BUILT_IN_LIST_KEYS, conflictMessage, fieldSet, printManager, printPath, recordUpdate, toFieldsV1, type ListKeys } from './managed-fields.js';
 import { CrdSchemas } from './schema.js';
 import { ApiError, status } from './api-error.js';
@@ -57,7 +58,12 @@ export type UpgradeHandler = (req: http.IncomingMessage, socket: Socket, head: B
 interface Writer {
   user: UserInfo;
   manager: string;
+  /** The bearer token the request came with (per-client watch lag). */
+  token?: string;
 }
+
+/** What write() answers when the object changed while admission ran: the caller starts over on the new version. */
+const STALE = Symbol('stale');
 
 interface InjectedFailure {
   method: string;
@@ -129,7 +135,16 @@ export interface FakeApiServerOptions {
   apiAudiences?: string[];
   /** How long answers take and how many are served at once (default: instant, no limit). */
   latency?: LatencyProfile;
+  /**
+   * The quota controller (kube-controller-manager's): 'immediate' recounts a namespace's
+   * ResourceQuotas right after a write (asynchronously, as the real one), 'stopped' never does.
+   */
+  quotaController?: QuotaControllerMode;
+  /** Milliseconds the fake kubelet takes to finish a bound pod's graceful deletion (default 20). */
+  podTerminationMs?: number;
 }
+
+export type QuotaControllerMode = 'immediate' | 'stopped';
 
 export class FakeApiServer {
   readonly adminToken = 'fake-admin-token';
@@ -149,6 +164,11 @@ export class FakeApiServer {
   private podLogs = new Map<string, string>();
   /** Terminating namespaces whose next controller pass is scheduled. */
   private cleanups = new Set<string>();
+  /** Namespaces whose quotas the quota controller recounts on its next pass. */
+  private quotaRecounts = new Set<string>();
+  private quotaMode: QuotaControllerMode;
+  /** Extra watch lag per bearer token (one replica trailing another). */
+  private tokenLags = new Map<string, number>();
   readonly schemas = new CrdSchemas();
   /** The latency model every request goes through, and its figures of requests in flight. */
   readonly latency: LatencyModel;
@@ -157,6 +177,7 @@ export class FakeApiServer {
   constructor(private readonly opts: FakeApiServerOptions = {}) {
     this.hub = new WatchHub({ historyLimit: opts.historyLimit ?? 50_000, lagMs: opts.watchLagMs ?? 0, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000 });
     this.latency = new LatencyModel(opts.latency ?? INSTANT_PROFILE);
+    this.quotaMode = opts.quotaController ?? 'immediate';
     for (const t of [...Object.values(RESOURCES), ...EXTRA_TYPES]) this.types.set(typeKey(t), t);
     this.addUser(this.adminToken, { username: 'admin', groups: ['system:masters', 'system:authenticated'] });
     if (opts.seedCluster !== false) this.seedCluster();
@@ -225,7 +246,7 @@ export class FakeApiServer {
       defaultPodRequests(obj);
       applyLimitDefaults(obj, limitRanges);
     }
-    this.builtInValidation(t, obj, limitRanges);
+    this.builtInValidation(t, obj, limitRanges)();
     return obj;
   }
 
@@ -293,9 +314,20 @@ export class FakeApiServer {
     this.hub.closeAll();
   }
 
-  /** Milliseconds between a write's response and its watch events, from the next write on. */
-  setWatchLag(ms: number): void {
-    this.hub.setLag(ms);
+  /**
+   * Milliseconds between a write's response and its watch events, from the next write on; with
+   * a token, only for that client's watches (on top of the lag every watcher has).
+   */
+  setWatchLag(ms: number, token?: string): void {
+    if (token === undefined) this.hub.setLag(ms);
+    else this.tokenLags.set(token, ms);
+  }
+
+  /** Starts or stops the quota controller; started, it recounts every namespace's quotas at once. */
+  setQuotaController(mode: QuotaControllerMode): void {
+    this.quotaMode = mode;
+    if (mode === 'stopped') return;
+    for (const q of this.data.get(typeKey(RESOURCES.resourceQuota))?.values() ?? []) this.scheduleQuotaRecount(q.metadata!.namespace!);
   }
 
   get resourceVersion(): number {
@@ -506,7 +538,7 @@ export class FakeApiServer {
       const answer = async () => {
         const body = await readBody(req);
         const manager = url.searchParams.get('fieldManager') ?? (req.headers['user-agent'] ?? 'unknown').split('/')[0]!.slice(0, 128);
-        const result = await this.dispatch(method, route, url, body, contentType, { user, manager }, record, res);
+        const result = await this.dispatch(method, route, url, body, contentType, { user, manager, token: /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] }, record, res);
         if (result === undefined) return; // a watch or log stream answered already
         res.writeHead(result.code, { 'Content-Type': result.contentType ?? 'application/json' });
         res.end(typeof result.body === 'string' ? result.body : JSON.stringify(result.body));
@@ -583,7 +615,7 @@ export class FakeApiServer {
       case 'list':
         return { code: 200, body: pageOf(this.list(t, route.namespace, q), q) };
       case 'watch':
-        this.watch(t, route.namespace, q, res);
+        this.watch(t, route.namespace, q, res, writer.token);
         return undefined;
       case 'create':
         return { code: 201, body: await this.create(t, route.namespace, body, writer, q.get('dryRun') === 'All') };
@@ -592,7 +624,7 @@ export class FakeApiServer {
       case 'patch':
         return this.patch(t, route, body, contentType, writer, { fieldManager: q.get('fieldManager') ?? undefined, force: q.get('force') === 'true' });
       case 'delete':
-        return { code: 200, body: this.delete(t, route.namespace, route.name!) };
+        return this.delete(t, route.namespace, route.name!, raw);
       default:
         throw new ApiError(405, status(405, 'MethodNotAllowed', `${verb} is not supported by the fake`));
     }
@@ -634,14 +666,14 @@ export class FakeApiServer {
     }
   }
 
-  private watch(t: ResourceType, namespace: string | undefined, q: URLSearchParams, res: http.ServerResponse): void {
+  private watch(t: ResourceType, namespace: string | undefined, q: URLSearchParams, res: http.ServerResponse, token?: string): void {
     const fromRv = Number(q.get('resourceVersion') ?? '0');
     const bookmarks = q.get('allowWatchBookmarks') === 'true';
     const sendInitialEvents = q.get('sendInitialEvents') === 'true';
     if (sendInitialEvents && q.get('resourceVersionMatch') !== 'NotOlderThan') throw invalidWatch('resourceVersionMatch', 'FieldValueForbidden', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
     if (sendInitialEvents && !bookmarks) throw invalidWatch('allowWatchBookmarks', 'FieldValueRequired', 'sendInitialEvents requires setting allowWatchBookmarks to true');
     const initial = fromRv === 0 || sendInitialEvents ? this.list(t, namespace, q).items : undefined;
-    const watcher = { typeKey: typeKey(t), kind: t.kind, apiVersion: t.apiVersion, namespace, labels: parseLabelSelector(q.get('labelSelector') ?? undefined), fields: this.fieldFilter(t, q), res };
+    const watcher = { typeKey: typeKey(t), kind: t.kind, apiVersion: t.apiVersion, namespace, labels: parseLabelSelector(q.get('labelSelector') ?? undefined), fields: this.fieldFilter(t, q), res, lagMs: () => (token === undefined ? 0 : (this.tokenLags.get(token) ?? 0)) };
     this.hub.open(watcher, fromRv, initial, { bookmarks, initialEventsEnd: sendInitialEvents, currentRv: this.rv });
   }
 
@@ -712,7 +744,7 @@ export class FakeApiServer {
     }
     const admitted = await this.admit(t, 'CREATE', obj, undefined, user);
     this.checkGrant(t, admitted, user);
-    this.builtInValidation(t, admitted, limitRanges);
+    const countInQuotas = this.builtInValidation(t, admitted, limitRanges);
     if (this.find(t, obj.metadata.namespace, obj.metadata.name!)) throw this.alreadyExists(t, obj.metadata.name!);
     const time = timestamp();
     const listKeys = this.listKeysOf(t);
@@ -720,18 +752,28 @@ export class FakeApiServer {
       ? [{ manager: writer.manager, operation: 'Apply', apiVersion: t.apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(fieldSet(applied, listKeys)) }]
       : recordUpdate({ next: admitted, manager: writer.manager, listKeys, time });
     if (dryRun) return admitted;
+    countInQuotas();
     const stored = this.stamp(admitted, t);
     this.put(t, stored, 'ADDED');
     return stored;
   }
 
-  /** LimitRanger's and ResourceQuota's validation of a new object, which run after the webhooks. */
-  private builtInValidation(t: ResourceType, obj: KubeObject, limitRanges: KubeObject[]): void {
-    if (!t.namespaced) return;
+  /**
+   * LimitRanger's and ResourceQuota's validation of a new object, which run after the webhooks;
+   * answers how to count it in the quotas' status.used (as the quota admission plugin writes it).
+   */
+  private builtInValidation(t: ResourceType, obj: KubeObject, limitRanges: KubeObject[]): () => void {
+    if (!t.namespaced) return () => {};
     try {
       if (isCore(t, 'pods')) checkLimitRanges('Pod', obj, limitRanges);
       if (isCore(t, 'persistentvolumeclaims')) checkLimitRanges('PersistentVolumeClaim', obj, limitRanges);
-      checkQuotas(typeKey(t), obj, this.objects<Quota>(RESOURCES.resourceQuota, obj.metadata!.namespace));
+      const counted = checkQuotas(typeKey(t), obj, this.quotasIn(obj.metadata!.namespace!));
+      return () => {
+        for (const { quota, used } of counted) {
+          const live = this.find(RESOURCES.resourceQuota, quota.metadata!.namespace, quota.metadata!.name!);
+          if (live) this.put(RESOURCES.resourceQuota, this.stamp({ ...clone(live), status: { ...(live as Quota).status, used } } as KubeObject, RESOURCES.resourceQuota, live), 'MODIFIED');
+        }
+      };
     } catch (err) {
       if (!(err instanceof AdmissionRefusal)) throw err;
       const group = groupOf(t.apiVersion);
@@ -740,15 +782,33 @@ export class FakeApiServer {
     }
   }
 
-  /**
-   * The quota controller: status.hard and status.used of the namespace's ResourceQuotas,
-   * written when they change after a write of `changed` (a `<plural>.<group>`) they count.
-   */
-  private refreshQuotas(namespace: string, changed: string): void {
+  /** The namespace's ResourceQuotas. */
+  private quotasIn(namespace: string): Quota[] {
     const quotas = this.data.get(typeKey(RESOURCES.resourceQuota));
-    const inNamespace = [...(quotas?.values() ?? [])].filter((o) => o.metadata?.namespace === namespace) as Quota[];
-    const hardKeys = inNamespace.flatMap((o) => Object.keys(o.spec?.hard ?? {}));
+    return [...(quotas?.values() ?? [])].filter((o) => o.metadata?.namespace === namespace) as Quota[];
+  }
+
+  /** After a write of `changed` (a `<plural>.<group>`): the quota controller recounts the namespace if a quota there counts it. */
+  private refreshQuotas(namespace: string, changed: string): void {
+    const hardKeys = this.quotasIn(namespace).flatMap((o) => Object.keys(o.spec?.hard ?? {}));
     if (changed !== typeKey(RESOURCES.resourceQuota) && !quotaTracks(changed, hardKeys)) return;
+    this.scheduleQuotaRecount(namespace);
+  }
+
+  /** As kube-controller-manager's quota controller: a pass soon after the change, never while stopped. */
+  private scheduleQuotaRecount(namespace: string): void {
+    if (this.quotaMode === 'stopped' || this.quotaRecounts.has(namespace)) return;
+    this.quotaRecounts.add(namespace);
+    setImmediate(() => {
+      this.quotaRecounts.delete(namespace);
+      if (this.quotaMode !== 'stopped') this.recountQuotas(namespace);
+    });
+  }
+
+  /** One pass of the quota controller: status.hard and status.used of the namespace's ResourceQuotas, written when they change. */
+  private recountQuotas(namespace: string): void {
+    const inNamespace = this.quotasIn(namespace);
+    const hardKeys = inNamespace.flatMap((o) => Object.keys(o.spec?.hard ?? {}));
     const objects = [...this.data].filter(([key]) => quotaTracks(key, hardKeys)).flatMap(([key, bucket]) => [...bucket.values()].filter((o) => o.metadata?.namespace === namespace).map((object) => ({ resource: key, object })));
     for (const quota of inNamespace) {
       const next = quotaStatus(quota, objects);
@@ -769,9 +829,13 @@ export class FakeApiServer {
     return new ApiError(409, status(409, 'Conflict', `Operation cannot be fulfilled on ${label} "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, ...(group ? { group } : {}), kind: t.plural }));
   }
 
-  /** Writes a new version of an existing object, honouring the status subresource, finalizers and admission. */
-  /** Writes a new version (`managedFields` given by an apply, else recorded as an Update by the writer). */
-  private async write(t: ResourceType, route: Route, existing: KubeObject, next: KubeObject, writer: Writer, managedFields?: unknown[]): Promise<KubeObject> {
+  /**
+   * Writes a new version of an existing object, honouring the status subresource, finalizers and
+   * admission (`managedFields` given by an apply, else recorded as an Update by the writer).
+   * Answers STALE when another write replaced `existing` while the webhooks ran: as etcd's
+   * compare-and-swap, the caller checks its precondition again or recomputes on the new version.
+   */
+  private async write(t: ResourceType, route: Route, existing: KubeObject, next: KubeObject, writer: Writer, managedFields?: unknown[]): Promise<KubeObject | typeof STALE> {
     const { user } = writer;
     const statusOnly = route.subresource === 'status';
     let obj: KubeObject;
@@ -788,6 +852,7 @@ export class FakeApiServer {
         else obj.status = clone(existing.status);
       }
       obj = await this.admit(t, 'UPDATE', obj, existing, user);
+      if (this.find(t, existing.metadata!.namespace, existing.metadata!.name!) !== existing) return STALE;
       this.checkGrant(t, obj, user);
       this.validateMetadata(t, obj);
     }
@@ -805,10 +870,13 @@ export class FakeApiServer {
   }
 
   private async update(t: ResourceType, route: Route, body: any, writer: Writer): Promise<KubeObject> {
-    const existing = this.mustFind(t, route.namespace, route.name!);
     const rv = body?.metadata?.resourceVersion;
-    if (rv && rv !== existing.metadata?.resourceVersion) throw this.conflict(t, route.name!);
-    return this.write(t, route, existing, body, writer);
+    for (;;) {
+      const existing = this.mustFind(t, route.namespace, route.name!);
+      if (rv && rv !== existing.metadata?.resourceVersion) throw this.conflict(t, route.name!);
+      const stored = await this.write(t, route, existing, body, writer);
+      if (stored !== STALE) return stored;
+    }
   }
 
   /** How server-side apply merges this kind's lists: its CRD schema's list-map keys, else the built-in ones. */
@@ -817,7 +885,15 @@ export class FakeApiServer {
     return crd ? (path) => (path[0] === 'metadata' ? BUILT_IN_LIST_KEYS(path) : crd(path)) : BUILT_IN_LIST_KEYS;
   }
 
+  /** A PATCH, computed again on the new version whenever another write lands while its webhooks run. */
   private async patch(t: ResourceType, route: Route, body: any, contentType: string, writer: Writer, opts: { fieldManager?: string; force: boolean }) {
+    for (;;) {
+      const answer = await this.patchOnce(t, route, body, contentType, writer, opts);
+      if (answer.body !== STALE) return answer as { code: number; body: KubeObject };
+    }
+  }
+
+  private async patchOnce(t: ResourceType, route: Route, body: any, contentType: string, writer: Writer, opts: { fieldManager?: string; force: boolean }): Promise<{ code: number; body: KubeObject | typeof STALE }> {
     const existing = this.find(t, route.namespace, route.name!);
     const type = contentType.split(';')[0]!.trim();
     if (type === 'application/apply-patch+yaml') {
@@ -825,7 +901,13 @@ export class FakeApiServer {
       if (!existing) {
         if (route.subresource) throw this.notFound(t, route.name!);
         const applied = { ...body, metadata: { ...body?.metadata, name: route.name } };
-        return { code: 201, body: await this.create(t, route.namespace, applied, writer, false, applied) };
+        try {
+          return { code: 201, body: await this.create(t, route.namespace, applied, writer, false, applied) };
+        } catch (err) {
+          // Another apply created it meanwhile: apply onto what it stored, as the real server retries.
+          if (err instanceof ApiError && err.body.reason === 'AlreadyExists') return { code: 200, body: STALE };
+          throw err;
+        }
       }
       const outcome = apply({ live: existing, applied: body, manager: opts.fieldManager, subresource: route.subresource, force: opts.force, listKeys: this.listKeysOf(t), time: timestamp() });
       if ('conflicts' in outcome) {
@@ -838,10 +920,12 @@ export class FakeApiServer {
     let next: KubeObject;
     try {
       if (type === 'application/json-patch+json') next = jsonPatch(existing, body);
-      else if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') next = mergePatch(existing, body);
+      else if (type === 'application/merge-patch+json') next = mergePatch(existing, body);
+      else if (type === 'application/strategic-merge-patch+json' && !this.isCustom(t)) next = strategicMergePatch(existing, body);
       else throw new ApiError(415, status(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`));
     } catch (err) {
       if (err instanceof JsonPatchError) throw new ApiError(422, status(422, 'Invalid', err.message));
+      if (err instanceof StrategicMergeError) throw new ApiError(500, status(500, 'InternalError', `Internal error occurred: ${err.message}`));
       throw err;
     }
     const rv = (body as any)?.metadata?.resourceVersion;
@@ -849,8 +933,60 @@ export class FakeApiServer {
     return { code: 200, body: await this.write(t, route, existing, next, writer) };
   }
 
-  private delete(t: ResourceType, namespace: string | undefined, name: string): KubeObject {
-    return this.deleteObject(t, this.mustFind(t, namespace, name));
+  /** Kinds a CRD serves: no strategic merge patch for them. */
+  private isCustom(t: ResourceType): boolean {
+    return groupOf(t.apiVersion).endsWith('den.dev') || this.schemas.listKeysOf(t.apiVersion, t.kind) !== undefined;
+  }
+
+  /**
+   * A DELETE with its options: preconditions (uid, resourceVersion) answer 409 when they do not
+   * hold; a pod bound to a node is given its grace period. Answers the object while it remains
+   * (finalizers, grace), else a Status naming what went, as kube-apiserver does but for pods.
+   */
+  private delete(t: ResourceType, namespace: string | undefined, name: string, raw: string): { code: number; body: unknown } {
+    const existing = this.mustFind(t, namespace, name);
+    const options = (raw ? jsonOrUndefined(raw) : undefined) as { preconditions?: { uid?: string; resourceVersion?: string }; gracePeriodSeconds?: number } | undefined;
+    const pre = options?.preconditions ?? {};
+    const group = groupOf(t.apiVersion);
+    const conflict = (what: string) => new ApiError(409, status(409, 'Conflict', `Operation cannot be fulfilled on ${group ? `${t.kind}.${group}` : t.kind} "${name}": ${what}`, { name, ...(group ? { group } : {}), kind: t.kind }));
+    if (pre.uid && pre.uid !== existing.metadata!.uid) throw conflict(`the UID in the precondition (${pre.uid}) does not match the UID in record (${existing.metadata!.uid}). The object might have been deleted and then recreated`);
+    if (pre.resourceVersion && pre.resourceVersion !== existing.metadata!.resourceVersion) throw conflict(`the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${existing.metadata!.resourceVersion}). The object might have been modified`);
+    const after = isCore(t, 'pods') ? this.deletePod(existing, options?.gracePeriodSeconds) : this.deleteObject(t, existing);
+    if (isCore(t, 'pods') || isNamespace(t) || this.find(t, namespace, name)) return { code: 200, body: after };
+    return { code: 200, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, ...(group ? { group } : {}), kind: t.plural, uid: existing.metadata!.uid } } };
+  }
+
+  /**
+   * A pod bound to a node is marked with its grace period (the request's, else the spec's
+   * terminationGracePeriodSeconds, else 30) and stays until the fake kubelet has stopped it
+   * (podTerminationMs later); a pod on no node, or a grace of 0, goes at once.
+   */
+  private deletePod(pod: KubeObject, gracePeriodSeconds: number | undefined): KubeObject {
+    const spec = (pod as { spec?: { nodeName?: string; terminationGracePeriodSeconds?: number } }).spec ?? {};
+    const grace = gracePeriodSeconds ?? spec.terminationGracePeriodSeconds ?? 30;
+    if (pod.metadata?.deletionTimestamp && grace > 0) return pod;
+    if (!spec.nodeName || grace <= 0) {
+      const gone = this.deleteObject(RESOURCES.pod, pod);
+      if (gone !== pod) return gone;
+      return { ...pod, metadata: { ...pod.metadata, deletionTimestamp: pod.metadata?.deletionTimestamp ?? timestamp(), deletionGracePeriodSeconds: 0 } };
+    }
+    const marked = this.markDeleted(RESOURCES.pod, pod, grace);
+    const uid = pod.metadata!.uid;
+    const { namespace, name } = pod.metadata as { namespace: string; name: string };
+    setTimeout(() => {
+      const current = this.find(RESOURCES.pod, namespace, name);
+      if (current && current.metadata?.uid === uid) this.deleteObject(RESOURCES.pod, current);
+    }, this.opts.podTerminationMs ?? 20).unref();
+    return marked;
+  }
+
+  private markDeleted(t: ResourceType, obj: KubeObject, graceSeconds: number): KubeObject {
+    const marked = clone(obj);
+    marked.metadata!.deletionTimestamp = new Date(Date.now() + graceSeconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    marked.metadata!.deletionGracePeriodSeconds = graceSeconds;
+    const stored = this.stamp(marked, t, obj);
+    this.put(t, stored, 'MODIFIED');
+    return stored;
   }
 
   /** A DELETE: an object with finalizers (or a namespace) is marked and stays until they are done. */
@@ -914,7 +1050,11 @@ export class FakeApiServer {
     const sa = this.find(RESOURCES.serviceAccount, route.namespace, route.name!);
     if (!sa) throw this.notFound(RESOURCES.serviceAccount, route.name!);
     const req = raw ? JSON.parse(raw) : {};
-    const seconds = Math.max(600, Number(req?.spec?.expirationSeconds ?? 3600));
+    const seconds = Number(req?.spec?.expirationSeconds ?? 3600);
+    if (!(seconds >= 600)) {
+      const problem = `Invalid value: ${req.spec.expirationSeconds}: may not specify a duration less than 10 minutes`;
+      throw new ApiError(422, status(422, 'Invalid', `TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: ${problem}`, { group: 'authentication.k8s.io', kind: 'TokenRequest', causes: [{ reason: 'FieldValueInvalid', message: problem, field: 'spec.expirationSeconds' }] }));
+    }
     const binding = bindingOf(sa, req?.spec ?? {}, (t, namespace, name) => this.find(t, namespace, name));
     const token = `fake.${randomBytes(24).toString('base64url')}`;
     this.mintedTokens.push(token);

@@ -175,14 +175,22 @@ function prettyPrint(list: Record<string, Quantity | string>): string {
 }
 
 /**
- * ResourceQuota admission of a new object: with a compute quota every container names the
- * resource; the new usage stays within status.hard. Throws `failed quota: …` or `exceeded quota: …`.
+ * ResourceQuota admission of a new object, against each quota's status (a quota the controller
+ * has not counted yet constrains nothing): with a compute quota every container names the
+ * resource; a limited resource the controller has not counted refuses (`status unknown for
+ * quota: …`); the new usage stays within status.hard. Throws `failed quota: …` or
+ * `exceeded quota: …`; answers each quota's status.used with the object counted, as the
+ * admission plugin writes it before the object is stored.
  */
-export function checkQuotas(resource: string, obj: KubeObject, quotas: Quota[]): void {
+export function checkQuotas(resource: string, obj: KubeObject, quotas: Quota[]): { quota: Quota; used: ResourceList }[] {
   const requested = usageOf(resource, obj);
+  const counted: { quota: Quota; used: ResourceList }[] = [];
   for (const quota of quotas) {
     const hard = quota.status?.hard ?? {};
     const name = quota.metadata!.name!;
+    const restricted = Object.keys(hard).filter((k) => quotaTracks(resource, [k])).sort();
+    if (restricted.length === 0) continue;
+    if (restricted.some((k) => quota.status?.used?.[k] === undefined)) throw new AdmissionRefusal(`status unknown for quota: ${name}, resources: ${restricted.join(',')}`);
     if (resource === 'pods.' && Object.keys(requested).length > 0) {
       const required = Object.keys(hard).filter((k) => COMPUTE.includes(k));
       const missing = new Map<string, string[]>();
@@ -196,10 +204,16 @@ export function checkQuotas(resource: string, obj: KubeObject, quotas: Quota[]):
       }
     }
     const exceeded = Object.keys(requested).filter((k) => hard[k] !== undefined && compareQuantities(addQuantities(q(quota.status?.used?.[k] ?? '0'), requested[k]!), q(hard[k])) > 0);
-    if (exceeded.length === 0) continue;
+    if (exceeded.length === 0) {
+      const used: ResourceList = { ...quota.status?.used };
+      for (const k of Object.keys(requested)) if (hard[k] !== undefined) used[k] = text(addQuantities(q(used[k] ?? '0'), requested[k]!));
+      counted.push({ quota, used });
+      continue;
+    }
     const pick = (list: Record<string, Quantity | string>) => Object.fromEntries(exceeded.map((k) => [k, list[k] ?? '0']));
     throw new AdmissionRefusal(`exceeded quota: ${name}, requested: ${prettyPrint(pick(requested))}, used: ${prettyPrint(pick(quota.status?.used ?? {}))}, limited: ${prettyPrint(pick(hard))}`);
   }
+  return counted;
 }
 
 /** Whether a quota with these hard keys counts objects of `resource` (`<plural>.<group>`). */

@@ -25,6 +25,11 @@ export interface Watcher {
   res: http.ServerResponse;
   /** The resourceVersion of the last event this watcher holds. */
   lastRv: number;
+  /** Extra milliseconds this watcher's events wait (its client's own lag: one replica trailing another). */
+  lagMs?: () => number;
+  /** Events held back by the watcher's own lag, in order. */
+  backlog?: { due: number; line: string }[];
+  timer?: NodeJS.Timeout;
 }
 
 interface Pending {
@@ -100,7 +105,7 @@ export class WatchHub {
    * `bookmarks`, BOOKMARK events follow the initial events (marked as their end when
    * `initialEventsEnd`) and then come every bookmarkIntervalMs.
    */
-  open(w: Omit<Watcher, 'lastRv'>, fromRv: number, initial: KubeObject[] | undefined, opts: { bookmarks: boolean; initialEventsEnd: boolean; currentRv: number }): void {
+  open(w: Omit<Watcher, 'lastRv' | 'backlog' | 'timer'>, fromRv: number, initial: KubeObject[] | undefined, opts: { bookmarks: boolean; initialEventsEnd: boolean; currentRv: number }): void {
     const { res } = w;
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders(); // as kube-apiserver does: a watcher knows it is watching before any event
@@ -121,6 +126,7 @@ export class WatchHub {
     const every = opts.bookmarks ? setInterval(() => this.bookmark(watcher, false), this.opts.bookmarkIntervalMs).unref() : undefined;
     res.on('close', () => {
       clearInterval(every);
+      clearTimeout(watcher.timer);
       this.watchers.delete(watcher);
     });
   }
@@ -134,7 +140,7 @@ export class WatchHub {
 
   private bookmark(w: Watcher, initialEventsEnd: boolean): void {
     const metadata = { resourceVersion: String(Math.max(w.lastRv, this.deliveredRv)), ...(initialEventsEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) };
-    w.res.write(JSON.stringify({ type: 'BOOKMARK', object: { kind: w.kind, apiVersion: w.apiVersion, metadata } }) + '\n');
+    this.send(w, JSON.stringify({ type: 'BOOKMARK', object: { kind: w.kind, apiVersion: w.apiVersion, metadata } }) + '\n');
   }
 
   private ready(p: Pending): void {
@@ -176,6 +182,24 @@ export class WatchHub {
     else if (before && e.type === 'DELETED') event = { type: 'DELETED', object: e.object };
     else if (before) event = { type: 'DELETED', object: { ...e.previous!, metadata: { ...e.previous!.metadata, resourceVersion: String(e.rv) } } };
     else return;
-    w.res.write(JSON.stringify(event) + '\n');
+    this.send(w, JSON.stringify(event) + '\n');
+  }
+
+  /** Writes an event line now, or after the watcher's own lag (keeping its order). */
+  private send(w: Watcher, line: string): void {
+    const lag = w.lagMs?.() ?? 0;
+    if (lag <= 0 && !w.backlog?.length) {
+      w.res.write(line);
+      return;
+    }
+    (w.backlog ??= []).push({ due: Date.now() + lag, line });
+    if (!w.timer) this.drain(w);
+  }
+
+  private drain(w: Watcher): void {
+    w.timer = undefined;
+    const backlog = w.backlog ?? [];
+    while (backlog.length > 0 && backlog[0]!.due <= Date.now()) w.res.write(backlog.shift()!.line);
+    if (backlog.length > 0) w.timer = setTimeout(() => this.drain(w), backlog[0]!.due - Date.now()).unref();
   }
 }
