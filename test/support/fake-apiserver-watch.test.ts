@@ -138,7 +138,10 @@ describe('the fake API server, lists and watches', () => {
           }
           const err = await refusal(api.client().request({ path, query }));
           expect(err.status).to.equal(400);
-          expect(err.body).to.deep.include({ reason: 'BadRequest', message: `field label not supported: ${unsupported}` });
+          // As kube-apiserver 1.25: kinds with field labels of their own (and custom resources) say so; the rest answer the generic conversion's words.
+          const own = plural === 'pods' || plural === 'workspaces';
+          const message = own ? `field label not supported: ${unsupported}` : `"${unsupported}" is not a known field selector: only "metadata.name", "metadata.namespace"`;
+          expect(err.body).to.deep.include({ reason: 'BadRequest', message });
         }
       });
     }

@@ -114,7 +114,9 @@ function pageOf(list: { kind: string; apiVersion: string; metadata: { resourceVe
   const page = items.slice(0, limit);
   const last = page.at(-1)!.metadata!;
   const next = Buffer.from(JSON.stringify({ rv: resourceVersion, after: keyOf(last.namespace, last.name!) })).toString('base64url');
-  return { ...list, metadata: { resourceVersion, continue: next, remainingItemCount: items.length - limit }, items: page };
+  // kube-apiserver counts what remains only when no selector filters the list.
+  const selected = Boolean(q.get('labelSelector') || q.get('fieldSelector'));
+  return { ...list, metadata: { resourceVersion, continue: next, ...(selected ? {} : { remainingItemCount: items.length - limit }) }, items: page };
 }
 
 function keyOf(namespace: string | undefined, name: string): string {
@@ -390,7 +392,9 @@ export class FakeApiServer {
     const previous = bucket.get(objectKey);
     bucket.set(objectKey, obj);
     this.publish({ rv: this.rv, type, typeKey: key, object: obj, ...(type === 'MODIFIED' && previous ? { previous } : {}) });
-    if (t.namespaced) this.refreshQuotas(obj.metadata!.namespace!, key);
+    // The quota controller looks at a quota again only when its spec.hard changes (not its status).
+    const hardUnchanged = isCore(t, 'resourcequotas') && previous !== undefined && JSON.stringify((previous as Quota).spec?.hard) === JSON.stringify((obj as Quota).spec?.hard);
+    if (t.namespaced && !hardUnchanged) this.refreshQuotas(obj.metadata!.namespace!, key);
   }
 
   private drop(t: ResourceType, obj: KubeObject): void {
@@ -749,7 +753,7 @@ export class FakeApiServer {
     const time = timestamp();
     const listKeys = this.listKeysOf(t);
     admitted.metadata!.managedFields = applied
-      ? [{ manager: writer.manager, operation: 'Apply', apiVersion: t.apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(fieldSet(applied, listKeys)) }]
+      ? [{ manager: writer.manager, operation: 'Apply', apiVersion: t.apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(fieldSet(applied, listKeys, undefined, 'Apply')) }]
       : recordUpdate({ next: admitted, manager: writer.manager, listKeys, time });
     if (dryRun) return admitted;
     countInQuotas();
@@ -897,7 +901,10 @@ export class FakeApiServer {
     const existing = this.find(t, route.namespace, route.name!);
     const type = contentType.split(';')[0]!.trim();
     if (type === 'application/apply-patch+yaml') {
-      if (!opts.fieldManager) throw new ApiError(400, status(400, 'BadRequest', 'PATCH requests of type apply need a fieldManager'));
+      if (!opts.fieldManager) {
+        const problem = 'Required value: is required for apply patch';
+        throw new ApiError(422, status(422, 'Invalid', `PatchOptions.meta.k8s.io "" is invalid: fieldManager: ${problem}`, { group: 'meta.k8s.io', kind: 'PatchOptions', causes: [{ reason: 'FieldValueRequired', message: problem, field: 'fieldManager' }] }));
+      }
       if (!existing) {
         if (route.subresource) throw this.notFound(t, route.name!);
         const applied = { ...body, metadata: { ...body?.metadata, name: route.name } };
@@ -916,6 +923,8 @@ export class FakeApiServer {
       }
       return { code: 200, body: await this.write(t, route, existing, outcome.object, writer, outcome.managedFields) };
     }
+    const known = ['application/json-patch+json', 'application/merge-patch+json', ...(this.isCustom(t) ? [] : ['application/strategic-merge-patch+json'])];
+    if (!known.includes(type)) throw new ApiError(415, status(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${[...known, 'application/apply-patch+yaml'].join(', ')}`));
     if (!existing) throw this.notFound(t, route.name!);
     let next: KubeObject;
     try {

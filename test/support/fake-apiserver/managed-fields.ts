@@ -68,14 +68,18 @@ const encode = (path: string[]) => JSON.stringify(path);
 const decode = (key: string) => JSON.parse(key) as string[];
 
 /**
- * The fields a value sets: every leaf (and atomic list), and for every map and keyed list
- * item a `.` entry of its own. `status` counts only for the status subresource.
+ * The fields a value sets: every leaf (and atomic list), and for every keyed list item a `.`
+ * entry of its own; an Update's set has one for every map too, an Apply's only for an empty
+ * map (its leaves, as structured-merge-diff records them). `status` counts only for the status subresource.
  */
-export function fieldSet(obj: KubeObject, listKeys: ListKeys, subresource?: string): Set<string> {
+export function fieldSet(obj: KubeObject, listKeys: ListKeys, subresource?: string, operation: 'Apply' | 'Update' = 'Update'): Set<string> {
   const out = new Set<string>();
   const walk = (value: unknown, path: string[], fieldPath: string[]) => {
     if (isObject(value)) {
-      if (path.length > 0) out.add(encode([...path, '.']));
+      const listItem = path.length > 0 && path[path.length - 1]!.startsWith('k:');
+      if (operation === 'Apply' && !listItem) {
+        if (Object.keys(value).length === 0) out.add(encode(path));
+      } else if (path.length > 0) out.add(encode([...path, '.']));
       for (const [k, v] of Object.entries(value)) walk(v, [...path, `f:${k}`], [...fieldPath, k]);
       return;
     }
@@ -214,7 +218,7 @@ export function apply(args: { live: KubeObject; applied: KubeObject; manager: st
   const entries = withSets(live.metadata?.managedFields as ManagedFieldsEntry[] | undefined ?? []);
   const mine = entries.find(({ e }) => sameEntry(e, manager, 'Apply', subresource));
   const others = entries.filter((x) => x !== mine);
-  const appliedSet = fieldSet(applied, listKeys, subresource);
+  const appliedSet = fieldSet(applied, listKeys, subresource, 'Apply');
   const conflicts: Conflict[] = [];
   for (const other of others) {
     for (const key of appliedSet) {

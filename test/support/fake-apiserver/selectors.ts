@@ -75,7 +75,10 @@ const BUILT_IN_FIELDS: Record<string, Record<string, FieldGetter>> = {
   'jobs.batch': { 'status.successful': path('status.successful') },
 };
 
-/** A field selector the server refuses: 400 `field label not supported: <label>`. */
+/**
+ * A field selector the server refuses (400): `field label not supported: <label>` from a kind
+ * with field labels of its own, else the generic conversion's `"<label>" is not a known field selector: …`.
+ */
 export class FieldSelectorError extends Error {}
 
 /**
@@ -90,7 +93,10 @@ export function parseFieldSelector(selector: string | undefined, resource: strin
     const neg = term.includes('!=');
     const [label, value] = term.split(neg ? '!=' : /==?/) as [string, string];
     const get = fields[label.trim()];
-    if (!get) throw new FieldSelectorError(`field label not supported: ${label.trim()}`);
+    if (!get) {
+      const own = resource in BUILT_IN_FIELDS || resource.endsWith('den.dev');
+      throw new FieldSelectorError(own ? `field label not supported: ${label.trim()}` : `"${label.trim()}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
+    }
     return (obj: any) => {
       const actual = get(obj);
       return neg ? String(actual ?? '') !== value : String(actual ?? '') === value;

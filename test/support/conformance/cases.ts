@@ -1,0 +1,340 @@
+// The requests the conformance test sends to the fake and to the real API server alike, one
+// case per behaviour the fake implements; each answers what a client reads of the answers
+// (status codes, Status bodies, objects' fields, watch events, managedFields' owners).
+import { owners, sleep, statusOf, type Side } from './harness.js';
+
+export interface Case {
+  name: string;
+  run(side: Side): Promise<unknown>;
+}
+
+const cm = (name: string, data: Record<string, string> = {}, labels?: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(labels ? { labels } : {}) }, data });
+const names = (list: any) => ((list?.items ?? []) as any[]).map((o) => o.metadata.name);
+const MERGE = 'application/merge-patch+json';
+const STRATEGIC = 'application/strategic-merge-patch+json';
+const APPLY = 'application/apply-patch+yaml';
+const pod = (name: string, nodeName?: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'a', image: 'busybox', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }] }, { name: 'b', image: 'nginx' }] },
+});
+const deployment = (name: string) => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name },
+  spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'a', image: 'busybox', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }] }, { name: 'b', image: 'nginx' }] } } },
+});
+const containersOf = (spec: any) => ((spec?.containers ?? []) as any[]).map((c) => ({ name: c.name, image: c.image, env: c.env }));
+
+/** Polls until the namespace's quota has status.used for every hard key (the quota controller has counted it). */
+async function counted(side: Side, name: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const q = (await side.request('GET', side.core(`resourcequotas/${name}`))).body;
+    if (q?.status?.used && Object.keys(q.spec.hard).every((k) => k in q.status.used)) return;
+    await sleep(100);
+  }
+  throw new Error(`${side.name}: quota ${name} never counted`);
+}
+
+export const CASES: Case[] = [
+  {
+    name: 'a GET of a missing object: 404 NotFound naming it',
+    run: async (s) => statusOf(await s.request('GET', s.core('configmaps/nothing'))),
+  },
+  {
+    name: 'a create: 201 with the data; again: 409 AlreadyExists',
+    run: async (s) => {
+      const first = await s.request('POST', s.core('configmaps'), cm('dup', { a: '1' }));
+      const again = await s.request('POST', s.core('configmaps'), cm('dup', { a: '2' }));
+      return { first: [first.code, first.body.data], again: statusOf(again) };
+    },
+  },
+  {
+    name: 'a create with an invalid name: 422 Invalid with the validation message',
+    run: async (s) => statusOf(await s.request('POST', s.core('configmaps'), cm('Bad_Name'))),
+  },
+  {
+    name: 'a create with a label value it cannot hold: 422 Invalid',
+    run: async (s) => statusOf(await s.request('POST', s.core('configmaps'), cm('badlabel', {}, { app: 'x'.repeat(64) }))),
+  },
+  {
+    name: 'a PUT with an old resourceVersion: 409 Conflict; without one: 200',
+    run: async (s) => {
+      const made = (await s.request('POST', s.core('configmaps'), cm('put', { a: '1' }))).body;
+      await s.request('PUT', s.core('configmaps/put'), { ...made, data: { a: '2' } });
+      const stale = await s.request('PUT', s.core('configmaps/put'), { ...made, data: { a: '3' } });
+      const blind = await s.request('PUT', s.core('configmaps/put'), { ...made, metadata: { ...made.metadata, resourceVersion: undefined }, data: { a: '4' } });
+      return { stale: statusOf(stale), blind: [blind.code, blind.body.data] };
+    },
+  },
+  {
+    name: 'a merge patch: null removes a key, objects merge, lists are replaced',
+    run: async (s) => {
+      await s.request('POST', s.core('configmaps'), cm('merge', { a: '1', b: '2' }));
+      const patched = await s.request('PATCH', s.core('configmaps/merge'), { data: { a: null, c: '3' }, metadata: { labels: { x: 'y' } } }, MERGE);
+      return [patched.code, patched.body.data, patched.body.metadata.labels];
+    },
+  },
+  {
+    name: 'a JSON patch whose test fails: refused, nothing changed',
+    run: async (s) => {
+      await s.request('POST', s.core('configmaps'), cm('jsonpatch', { a: '1' }));
+      const refused = await s.request('PATCH', s.core('configmaps/jsonpatch'), [{ op: 'test', path: '/data/a', value: '2' }, { op: 'replace', path: '/data/a', value: '3' }], 'application/json-patch+json');
+      const after = await s.request('GET', s.core('configmaps/jsonpatch'));
+      return { code: refused.code, reason: refused.body.reason, data: after.body.data };
+    },
+  },
+  {
+    name: 'a strategic merge patch of a pod: containers merge by name (image of one changed, the other kept)',
+    run: async (s) => {
+      await s.request('POST', s.core('pods'), pod('smp'));
+      const patched = await s.request('PATCH', s.core('pods/smp'), { spec: { containers: [{ name: 'b', image: 'nginx:2' }] } }, STRATEGIC);
+      return [patched.code, containersOf(patched.body.spec)];
+    },
+  },
+  {
+    name: 'a strategic merge patch of a Deployment: env merges by name, $patch: delete removes a container',
+    run: async (s) => {
+      const base = `/apis/apps/v1/namespaces/${s.ns}/deployments`;
+      await s.request('POST', base, deployment('smp'));
+      const env = await s.request('PATCH', `${base}/smp`, { spec: { template: { spec: { containers: [{ name: 'a', env: [{ name: 'B', value: '3' }, { name: 'C', value: '4' }] }] } } } }, STRATEGIC);
+      const removed = await s.request('PATCH', `${base}/smp`, { spec: { template: { spec: { containers: [{ name: 'b', $patch: 'delete' }] } } } }, STRATEGIC);
+      return { env: [env.code, containersOf(env.body.spec.template.spec)], removed: [removed.code, containersOf(removed.body.spec.template.spec)] };
+    },
+  },
+  {
+    name: 'a strategic merge patch of a custom resource: 415',
+    run: async (s) => statusOf(await s.request('PATCH', `/apis/den.dev/v1alpha1/namespaces/${s.ns}/workspaces/none`, { spec: {} }, STRATEGIC)).code,
+  },
+  {
+    name: 'a DELETE whose uid or resourceVersion precondition fails: 409 Conflict, the object kept; one that holds: a Status with the uid',
+    run: async (s) => {
+      const made = (await s.request('POST', s.core('configmaps'), cm('pre'))).body;
+      const uid = await s.request('DELETE', s.core('configmaps/pre'), { preconditions: { uid: '00000000-0000-0000-0000-000000000000' } });
+      const rv = await s.request('DELETE', s.core('configmaps/pre'), { preconditions: { resourceVersion: '1' } });
+      const kept = (await s.request('GET', s.core('configmaps/pre'))).code;
+      const ok = await s.request('DELETE', s.core('configmaps/pre'), { preconditions: { uid: made.metadata.uid, resourceVersion: made.metadata.resourceVersion } });
+      return { uid: statusOf(uid), rv: statusOf(rv), kept, ok: { code: ok.code, kind: ok.body.kind, status: ok.body.status, details: ok.body.details } };
+    },
+  },
+  {
+    name: 'a DELETE of a missing object: 404',
+    run: async (s) => statusOf(await s.request('DELETE', s.core('configmaps/none'))),
+  },
+  {
+    name: 'a DELETE of an object with a finalizer: 200 with the object marked, kept until the finalizer goes',
+    run: async (s) => {
+      await s.request('POST', s.core('configmaps'), { ...cm('fin'), metadata: { name: 'fin', finalizers: ['example.com/hold'] } });
+      const marked = await s.request('DELETE', s.core('configmaps/fin'));
+      const held = await s.request('GET', s.core('configmaps/fin'));
+      await s.request('PATCH', s.core('configmaps/fin'), { metadata: { finalizers: null } }, MERGE);
+      const gone = await s.request('GET', s.core('configmaps/fin'));
+      return { marked: [marked.code, marked.body.kind, Boolean(marked.body.metadata?.deletionTimestamp)], held: held.code, gone: gone.code };
+    },
+  },
+  {
+    name: 'a DELETE of a pod on a node: its grace period, the pod kept with a deletionTimestamp; a pod on no node goes at once',
+    run: async (s) => {
+      await s.request('POST', s.core('pods'), pod('bound', 'node-1'));
+      const graceful = await s.request('DELETE', s.core('pods/bound'));
+      const still = await s.request('GET', s.core('pods/bound'));
+      await s.request('DELETE', s.core('pods/bound'), { gracePeriodSeconds: 0 });
+      await s.request('POST', s.core('pods'), pod('free'));
+      const free = await s.request('DELETE', s.core('pods/free'));
+      const freeAfter = await s.request('GET', s.core('pods/free'));
+      return {
+        graceful: [graceful.code, graceful.body.kind, graceful.body.metadata.deletionGracePeriodSeconds],
+        still: [still.code, Boolean(still.body.metadata?.deletionTimestamp)],
+        free: [free.code, free.body.kind, free.body.metadata?.deletionGracePeriodSeconds],
+        freeAfter: freeAfter.code,
+      };
+    },
+  },
+  {
+    name: 'a TokenRequest under 10 minutes: 422 naming spec.expirationSeconds; one of an hour: 201 for an hour',
+    run: async (s) => {
+      await s.request('POST', s.core('serviceaccounts'), { metadata: { name: 'tok' } });
+      const short = await s.request('POST', s.core('serviceaccounts/tok/token'), { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 60 } });
+      const hour = await s.request('POST', s.core('serviceaccounts/tok/token'), { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+      return { short: statusOf(short), hour: [hour.code, hour.body.spec.expirationSeconds, typeof hour.body.status.token] };
+    },
+  },
+  {
+    name: "a ServiceAccount's token without rights: 403 Forbidden in RBAC's words",
+    run: async (s) => {
+      await s.request('POST', s.core('serviceaccounts'), { metadata: { name: 'nobody' } });
+      const token = (await s.request('POST', s.core('serviceaccounts/nobody/token'), { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} })).body.status.token;
+      return [statusOf(await s.request('GET', s.core('configmaps'), undefined, undefined, token)), statusOf(await s.request('GET', s.core('secrets/x'), undefined, undefined, token))];
+    },
+  },
+  {
+    name: 'an unknown token: 401',
+    run: async (s) => statusOf(await s.request('GET', s.core('configmaps'), undefined, undefined, 'not-a-token')),
+  },
+  {
+    name: 'a list by field selector: metadata.name matches; an unsupported field: 400 naming it',
+    run: async (s) => {
+      await s.request('POST', s.core('configmaps'), cm('fs-a'));
+      await s.request('POST', s.core('configmaps'), cm('fs-b'));
+      const one = await s.request('GET', s.core('configmaps?fieldSelector=metadata.name%3Dfs-b'));
+      const bad = await s.request('GET', s.core('configmaps?fieldSelector=data.key%3Dv'));
+      return { one: names(one.body), bad: statusOf(bad) };
+    },
+  },
+  {
+    name: 'an unsupported field selector on Services, Secrets and a custom resource: 400 in each one\'s words',
+    run: async (s) => [
+      statusOf(await s.request('GET', s.core('services?fieldSelector=spec.type%3DClusterIP'))),
+      statusOf(await s.request('GET', s.core('secrets?fieldSelector=data.x%3Dy'))),
+      statusOf(await s.request('GET', `/apis/den.dev/v1alpha1/namespaces/${s.ns}/workspaces?fieldSelector=spec.running%3Dtrue`)),
+    ],
+  },
+  {
+    name: 'a list of pods by spec.nodeName and status.phase',
+    run: async (s) => {
+      await s.request('POST', s.core('pods'), pod('sel-bound', 'node-9'));
+      await s.request('POST', s.core('pods'), pod('sel-free'));
+      const onNode = await s.request('GET', s.core('pods?fieldSelector=spec.nodeName%3Dnode-9'));
+      const notRunning = await s.request('GET', s.core('pods?fieldSelector=status.phase!%3DRunning'));
+      await s.request('DELETE', s.core('pods/sel-bound'), { gracePeriodSeconds: 0 });
+      return { onNode: names(onNode.body), notRunning: names(notRunning.body).filter((n: string) => n.startsWith('sel-')) };
+    },
+  },
+  {
+    name: 'a list by label selector: equality, inequality, set and existence',
+    run: async (s) => {
+      await s.request('POST', s.core('configmaps'), cm('ls-a', {}, { ls: 'y', tier: 'web', env: 'prod' }));
+      await s.request('POST', s.core('configmaps'), cm('ls-b', {}, { ls: 'y', tier: 'db', env: 'prod' }));
+      await s.request('POST', s.core('configmaps'), cm('ls-c', {}, { ls: 'y', tier: 'web' }));
+      const q = (sel: string) => s.request('GET', s.core(`configmaps?labelSelector=${encodeURIComponent(`ls=y,${sel}`)}`)).then((a) => names(a.body));
+      return [await q('tier=web'), await q('env=prod,tier!=web'), await q('tier in (db,cache)'), await q('!env'), await q('tier,env notin (prod)')];
+    },
+  },
+  {
+    name: 'a list in pages: limit and continue, the remaining count',
+    run: async (s) => {
+      for (const n of ['pg-a', 'pg-b', 'pg-c']) await s.request('POST', s.core('configmaps'), cm(n, {}, { pages: 'yes' }));
+      const first = (await s.request('GET', s.core('configmaps?labelSelector=pages%3Dyes&limit=2'))).body;
+      const next = (await s.request('GET', s.core(`configmaps?labelSelector=pages%3Dyes&limit=2&continue=${encodeURIComponent(first.metadata.continue)}`))).body;
+      return { first: names(first), remaining: first.metadata.remainingItemCount, next: names(next), more: next.metadata.continue ?? '' };
+    },
+  },
+  {
+    name: 'a watch: ADDED, MODIFIED, DELETED in order',
+    run: async (s) => {
+      const rv = (await s.request('GET', s.core('configmaps?labelSelector=watch%3Dorder'))).body.metadata.resourceVersion;
+      const w = s.watch(s.core(`configmaps?watch=true&labelSelector=watch%3Dorder&resourceVersion=${rv}`));
+      await sleep(200);
+      await s.request('POST', s.core('configmaps'), cm('w1', {}, { watch: 'order' }));
+      await s.request('POST', s.core('configmaps'), cm('w2', {}, { watch: 'order' }));
+      await s.request('PATCH', s.core('configmaps/w1'), { data: { a: '1' } }, MERGE);
+      await s.request('DELETE', s.core('configmaps/w2'));
+      const events = await w.until(4);
+      w.close();
+      return events;
+    },
+  },
+  {
+    name: 'a watch by label: an object that stops matching arrives as DELETED, one that starts as ADDED',
+    run: async (s) => {
+      await s.request('POST', s.core('configmaps'), cm('wl', {}, { watch: 'label', on: 'yes' }));
+      const rv = (await s.request('GET', s.core('configmaps?labelSelector=watch%3Dlabel'))).body.metadata.resourceVersion;
+      const w = s.watch(s.core(`configmaps?watch=true&labelSelector=${encodeURIComponent('watch=label,on=yes')}&resourceVersion=${rv}`));
+      await sleep(200);
+      await s.request('PATCH', s.core('configmaps/wl'), { metadata: { labels: { on: 'no' } } }, MERGE);
+      await s.request('PATCH', s.core('configmaps/wl'), { metadata: { labels: { on: 'yes' } } }, MERGE);
+      const events = await w.until(2);
+      w.close();
+      return events;
+    },
+  },
+  {
+    name: 'a watch from a resourceVersion sees only what came after it',
+    run: async (s) => {
+      await s.request('POST', s.core('configmaps'), cm('wr1', {}, { watch: 'from' }));
+      const rv = (await s.request('GET', s.core('configmaps?labelSelector=watch%3Dfrom'))).body.metadata.resourceVersion;
+      await s.request('POST', s.core('configmaps'), cm('wr2', {}, { watch: 'from' }));
+      const w = s.watch(s.core(`configmaps?watch=true&labelSelector=watch%3Dfrom&resourceVersion=${rv}`));
+      const events = await w.until(1);
+      await sleep(200);
+      w.close();
+      return w.events;
+    },
+  },
+  {
+    name: 'server-side apply: the applier owns its fields; another manager applying one of them: 409 naming the owner; forced: the field moves',
+    run: async (s) => {
+      const path = s.core('configmaps/ssa?fieldManager=alice');
+      const made = await s.request('PATCH', path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { a: '1', b: '2' } }, APPLY);
+      const clash = await s.request('PATCH', s.core('configmaps/ssa?fieldManager=bob'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { a: '9' } }, APPLY);
+      const forced = await s.request('PATCH', s.core('configmaps/ssa?fieldManager=bob&force=true'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { a: '9' } }, APPLY);
+      return { made: [made.code, owners(made.body)], clash: statusOf(clash), forced: [forced.code, forced.body.data, owners(forced.body)] };
+    },
+  },
+  {
+    name: 'server-side apply: a field left out of the next apply is removed; an Update by another manager is recorded beside it',
+    run: async (s) => {
+      await s.request('PATCH', s.core('configmaps/ssa2?fieldManager=alice'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa2' }, data: { a: '1', b: '2' } }, APPLY);
+      const less = await s.request('PATCH', s.core('configmaps/ssa2?fieldManager=alice'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa2' }, data: { a: '1' } }, APPLY);
+      const merged = await s.request('PATCH', s.core('configmaps/ssa2?fieldManager=carol'), { data: { c: '3' } }, MERGE);
+      return { less: less.body.data, merged: [merged.body.data, owners(merged.body)] };
+    },
+  },
+  {
+    name: 'two managers applying one field at once: one is stored, the other refused 409, the first keeps it',
+    run: async (s) => {
+      await s.request('POST', s.core('configmaps'), cm('race'));
+      const body = (v: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'race' }, data: { k: v } });
+      const answers = await Promise.all([s.request('PATCH', s.core('configmaps/race?fieldManager=one'), body('1'), APPLY), s.request('PATCH', s.core('configmaps/race?fieldManager=two'), body('2'), APPLY)]);
+      const after = (await s.request('GET', s.core('configmaps/race'))).body;
+      const winner = answers.findIndex((a) => a.code === 200);
+      const owner = ((after.metadata.managedFields ?? []) as any[]).find((e) => e.fieldsV1?.['f:data']?.['f:k'])?.manager;
+      return { codes: answers.map((a) => a.code).sort(), owner: owner === ['one', 'two'][winner], value: after.data.k === String(winner + 1) };
+    },
+  },
+  {
+    name: 'an apply without fieldManager: refused',
+    run: async (s) => statusOf(await s.request('PATCH', s.core('configmaps/nofm'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'nofm' } }, APPLY)).code,
+  },
+  {
+    name: 'a ResourceQuota: counted by the controller, then a create over it refused 403 in the quota plugin\'s words',
+    run: async (s) => {
+      await s.request('POST', s.core('resourcequotas'), { metadata: { name: 'q' }, spec: { hard: { 'count/secrets': '1' } } });
+      await counted(s, 'q');
+      const first = await s.request('POST', s.core('secrets'), { metadata: { name: 's1' } });
+      const second = await s.request('POST', s.core('secrets'), { metadata: { name: 's2' } });
+      const used = (await s.request('GET', s.core('resourcequotas/q'))).body.status.used;
+      return { first: first.code, second: statusOf(second), used };
+    },
+  },
+  {
+    name: "a ResourceQuota whose status names a hard limit without its use: a create it limits is refused 'status unknown for quota'",
+    run: async (s) => {
+      await s.request('POST', s.core('resourcequotas'), { metadata: { name: 'unknown' }, spec: { hard: { 'count/services': '5' } } });
+      await counted(s, 'unknown');
+      const q = (await s.request('GET', s.core('resourcequotas/unknown'))).body;
+      const put = await s.request('PUT', s.core('resourcequotas/unknown/status'), { ...q, status: { hard: { 'count/services': '5' } } });
+      await sleep(1500); // the admission plugin reads quotas from the API server's informer
+      const refused = await s.request('POST', s.core('services'), { metadata: { name: 'svc' }, spec: { ports: [{ port: 80 }] } });
+      await s.request('DELETE', s.core('resourcequotas/unknown'));
+      return { put: put.code, refused: statusOf(refused) };
+    },
+  },
+  {
+    name: 'a namespace deleted: Terminating at once, and a create in it refused 403',
+    run: async (s) => {
+      const ns = `${s.ns}-gone`;
+      await s.request('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+      await s.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { ...cm('keep'), metadata: { name: 'keep', finalizers: ['example.com/hold'] } });
+      const deleted = await s.request('DELETE', `/api/v1/namespaces/${ns}`);
+      const refused = await s.request('POST', `/api/v1/namespaces/${ns}/configmaps`, cm('late'));
+      await s.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/keep`, { metadata: { finalizers: null } }, MERGE);
+      return { deleted: [deleted.code, deleted.body.status?.phase], refused: statusOf(refused) };
+    },
+  },
+  {
+    name: 'a namespaced object in a namespace that does not exist: 404 naming the namespace',
+    run: async (s) => statusOf(await s.request('POST', '/api/v1/namespaces/conf-missing-ns/configmaps', cm('x'))),
+  },
+];
