@@ -1,6 +1,6 @@
 // What a test needs to run a Den role against the loopback fake API server: a free port to
 // name in `--listen`, and a kubeconfig naming the fake and a token.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,13 +38,63 @@ export async function freePort(): Promise<number> {
   const span = Math.max(1, ephemeralLow() - low);
   for (let attempt = 0; attempt < 50; attempt++) {
     const candidate = low + Math.floor(Math.random() * span);
-    if (handedOut.has(candidate)) continue;
+    if (handedOut.has(candidate) || !claimPort(candidate)) continue;
     const port = await bindOnce(candidate);
     if (port === undefined) continue;
     handedOut.add(port);
     return port;
   }
   return (await bindOnce(0))!;
+}
+
+/**
+ * One lock file per port handed out, shared by every test process of the machine (mocha's
+ * workers pick at random from the same range): created with O_EXCL, holding the pid, removed
+ * when the process exits. A lock whose process is gone (killed) is taken over by renaming it
+ * away first, which only one claimant can do.
+ */
+export const PORT_LOCKS = join(tmpdir(), 'den-test-ports');
+const claimed = new Set<string>();
+
+/** Claims `port` for this process across processes: false when another live process holds it. */
+export function claimPort(port: number): boolean {
+  mkdirSync(PORT_LOCKS, { recursive: true });
+  const file = join(PORT_LOCKS, String(port));
+  const create = () => {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+    } catch {
+      return false; // EEXIST: held
+    }
+    if (claimed.size === 0) process.once('exit', releasePorts);
+    claimed.add(file);
+    return true;
+  };
+  if (create()) return true;
+  const holder = Number(readFileSync(file, { encoding: 'utf8', flag: 'r' }).trim() || 0);
+  if (holder === process.pid || alive(holder)) return false;
+  try {
+    renameSync(file, `${file}.stale-${process.pid}`);
+  } catch {
+    return false; // another claimant took it over first
+  }
+  rmSync(`${file}.stale-${process.pid}`, { force: true });
+  return create();
+}
+
+function alive(pid: number): boolean {
+  if (!(pid > 0)) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function releasePorts(): void {
+  for (const file of claimed) rmSync(file, { force: true });
+  claimed.clear();
 }
 
 /**
