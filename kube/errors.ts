@@ -15,6 +15,8 @@ export interface KubeStatus {
     causes?: { reason?: string; message?: string; field?: string }[];
     /** With 429 TooManyRequests (and some 5xx): when to try again. */
     retryAfterSeconds?: number;
+    /** With a DELETE's Success: the uid of the object that went. */
+    uid?: string;
   };
 }
 

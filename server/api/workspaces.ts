@@ -2,7 +2,7 @@
 // caller's forwarded token, so the cluster's RBAC decides who sees and changes what.
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import type { Caller } from '../http/context.js';
-import { isNotFound, KubeApiError } from '../../kube/errors.js';
+import { isNotFound, KubeApiError, type KubeStatus } from '../../kube/errors.js';
 import { defaultPodName, homeClaimName, LABELS } from '../../kube/group.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
 import { HttpError } from '../../koa/errors.js';
@@ -65,12 +65,22 @@ export function actorOf(ctx: ApiContext): Actor {
 }
 
 /**
+ * What a DELETE answered, as the object: kube-apiserver answers the object while it remains
+ * (finalizers), and a Status naming it (details.name, details.uid) for an object gone at once.
+ */
+function deletedObjectOf(answer: KubeObject | KubeStatus): KubeObject {
+  if (answer.kind !== 'Status') return answer as KubeObject;
+  const { name, uid } = (answer as KubeStatus).details ?? {};
+  return { metadata: { name, uid } };
+}
+
+/**
  * Deletes a workspace and, unless `keepVolume`, its home PVC; 409 naming the claim when only the
  * volume is left. Either way a Deleted Event says who deleted it and what became of its home.
  */
 export async function deleteWorkspaceOf(actor: Actor, name: string, namespace: string, keepVolume: boolean, deps: Pick<ResourceDeps, 'log' | 'events'>): Promise<void> {
-  const deleted = await actor.kube.delete(RESOURCES.workspace, name, namespace);
-  const ref = { ...workspaceRefOf(deleted), name, namespace };
+  const deleted = await actor.kube.delete<KubeObject | KubeStatus>(RESOURCES.workspace, name, namespace);
+  const ref = { ...workspaceRefOf(deletedObjectOf(deleted)), name, namespace };
   const claim = homeClaimName(name);
   const who = actorName(actor.caller, namespace);
   if (keepVolume) {

@@ -68,13 +68,14 @@ describe('REST activity: Den\'s Events about workspaces', () => {
       expect(eventWriters('svc-alice')).to.deep.equal(['POST system:serviceaccount:svc-carol:session']);
     });
 
-    it('says whether a deleted workspace took its home volume with it', async () => {
+    it('says whether a deleted workspace took its home volume with it, on the Workspace that was (its uid from the API server\'s Status)', async () => {
       env.workspace('tmp', 'svc-alice');
+      const uids = Object.fromEntries(['dev', 'tmp'].map((name) => [name, env.api.object(RESOURCES.workspace, name, 'svc-alice')?.metadata?.uid]));
       expect((await env.request('DELETE', '/workspaces/dev', { token: alice })).status).to.equal(204);
       expect((await env.request('DELETE', '/workspaces/tmp?delete_volume=false', { token: alice })).status).to.equal(204);
-      expect(eventsIn('svc-alice').map((e) => [e.reason, e.involvedObject.name, e.message]).sort()).to.deep.equal([
-        ['Deleted', 'dev', 'Deleted by alice with its home volume home-dev-0.'],
-        ['Deleted', 'tmp', 'Deleted by alice; its home volume home-tmp-0 is kept.'],
+      expect(eventsIn('svc-alice').map((e) => [e.reason, e.involvedObject.name, e.involvedObject.uid, e.message]).sort()).to.deep.equal([
+        ['Deleted', 'dev', uids.dev, 'Deleted by alice with its home volume home-dev-0.'],
+        ['Deleted', 'tmp', uids.tmp, 'Deleted by alice; its home volume home-tmp-0 is kept.'],
       ]);
     });
 

@@ -119,6 +119,29 @@ export const CASES: Case[] = [
     },
   },
   {
+    name: 'a DELETE of an object gone at once: a Status naming it and its uid for most kinds, the object for Services, ServiceAccounts and pods',
+    run: async (s) => {
+      const answers: unknown[] = [];
+      const kinds: [string, object][] = [
+        ['configmaps', cm('del')],
+        ['secrets', { metadata: { name: 'del' } }],
+        ['serviceaccounts', { metadata: { name: 'del' } }],
+        ['services', { metadata: { name: 'del' }, spec: { ports: [{ port: 80 }] } }],
+        ['pods', pod('del')],
+      ];
+      for (const [plural, body] of kinds) {
+        await s.request('POST', s.core(plural), body);
+        const gone = (await s.request('DELETE', s.core(`${plural}/del`))).body;
+        answers.push({ plural, kind: gone.kind, ...(gone.kind === 'Status' ? { status: gone.status, details: gone.details } : { name: gone.metadata.name }) });
+      }
+      const roles = `/apis/rbac.authorization.k8s.io/v1/namespaces/${s.ns}/roles`;
+      await s.request('POST', roles, { metadata: { name: 'del' }, rules: [] });
+      const role = (await s.request('DELETE', `${roles}/del`, { preconditions: { uid: '00000000-0000-0000-0000-000000000000' } })).body;
+      const roleGone = (await s.request('DELETE', `${roles}/del`)).body;
+      return { answers, role: [role.code, role.message, role.details], roleGone: roleGone.details };
+    },
+  },
+  {
     name: 'a DELETE of a missing object: 404',
     run: async (s) => statusOf(await s.request('DELETE', s.core('configmaps/none'))),
   },

@@ -14,6 +14,9 @@ import { strategicMergePatch, StrategicMergeError } from './strategic-merge.js';
 import { applyLimitDefaults, defaultPodRequests } from './quota.js';
 import { bindingOf, type TokenEntry } from './tokens.js';
 
+/** Core kinds whose registry answers a DELETE with the object even once it is gone (ReturnDeletedObject), as 1.25's do. */
+const RETURNS_DELETED_OBJECT = new Set(['pods', 'namespaces', 'services', 'serviceaccounts', 'persistentvolumeclaims']);
+
 export abstract class Writes extends AdmissionChain {
   protected tokens = new Map<string, TokenEntry>();
 
@@ -163,7 +166,7 @@ export abstract class Writes extends AdmissionChain {
   /**
    * A DELETE with its options: preconditions (uid, resourceVersion) answer 409 when they do not
    * hold; a pod bound to a node is given its grace period. Answers the object while it remains
-   * (finalizers, grace), else a Status naming what went, as kube-apiserver does but for pods.
+   * (finalizers, grace), else a Status naming what went (but for RETURNS_DELETED_OBJECT).
    */
   protected delete(t: ResourceType, namespace: string | undefined, name: string, raw: string): { code: number; body: unknown } {
     const existing = this.mustFind(t, namespace, name);
@@ -174,7 +177,8 @@ export abstract class Writes extends AdmissionChain {
     if (pre.uid && pre.uid !== existing.metadata!.uid) throw conflict(`the UID in the precondition (${pre.uid}) does not match the UID in record (${existing.metadata!.uid}). The object might have been deleted and then recreated`);
     if (pre.resourceVersion && pre.resourceVersion !== existing.metadata!.resourceVersion) throw conflict(`the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${existing.metadata!.resourceVersion}). The object might have been modified`);
     const after = isCore(t, 'pods') ? this.deletePod(existing, options?.gracePeriodSeconds) : this.deleteObject(t, existing);
-    if (isCore(t, 'pods') || isNamespace(t) || this.find(t, namespace, name)) return { code: 200, body: after };
+    if (RETURNS_DELETED_OBJECT.has(t.plural) && t.apiVersion === 'v1') return { code: 200, body: after };
+    if (this.find(t, namespace, name)) return { code: 200, body: after };
     return { code: 200, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, ...(group ? { group } : {}), kind: t.plural, uid: existing.metadata!.uid } } };
   }
 
