@@ -88,7 +88,7 @@ describe('the fake API server, writes as the real one serialises them', () => {
     const admin = api.client();
     await admin.create(RESOURCES.resourceQuota, { metadata: { name: 'svc-quota' }, spec: { hard: { 'count/configmaps': '1' } } } as KubeObject, 'svc-demo');
     await admin.create(RESOURCES.configMap, cm('uncounted'), 'svc-demo');
-    expect(api.object<any>(RESOURCES.resourceQuota, 'svc-quota', 'svc-demo').status ?? {}).to.deep.equal({});
+    expect(api.object<any>(RESOURCES.resourceQuota, 'svc-quota', 'svc-demo').status).to.deep.equal({});
     const quota = api.object<any>(RESOURCES.resourceQuota, 'svc-quota', 'svc-demo');
     await admin.replace(RESOURCES.resourceQuota, { ...quota, status: { hard: { 'count/configmaps': '1' } } }, { subresource: 'status' } as any);
     const unknown = await refusal(admin.create(RESOURCES.configMap, cm('refused'), 'svc-demo'));

@@ -357,6 +357,58 @@ export const CASES: Case[] = [
     },
   },
   {
+    name: 'a create with generateName: a name of the prefix and five characters',
+    run: async (s) => {
+      const made = await s.request('POST', s.core('configmaps'), { metadata: { generateName: 'gen-' } });
+      return [made.code, /^gen-[a-z0-9]{5}$/.test(made.body.metadata.name)];
+    },
+  },
+  {
+    name: 'a create with dryRun=All: 201 with the object, nothing stored',
+    run: async (s) => {
+      const dry = await s.request('POST', s.core('configmaps?dryRun=All'), cm('dry', { a: '1' }));
+      const after = await s.request('GET', s.core('configmaps/dry'));
+      return { dry: [dry.code, dry.body.metadata.name, dry.body.data], after: after.code };
+    },
+  },
+  {
+    name: 'the status subresource: a PUT of the object leaves status alone, a PUT of status leaves spec alone',
+    run: async (s) => {
+      const made = (await s.request('POST', s.core('resourcequotas'), { metadata: { name: 'sub' }, spec: { hard: { 'count/configmaps': '100' } } })).body;
+      await counted(s, 'sub');
+      const live = (await s.request('GET', s.core('resourcequotas/sub'))).body;
+      const main = await s.request('PUT', s.core('resourcequotas/sub'), { ...live, spec: { hard: { 'count/configmaps': '99' } }, status: { hard: { 'count/configmaps': '1' }, used: { 'count/configmaps': '0' } } });
+      const again = (await s.request('GET', s.core('resourcequotas/sub'))).body;
+      const status = await s.request('PUT', s.core('resourcequotas/sub/status'), { ...again, spec: { hard: { 'count/configmaps': '5' } }, status: { hard: { 'count/configmaps': '99' }, used: { 'count/configmaps': '7' } } });
+      return { made: made.status, main: [main.code, main.body.spec.hard, main.body.status.hard], status: [status.code, status.body.spec.hard, status.body.status.used] };
+    },
+  },
+  {
+    name: 'a SelfSubjectAccessReview: allowed for the administrator, denied for a ServiceAccount without rights',
+    run: async (s) => {
+      const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'list', resource: 'secrets', namespace: s.ns } } };
+      const admin = await s.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', review);
+      await s.request('POST', s.core('serviceaccounts'), { metadata: { name: 'reviewer' } });
+      const token = (await s.request('POST', s.core('serviceaccounts/reviewer/token'), { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} })).body.status.token;
+      const sa = await s.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', review, undefined, token);
+      return { admin: [admin.code, admin.body.status.allowed], sa: [sa.code, sa.body.status.allowed] };
+    },
+  },
+  {
+    name: 'RBAC: a ServiceAccount that may write Roles but not read Secrets cannot grant reading them (403 in the escalation check\'s words); a binding to a missing Role: 404',
+    run: async (s) => {
+      const rbac = `/apis/rbac.authorization.k8s.io/v1/namespaces/${s.ns}`;
+      await s.request('POST', s.core('serviceaccounts'), { metadata: { name: 'granter' } });
+      await s.request('POST', `${rbac}/roles`, { metadata: { name: 'role-writer' }, rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['create', 'get'] }] });
+      await s.request('POST', `${rbac}/rolebindings`, { metadata: { name: 'granter' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'role-writer' }, subjects: [{ kind: 'ServiceAccount', name: 'granter', namespace: s.ns }] });
+      await sleep(500);
+      const token = (await s.request('POST', s.core('serviceaccounts/granter/token'), { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} })).body.status.token;
+      const role = await s.request('POST', `${rbac}/roles`, { metadata: { name: 'secrets' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] }, undefined, token);
+      const binding = await s.request('POST', `${rbac}/rolebindings`, { metadata: { name: 'dangling' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'nowhere' }, subjects: [{ kind: 'ServiceAccount', name: 'granter', namespace: s.ns }] }, undefined, token);
+      return { role: statusOf(role), binding: statusOf(binding) };
+    },
+  },
+  {
     name: 'a namespaced object in a namespace that does not exist: 404 naming the namespace',
     run: async (s) => statusOf(await s.request('POST', '/api/v1/namespaces/conf-missing-ns/configmaps', cm('x'))),
   },

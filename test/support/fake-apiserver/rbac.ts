@@ -176,5 +176,5 @@ export function clusterRoleRules(objects: RbacObjects, name: string): PolicyRule
 /** kube-apiserver's refusal of a Role or binding that would grant what its author does not hold. */
 export function escalationMessage(label: string, name: string, user: UserInfo, rule: PolicyRule): string {
   const shown = `{APIGroups:${JSON.stringify(rule.apiGroups ?? [])}, Resources:${JSON.stringify(rule.resources ?? [])}${rule.resourceNames?.length ? `, ResourceNames:${JSON.stringify(rule.resourceNames)}` : ''}, Verbs:${JSON.stringify(rule.verbs)}}`;
-  return `${label} "${name}" is forbidden: user "${user.username}" (groups=${JSON.stringify(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${shown}`;
+  return `${label} "${name}" is forbidden: user "${user.username}" (groups=[${user.groups.map((g) => JSON.stringify(g)).join(' ')}]) is attempting to grant RBAC permissions not currently held:\n${shown}`;
 }

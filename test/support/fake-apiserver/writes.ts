@@ -37,6 +37,7 @@ export abstract class Writes extends AdmissionChain {
     this.validateMetadata(t, obj);
     this.checkNamespace(t, obj.metadata.namespace, obj.metadata.name!);
     if (STATUS_SUBRESOURCE.has(t.plural) && t.plural !== 'pods') delete obj.status;
+    if (isCore(t, 'resourcequotas')) (obj as { status?: object }).status = {}; // the quota controller fills it in
     for (const k of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'managedFields']) delete obj.metadata[k];
     // Like kube-apiserver: admission (webhooks included) runs before storage, which answers AlreadyExists.
     const limitRanges = t.namespaced ? this.objects(RESOURCES.limitRange, obj.metadata.namespace) : [];
