@@ -133,7 +133,10 @@ export class WatchHub {
 
   /** Ends every open watch stream. */
   closeAll(): void {
-    for (const w of this.watchers) w.res.end();
+    for (const w of this.watchers) {
+      clearTimeout(w.timer);
+      w.res.end();
+    }
     this.watchers.clear();
     clearTimeout(this.timer);
   }
@@ -188,6 +191,7 @@ export class WatchHub {
   /** Writes an event line now, or after the watcher's own lag (keeping its order). */
   private send(w: Watcher, line: string): void {
     const lag = w.lagMs?.() ?? 0;
+    if (w.res.writableEnded) return;
     if (lag <= 0 && !w.backlog?.length) {
       w.res.write(line);
       return;
@@ -198,6 +202,7 @@ export class WatchHub {
 
   private drain(w: Watcher): void {
     w.timer = undefined;
+    if (w.res.writableEnded) return;
     const backlog = w.backlog ?? [];
     while (backlog.length > 0 && backlog[0]!.due <= Date.now()) w.res.write(backlog.shift()!.line);
     if (backlog.length > 0) w.timer = setTimeout(() => this.drain(w), backlog[0]!.due - Date.now()).unref();
