@@ -305,6 +305,16 @@ export const CASES: Case[] = [
     },
   },
   {
+    name: 'server-side apply of a Deployment: containers merge by name between two managers, each owning its own item',
+    run: async (s) => {
+      const base = `/apis/apps/v1/namespaces/${s.ns}/deployments/ssa`;
+      const one = await s.request('PATCH', `${base}?fieldManager=alice`, deployment('ssa'), APPLY);
+      const two = await s.request('PATCH', `${base}?fieldManager=bob`, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'ssa' }, spec: { template: { spec: { containers: [{ name: 'c', image: 'redis' }] } } } }, APPLY);
+      const applyOwners = (o: any) => (owners(o) as any[]).filter((e) => e.operation === 'Apply');
+      return { one: [one.code, applyOwners(one.body)], two: [two.code, containersOf(two.body.spec.template.spec).map((c) => c.name), applyOwners(two.body)] };
+    },
+  },
+  {
     name: 'two managers applying one field at once: one is stored, the other refused 409, the first keeps it',
     run: async (s) => {
       await s.request('POST', s.core('configmaps'), cm('race'));

@@ -25,6 +25,15 @@ export interface Conflict {
 }
 
 /** The merge keys of Kubernetes' built-in kinds; every other list is atomic (RBAC rules included). */
+/** Label selectors (metav1.LabelSelector, `structType=atomic`): one field, owned and replaced whole. A Service's spec.selector is a plain map. */
+const SELECTOR_FIELDS = new Set(['podSelector', 'namespaceSelector', 'objectSelector', 'labelSelector']);
+
+function atomicMap(kind: string | undefined, fieldPath: string[]): boolean {
+  const last = fieldPath[fieldPath.length - 1];
+  if (last === undefined) return false;
+  return SELECTOR_FIELDS.has(last) || (last === 'selector' && fieldPath.length === 2 && fieldPath[0] === 'spec' && kind !== 'Service' && kind !== 'ReplicationController');
+}
+
 export const BUILT_IN_LIST_KEYS: ListKeys = (fieldPath) => {
   const field = fieldPath[fieldPath.length - 1];
   switch (field) {
@@ -75,6 +84,10 @@ const decode = (key: string) => JSON.parse(key) as string[];
 export function fieldSet(obj: KubeObject, listKeys: ListKeys, subresource?: string, operation: 'Apply' | 'Update' = 'Update'): Set<string> {
   const out = new Set<string>();
   const walk = (value: unknown, path: string[], fieldPath: string[]) => {
+    if (isObject(value) && atomicMap(obj.kind, fieldPath)) {
+      out.add(encode(path));
+      return;
+    }
     if (isObject(value)) {
       const listItem = path.length > 0 && path[path.length - 1]!.startsWith('k:');
       if (operation === 'Apply' && !listItem) {
@@ -180,10 +193,11 @@ function fromFieldsV1(fields: Record<string, unknown>): Set<string> {
 const sameEntry = (e: ManagedFieldsEntry, manager: string, operation: string, subresource?: string) => e.manager === manager && e.operation === operation && (e.subresource ?? '') === (subresource ?? '');
 
 /** Merges `applied` into `live`: maps recursively, keyed lists by their keys, the rest replaced. */
-function mergeInto(live: unknown, applied: unknown, listKeys: ListKeys, fieldPath: string[]): unknown {
+function mergeInto(live: unknown, applied: unknown, listKeys: ListKeys, fieldPath: string[], kind?: string): unknown {
+  if (isObject(applied) && atomicMap(kind, fieldPath)) return clone(applied);
   if (isObject(applied)) {
     const out = isObject(live) ? live : {};
-    for (const [k, v] of Object.entries(applied)) out[k] = mergeInto(out[k], v, listKeys, [...fieldPath, k]);
+    for (const [k, v] of Object.entries(applied)) out[k] = mergeInto(out[k], v, listKeys, [...fieldPath, k], kind);
     return out;
   }
   const keys = Array.isArray(applied) ? listKeys(fieldPath) : undefined;
@@ -191,7 +205,7 @@ function mergeInto(live: unknown, applied: unknown, listKeys: ListKeys, fieldPat
   for (const item of applied as unknown[]) {
     if (!isObject(item)) continue;
     const existing = findItem(live, itemSegment(item, keys));
-    if (existing) mergeInto(existing, item, listKeys, fieldPath);
+    if (existing) mergeInto(existing, item, listKeys, fieldPath, kind);
     else live.push(clone(item));
   }
   return live;
@@ -240,7 +254,7 @@ export function apply(args: { live: KubeObject; applied: KubeObject; manager: st
   const released = [...(mine?.set ?? [])].filter((k) => !appliedSet.has(k)).sort((a, b) => decode(b).length - decode(a).length);
   for (const key of released) if (!ownedByOthers(key)) removeAt(object, decode(key));
   const { apiVersion: _a, kind: _k, metadata: appliedMetadata, ...rest } = applied as Record<string, unknown>;
-  mergeInto(object, rest, listKeys, []);
+  mergeInto(object, rest, listKeys, [], live.kind);
   if (isObject(appliedMetadata)) {
     const tracked = Object.fromEntries(Object.entries(appliedMetadata).filter(([k]) => !UNTRACKED_METADATA.has(k)));
     mergeInto(object.metadata, tracked, listKeys, ['metadata']);
