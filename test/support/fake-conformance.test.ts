@@ -4,7 +4,7 @@
 // random name). A difference is a bug of the fake, or of a case that asks what the fake does not model.
 import { expect } from 'chai';
 import { FakeApiServer } from './fake-apiserver.js';
-import { CASES } from './conformance/cases.js';
+import { CASES, GADGET_CRD } from './conformance/cases.js';
 import { Side } from './conformance/harness.js';
 import { sharedRealKube } from './real-kube/shared.js';
 
@@ -20,12 +20,15 @@ describe('the fake API server answers as the real kube-apiserver does', function
     await api.start();
     fake = new Side('fake', api.url, api.adminToken);
     real = new Side('real', shared.kube.url, shared.kube.adminToken, shared.kube.ca);
+    api.installCrds([GADGET_CRD]);
+    await real.installCrd(GADGET_CRD);
     await fake.prepare();
     await real.prepare();
   });
 
   after(async () => {
     await real?.cleanUp();
+    await real?.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${GADGET_CRD.metadata.name}`);
     await api?.close();
   });
 

@@ -37,6 +37,44 @@ async function counted(side: Side, name: string): Promise<void> {
   throw new Error(`${side.name}: quota ${name} never counted`);
 }
 
+/** A CRD of the conformance test's own (no webhook of Den's runs on it), installed on both sides before the cases. */
+export const GADGET_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'gadgets.conformance.example.com' },
+  spec: {
+    group: 'conformance.example.com',
+    scope: 'Namespaced',
+    names: { kind: 'Gadget', plural: 'gadgets', singular: 'gadget', listKind: 'GadgetList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: {
+                  size: { type: 'integer', minimum: 1, default: 3 },
+                  mode: { type: 'string', enum: ['fast', 'slow'] },
+                  tags: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, value: { type: 'string' } } } },
+                },
+              },
+              status: { type: 'object', properties: { phase: { type: 'string' } } },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+const gadgets = (s: Side) => `/apis/conformance.example.com/v1/namespaces/${s.ns}/gadgets`;
+const gadget = (name: string, spec: object) => ({ apiVersion: 'conformance.example.com/v1', kind: 'Gadget', metadata: { name }, spec });
+
 export const CASES: Case[] = [
   {
     name: 'a GET of a missing object: 404 NotFound naming it',
@@ -416,6 +454,95 @@ export const CASES: Case[] = [
       const role = await s.request('POST', `${rbac}/roles`, { metadata: { name: 'secrets' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] }, undefined, token);
       const binding = await s.request('POST', `${rbac}/rolebindings`, { metadata: { name: 'dangling' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'nowhere' }, subjects: [{ kind: 'ServiceAccount', name: 'granter', namespace: s.ns }] }, undefined, token);
       return { role: statusOf(role), binding: statusOf(binding) };
+    },
+  },
+  {
+    name: "a custom resource: the schema's default filled in, an unknown field pruned, status left out of a create",
+    run: async (s) => {
+      const made = await s.request('POST', gadgets(s), { ...gadget('g1', { mode: 'fast', extra: 'x' }), status: { phase: 'Ready' } });
+      return [made.code, made.body.spec, made.body.status ?? null, made.body.metadata.generation];
+    },
+  },
+  {
+    name: "a custom resource outside its schema: 422 Invalid naming each field in the schema's words",
+    run: async (s) => [
+      statusOf(await s.request('POST', gadgets(s), gadget('g2', { size: 0 }))),
+      statusOf(await s.request('POST', gadgets(s), gadget('g3', { mode: 'warp', size: 'big' }))),
+    ],
+  },
+  {
+    name: 'a custom resource: generation follows spec changes, not status writes; an unsupported field selector is 400',
+    run: async (s) => {
+      await s.request('POST', gadgets(s), gadget('g4', { size: 2 }));
+      const spec = await s.request('PATCH', `${gadgets(s)}/g4`, { spec: { size: 5 } }, MERGE);
+      const status = await s.request('PATCH', `${gadgets(s)}/g4/status`, { status: { phase: 'Ready' } }, MERGE);
+      const select = await s.request('GET', `${gadgets(s)}?fieldSelector=spec.size%3D5`);
+      return { spec: [spec.code, spec.body.metadata.generation], status: [status.code, status.body.metadata.generation, status.body.status], select: statusOf(select) };
+    },
+  },
+  {
+    name: 'server-side apply of a custom resource: a list-map merges by its key between two managers; a clash on one item conflicts',
+    run: async (s) => {
+      const one = await s.request('PATCH', `${gadgets(s)}/g5?fieldManager=alice`, gadget('g5', { tags: [{ name: 'a', value: '1' }] }), APPLY);
+      const two = await s.request('PATCH', `${gadgets(s)}/g5?fieldManager=bob`, gadget('g5', { tags: [{ name: 'b', value: '2' }] }), APPLY);
+      const clash = await s.request('PATCH', `${gadgets(s)}/g5?fieldManager=bob`, gadget('g5', { tags: [{ name: 'a', value: '9' }, { name: 'b', value: '2' }] }), APPLY);
+      const applyOwners = (o: any) => (owners(o) as any[]).filter((e) => e.operation === 'Apply');
+      return { one: one.code, two: [two.code, two.body.spec, applyOwners(two.body)], clash: statusOf(clash) };
+    },
+  },
+  {
+    name: 'a LimitRange: its defaults filled into a pod, a pod over its max refused 403 in LimitRanger\'s words',
+    run: async (s) => {
+      await s.request('POST', s.core('limitranges'), { metadata: { name: 'limits' }, spec: { limits: [{ type: 'Container', default: { cpu: '500m', memory: '256Mi' }, defaultRequest: { cpu: '100m', memory: '64Mi' }, max: { cpu: '1' } }] } });
+      const made = await s.request('POST', s.core('pods'), pod('limited'));
+      const over = await s.request('POST', s.core('pods'), { ...pod('over'), spec: { containers: [{ name: 'a', image: 'busybox', resources: { limits: { cpu: '2' } } }] } });
+      await s.request('DELETE', s.core('limitranges/limits'));
+      await s.request('DELETE', s.core('pods/limited'));
+      return { made: [made.code, made.body.spec.containers.map((c: any) => c.resources), made.body.metadata.annotations], over: statusOf(over) };
+    },
+  },
+  {
+    name: "a compute ResourceQuota: a pod naming no limits refused 403 'must specify'",
+    run: async (s) => {
+      const ns = `${s.ns}-compute`;
+      await s.request('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+      await s.request('POST', `/api/v1/namespaces/${ns}/resourcequotas`, { metadata: { name: 'compute' }, spec: { hard: { 'limits.cpu': '2', 'limits.memory': '1Gi' } } });
+      for (let i = 0; i < 100; i++) {
+        const q = (await s.request('GET', `/api/v1/namespaces/${ns}/resourcequotas/compute`)).body;
+        if (q.status?.used) break;
+        await sleep(100);
+      }
+      const refused = await s.request('POST', `/api/v1/namespaces/${ns}/pods`, pod('bare'));
+      await s.request('DELETE', `/api/v1/namespaces/${ns}`);
+      return statusOf(refused);
+    },
+  },
+  {
+    name: 'garbage collection: a dependent whose owner is deleted goes too',
+    run: async (s) => {
+      const owner = (await s.request('POST', s.core('configmaps'), cm('owner'))).body;
+      await s.request('POST', s.core('configmaps'), { ...cm('dependent'), metadata: { name: 'dependent', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid }] } });
+      await s.request('DELETE', s.core('configmaps/owner'));
+      for (let i = 0; i < 200; i++) {
+        if ((await s.request('GET', s.core('configmaps/dependent'))).code === 404) return 'collected';
+        await sleep(100);
+      }
+      return 'kept';
+    },
+  },
+  {
+    name: 'a namespace deleted goes once its contents are gone, finalizer last',
+    run: async (s) => {
+      const ns = `${s.ns}-emptied`;
+      await s.request('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+      await s.request('POST', `/api/v1/namespaces/${ns}/configmaps`, cm('inside'));
+      await s.request('DELETE', `/api/v1/namespaces/${ns}`);
+      for (let i = 0; i < 300; i++) {
+        const got = await s.request('GET', `/api/v1/namespaces/${ns}`);
+        if (got.code === 404) return 'gone';
+        await sleep(100);
+      }
+      return 'stuck';
     },
   },
   {

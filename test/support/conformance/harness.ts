@@ -89,6 +89,19 @@ export class Side {
     if (made.code !== 201) throw new Error(`${this.name}: namespace ${this.ns} not created: ${JSON.stringify(made.body)}`);
   }
 
+  /** Creates a CRD and waits until the API server serves it (Established). */
+  async installCrd(crd: { metadata: { name: string } }): Promise<void> {
+    const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    const made = await this.request('POST', path, crd);
+    if (made.code !== 201 && made.code !== 409) throw new Error(`${this.name}: CRD ${crd.metadata.name} not created: ${JSON.stringify(made.body)}`);
+    for (let i = 0; i < 100; i++) {
+      const got = (await this.request('GET', `${path}/${crd.metadata.name}`)).body;
+      if (got?.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True')) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`${this.name}: CRD ${crd.metadata.name} never Established`);
+  }
+
   async cleanUp(): Promise<void> {
     await this.request('DELETE', `/api/v1/namespaces/${this.ns}`);
   }

@@ -171,8 +171,4 @@ export abstract class AdmissionChain extends Store {
     return crd ? (path) => (path[0] === 'metadata' ? BUILT_IN_LIST_KEYS(path) : crd(path)) : BUILT_IN_LIST_KEYS;
   }
 
-  /** Kinds a CRD serves: no strategic merge patch for them. */
-  protected isCustom(t: ResourceType): boolean {
-    return groupOf(t.apiVersion).endsWith('den.dev') || this.schemas.listKeysOf(t.apiVersion, t.kind) !== undefined;
-  }
 }

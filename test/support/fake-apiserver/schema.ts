@@ -40,14 +40,19 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 export class CrdSchemas {
-  private byKind = new Map<string, { schema: Schema; kind: string; group: string }>();
+  private byKind = new Map<string, { schema: Schema; kind: string; group: string; status: boolean }>();
 
   register(crd: KubeObject): void {
     const spec = (crd as any).spec;
     for (const v of spec.versions ?? []) {
       const schema = v.schema?.openAPIV3Schema as Schema | undefined;
-      if (schema) this.byKind.set(`${spec.group}/${v.name}|${spec.names.kind}`, { schema, kind: spec.names.kind, group: spec.group });
+      if (schema) this.byKind.set(`${spec.group}/${v.name}|${spec.names.kind}`, { schema, kind: spec.names.kind, group: spec.group, status: v.subresources?.status !== undefined });
     }
+  }
+
+  /** Whether a registered kind's version has the status subresource. */
+  hasStatus(apiVersion: string, kind: string): boolean {
+    return this.byKind.get(`${apiVersion}|${kind}`)?.status === true;
   }
 
   /** The merge keys of a registered kind's lists (x-kubernetes-list-map-keys) by field path, or undefined for kinds not registered. */
@@ -96,6 +101,7 @@ export class CrdSchemas {
       check(value, sub, k, causes, old ? (old as Record<string, unknown>)[k] : undefined, old !== undefined);
     }
     if (causes.length === 0) return;
+    causes.sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0)); // as kube-apiserver lists them: by field
     const name = obj.metadata?.name ?? '';
     const parts = causes.map((c) => `${c.field}: ${c.message}`);
     const message = `${entry.kind}.${entry.group} "${name}" is invalid: ${parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`}`;
@@ -135,10 +141,10 @@ function check(value: unknown, schema: Schema, path: string, causes: Cause[], ol
   const invalid = (message: string, reason = 'FieldValueInvalid') => causes.push({ reason, message, field: path });
   const actual = typeName(value);
   if (schema['x-kubernetes-int-or-string']) {
-    if (actual !== 'integer' && actual !== 'string') return void invalid(`Invalid value: "${actual}": ${path} in body must be of type integer,string: "${actual}"`);
+    if (actual !== 'integer' && actual !== 'string') return void invalid(`Invalid value: "${actual}": ${path} in body must be of type integer,string: "${actual}"`, 'FieldValueTypeInvalid');
   } else if (schema.type) {
     const ok = schema.type === actual || (schema.type === 'number' && actual === 'integer');
-    if (!ok) return void invalid(`Invalid value: "${actual}": ${path} in body must be of type ${schema.type}: "${actual}"`);
+    if (!ok) return void invalid(`Invalid value: "${actual}": ${path} in body must be of type ${schema.type}: "${actual}"`, 'FieldValueTypeInvalid');
   }
   if (schema.enum && !schema.enum.some((e) => e === value)) invalid(`Unsupported value: ${describe(value)}: supported values: ${schema.enum.map((e) => describe(e)).join(', ')}`, 'FieldValueNotSupported');
   if (typeof value === 'number') {

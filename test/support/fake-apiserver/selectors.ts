@@ -83,9 +83,10 @@ export class FieldSelectorError extends Error {}
 
 /**
  * Parses a field selector against the fields the resource supports (`<plural>.<group>`;
- * `selectable` are a CRD version's selectableFields), throwing FieldSelectorError on any other.
+ * `selectable` are a CRD version's selectableFields, `custom` that a CRD serves it), throwing
+ * FieldSelectorError on any other.
  */
-export function parseFieldSelector(selector: string | undefined, resource: string, selectable: string[] = []): (obj: any) => boolean {
+export function parseFieldSelector(selector: string | undefined, resource: string, selectable: string[] = [], custom = false): (obj: any) => boolean {
   if (!selector) return () => true;
   const fields: Record<string, FieldGetter> = { 'metadata.name': path('metadata.name'), 'metadata.namespace': path('metadata.namespace'), ...BUILT_IN_FIELDS[resource] };
   for (const p of selectable) fields[p] = path(p);
@@ -94,7 +95,7 @@ export function parseFieldSelector(selector: string | undefined, resource: strin
     const [label, value] = term.split(neg ? '!=' : /==?/) as [string, string];
     const get = fields[label.trim()];
     if (!get) {
-      const own = resource in BUILT_IN_FIELDS || resource.endsWith('den.dev');
+      const own = custom || resource in BUILT_IN_FIELDS || resource.endsWith('den.dev');
       throw new FieldSelectorError(own ? `field label not supported: ${label.trim()}` : `"${label.trim()}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
     }
     return (obj: any) => {

@@ -6,7 +6,7 @@ import type { KubeObject } from '../../../kube/client.js';
 import { groupOf, RESOURCES, type ResourceType } from '../../../kube/resources.js';
 import { fixture } from '../fixtures.js';
 import { ApiError, status } from './api-error.js';
-import { EXTRA_TYPES, GENERATION_TRACKED, isCore, isNamespace, keyOf, namespaceFinalized, specOf, timestamp, typeKey } from './helpers.js';
+import { EXTRA_TYPES, GENERATION_TRACKED, isCore, isNamespace, keyOf, namespaceFinalized, specOf, STATUS_SUBRESOURCE, timestamp, typeKey } from './helpers.js';
 import type { LatencyProfile } from './latency.js';
 import { clone } from './patch.js';
 import { quotaStatus, quotaTracks, type Quota } from './quota.js';
@@ -100,6 +100,11 @@ export abstract class Store {
   installCrds(crds: KubeObject[]): void {
     for (const crd of crds) {
       this.schemas.register(crd);
+      const spec = (crd as { spec: { group: string; scope: string; names: { kind: string; plural: string }; versions: { name: string; served?: boolean }[] } }).spec;
+      for (const v of spec.versions.filter((x) => x.served !== false)) {
+        const t: ResourceType = { apiVersion: `${spec.group}/${v.name}`, kind: spec.names.kind, plural: spec.names.plural, namespaced: spec.scope === 'Namespaced' };
+        if (!this.types.has(typeKey(t))) this.types.set(typeKey(t), t);
+      }
       this.seed(crd);
     }
   }
@@ -129,6 +134,16 @@ export abstract class Store {
     return copy;
   }
 
+  /** Kinds a CRD serves (Den's, and any installed): no strategic merge patch, a generation always. */
+  protected isCustom(t: ResourceType): boolean {
+    return groupOf(t.apiVersion).endsWith('den.dev') || this.schemas.listKeysOf(t.apiVersion, t.kind) !== undefined;
+  }
+
+  /** Kinds whose status is written only through the status subresource. */
+  protected hasStatusSubresource(t: ResourceType): boolean {
+    return STATUS_SUBRESOURCE.has(t.plural) || this.schemas.hasStatus(t.apiVersion, t.kind);
+  }
+
   protected typeOfObject(o: KubeObject): ResourceType {
     for (const t of this.types.values()) if (t.apiVersion === o.apiVersion && t.kind === o.kind) return t;
     throw new Error(`fake apiserver: unknown kind ${o.kind} ${o.apiVersion}`);
@@ -156,7 +171,7 @@ export abstract class Store {
     const md = (obj.metadata ??= {});
     md.uid = existing?.metadata?.uid ?? md.uid ?? randomUUID();
     md.creationTimestamp = existing?.metadata?.creationTimestamp ?? md.creationTimestamp ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    if (GENERATION_TRACKED.has(t.plural)) {
+    if (GENERATION_TRACKED.has(t.plural) || this.isCustom(t)) {
       const prev = existing?.metadata?.generation ?? 0;
       const changed = !existing || JSON.stringify(specOf(existing)) !== JSON.stringify(specOf(obj));
       md.generation = changed ? prev + 1 : prev;
@@ -244,7 +259,7 @@ export abstract class Store {
     const version = crd?.spec?.versions?.find((v: any) => `${group}/${v.name}` === t.apiVersion);
     const selectable = ((version?.selectableFields ?? []) as { jsonPath: string }[]).map((f) => f.jsonPath.replace(/^\./, ''));
     try {
-      return parseFieldSelector(q.get('fieldSelector') ?? undefined, `${t.plural}.${group}`, selectable);
+      return parseFieldSelector(q.get('fieldSelector') ?? undefined, `${t.plural}.${group}`, selectable, crd !== undefined);
     } catch (err) {
       if (err instanceof FieldSelectorError) throw new ApiError(400, status(400, 'BadRequest', err.message));
       throw err;

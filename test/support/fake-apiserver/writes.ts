@@ -7,7 +7,7 @@ import { groupOf, RESOURCES, type ResourceType } from '../../../kube/resources.j
 import { fixture } from '../fixtures.js';
 import { AdmissionChain } from './admission-chain.js';
 import { ApiError, status } from './api-error.js';
-import { isCore, isNamespace, jsonOrUndefined, namespaceFinalized, STALE, STATUS_SUBRESOURCE, stripVolatile, timestamp, type Route, type Writer } from './helpers.js';
+import { isCore, isNamespace, jsonOrUndefined, namespaceFinalized, STALE, stripVolatile, timestamp, type Route, type Writer } from './helpers.js';
 import { apply, conflictMessage, fieldSet, printManager, printPath, recordUpdate, toFieldsV1 } from './managed-fields.js';
 import { clone, jsonPatch, JsonPatchError, mergePatch } from './patch.js';
 import { strategicMergePatch, StrategicMergeError } from './strategic-merge.js';
@@ -36,7 +36,7 @@ export abstract class Writes extends AdmissionChain {
     this.validateName(t, obj.metadata.name);
     this.validateMetadata(t, obj);
     this.checkNamespace(t, obj.metadata.namespace, obj.metadata.name!);
-    if (STATUS_SUBRESOURCE.has(t.plural) && t.plural !== 'pods') delete obj.status;
+    if (this.hasStatusSubresource(t) && t.plural !== 'pods') delete obj.status;
     if (isCore(t, 'resourcequotas')) (obj as { status?: object }).status = {}; // the quota controller fills it in
     for (const k of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'managedFields']) delete obj.metadata[k];
     // Like kube-apiserver: admission (webhooks included) runs before storage, which answers AlreadyExists.
@@ -79,7 +79,7 @@ export abstract class Writes extends AdmissionChain {
       obj = clone(next);
       obj.metadata = { ...obj.metadata, name: existing.metadata!.name, namespace: existing.metadata!.namespace, uid: existing.metadata!.uid, creationTimestamp: existing.metadata!.creationTimestamp };
       if (existing.metadata?.deletionTimestamp) obj.metadata.deletionTimestamp = existing.metadata.deletionTimestamp;
-      if (STATUS_SUBRESOURCE.has(t.plural)) {
+      if (this.hasStatusSubresource(t)) {
         if (existing.status === undefined) delete obj.status;
         else obj.status = clone(existing.status);
       }
