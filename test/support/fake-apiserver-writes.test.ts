@@ -101,6 +101,21 @@ describe('the fake API server, writes as the real one serialises them', () => {
     expect(over.message).to.equal('configmaps "over" is forbidden: exceeded quota: svc-quota, requested: count/configmaps=1, used: count/configmaps=1, limited: count/configmaps=1');
   });
 
+  it("refuses what a limit the controller cannot count yet constrains, 'status unknown for quota', as before it has discovered a custom resource; counted, admits it", async () => {
+    api.setQuotaController('immediate', { uncounted: ['count/configmaps'] });
+    const admin = api.client();
+    await admin.create(RESOURCES.resourceQuota, { metadata: { name: 'svc-quota' }, spec: { hard: { 'count/configmaps': '5', 'count/secrets': '5' } } } as KubeObject, 'svc-demo');
+    await new Promise((r) => setImmediate(r));
+    expect(api.object<any>(RESOURCES.resourceQuota, 'svc-quota', 'svc-demo').status).to.deep.equal({ hard: { 'count/configmaps': '5', 'count/secrets': '5' }, used: { 'count/secrets': '0' } });
+    const refused = await refusal(admin.create(RESOURCES.configMap, cm('early'), 'svc-demo'));
+    expect(refused.message).to.equal('configmaps "early" is forbidden: status unknown for quota: svc-quota, resources: count/configmaps');
+    await admin.create(RESOURCES.secret, { metadata: { name: 'counted' } } as KubeObject, 'svc-demo');
+    api.setQuotaController('immediate');
+    await new Promise((r) => setImmediate(r));
+    await admin.create(RESOURCES.configMap, cm('later'), 'svc-demo');
+    expect(api.object<any>(RESOURCES.resourceQuota, 'svc-quota', 'svc-demo').status.used).to.deep.equal({ 'count/configmaps': '1', 'count/secrets': '1' });
+  });
+
   it("keeps a deleted pod on a node with its grace period until the fake kubelet has stopped it, then deletes it; a pod on no node goes at once", async () => {
     const admin = api.client();
     const pod = (name: string, nodeName?: string) => ({ metadata: { name }, spec: { ...(nodeName ? { nodeName } : {}), terminationGracePeriodSeconds: 10, containers: [{ name: 'a', image: 'busybox' }] } }) as KubeObject;

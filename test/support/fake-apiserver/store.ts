@@ -53,6 +53,11 @@ export abstract class Store {
   protected quotaRecounts = new Set<string>();
 
   protected quotaMode: QuotaControllerMode;
+  /**
+   * Quota keys the quota controller cannot count yet (a custom resource it has not discovered):
+   * it writes them in status.hard but not in status.used, as kube-controller-manager does.
+   */
+  protected uncountedQuotaKeys = new Set<string>();
 
   readonly schemas = new CrdSchemas();
 
@@ -109,9 +114,13 @@ export abstract class Store {
     }
   }
 
-  /** Starts or stops the quota controller; started, it recounts every namespace's quotas at once. */
-  setQuotaController(mode: QuotaControllerMode): void {
+  /**
+   * Starts or stops the quota controller; started, it recounts every namespace's quotas at once,
+   * leaving `uncounted` keys out of status.used (as before it has discovered a custom resource).
+   */
+  setQuotaController(mode: QuotaControllerMode, opts: { uncounted?: string[] } = {}): void {
     this.quotaMode = mode;
+    this.uncountedQuotaKeys = new Set(opts.uncounted ?? []);
     if (mode === 'stopped') return;
     for (const q of this.data.get(typeKey(RESOURCES.resourceQuota))?.values() ?? []) this.scheduleQuotaRecount(q.metadata!.namespace!);
   }
@@ -296,6 +305,7 @@ export abstract class Store {
     const objects = [...this.data].filter(([key]) => quotaTracks(key, hardKeys)).flatMap(([key, bucket]) => [...bucket.values()].filter((o) => o.metadata?.namespace === namespace).map((object) => ({ resource: key, object })));
     for (const quota of inNamespace) {
       const next = quotaStatus(quota, objects);
+      for (const key of this.uncountedQuotaKeys) delete next.used[key];
       if (JSON.stringify(next) === JSON.stringify({ hard: quota.status?.hard, used: quota.status?.used })) continue;
       this.put(RESOURCES.resourceQuota, this.stamp({ ...clone(quota), status: next } as KubeObject, RESOURCES.resourceQuota, quota), 'MODIFIED');
     }
