@@ -14,7 +14,7 @@ import { FakeApiServer } from '../support/fake-apiserver.js';
 import { scrape, total } from '../support/metrics.js';
 import { freePort, kubeconfigYaml } from '../support/loopback.js';
 import { RoundRobinTcpProxy } from '../support/round-robin.js';
-import { HarnessKubelet } from '../support/platform.js';
+import { HarnessKubelet } from '../support/harness-kubelet.js';
 import { generateSshKey } from '../support/ssh-keys.js';
 import { eventually } from './support/eventually.js';
 import { eventually as eventuallyAsync } from '../support/platform.js';

@@ -3,7 +3,7 @@ import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { FakeApiServer } from './fake-apiserver.js';
 import { rawWatch } from './fake-apiserver/stream.js';
-import { HarnessKubelet } from './platform.js';
+import { HarnessKubelet } from './harness-kubelet.js';
 
 const sts = (name: string, cpu: string): KubeObject => ({
   apiVersion: 'apps/v1',
