@@ -151,6 +151,8 @@ describe('SSH sessions run as the workspace owner', function () {
     delete sa.metadata!.uid;
     delete sa.metadata!.resourceVersion;
     h.api.seed(sa);
+    // Once kube-apiserver's token cache (10 s) no longer vouches for the old token, it is refused.
+    h.api.expireTokenCache();
 
     expect((await h.ssh(alice, 'demo', ['echo', 'after'])).stdout).to.equal('after\n');
     expect(tokenRequests()).to.have.length(2);

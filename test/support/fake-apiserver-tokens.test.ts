@@ -79,9 +79,27 @@ describe('the fake API server authenticates ServiceAccount tokens as kube-apiser
     const { token, spec } = await mint('robot', { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'worker' } });
     expect(spec.boundObjectRef).to.deep.equal({ kind: 'Pod', apiVersion: 'v1', name: 'worker', uid: pod.metadata!.uid });
     expect((await listPods(api.client(token))).status).to.equal(403);
-    await admin.delete(RESOURCES.pod, 'worker', NS);
+    await admin.delete(RESOURCES.pod, 'worker', NS, { gracePeriodSeconds: 0 });
     await createPod('worker');
+    // Accepted a moment ago: kube-apiserver's token cache keeps accepting it for 10 s.
+    expect((await listPods(api.client(token))).status).to.equal(403);
+    api.expireTokenCache();
     expect(await listPods(api.client(token))).to.deep.equal({ status: 401, body: fixture('unauthorized-bad-token.json').body });
+  });
+
+  it('keeps accepting a token it accepted a moment ago for the token cache\'s time, though its ServiceAccount is gone, then refuses it', async () => {
+    await api.close();
+    api = new FakeApiServer({ tokenCacheTtlMs: 300 });
+    await api.start();
+    admin = api.client();
+    api.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    await createServiceAccount();
+    const { token } = await mint('robot');
+    expect((await listPods(api.client(token))).status).to.equal(403);
+    await admin.delete(RESOURCES.serviceAccount, 'robot', NS);
+    expect((await listPods(api.client(token))).status).to.equal(403);
+    await new Promise((r) => setTimeout(r, 350));
+    expect((await listPods(api.client(token))).status).to.equal(401);
   });
 
   it('refuses to bind a token to a pod that does not exist (404) or whose UID differs (409)', async () => {

@@ -71,6 +71,8 @@ describe('forwarding with minted ServiceAccount tokens', () => {
     api.remove(RESOURCES.serviceAccount, 'session', 'svc-alice');
     const [recreated] = api.seed({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'session', namespace: 'svc-alice', labels: account.metadata.labels } });
     expect(recreated!.metadata!.uid).to.not.equal(account.metadata.uid);
+    // Once kube-apiserver's token cache (10 s) no longer vouches for the old token, it is refused.
+    api.expireTokenCache();
     expect((await call(den, 'GET', '/workspaces', { as: alice })).status).to.equal(200);
     expect(tokenRequests()).to.have.length(2);
   });

@@ -81,6 +81,20 @@ export const READS_CASES: Case[] = [
     },
   },
   {
+    name: 'a watch by field selector metadata.name sees only that object',
+    run: async (s) => {
+      const rv = (await s.request('GET', s.core('configmaps'))).body.metadata.resourceVersion;
+      const w = s.watch(s.core(`configmaps?watch=true&fieldSelector=metadata.name%3Dwf-b&resourceVersion=${rv}`));
+      await sleep(200);
+      for (const n of ['wf-a', 'wf-b', 'wf-c']) await s.request('POST', s.core('configmaps'), cm(n));
+      await s.request('DELETE', s.core('configmaps/wf-b'));
+      const events = await w.until(2);
+      await sleep(200);
+      w.close();
+      return w.events;
+    },
+  },
+  {
     name: 'a watch from a resourceVersion sees only what came after it',
     run: async (s) => {
       await s.request('POST', s.core('configmaps'), cm('wr1', {}, { watch: 'from' }));

@@ -20,6 +20,14 @@ export const WRITES_CASES: Case[] = [
     run: async (s) => statusOf(await s.request('POST', s.core('configmaps'), cm('Bad_Name'))),
   },
   {
+    name: 'a Service whose name starts with a digit: 422 naming the DNS-1035 rule; a namespace gets its kubernetes.io/metadata.name label',
+    run: async (s) => {
+      const svc = statusOf(await s.request('POST', s.core('services'), { metadata: { name: '1web' }, spec: { ports: [{ port: 80 }] } }));
+      const ns = (await s.request('GET', `/api/v1/namespaces/${s.ns}`)).body;
+      return { svc, labels: ns.metadata.labels, phase: ns.status.phase, finalizers: ns.spec.finalizers };
+    },
+  },
+  {
     name: 'a create with a label value it cannot hold: 422 Invalid',
     run: async (s) => statusOf(await s.request('POST', s.core('configmaps'), cm('badlabel', {}, { app: 'x'.repeat(64) }))),
   },

@@ -67,6 +67,8 @@ export class FakeApiServer extends Writes {
 
   /** Extra watch lag per bearer token (one replica trailing another). */
   private tokenLags = new Map<string, number>();
+  /** Tokens accepted lately, until when they are accepted without a look (the API server's token cache). */
+  private acceptedUntil = new Map<string, number>();
 
   /** The latency model every request goes through, and its figures of requests in flight. */
   readonly latency: LatencyModel;
@@ -104,8 +106,14 @@ export class FakeApiServer extends Writes {
   }
 
   /** Ends a token's validity now (as a revoked or expired token). */
+  /** As if the token cache's 10 s had passed: every token is looked at again on its next use. */
+  expireTokenCache(): void {
+    this.acceptedUntil.clear();
+  }
+
   revokeToken(token: string): void {
     this.tokens.delete(token);
+    this.acceptedUntil.delete(token);
   }
 
   connection(token: string = this.adminToken) {
@@ -158,14 +166,25 @@ export class FakeApiServer extends Writes {
     else this.tokenLags.set(token, ms);
   }
 
+  /**
+   * The user a bearer token names. As kube-apiserver's token cache (--token-success-cache-ttl
+   * style, 10 s), a token accepted once stays accepted for tokenCacheTtlMs, though its
+   * ServiceAccount or bound object goes meanwhile; a token refused is looked at again next time.
+   */
   private authenticate(req: http.IncomingMessage): UserInfo | undefined {
     const header = req.headers.authorization ?? '';
     const m = /^Bearer (.+)$/.exec(header);
     if (!m) return undefined;
-    const entry = this.tokens.get(m[1]!);
+    const token = m[1]!;
+    const entry = this.tokens.get(token);
     if (!entry) return undefined;
+    const now = Date.now();
+    if ((this.acceptedUntil.get(token) ?? 0) > now) return entry.user;
     const lookup = (t: ResourceType, namespace: string, name: string) => this.find(t, namespace, name);
-    return tokenAccepted(entry, lookup, this.opts.apiAudiences ?? [API_AUDIENCE], Date.now()) ? entry.user : undefined;
+    if (!tokenAccepted(entry, lookup, this.opts.apiAudiences ?? [API_AUDIENCE], now)) return undefined;
+    const ttl = this.opts.tokenCacheTtlMs ?? 10_000;
+    if (ttl > 0) this.acceptedUntil.set(token, Math.min(now + ttl, entry.expires ?? Infinity));
+    return entry.user;
   }
 
   private parse(path: string): Route | undefined {

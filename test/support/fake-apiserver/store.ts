@@ -32,6 +32,8 @@ export interface FakeApiServerOptions {
    * ResourceQuotas right after a write (asynchronously, as the real one), 'stopped' never does.
    */
   quotaController?: QuotaControllerMode;
+  /** Milliseconds a token accepted once stays accepted without a look (kube-apiserver's token cache: 10 s; 0: none). */
+  tokenCacheTtlMs?: number;
   /** Milliseconds the fake kubelet takes to finish a bound pod's graceful deletion (default 20). */
   podTerminationMs?: number;
 }
