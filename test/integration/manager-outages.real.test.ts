@@ -165,13 +165,17 @@ describe('the manager under outages, on a real API server of its own', function 
     this.timeout(120_000);
     for (const m of den.replicasOf('manager')) m.signal('SIGSTOP');
     let answer;
+    const sent = Date.now();
+    let waited = 0;
     try {
       answer = await rest.call('POST', '/workspaces', { body: workspaceRequest('frozen', image, key), as: { session: aliceSession } });
+      waited = Date.now() - sent;
     } finally {
       for (const m of den.replicasOf('manager')) m.signal('SIGCONT');
     }
     expect(answer.status, JSON.stringify(answer.body)).to.equal(502);
     expect(answer.body.error).to.match(new RegExp(`^the cluster API failed: Internal error occurred: failed calling webhook "${WEBHOOKS.mutateWorkspace.name.replace(/\./g, '\\.')}": failed to call webhook: Post "https://127\\.0\\.0\\.1:\\d+${WEBHOOKS.mutateWorkspace.path}\\?timeout=10s": context deadline exceeded`));
+    expect(waited, 'the API server gave up after the registered timeoutSeconds (10 s), not sooner, not much later').to.be.within(9_500, 15_000);
     expect(await admin.get(RESOURCES.workspace, 'frozen', alice.namespace).then(() => 'created', () => 'absent')).to.equal('absent');
     await eventually(async () => (await Promise.all(den.health.manager.map(readyz))).every((s) => s === 200), 'the thawed managers ready', 30_000, 250);
   });
