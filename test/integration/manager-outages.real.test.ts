@@ -14,7 +14,7 @@ import { RealKube } from '../support/real-kube/cluster.js';
 import { installChart, installCrds, RealDen } from '../support/real-kube/den.js';
 import { addImage, addPerson, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
 import { generateSshKey } from '../support/ssh-keys.js';
-import { Rest, type Session } from './journey.js';
+import { Rest, type Session } from './rest.js';
 
 const CHILD_KINDS: [string, ResourceType][] = [
   ['ServiceAccount', RESOURCES.serviceAccount],

@@ -13,7 +13,7 @@ import { eventually } from '../support/platform.js';
 import { realClient } from '../support/real-kube/cluster.js';
 import { addImage, addPerson, removePerson, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
 import { sharedRealKube } from '../support/real-kube/shared.js';
-import { Rest, type Session } from './journey.js';
+import { Rest, type Session } from './rest.js';
 
 interface Quota {
   spec: { hard: Record<string, string> };

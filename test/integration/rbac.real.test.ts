@@ -12,7 +12,7 @@ import { eventually } from '../support/platform.js';
 import { realClient } from '../support/real-kube/cluster.js';
 import { addImage, addPerson, deleteUserSpace, mintSessionToken, removePerson, sessionUser, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
 import { sharedRealKube, type SharedRealKube } from '../support/real-kube/shared.js';
-import { Rest, type Session } from './journey.js';
+import { Rest, type Session } from './rest.js';
 
 async function refusal(call: Promise<unknown>): Promise<KubeApiError> {
   const err = await call.then(() => undefined, (e: unknown) => e);

@@ -14,7 +14,7 @@ import { generateSshKey } from '../support/ssh-keys.js';
 import { realClient } from '../support/real-kube/cluster.js';
 import { addImage, addPerson, removePerson, sessionUser, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
 import { sharedRealKube } from '../support/real-kube/shared.js';
-import { Rest, type Session } from './journey.js';
+import { Rest, type Session } from './rest.js';
 
 const NOT_BASE64 = 'ssh-ed25519 AAAAnotakey laptop';
 
