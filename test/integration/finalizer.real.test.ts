@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isNotFound } from '../../kube/errors.js';
 import { LABELS } from '../../kube/group.js';
-import { RESOURCES, type ResourceType } from '../../kube/resources.js';
+import { RESOURCES, resourcePath, type ResourceType } from '../../kube/resources.js';
 import { NAMESPACE_FINALIZER } from '../../hooks/userspace/controller.js';
 import { generateSshKey } from '../support/ssh-keys.js';
 import { eventually } from '../support/platform.js';
@@ -63,8 +63,26 @@ describe('deleting a person, on a real API server', function () {
   it('goes while its namespace is Terminating (held by a finalizer of its own), and the person asking for a workspace meanwhile is told they have no space', async () => {
     // Something in the namespace that only its owner may let go, so Terminating lasts long enough to look at.
     await admin.create(RESOURCES.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held', namespace: person.namespace, finalizers: [HOLD] } }, person.namespace);
+    // Who went first, by the revisions etcd gave the writes: the namespace marked for deletion, or the UserSpace gone.
+    const seen = { namespaceDeleting: 0, userSpaceDeleted: 0 };
+    const stop = new AbortController();
+    const from = (await admin.list(RESOURCES.namespace, { limit: 1 })).metadata?.resourceVersion;
+    const watching = [
+      admin.watch<KubeObject>(resourcePath(RESOURCES.namespace), { resourceVersion: from, fieldSelector: `metadata.name=${person.namespace}` }, (e) => {
+        if (e.object.metadata?.deletionTimestamp && !seen.namespaceDeleting) seen.namespaceDeleting = Number(e.object.metadata.resourceVersion);
+      }, stop.signal),
+      admin.watch<KubeObject>(resourcePath(RESOURCES.userSpace), { resourceVersion: from, fieldSelector: `metadata.name=${person.name}` }, (e) => {
+        if (e.type === 'DELETED') seen.userSpaceDeleted = Number(e.object.metadata?.resourceVersion);
+      }, stop.signal),
+    ].map((w) => w.catch((err: Error) => (stop.signal.aborted ? undefined : Promise.reject(err))));
     await admin.delete(RESOURCES.userSpace, person.name);
-    await eventually(async () => !(await exists(RESOURCES.userSpace, person.name)), 'the UserSpace gone', 60_000, 250);
+    try {
+      await eventually(() => seen.userSpaceDeleted > 0 && seen.namespaceDeleting > 0, 'the UserSpace deleted and its namespace marked for deletion', 60_000, 100);
+    } finally {
+      stop.abort();
+      await Promise.all(watching);
+    }
+    expect(seen.namespaceDeleting, "the namespace's deletion started before the UserSpace went (SPEC 3.4), not after by garbage collection").to.be.below(seen.userSpaceDeleted);
     const namespace = await admin.get<KubeObject & { status: { phase: string } }>(RESOURCES.namespace, person.namespace);
     expect(namespace.status.phase).to.equal('Terminating');
     expect(await clusterRbac(), "the person's cluster-wide rights end with the UserSpace").to.deep.equal([]);
