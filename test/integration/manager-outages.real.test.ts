@@ -170,7 +170,7 @@ describe('the manager under outages, on a real API server of its own', function 
     expect(bothLeading, 'moments when both replicas said they lead').to.deep.equal([]);
   });
 
-  it('fails closed while the managers are frozen: the webhook call times out and REST answers 502 naming the webhook, nothing created', async function () {
+  it('fails closed while the managers are frozen: the webhook call times out after 10 s and REST answers 502 saying den manager did not answer, nothing created', async function () {
     this.timeout(120_000);
     for (const m of den.replicasOf('manager')) m.signal('SIGSTOP');
     let answer;
@@ -189,7 +189,7 @@ describe('the manager under outages, on a real API server of its own', function 
     await eventually(async () => (await Promise.all(den.health.manager.map(readyz))).every((s) => s === 200), 'the thawed managers ready', 30_000, 250);
   });
 
-  it('fails closed while every manager is down: REST answers 502 naming the webhook, and admits again once one is back', async function () {
+  it('fails closed while every manager is down: REST answers 502 saying den manager did not answer, and admits again once one is back', async function () {
     this.timeout(120_000);
     await den.killManager(0, { keepInRotation: true });
     await den.killManager(1, { keepInRotation: true });
