@@ -189,7 +189,7 @@ describe('the manager under outages, on a real API server of its own', function 
     await eventually(async () => (await Promise.all(den.health.manager.map(readyz))).every((s) => s === 200), 'the thawed managers ready', 30_000, 250);
   });
 
-  it('fails closed while every manager is down: REST answers 502 saying den manager did not answer, and admits again once one is back', async function () {
+  it('fails closed while every manager is down: REST answers 502 saying den manager did not answer; once they are back it admits again, and a UserSpace created meanwhile converges', async function () {
     this.timeout(120_000);
     await den.killManager(0, { keepInRotation: true });
     await den.killManager(1, { keepInRotation: true });
@@ -197,8 +197,14 @@ describe('the manager under outages, on a real API server of its own', function 
     expect(refused.status, JSON.stringify(refused.body)).to.equal(502);
     expect(refused.body.error).to.match(unanswered('.+'));
     expect(await admin.get(RESOURCES.workspace, 'down', alice.namespace).then(() => 'created', () => 'absent')).to.equal('absent');
+    // A UserSpace's create calls no webhook: it is stored while no manager runs, and converges once one does.
+    const ivan = `ivan-${Date.now().toString(36)}`;
+    await admin.create(RESOURCES.userSpace, { apiVersion: RESOURCES.userSpace.apiVersion, kind: 'UserSpace', metadata: { name: ivan }, spec: { owner: `${ivan}@example.com`, quota: { cpu: '1', memory: '1Gi', storage: '1Gi', gpu: 0, workspaces: 1 }, networkPolicy: 'Isolated' } });
     await Promise.all([den.restartManager(0), den.restartManager(1)]);
     const admitted = await rest.call('POST', '/workspaces', { body: workspaceRequest('down', image, key), as: { session: aliceSession } });
     expect(admitted.status, JSON.stringify(admitted.body)).to.equal(201);
+    await eventually(async () => (await phaseOf(RESOURCES.userSpace, ivan)) === 'Ready', `UserSpace ${ivan}, created while no manager ran, Ready`, 90_000, 250);
+    const aliceCounts = await childCounts(alice.namespace);
+    expect(await childCounts(`svc-${ivan}`), "a person's children, each once").to.deep.equal({ ...aliceCounts, StatefulSet: 0, Service: 0 });
   });
 });
