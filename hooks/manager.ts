@@ -64,9 +64,13 @@ export class Manager {
     return this.elector ? this.elector.isLeader : true;
   }
 
-  /** True once every controller's caches are synced, leading or not: a follower is as ready to take over as the leader is to go on. */
+  /**
+   * True once every controller's caches are synced, leading or not (a follower is as ready to
+   * take over as the leader is to go on), and, with leader election, while the elector is in
+   * touch with the API server: caches synced before the API server went away stay "synced".
+   */
   get ready(): boolean {
-    return !!this.controllers && this.controllers.every((c) => c.synced);
+    return !!this.controllers && this.controllers.every((c) => c.synced) && (this.elector?.inTouch ?? true);
   }
 
   /** The controllers while their caches run, on every replica (they reconcile only while `leading`), for tests and benchmarks. */

@@ -4,6 +4,7 @@ import type { Context, Next } from 'koa';
 import { ValidationError } from 'yup';
 import { isNamespaceTerminating, KubeApiError, KubeUnavailableError } from '../kube/errors.js';
 import { MintError } from '../kube/minting.js';
+import { GROUP } from '../kube/group.js';
 import { audit, AUDIT_ACTS } from '../process/audit.js';
 
 /** An error whose status and message are meant for the caller as they are. */
@@ -20,6 +21,17 @@ export class HttpError extends Error {
 
 /** What a person is told while their namespace is being deleted (the cluster's own words go to the log). */
 export const SPACE_BEING_REMOVED = 'your space is being removed; ask an administrator if this is unexpected';
+
+/**
+ * The name of Den's own admission webhook the API server could not get an answer from (down,
+ * frozen, past its timeout): with failurePolicy Fail it refuses the request with a 500
+ * `failed calling webhook "<name>"`; undefined for any other answer.
+ */
+export function unansweredDenWebhook(err: KubeApiError): string | undefined {
+  if (err.status < 500) return undefined;
+  const group = GROUP.replace(/\./g, '\\.');
+  return new RegExp(`failed calling webhook "([a-z0-9-]+\\.${group})"`).exec(err.message)?.[1];
+}
 
 /** The REST status for a cluster answer. */
 export function restStatusOf(err: KubeApiError): number {
@@ -80,6 +92,11 @@ export function describeError(err: unknown): { status: number; message: string; 
   if (isNamespaceTerminating(err)) return { status: 409, message: SPACE_BEING_REMOVED, headers: {}, logged: true };
   if (err instanceof KubeApiError) {
     const status = restStatusOf(err);
+    const webhook = unansweredDenWebhook(err);
+    if (status === 502 && webhook) {
+      const message = `den manager did not answer the cluster's admission check (webhook ${webhook}), so the cluster refused the request rather than let it through unchecked; nothing was changed: try again shortly, and if it persists ask an administrator to check den manager (the cluster said: ${err.message})`;
+      return { status, message, headers: {} };
+    }
     if (status === 502) return { status, message: `the cluster API failed: ${err.message}`, headers: {} };
     if (status === 503) return { status, message: 'the cluster API is busy, retry shortly', headers: { 'Retry-After': '1' } };
     return { status, message: err.message, headers: {} };

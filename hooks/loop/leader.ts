@@ -85,6 +85,8 @@ export class LeaderElector {
   private observed: Observation | undefined;
   private current: Lease | undefined;
   private leading = false;
+  /** When the API server last answered about the Lease (a read or a write), by `clock`. */
+  private heardAt: number | undefined;
   /** The last read-decide-write round, which may still be running after it was given up. */
   private round: Promise<unknown> = Promise.resolve();
   private readonly durationMs: number;
@@ -104,6 +106,15 @@ export class LeaderElector {
     return this.leading;
   }
 
+  /**
+   * True while the API server answered about the Lease within one lease duration: a replica
+   * that cannot reach it can neither lead nor take over, so it is not ready (its caches may
+   * still say synced, from before the API server went away).
+   */
+  get inTouch(): boolean {
+    return this.heardAt !== undefined && this.clock() - this.heardAt <= this.durationMs;
+  }
+
   /** One read-decide-write round against the Lease. */
   async tryAcquireOrRenew(): Promise<AttemptResult> {
     const { namespace, name, identity } = this.opts;
@@ -114,6 +125,7 @@ export class LeaderElector {
       if (!isNotFound(err)) throw err;
     }
     const now = this.clock();
+    this.heardAt = now;
     const record = leaseRecord(lease);
     if (!this.observed || this.observed.record !== record) this.observed = { record, at: now };
     const decision = decideLease({ lease, observed: this.observed, now, identity, durationSeconds: Math.ceil(this.durationMs / 1000) });

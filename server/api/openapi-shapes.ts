@@ -45,7 +45,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'Request body larger than 1 MiB.',
   415: 'Request body that is not JSON.',
   429: 'Too many failed password attempts for this username; Retry-After says when to try again.',
-  502: 'The cluster API failed, or refused the server a token for the caller\'s ServiceAccount.',
+  502: 'The cluster API failed (den manager\'s admission webhook not answering included, said as such), or refused the server a token for the caller\'s ServiceAccount.',
   503: 'The server is still starting, the caller\'s namespace is not ready yet, or the cluster API is unreachable or busy; retry after Retry-After.',
 };
 

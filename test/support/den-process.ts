@@ -133,6 +133,11 @@ export class DenProcess {
     throw new Error(`den ${this.role} was not ready after ${timeoutMs} ms:\n${this.tail()}`);
   }
 
+  /** Sends `signal` (SIGKILL: gone at once; SIGSTOP: frozen, its sockets open; SIGCONT: thawed). */
+  signal(signal: NodeJS.Signals): void {
+    if (this.running) this.child.kill(signal);
+  }
+
   /** SIGTERM (graceful), then SIGKILL if it has not exited in time; answers the exit code. */
   async stop(): Promise<number | null> {
     if (this.running) {

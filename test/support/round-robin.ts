@@ -17,8 +17,14 @@ class Rotation {
     if (backends.length === 0) throw new Error('a round-robin proxy needs at least one backend');
   }
 
+  /** Backends out of the rotation, as the endpoints controller leaves out a pod that is not ready. */
+  readonly withdrawn = new Set<number>();
+
   pick(): Backend {
-    const backend = this.backends[this.next % this.backends.length]!;
+    const serving = this.backends.filter((b) => !this.withdrawn.has(b.port));
+    // No endpoint left: connections go to a withdrawn one and are refused or hang, as they would.
+    const from = serving.length > 0 ? serving : this.backends;
+    const backend = from[this.next % from.length]!;
     this.next += 1;
     return backend;
   }
@@ -135,5 +141,11 @@ export class RoundRobinTcpProxy extends LoopbackListener {
       this.track(upstream);
       splice(client, upstream);
     });
+  }
+
+  /** Takes the backend on `port` out of the rotation (its pod not ready), or puts it back. */
+  withdraw(port: number, out = true): void {
+    if (out) this.rotation.withdrawn.add(port);
+    else this.rotation.withdrawn.delete(port);
   }
 }

@@ -196,6 +196,24 @@ describe('leader election', () => {
       await run;
     });
 
+    it('is in touch with the API server while it answers about the Lease, leader or follower, and out of touch one lease duration after it stops', async () => {
+      const client = api.client();
+      const a = new LeaderElector(client, { ...fast, identity: 'a' });
+      const b = new LeaderElector(api.client(), { ...fast, identity: 'b' });
+      expect(a.inTouch, 'before its first round').to.equal(false);
+      const stop = new AbortController();
+      const runs = [a, b].map((e) => e.run(stop.signal, (signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))));
+      await until(() => a.inTouch && b.inTouch && (a.isLeader || b.isLeader));
+      // Every read of the Lease hangs from now on, as when the API server is gone.
+      const hungAt = Date.now();
+      client.get = () => new Promise<never>(() => undefined);
+      await until(() => !a.inTouch, fast.leaseDurationMs + 5_000);
+      expect(Date.now() - hungAt).to.be.at.least(fast.leaseDurationMs - 100);
+      expect(b.inTouch, 'b still hears from its own client').to.equal(true);
+      stop.abort();
+      await Promise.all(runs);
+    });
+
     it('ends the lead and says the process was busy when no renewal could be sent before the deadline', async () => {
       const logs: string[] = [];
       let skew = 0;

@@ -77,6 +77,8 @@ export class RealDen implements RealDenAddress {
   health: Record<Role, string[]> = { manager: [], server: [], gateway: [] };
   webhookUrl = '';
   private proxies: { close(): Promise<void> }[] = [];
+  private webhooks: RoundRobinTcpProxy | undefined;
+  private managerReplicas: { webhookPort: number; healthUrl: string; args: string[] }[] = [];
   private dir = '';
 
   constructor(
@@ -108,23 +110,21 @@ export class RealDen implements RealDenAddress {
       gateway: gatewayHealth.map((p) => `http://127.0.0.1:${p}`),
     };
     const [managerId, serverId, gatewayId] = await Promise.all(['den-manager', 'den-server', 'den-gateway'].map((sa) => serviceAccountKubeconfig(this.kube, this.dir, sa)));
-    const managers = managerHealth.map(
-      (health, i) =>
-        new DenProcess(
-          'manager',
-          [
-            '--kubeconfig', managerId,
-            '--health-listen', `127.0.0.1:${health}`,
-            '--webhook-listen', `127.0.0.1:${webhookPorts[i]}`,
-            '--webhook-url', this.webhookUrl,
-            '--gateway-host', '127.0.0.1',
-            '--relist-interval', this.opts.relistInterval ?? '5m',
-            ...(this.opts.managerFlags ?? []),
-          ],
-          `http://127.0.0.1:${health}`,
-          `manager-${i + 1}`,
-        ),
-    );
+    this.webhooks = webhooks;
+    this.managerReplicas = managerHealth.map((health, i) => ({
+      webhookPort: webhookPorts[i]!,
+      healthUrl: `http://127.0.0.1:${health}`,
+      args: [
+        '--kubeconfig', managerId,
+        '--health-listen', `127.0.0.1:${health}`,
+        '--webhook-listen', `127.0.0.1:${webhookPorts[i]}`,
+        '--webhook-url', this.webhookUrl,
+        '--gateway-host', '127.0.0.1',
+        '--relist-interval', this.opts.relistInterval ?? '5m',
+        ...(this.opts.managerFlags ?? []),
+      ],
+    }));
+    const managers = this.managerReplicas.map((_, i) => this.managerProcess(i));
     // The first manager alone first: it creates the webhook TLS Secret and the gateway's host key, which the others read.
     this.processes.push(managers[0]);
     await managers[0].ready();
@@ -139,6 +139,39 @@ export class RealDen implements RealDenAddress {
     }
     await Promise.all(this.processes.map((p) => p.ready()));
     return this;
+  }
+
+  private managerProcess(i: number): DenProcess {
+    const r = this.managerReplicas[i]!;
+    return new DenProcess('manager', r.args, r.healthUrl, `manager-${i + 1}`);
+  }
+
+  /** Manager replica `i` (from 0), running or not. */
+  manager(i: number): DenProcess {
+    return this.replicasOf('manager')[i]!;
+  }
+
+  /**
+   * Manager replica `i` killed (SIGKILL: no Lease released, no goodbye) and its webhook port
+   * out of the rotation, as a Service leaves out a pod that is gone; `keepInRotation` leaves it
+   * in (every replica down: the API server's calls are refused).
+   */
+  async killManager(i: number, opts: { keepInRotation?: boolean } = {}): Promise<void> {
+    const manager = this.manager(i);
+    if (!opts.keepInRotation) this.webhooks?.withdraw(this.managerReplicas[i]!.webhookPort);
+    manager.signal('SIGKILL');
+    await manager.exited;
+  }
+
+  /** Manager replica `i` stopped if it runs, started again with the same flags, ready, and back in the rotation. */
+  async restartManager(i: number): Promise<DenProcess> {
+    const old = this.manager(i);
+    await old.stop();
+    const fresh = this.managerProcess(i);
+    this.processes[this.processes.indexOf(old)] = fresh;
+    await fresh.ready();
+    this.webhooks?.withdraw(this.managerReplicas[i]!.webhookPort, false);
+    return fresh;
   }
 
   replicasOf(role: Role): DenProcess[] {
