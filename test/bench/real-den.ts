@@ -97,6 +97,20 @@ export function requestBreakdown(requests: AuditedRequest[], per: number, top = 
   return [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([key, n]) => `${key} ${n} | ${(n / per).toFixed(2)} |`);
 }
 
+/** process_cpu_seconds_total from a Prometheus text exposition. */
+function cpuSecondsIn(text: string): number {
+  return Number(/^(?:den_)?process_cpu_seconds_total\s+(\S+)/m.exec(text)?.[1] ?? NaN);
+}
+
+/** CPU seconds so far of the API server and of Den's managers (all replicas together), from their /metrics. */
+export async function cpuSeconds(cluster: RealBenchCluster): Promise<{ apiserver: number; managers: number }> {
+  const res = await cluster.admin.send({ path: '/metrics' });
+  let text = '';
+  for await (const chunk of res) text += chunk;
+  const managers = await Promise.all((cluster.den?.health.manager ?? []).map((url) => fetch(`${url}/metrics`).then((r) => r.text()).then(cpuSecondsIn)));
+  return { apiserver: cpuSecondsIn(text), managers: managers.reduce((a, b) => a + b, 0) };
+}
+
 /** Polls `check` every `everyMs` until it answers true; throws naming `what` after `timeoutMs`. */
 export async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 250): Promise<void> {
   const deadline = Date.now() + timeoutMs;
