@@ -39,7 +39,7 @@ const CORE = '';
  * by name. The latter grants nothing it does not hold (it writes those Roles itself, under the
  * escalation check), but spares the API server the check on each RoleBinding that names them: a
  * check that reads every ClusterRoleBinding from storage, one more per person, so 300 people's
- * children took the manager 52 s against 12 s for an administrator (docs/manager.md).
+ * children took the manager 52 s against 12 s for an administrator (docs/manager.md, "On a real API server").
  */
 export function managerClusterRules(): PolicyRule[] {
   return [
