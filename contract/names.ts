@@ -32,6 +32,10 @@ export const LEADER_LEASE = 'den-manager';
 /** The manager's webhook CA and serving certificate (hooks/admission/tls-secret.ts). */
 export const WEBHOOK_TLS_SECRET = 'den-webhook-tls';
 
+/** The Roles in each user namespace: owner rights and read-only (SPEC 1.2 rules 2 and 3). */
+export const USER_ROLE = 'svc-workspace-user';
+export const READER_ROLE = 'svc-workspace-reader';
+
 /** Built-in ClusterRole the manager binds `workspace` to in each user namespace (SPEC 1.2 rule 1). */
 export const BUILT_IN_EDIT_ROLE = 'edit';
 

@@ -14,7 +14,7 @@ import { resourceOf } from '../../kube/resources.js';
 import { Registry } from 'prom-client';
 import { childName, controllerOf, parentKeysOf, refOf } from './keys.js';
 import { LoopMetrics } from './metrics.js';
-import { ChildIndex, childAsCached, childrenMap, withSiblingParts, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
+import { ChildIndex, childAsCached, childrenMap, withApplied, withSiblingParts, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
 import { QueueClosedError, WorkQueue, type RunOutcome } from './queue.js';
 import type { ControllerOptions, ControllerSpec, ControllerStats, RelatedCaches } from './spec.js';
 import type { ChildError, HookInput, ParentChange, ParentEvent } from './types.js';
@@ -221,7 +221,7 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
       now: (this.opts.clock ?? (() => new Date()))(),
       config: this.spec.config,
     };
-    let output = this.spec.hook(input);
+    const output = this.spec.hook(input);
     if (output.parentChange) return this.changeParent(parent, output.parentChange, stop);
     const errors: ChildError[] = [];
     const desired: KubeObject[] = [];
@@ -238,16 +238,19 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
       }
     }
     const plan = planChildren(desired, observed, held);
+    const stored: KubeObject[] = [];
     for (const wave of plan.apply) {
       stopIfAborted(stop);
-      await Promise.all(wave.map((child) => this.applyChild(child, stop).catch((err: unknown) => errors.push({ child: childName(child), message: messageOf(err) }))));
+      await Promise.all(wave.map((child) => this.applyChild(child, stop).then((answer) => stored.push(answer), (err: unknown) => errors.push({ child: childName(child), message: messageOf(err) }))));
     }
     stopIfAborted(stop);
     await Promise.all(plan.prune.map((child) => this.deleteChild(child, stop).catch((err: unknown) => errors.push({ child: childName(child), message: messageOf(err) }))));
-    // The status must say which child failed and why: ask the hook again with the errors.
-    if (errors.length) output = this.spec.hook({ ...input, errors });
+    // The status says what this reconcile left: the hook again with the children as the API
+    // server answered their applies (not waiting for their watch events, which would cost a
+    // second status write) and with the children that failed and why.
+    const settled = errors.length || stored.length ? this.spec.hook({ ...input, children: stored.length ? childrenMap(withApplied(observed, stored, this.spec.childStatusKinds), this.spec.children) : input.children, ...(errors.length ? { errors } : {}) }) : output;
     stopIfAborted(stop);
-    await this.writeStatus(parent, output.status, stop);
+    await this.writeStatus(parent, settled.status, stop);
     if (errors.length) throw new ChildrenFailedError(errors);
     await this.recordEvents(parent, output.events ?? []);
     if (output.resyncAfterMs !== undefined && output.resyncAfterMs > 0 && this.queue && !stop.aborted) this.scheduleResync(key, output.resyncAfterMs);
@@ -294,10 +297,10 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
 
   // Every write of a reconcile takes its `stop`: a write still waiting for the rate limit (or
   // on the wire) when the lead ends is abandoned, not sent after a successor may have begun.
-  private async applyChild(child: KubeObject, stop: AbortSignal): Promise<void> {
+  private async applyChild(child: KubeObject, stop: AbortSignal): Promise<KubeObject> {
     const resource = resourceOf(child.apiVersion ?? '', child.kind ?? '')!;
     this.stats.applies++;
-    await this.client.apply(resource, child, FIELD_MANAGERS.manager, { signal: stop });
+    return this.client.apply(resource, child, FIELD_MANAGERS.manager, { signal: stop });
   }
 
   private async deleteChild(child: KubeObject, stop: AbortSignal): Promise<void> {

@@ -256,6 +256,20 @@ export class ChildIndex {
   }
 }
 
+/**
+ * The observed children with the ones just applied as the API server answered them (as the
+ * caches keep them, status only for `statusKinds`, parts shared as there): what the parent has once this reconcile's
+ * applies are done, before their watch events arrive.
+ */
+export function withApplied(observed: readonly KubeObject[], applied: readonly KubeObject[], statusKinds: readonly string[] = []): KubeObject[] {
+  const fresh = new Map<string, KubeObject>();
+  for (const a of applied) {
+    const sibling = fresh.values().next().value ?? observed[0];
+    fresh.set(identityOf(a), withSiblingParts(childAsCached(a, statusKinds.includes(a.kind ?? '')), sibling));
+  }
+  return [...observed.filter((o) => !fresh.has(identityOf(o))), ...fresh.values()];
+}
+
 /** The hook's `children` map: `Kind.apiVersion` → `objectKey()` → object, with every child type present. */
 export function childrenMap(observed: KubeObject[], childTypes: readonly ResourceType[]): ObservedChildren {
   const map: ObservedChildren = {};

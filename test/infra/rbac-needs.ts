@@ -89,6 +89,8 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: CHILD, group: RBAC, resource: 'clusterrolebindings', scope: 'cluster', why: 'UserSpace child; hooks/manager.ts finalizer' },
     // Binding a ClusterRole whose rules the creator does not hold needs `bind` on it (hooks/userspace/children/role-bindings.ts).
     { verbs: ['bind'], group: RBAC, resource: 'clusterroles', scope: 'cluster', names: ['edit', 'den-admin'], why: 'svc-workspace-edit and the administrators\' binding' },
+    // Held as well, it spares the API server an escalation check per binding (infra/install/rbac-rules.ts).
+    { verbs: ['bind'], group: RBAC, resource: 'roles', scope: 'any namespace', names: ['svc-workspace-user', 'svc-workspace-reader'], why: 'svc-owner and svc-reader (hooks/userspace/children/role-bindings.ts)' },
     { verbs: ['create'], group: 'authorization.k8s.io', resource: 'subjectaccessreviews', scope: 'cluster', why: 'hooks/admission/admins.ts' },
     ...['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'].map(
       (resource): Need => ({ verbs: ['get', 'list', 'watch', 'update'], group: 'admissionregistration.k8s.io', resource, scope: 'cluster', names: ['den-webhooks'], why: 'hooks/admission/registration.ts registerOne, keepWebhooksRegistered' }),

@@ -186,7 +186,7 @@ describe('install RBAC', () => {
       }
     });
 
-    it('may bind exactly the built-in edit and den-admin ClusterRoles by name', () => {
+    it('may bind exactly the built-in edit and den-admin ClusterRoles and the two per-user Roles by name, and escalate nothing', () => {
       const bindRules = cluster.filter((r) => r.verbs.includes('bind'));
       expect(bindRules).to.deep.equal([
         {
@@ -195,7 +195,14 @@ describe('install RBAC', () => {
           verbs: ['bind'],
           resourceNames: ['edit', 'den-admin'],
         },
+        {
+          apiGroups: ['rbac.authorization.k8s.io'],
+          resources: ['roles'],
+          verbs: ['bind'],
+          resourceNames: ['svc-workspace-user', 'svc-workspace-reader'],
+        },
       ]);
+      expect(cluster.filter((r) => r.verbs.includes('escalate'))).to.deep.equal([]);
     });
 
     it('updates only the den-webhooks configurations, and watches them by name', () => {

@@ -5,8 +5,9 @@ import { KubeRole, type PolicyRule } from '../../../imports/k8s.cjs';
 import { GROUP, PLURALS } from '../../../kube/group.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 
-export const USER_ROLE = 'svc-workspace-user';
-export const READER_ROLE = 'svc-workspace-reader';
+import { READER_ROLE, USER_ROLE } from '../../../contract/names.js';
+
+export { READER_ROLE, USER_ROLE };
 
 const READ = ['get', 'list', 'watch'];
 

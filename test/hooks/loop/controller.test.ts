@@ -90,6 +90,16 @@ describe('reconcile controller', () => {
     expect(status).to.deep.equal({ phase: 'Ready', markers: 0, observedGeneration: 1 });
   });
 
+  it('writes the status of a new parent once: from the answers to its applies, not Pending until their watch events come', async () => {
+    api.seed(parentObject('a', 'one'));
+    await start();
+    await eventually(() => parentOf('a')?.status?.phase === 'Ready', 'status Ready');
+    await controller.reconcileNow(`${NS}/a`);
+    const writes = api.requests.filter((r) => r.method === 'PUT' && r.path.endsWith('/workspaces/a/status'));
+    expect(writes.length).to.equal(1);
+    expect(controller.stats.statusWrites).to.equal(1);
+  });
+
   it("caches a parent's children of different kinds with one copy of their equal controller reference and labels", async () => {
     api.seed(parentObject('a', 'one'));
     let observed: KubeObject[] = [];
