@@ -16,9 +16,11 @@ function shQuote(value: string): string {
 
 export function installScript(opts: { baseUrl: string; version: string; sha256: string }): string {
   const base = opts.baseUrl.replace(/\/+$/, '');
+  // In comments the address is only read: anything but printable ASCII (a line break) cannot end them.
+  const shown = base.replace(/[^\x21-\x7e]/g, '?');
   return `#!/bin/sh
-# Installs den ${opts.version}, the command line of the Den at ${base}:
-#   curl -fsSL ${base}/cli/install.sh | sh
+# Installs den ${opts.version}, the command line of the Den at ${shown}:
+#   curl -fsSL ${shown}/cli/install.sh | sh
 # It needs Node.js ${LAPTOP_NODE} or newer, and puts den in ~/.local/share/den with a launcher in
 # ~/.local/bin (DEN_INSTALL_DIR and DEN_BIN_DIR choose other folders). Running it again upgrades.
 set -eu
