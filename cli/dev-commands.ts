@@ -8,6 +8,7 @@ import { CommandError, UsageError, type DevIo } from './dev/io.js';
 import { login, logout } from './dev/login.js';
 import { code, forward, ssh } from './dev/ssh.js';
 import { version } from './dev/version.js';
+import { denVersion } from '../process/version.js';
 import { create, images, logs, ls, remove, start, stop } from './dev/workspaces.js';
 
 type Run = (argv: string[], io: DevIo) => Promise<number>;
@@ -62,5 +63,5 @@ export async function runDev(name: string, argv: string[], io: DevIo): Promise<n
 }
 
 export function runDevCommand(name: string, argv: string[]): Promise<number> {
-  return runDev(name, argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+  return runDev(name, argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, version: denVersion() });
 }

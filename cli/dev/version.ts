@@ -1,6 +1,5 @@
 // den version: this den's version and the version of the Den it talks to (`GET /api/v1/version`,
 // answered without signing in), with a warning when they differ and how to get the matching den.
-import { denVersion } from '../../process/version.js';
 import { CONTEXT_OPTIONS, OUTPUT_OPTIONS, parse, usage } from './args.js';
 import { chooseContext, parseBaseUrl, readContexts } from './contexts.js';
 import { CommandError, outputOf, writeJson, type DevIo } from './io.js';
@@ -30,7 +29,8 @@ export async function version(argv: string[], io: DevIo): Promise<number> {
   const { values, help } = parse(argv, { ...CONTEXT_OPTIONS, ...OUTPUT_OPTIONS }, { min: 0, max: 0, names: '' });
   if (help) return usage(io, 'den version [-o json]  prints this den\'s version and the server\'s');
   const output = outputOf(values.output);
-  const client = denVersion();
+  const client = io.version;
+  if (!client) throw new CommandError('this den was started without its version: run it as den, not through cli/dev');
   const base = await serverUrl(io, values);
   if (!base) {
     if (output === 'json') writeJson(io, { client: { version: client } });
