@@ -1,7 +1,7 @@
-// The den this server matches, for anyone to install (SPEC: nothing here is secret, and nothing
-// needs a session): GET/HEAD /cli/install.sh (the POSIX sh piped from curl), /cli/den.tgz (the
+// The den this server matches, for anyone to install (nothing here is secret, and nothing needs
+// a session): GET/HEAD /cli/install.sh (the POSIX sh piped from curl), /cli/den.tgz (the
 // npm package it downloads) and /api/v1/version (what `den version` compares). Each answer has a
-// strong ETag and `Cache-Control: no-cache`, so a client revalidates cheaply (304) and an
+// strong ETag and `Cache-Control: no-cache, no-transform`, so a client revalidates cheaply (304) and an
 // upgraded server is seen at once. Mounted before authentication, CSRF and readiness.
 import { createHash } from 'node:crypto';
 import Router from '@koa/router';
@@ -28,7 +28,8 @@ export function npmInstallCommand(baseUrl: string): string {
 
 function send(ctx: Context, body: Buffer | string, type: string, extra: Record<string, string> = {}): void {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  ctx.set('Cache-Control', 'public, no-cache');
+  // no-transform: the bytes sent are the bytes the ETag names (the compression step leaves them alone).
+  ctx.set('Cache-Control', 'public, no-cache, no-transform');
   for (const [name, value] of Object.entries(extra)) ctx.set(name, value);
   ctx.etag = createHash('sha256').update(bytes).digest('base64url');
   ctx.type = type;

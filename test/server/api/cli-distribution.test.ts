@@ -34,7 +34,8 @@ describe('den server serves the den that matches it', function () {
     const res = await fetch(`${den.url}/cli/install.sh`);
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('text/plain; charset=utf-8');
-    expect(res.headers.get('cache-control')).to.equal('public, no-cache');
+    expect(res.headers.get('cache-control')).to.equal('public, no-cache, no-transform');
+    expect(res.headers.get('content-encoding'), 'sent as the ETag names it, though fetch accepts gzip and br').to.equal(null);
     expect(res.headers.get('etag')).to.match(/^"[A-Za-z0-9_-]{43}"$/);
     expect(res.headers.get('set-cookie')).to.equal(null);
     const script = await res.text();
