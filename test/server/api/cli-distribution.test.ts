@@ -2,6 +2,7 @@
 // /api/v1/version, public and GET-only, with content types and ETags; the tarball is the npm
 // package of the developer commands and nothing else of Den; `den version` compares versions.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,9 @@ import { freePort } from '../../support/loopback.js';
 import { runCommand } from '../../support/platform.js';
 import { laptop, type Laptop } from '../../cli/dev/support.js';
 import { SERVER_TOKEN, startCluster, startDen, type Den } from '../core/cluster.js';
+
+/** The system's Node, older than the bundle's floor on this image. */
+const SYSTEM_NODE = '/usr/bin/node';
 
 describe('den server serves the den that matches it', function () {
   this.timeout(60_000);
@@ -99,6 +103,14 @@ describe('den server serves the den that matches it', function () {
     expect(run.stdout).not.to.contain('Platform roles');
     const role = await runCommand(process.execPath, [join(dir, 'package', 'den.js'), 'server']);
     expect(role).to.deep.equal({ code: 2, stdout: '', stderr: "den: 'server' runs in Den's container image, not in this laptop's den (see den --help)\n" });
+  });
+
+  it('den.js run on a Node older than 22 (Debian\'s 20 on this image) says in one line which it needs, exit 2', async function () {
+    if (!existsSync(SYSTEM_NODE)) this.skip();
+    const seen = (await runCommand(SYSTEM_NODE, ['--version'])).stdout.trim();
+    if (Number(seen.slice(1).split('.')[0]) >= 22) this.skip();
+    const run = await runCommand(SYSTEM_NODE, [join(dir, 'package', 'den.js'), 'ls']);
+    expect(run).to.deep.equal({ code: 2, stdout: '', stderr: `den: needs Node.js 22 or newer, not ${seen}: install a current one from https://nodejs.org/\n` });
   });
 
   it('refuses other methods with 405 naming GET and HEAD, before asking for a sign-in', async () => {
