@@ -2,9 +2,7 @@
 // `npm install -g <base-url>/cli/den.tgz`): the developer commands alone, bundled into one file
 // by server/cli/bundle.ts. The platform roles stay in the image; asking for one says so.
 import { DEV_COMMANDS, isDevCommand, runDevCommand } from './dev-commands.js';
-
-/** The oldest Node the bundle runs on (its esbuild target; install.sh checks the same). */
-export const LAPTOP_NODE_MAJOR = 22;
+import { LAPTOP_NODE } from '../process/version.js';
 
 function usage(): string {
   const lines = ['Usage: den <command> [flags]', '', 'Commands (your workspaces, through the REST API with your own API token):'];
@@ -15,8 +13,8 @@ function usage(): string {
 
 async function main(argv: string[]): Promise<number> {
   const major = Number(process.versions.node.split('.')[0]);
-  if (major < LAPTOP_NODE_MAJOR) {
-    process.stderr.write(`den: needs Node.js ${LAPTOP_NODE_MAJOR} or newer, not ${process.version}: install a current one from https://nodejs.org/\n`);
+  if (major < LAPTOP_NODE) {
+    process.stderr.write(`den: needs Node.js ${LAPTOP_NODE} or newer, not ${process.version}: install a current one from https://nodejs.org/\n`);
     return 2;
   }
   const [name, ...rest] = argv;

@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 
 declare const __DEN_VERSION__: string | undefined;
 
+/** The oldest Node the laptop's den runs on: its esbuild target, its engines, what install.sh and the den itself check. */
+export const LAPTOP_NODE = 22;
+
 let found: string | undefined;
 
 /** The version of this Den: written into the bundle, else read from the nearest package.json named "den" above this module. */

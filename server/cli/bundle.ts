@@ -7,14 +7,12 @@ import { createHash } from 'node:crypto';
 import { dirname, extname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { denVersion } from '../../process/version.js';
+import { denVersion, LAPTOP_NODE } from '../../process/version.js';
 import { packageTarball } from './tarball.js';
 
 const HERE = fileURLToPath(import.meta.url);
 const SOURCE_ROOT = resolve(dirname(HERE), '../..');
 const ENTRY = resolve(SOURCE_ROOT, `cli/laptop${extname(HERE)}`);
-/** The oldest Node the bundle is built for; install.sh and cli/laptop.ts say the same. */
-export const LAPTOP_NODE = 22;
 /** What of Den's source the bundle may hold: the developer commands and the version. Anything else is a mistake in an import. */
 const ALLOWED_SOURCES = [/^cli\/laptop\.[jt]s$/, /^cli\/dev-commands\.[jt]s$/, /^cli\/dev\/[a-z-]+\.[jt]s$/, /^process\/version\.[jt]s$/];
 

@@ -4,7 +4,7 @@
 // SHA-256 written here, then swaps it into ~/.local/share/den whole (an earlier den there is
 // upgraded in place) and writes the `den` launcher into ~/.local/bin. DEN_INSTALL_DIR and
 // DEN_BIN_DIR choose other folders. Every failure is one line saying what to do, exit 1.
-import { LAPTOP_NODE } from './bundle.js';
+import { LAPTOP_NODE } from '../../process/version.js';
 
 /** The launcher's second line: how the script knows a `den` in the bin folder is its own to replace. */
 export const LAUNCHER_MARK = "# den launcher, written by Den's install.sh";

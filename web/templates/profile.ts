@@ -25,8 +25,8 @@ export interface ProfileView {
   error?: { form: ProfileForm; message: string; value?: string; cluster?: string };
   /** What the last action did. */
   done?: string;
-  /** How to install den from this Den: the curl line and the npm one. */
-  install: { curl: string; npm: string };
+  /** How to install den from this Den: the curl line, the npm one, and the oldest Node it runs on. */
+  install: { curl: string; npm: string; node: number };
 }
 
 /** A key as a short line: type, a cut of the key, and its comment. */
@@ -93,7 +93,7 @@ ${formError(v, 'tokens', 'token-error')}</section>`;
 
 function cliSection(v: ProfileView): Html {
   return html`<section class="card" aria-labelledby="cli-title"><h2 id="cli-title">The den command line</h2>
-<p class="muted">Sign in, ssh, VS Code and port forwarding from your computer. It needs Node.js 22 or newer. Install it, or upgrade it to this Den's version, with:</p>
+<p class="muted">Sign in, ssh, VS Code and port forwarding from your computer. It needs Node.js ${v.install.node} or newer. Install it, or upgrade it to this Den's version, with:</p>
 <div class="copy"><code id="cli-install">${v.install.curl}</code><button type="button" class="secondary" data-copy="${v.install.curl}" aria-label="Copy the install command">Copy</button></div>
 <p class="muted">Or with npm: <code id="cli-npm">${v.install.npm}</code>. Then <code>den login</code> with this Den's address; <code>den version</code> says whether yours still matches.</p></section>`;
 }
