@@ -2,7 +2,7 @@
 // developer commands (cli/dev/) that talk to Den's REST API from a laptop.
 // Exit codes: 0 done, 1 the role or command failed, 2 bad usage or configuration.
 // A developer command is dispatched before anything of the roles is loaded (no kube client).
-import { DEV_COMMANDS, isDevCommand, runDevCommand } from './dev-commands.js';
+import { alsoComplete, DEV_COMMANDS, isDevCommand, runDevCommand } from './dev-commands.js';
 import { readSettings, settingsHelp, SettingsError } from '../process/settings.js';
 import { COMMANDS, ROLE_SUMMARIES, ROLES } from './roles.js';
 
@@ -25,6 +25,8 @@ function messageOf(err: unknown): string {
   const cause = err.cause instanceof Error ? err.cause.message : '';
   return cause && !err.message.includes(cause) ? `${err.message}: ${cause}` : err.message;
 }
+
+alsoComplete(() => [...Object.keys(ROLES), ...Object.keys(COMMANDS)]);
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

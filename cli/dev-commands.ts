@@ -1,15 +1,24 @@
 // The developer commands of `den` (cli/dev/): each talks only to Den's REST API with the person's own
 // API token. Nothing here loads the server's, gateway's or manager's dependencies, so they
-// start as fast as Node does.
-import { COMMANDS, ROLES } from './roles.js';
+// start as fast as Node does. The laptop bundle (server/cli/bundle.ts) is these commands alone:
+// the roles' names reach completion through `alsoComplete`, so this module never imports them.
 import { complete, completion } from './dev/completion.js';
 import { configSsh } from './dev/config-ssh.js';
 import { CommandError, UsageError, type DevIo } from './dev/io.js';
 import { login, logout } from './dev/login.js';
 import { code, forward, ssh } from './dev/ssh.js';
+import { version } from './dev/version.js';
+import { denVersion } from '../process/version.js';
 import { create, images, logs, ls, remove, start, stop } from './dev/workspaces.js';
 
 type Run = (argv: string[], io: DevIo) => Promise<number>;
+
+let otherCommands: () => string[] = () => [];
+
+/** Names `den completion` offers besides the developer commands (`den`'s roles, given by cli/den.ts). */
+export function alsoComplete(names: () => string[]): void {
+  otherCommands = names;
+}
 
 export const DEV_COMMANDS: Record<string, { summary: string; run: Run }> = {
   login: { summary: 'sign in to a Den in the browser (or --token-stdin) and keep the token', run: login },
@@ -25,7 +34,8 @@ export const DEV_COMMANDS: Record<string, { summary: string; run: Run }> = {
   ssh: { summary: 'open a shell (or run a command) in a workspace, starting it if stopped', run: ssh },
   code: { summary: "open VS Code's Remote-SSH in a workspace", run: code },
   forward: { summary: "forward a local port to a port in a workspace: den forward <name> 8080:3000", run: forward },
-  completion: { summary: 'print bash or zsh completion: source <(den completion bash)', run: completion(() => [...Object.keys(DEV_COMMANDS), ...Object.keys(ROLES), ...Object.keys(COMMANDS)]) },
+  version: { summary: "print this den's version and the server's, and warn when they differ", run: version },
+  completion: { summary: 'print bash or zsh completion: source <(den completion bash)', run: completion(() => [...Object.keys(DEV_COMMANDS), ...otherCommands()]) },
 };
 
 const HIDDEN: Record<string, Run> = { __complete: complete };
@@ -53,5 +63,5 @@ export async function runDev(name: string, argv: string[], io: DevIo): Promise<n
 }
 
 export function runDevCommand(name: string, argv: string[]): Promise<number> {
-  return runDev(name, argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+  return runDev(name, argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, version: denVersion() });
 }

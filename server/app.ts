@@ -28,6 +28,9 @@ import { HttpMetrics } from './metrics.js';
 import { PreviewProxy } from './preview/proxy.js';
 import { servePreviews } from './preview/middleware.js';
 import { appUrlsOf } from '../contract/apps-domain.js';
+import { denVersion } from '../process/version.js';
+import { CliPackage } from './cli/bundle.js';
+import { serveCliDistribution } from './api/cli-distribution.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -61,6 +64,10 @@ export interface AppDeps {
   assets?: AssetStore;
   /** Request figures; an app of its own (tests) counts into a registry nobody scrapes. */
   httpMetrics?: HttpMetrics;
+  /** The den laptops install from /cli/den.tgz; built on first use unless given (`den server` builds it before it listens). */
+  cli?: CliPackage;
+  /** This Den's version (/api/v1/version); package.json's unless given. */
+  version?: string;
   /** The port preview proxy (`/w/<name>/ports/<port>/…`); its websockets are routed by server/http/upgrades.ts. One of its own unless given. */
   previews?: PreviewProxy;
 }
@@ -141,6 +148,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(pages);
   app.use(errorMapper((msg, fields) => deps.log(msg, fields)));
   app.use(healthRoutes(deps.ready).routes());
+  const version = deps.version ?? denVersion();
+  app.use(serveCliDistribution({ baseUrl: config.baseUrl, version, cli: deps.cli ?? new CliPackage(version) }));
   app.use(untilReady);
   app.use(readJsonBody(limit));
   app.use(publicApi.routes());

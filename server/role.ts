@@ -25,6 +25,7 @@ import { parseTrustedProxies } from './http/client-address.js';
 import { loadProviders, ProviderConfigError, type ProviderConfig } from './auth/providers/config.js';
 import { IdentityProviders } from './auth/providers/registry.js';
 import { AssetStore } from './pages/assets.js';
+import { CliPackage } from './cli/bundle.js';
 import { createAuthServices } from './auth/services.js';
 import { TerminalServer } from './terminal/upgrade.js';
 import { ActivityRecorder } from '../shell/activity.js';
@@ -127,6 +128,9 @@ export const serverRole: Role<typeof serverSettings> = {
     // Scripts and styles are bundled once, before anyone can ask for a page.
     const assets = new AssetStore();
     await assets.load();
+    // And the den laptops install from /cli/install.sh, so the first download waits for nothing.
+    const cli = new CliPackage();
+    await cli.load();
     // One recorder for REST, the pages and the terminal: their bursts aggregate together.
     const events = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.server });
     const config = { baseUrl: settings.baseUrl, localAuth: settings.localAuth, trustedProxies: settings.trustedProxies, gatewayPort: settings.gatewayPort, appsDomain: settings.appsDomain };
@@ -141,6 +145,7 @@ export const serverRole: Role<typeof serverSettings> = {
       log: say,
       ready,
       assets,
+      cli,
       httpMetrics: new HttpMetrics(metrics.registry),
       previews,
     });

@@ -8,6 +8,8 @@ export interface DevIo {
   stdout: Writable & { isTTY?: boolean };
   stderr: Writable & { isTTY?: boolean };
   env: Record<string, string | undefined>;
+  /** This den's version (`den version`), given by its entry point: package.json's, or the one the laptop bundle was built with. */
+  version?: string;
   /** Opens `url` in the person's browser (`den login`); tests replace it. */
   openBrowser?: (url: string) => void;
 }

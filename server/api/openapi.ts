@@ -6,12 +6,13 @@ import { VERSION } from '../../kube/group.js';
 import { accountPaths, accountSchemas } from './openapi-accounts.js';
 import { catalogPaths, catalogSchemas } from './openapi-catalog.js';
 import { peoplePaths, peopleSchemas } from './openapi-people.js';
-import { closed, errors, op, PUBLIC, str, type Operation, type Schema } from './openapi-shapes.js';
+import { closed, errors, json, op, PUBLIC, str, type Operation, type Schema } from './openapi-shapes.js';
 import { workspacePaths, workspaceSchemas } from './openapi-workspaces.js';
 
 function commonSchemas(): Record<string, Schema> {
   return {
     Error: closed({ error: str('What went wrong. For a cluster denial, the cluster\'s own message.') }, ['error']),
+    VersionResponse: closed({ version: str('This Den\'s version (package.json), the same as the den it serves at /cli/den.tgz.') }, ['version']),
   };
 }
 
@@ -19,6 +20,13 @@ function metaPaths(): Record<string, Record<string, Operation>> {
   return {
     '/openapi.json': {
       get: op('Meta', 'This description', { ...PUBLIC, responses: { '200': { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object' } } } }, ...errors([], {}, 'public') } }),
+    },
+    '/version': {
+      get: op('Meta', 'The version of this Den', {
+        ...PUBLIC,
+        description: 'Answered without signing in, also while the server starts; `den version` compares it with its own.',
+        responses: { '200': json('VersionResponse', 'The version.'), ...errors([], {}, 'public') },
+      }),
     },
   };
 }

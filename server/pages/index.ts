@@ -17,12 +17,13 @@ import { mountProfilePages } from './profile.js';
 import { mountAdminPages } from './admin.js';
 import { mountActivityPages } from './activity.js';
 import { mountCliLogin } from './cli-login.js';
+import { CLI_DISTRIBUTION_PATHS } from '../api/cli-distribution.js';
 
 export type { PageContext, PageDeps, PageRouter } from './types.js';
 
-/** Paths REST and the health checks own; everything else is a page. */
+/** Paths REST, the health checks and the den download own; everything else is a page. */
 export function isPagePath(path: string): boolean {
-  return !(path === '/api' || path.startsWith('/api/') || path === '/healthz' || path === '/readyz');
+  return !(path === '/api' || path.startsWith('/api/') || path === '/healthz' || path === '/readyz' || CLI_DISTRIBUTION_PATHS.includes(path));
 }
 
 /** Object names in page paths are checked as REST checks them: a name Kubernetes refuses is a 404 without a cluster call. */

@@ -10,6 +10,8 @@ import { HttpError } from '../../koa/errors.js';
 import type { ClientAddressState } from '../http/client-address.js';
 import { addSavedKeyOf, changePasswordOf, savedKeysOf } from '../api/profile.js';
 import { issueTokenQuery, passwordRequest } from '../api/account-schemas.js';
+import { installCommand, npmInstallCommand } from '../api/cli-distribution.js';
+import { LAPTOP_NODE } from '../../process/version.js';
 import { describeToken, issueTokenFor, revokeTokenOf } from '../api/tokens.js';
 import { viewerOf } from './middleware.js';
 import { refusalOf } from './refusal.js';
@@ -37,6 +39,7 @@ async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, statu
     tokens: (await deps.auth.tokens.list(caller.email)).map(describeToken).map((t) => ({ name: t.name, createdAt: t.created_at })),
     localLogin: caller.localLogin,
     username: caller.username,
+    install: { curl: installCommand(deps.baseUrl), npm: npmInstallCommand(deps.baseUrl), node: LAPTOP_NODE },
     ...extra,
   };
   sendPage(ctx, profilePage(assets, viewerOf(ctx)!, view), status);

@@ -25,6 +25,8 @@ export interface ProfileView {
   error?: { form: ProfileForm; message: string; value?: string; cluster?: string };
   /** What the last action did. */
   done?: string;
+  /** How to install den from this Den: the curl line, the npm one, and the oldest Node it runs on. */
+  install: { curl: string; npm: string; node: number };
 }
 
 /** A key as a short line: type, a cut of the key, and its comment. */
@@ -89,6 +91,13 @@ ${v.tokens.length === 0 ? html`<p class="muted">You have no API tokens.</p>` : d
 ${formError(v, 'tokens', 'token-error')}</section>`;
 }
 
+function cliSection(v: ProfileView): Html {
+  return html`<section class="card" aria-labelledby="cli-title"><h2 id="cli-title">The den command line</h2>
+<p class="muted">Sign in, ssh, VS Code and port forwarding from your computer. It needs Node.js ${v.install.node} or newer. Install it, or upgrade it to this Den's version, with:</p>
+<div class="copy"><code id="cli-install">${v.install.curl}</code><button type="button" class="secondary" data-copy="${v.install.curl}" aria-label="Copy the install command">Copy</button></div>
+<p class="muted">Or with npm: <code id="cli-npm">${v.install.npm}</code>. Then <code>den login</code> with this Den's address; <code>den version</code> says whether yours still matches.</p></section>`;
+}
+
 function passwordSection(v: ProfileView, csrf: string): Html {
   if (!v.localLogin) {
     return html`<section class="card" aria-labelledby="password-title"><h2 id="password-title">Password</h2>
@@ -112,6 +121,7 @@ ${v.done && html`<div class="notice" role="status" id="done">${v.done}</div>`}
 <section class="card" aria-labelledby="quota-title"><h2 id="quota-title">Quota</h2>${quotaTable(v.quota)}</section>
 ${keysSection(v, viewer.csrf)}
 ${tokensSection(v, viewer.csrf)}
+${cliSection(v)}
 ${passwordSection(v, viewer.csrf)}`;
   return page({ title: 'Profile', assets, viewer, active: 'profile', body });
 }

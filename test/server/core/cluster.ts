@@ -80,6 +80,8 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   previewLimits?: Partial<typeof PREVIEW_LIMITS>;
   /** `--apps-domain`: host-based previews under it; none by default. */
   appsDomain?: string;
+  /** The version the server says it is (/api/v1/version); package.json's by default. */
+  version?: string;
 }
 
 export interface Den {
@@ -115,6 +117,7 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
     providers: opts.providers,
     // One esbuild run for every test of the process.
     assets: SHARED_ASSETS,
+    version: opts.version,
   });
   const server = http.createServer(app.callback());
   const terminals = new TerminalServer({
