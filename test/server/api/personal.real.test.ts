@@ -7,7 +7,7 @@ import { realClient } from '../../support/real-kube/cluster.js';
 import { sharedRealKube, type SharedRealKube } from '../../support/real-kube/shared.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import { eventually, runDen } from '../../support/platform.js';
-import { Rest, type Session } from '../../integration/journey.js';
+import { Rest, type Session } from '../../integration/rest.js';
 
 const PASSWORD = 'personal env password';
 const SECRET_VALUE = `npm_${randomBytes(8).toString('hex')}`;
