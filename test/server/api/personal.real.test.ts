@@ -8,6 +8,7 @@ import { sharedRealKube, type SharedRealKube } from '../../support/real-kube/sha
 import { RESOURCES } from '../../../kube/resources.js';
 import { eventually, runDen } from '../../support/platform.js';
 import { Rest, type Session } from '../../integration/rest.js';
+import { KEY } from './support.js';
 
 const PASSWORD = 'personal env password';
 const SECRET_VALUE = `npm_${randomBytes(8).toString('hex')}`;
@@ -70,6 +71,23 @@ describe("a person's variables and git credentials on a real API server", functi
     expect((refused as { status?: number }).status).to.equal(403);
     const created = await asAlice.create(RESOURCES.secret, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'mine' } } as never, `svc-${alice}`).catch((err: Error & { status?: number }) => err);
     expect((created as { status?: number }).status).to.equal(403);
+  });
+
+  it("has the API server accept her workspace's pod template with her variables and git credentials in it", async () => {
+    const admin = realClient(shared.kube);
+    const image = `shell-${suffix}`;
+    await admin.create(RESOURCES.workspaceImage, { apiVersion: RESOURCES.workspaceImage.apiVersion, kind: 'WorkspaceImage', metadata: { name: image }, spec: { displayName: 'Shell', image: 'docker.io/library/debian:12' } });
+    try {
+      const created = await rest.call('POST', '/workspaces', { body: { name: 'dev', image, cpu: '100m', memory: '128Mi', storage: '1Gi', ssh_public_key: KEY }, as: { session: sessions[alice]! } });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const statefulSet = await eventually(() => admin.getIfExists<any>(RESOURCES.statefulSet, 'dev', `svc-${alice}`), 'StatefulSet dev applied', 30_000);
+      const pod = statefulSet.spec.template.spec;
+      expect(pod.containers[0].envFrom[0]).to.deep.equal({ secretRef: { name: 'den-personal-env', optional: true } });
+      expect(pod.volumes.find((v: any) => v.name === 'den-git-credentials').secret).to.deep.equal({ secretName: 'den-git-credentials', optional: true, defaultMode: 0o400 });
+      expect(pod.containers[0].volumeMounts).to.deep.include({ name: 'den-git-credentials', mountPath: '/var/run/secrets/den.dev/git', readOnly: true });
+    } finally {
+      await admin.delete(RESOURCES.workspaceImage, image).catch(() => undefined);
+    }
   });
 
   it('leaves the value in no Event of her namespace', async () => {
