@@ -8,12 +8,14 @@ import type Router from '@koa/router';
 import { HttpError } from '../../koa/errors.js';
 import { exact, fields, noQuery, validateBody, validateQuery } from '../http/validate.js';
 import type { CoreState } from '../auth/authenticate.js';
+import { DNS1123_LABEL, DNS1123_LABEL_MAX } from '../../kube/names.js';
 import { ENV_VALUE_MAX, GIT_HOST_MAX, GIT_HOST_PATTERN, GIT_PROTOCOLS, GIT_TOKEN_MAX, GIT_USERNAME_MAX } from '../../contract/personal.js';
 import { listEnv, listGitCredentials, removeEnv, removeGitCredential, setEnv, setGitCredential } from './personal-store.js';
 
 type Context = Router.RouterContext<CoreState>;
 
-export const namespaceQuery = exact({ namespace: fields.string().max(63, 'namespace must be at most 63 characters') });
+const NAMESPACE_RULE = 'namespace must be 1-63 lower-case letters, digits or "-", starting and ending with a letter or digit';
+export const namespaceQuery = exact({ namespace: fields.string().max(DNS1123_LABEL_MAX, NAMESPACE_RULE).matches(DNS1123_LABEL, NAMESPACE_RULE) });
 
 export const envRequest = exact({
   value: fields.string().defined('value is required'),

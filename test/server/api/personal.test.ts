@@ -91,6 +91,11 @@ describe("a person's environment variables (GET /profile/env, PUT and DELETE /pr
     expect(res.body.error).to.match(/^secrets "den-personal-env" is forbidden: User "system:serviceaccount:svc-bob:session" cannot get resource "secrets" in API group "" in the namespace "svc-alice"/);
   });
 
+  it('refuses a namespace query that is no namespace name with 400, before asking the cluster', async () => {
+    const res = await call(den, 'GET', '/profile/env?namespace=..%2Fsvc-bob', { as: alice });
+    expect(res).to.deep.include({ status: 400, body: { error: 'namespace must be 1-63 lower-case letters, digits or "-", starting and ending with a letter or digit' } });
+  });
+
   it('lets a read-scoped token list the names and refuses its writes with the cluster\'s 403', async () => {
     const issued = await call(den, 'POST', '/tokens?scope=read', { as: alice });
     expect((await call(den, 'GET', '/profile/env', { as: issued.body.token })).status).to.equal(200);
