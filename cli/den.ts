@@ -7,13 +7,14 @@ import { readSettings, settingsHelp, SettingsError } from '../process/settings.j
 import { COMMANDS, ROLE_SUMMARIES, ROLES } from './roles.js';
 
 async function usage(): Promise<string> {
+  const width = Math.max(...[...Object.keys(DEV_COMMANDS), ...Object.keys(ROLES), ...Object.keys(COMMANDS)].map((n) => n.length));
   const lines = ['Usage: den <command> [flags]', '', 'Developer commands (your workspaces, through the REST API with your own API token):'];
-  for (const [name, c] of Object.entries(DEV_COMMANDS)) lines.push(`  ${name.padEnd(10)} ${c.summary}`);
+  for (const [name, c] of Object.entries(DEV_COMMANDS)) lines.push(`  ${name.padEnd(width)} ${c.summary}`);
   lines.push('', 'Platform roles (run by an installation, with a kubeconfig):');
-  for (const name of Object.keys(ROLES)) lines.push(`  ${name.padEnd(10)} ${ROLE_SUMMARIES[name] ?? ''}`);
+  for (const name of Object.keys(ROLES)) lines.push(`  ${name.padEnd(width)} ${ROLE_SUMMARIES[name] ?? ''}`);
   if (Object.keys(COMMANDS).length) {
     lines.push('', 'Platform commands (with a cluster administrator\'s kubeconfig):');
-    for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(10)} ${c.summary}`);
+    for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(width)} ${c.summary}`);
   }
   lines.push('', 'Run `den <command> --help` for its flags. Every flag of a role can also be set as a DEN_* variable.');
   return lines.join('\n');

@@ -6,6 +6,7 @@ import { complete, completion } from './dev/completion.js';
 import { configSsh } from './dev/config-ssh.js';
 import { CommandError, UsageError, type DevIo } from './dev/io.js';
 import { login, logout } from './dev/login.js';
+import { env, gitCredential } from './dev/personal.js';
 import { code, forward, ssh } from './dev/ssh.js';
 import { version } from './dev/version.js';
 import { denVersion } from '../process/version.js';
@@ -35,6 +36,8 @@ export const DEV_COMMANDS: Record<string, { summary: string; run: Run }> = {
   code: { summary: "open VS Code's Remote-SSH in a workspace", run: code },
   forward: { summary: "forward a local port to a port in a workspace: den forward <name> 8080:3000", run: forward },
   version: { summary: "print this den's version and the server's, and warn when they differ", run: version },
+  env: { summary: 'keep environment variables for all your workspaces: den env set|ls|rm', run: env },
+  'git-credential': { summary: 'keep a token per git host for git in your workspaces: den git-credential set|ls|rm', run: gitCredential },
   completion: { summary: 'print bash or zsh completion: source <(den completion bash)', run: completion(() => [...Object.keys(DEV_COMMANDS), ...otherCommands()]) },
 };
 

@@ -6,6 +6,7 @@
 import { posix } from 'node:path';
 import { dns1035LabelProblems } from '../kube/names.js';
 import { HOME_VOLUME } from './workspace.js';
+import { GIT_CREDENTIALS_DIR, GIT_CREDENTIALS_VOLUME } from './personal.js';
 import type { Workspace } from './workspace.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from './workspace-image.js';
 
@@ -19,6 +20,8 @@ export type WorkspaceCheck =
   | 'mounts-not-a-list'
   | 'volume-unnamed'
   | 'volume-named-home'
+  | 'volume-named-den'
+  | 'mount-at-den'
   | 'volume-name-twice'
   | 'mount-unresolved'
   | 'mount-not-absolute'
@@ -117,6 +120,8 @@ export function volumeViolations(volumes: unknown, mounts: unknown, homePath: st
       violations.push({ rule: 'volume-mount', check: 'volume-unnamed', field, index, message: 'a volume needs a name', advice: 'Give each extra volume a name, and mount it by that name.' });
     } else if (name === HOME_VOLUME) {
       violations.push({ rule: 'home-volume', check: 'volume-named-home', field, index, message: `"${HOME_VOLUME}" is the name of the home volume Den mounts at ${homePath}; choose another name`, advice: `"${HOME_VOLUME}" is the name of your home volume: give this extra volume another name.` });
+    } else if (name === GIT_CREDENTIALS_VOLUME) {
+      violations.push({ rule: 'volume-mount', check: 'volume-named-den', field, index, message: `"${GIT_CREDENTIALS_VOLUME}" is the name of the volume Den mounts your git credentials from; choose another name`, advice: `"${GIT_CREDENTIALS_VOLUME}" is the name Den gives the volume of your git credentials: give this extra volume another name.` });
     } else if (names.has(name)) {
       violations.push({ rule: 'volume-mount', check: 'volume-name-twice', field, index, message: `volume name "${name}" is used twice`, advice: `Two extra volumes are named ${name}: give each its own name.` });
     } else {
@@ -140,6 +145,9 @@ export function volumeViolations(volumes: unknown, mounts: unknown, homePath: st
       violations.push({ rule: 'home-volume', check: 'mount-hides-home', field: `${field}.mountPath`, index, message: `"${mountPath}" would hide the home volume mounted at ${homePath}; mount somewhere else (inside ${homePath} is fine)`, advice: `Mounting at ${mountPath} would hide your home folder ${homePath}: mount it elsewhere, such as /data or a folder inside ${homePath}.` });
     }
     const normalized = normalizePath(mountPath);
+    if (normalized === GIT_CREDENTIALS_DIR) {
+      violations.push({ rule: 'volume-mount', check: 'mount-at-den', field: `${field}.mountPath`, index, message: `"${mountPath}" is where Den mounts your git credentials; mount somewhere else`, advice: `Den mounts your git credentials at ${GIT_CREDENTIALS_DIR}: mount this volume elsewhere.` });
+    }
     if (paths.has(normalized)) {
       violations.push({ rule: 'volume-mount', check: 'mount-twice', field: `${field}.mountPath`, index, message: `"${mountPath}" is mounted twice`, advice: `Two volumes are mounted at ${mountPath}: give each its own path.` });
     }

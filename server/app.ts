@@ -19,6 +19,7 @@ import { compressText } from './http/compress.js';
 import { securityHeaders } from './http/security-headers.js';
 import { mountLocalUserRoutes } from './api/local-users.js';
 import { mountProfileRoutes } from './api/profile.js';
+import { mountPersonalRoutes } from './api/personal.js';
 import { mountLogin, mountSessionRoutes } from './api/session.js';
 import { mountTokenRoutes } from './api/tokens.js';
 import { AssetStore } from './pages/assets.js';
@@ -113,6 +114,7 @@ export function createApp(deps: AppDeps): Koa {
   mountSessionRoutes(coreApi, routeDeps);
   mountTokenRoutes(coreApi, routeDeps);
   mountProfileRoutes(coreApi, routeDeps);
+  mountPersonalRoutes(coreApi);
   mountLocalUserRoutes(coreApi, routeDeps);
 
   const resourceApi = new Router<AuthenticatedState>({ prefix: API_PREFIX });

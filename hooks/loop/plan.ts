@@ -7,6 +7,7 @@ import { FIELD_MANAGERS, GROUP, LABELS } from '../../kube/group.js';
 import { groupOf, resourceOf, type ResourceType } from '../../kube/resources.js';
 import { intern, internObject } from '../../kube/intern.js';
 import { childName, controllerOf, controllerReference } from './keys.js';
+import { PERSONAL_LABEL } from '../../contract/personal.js';
 import type { ObservedChildren } from './types.js';
 
 /** Hash of the desired child last applied; a change in the hook's output shows as a new hash. */
@@ -76,8 +77,12 @@ export function withoutServerFields(child: KubeObject): KubeObject {
  * of an object of a shared shape.
  */
 export function childAsCached(child: KubeObject, keepStatus = false): KubeObject {
-  const { status, metadata, ...rest } = child;
+  const { status, metadata, ...whole } = child;
   const { generation: _g, creationTimestamp: _c, deletionGracePeriodSeconds: _d, managedFields: _m, selfLink: _s, ...kept } = metadata ?? {};
+  // A person's own variables and tokens (contract/personal.ts): the hook writes none of their
+  // data, so the manager holds none of it.
+  const { data: _data, ...withoutData } = whole as KubeObject & { data?: unknown };
+  const rest = kept.labels?.[PERSONAL_LABEL] !== undefined && child.kind === 'Secret' ? withoutData : whole;
   return keepStatus && status !== undefined ? { ...rest, metadata: kept, status } : { ...rest, metadata: kept };
 }
 

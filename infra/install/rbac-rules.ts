@@ -10,6 +10,7 @@ import {
   WEBHOOK_CONFIGURATION,
   WEBHOOK_TLS_SECRET,
 } from '../../contract/names.js';
+import { GIT_CREDENTIALS_SECRET, PERSONAL_ENV_SECRET } from '../../contract/personal.js';
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -67,6 +68,8 @@ export function managerClusterRules(): PolicyRule[] {
     { apiGroups: [CORE], resources: ['pods/log'], verbs: ['get'] },
     { apiGroups: [CORE], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
     { apiGroups: [CORE], resources: ['persistentvolumeclaims'], verbs: [...READ, 'delete'] },
+    // get on the person's own variables and git credentials Secrets, held only to grant it to them.
+    { apiGroups: [CORE], resources: ['secrets'], verbs: ['get'], resourceNames: [PERSONAL_ENV_SECRET, GIT_CREDENTIALS_SECRET] },
     // The `kubernetes` Service's addresses, for the user namespaces' NetworkPolicies.
     { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: CACHE },
     { apiGroups: ['apps'], resources: ['statefulsets'], verbs: CHILD },

@@ -6,6 +6,7 @@ import { VERSION } from '../../kube/group.js';
 import { accountPaths, accountSchemas } from './openapi-accounts.js';
 import { catalogPaths, catalogSchemas } from './openapi-catalog.js';
 import { peoplePaths, peopleSchemas } from './openapi-people.js';
+import { personalPaths, personalSchemas } from './openapi-personal.js';
 import { closed, errors, json, op, PUBLIC, str, type Operation, type Schema } from './openapi-shapes.js';
 import { workspacePaths, workspaceSchemas } from './openapi-workspaces.js';
 
@@ -48,8 +49,8 @@ export function openApiDocument(): Record<string, unknown> {
         csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'From the login response header or GET /session csrf_token; needed on mutating cookie requests only.' },
         bearer: { type: 'http', scheme: 'bearer', description: 'An API token svc_... from POST /tokens.' },
       },
-      schemas: { ...commonSchemas(), ...accountSchemas(), ...workspaceSchemas(), ...catalogSchemas(), ...peopleSchemas() },
+      schemas: { ...commonSchemas(), ...accountSchemas(), ...workspaceSchemas(), ...catalogSchemas(), ...peopleSchemas(), ...personalSchemas() },
     },
-    paths: { ...metaPaths(), ...accountPaths(), ...workspacePaths(), ...catalogPaths(), ...peoplePaths() },
+    paths: { ...metaPaths(), ...accountPaths(), ...workspacePaths(), ...catalogPaths(), ...peoplePaths(), ...personalPaths() },
   };
 }

@@ -1,5 +1,5 @@
 // GET /profile and its forms: quota usage, my SSH keys (my own UserSpace, patched with my
-// token: SPEC 1.2 rule 6), my API tokens and my password, through the same functions as
+// token: SPEC 1.2 rule 6), my environment variables and git credentials (server/api/personal-store.ts), my API tokens and my password, through the same functions as
 // REST (server/api/tokens.ts, server/api/profile.ts). A refusal is shown beside the
 // form it is about; the page is rendered again, never a stack trace.
 import { RESOURCES } from '../../kube/resources.js';
@@ -13,6 +13,9 @@ import { issueTokenQuery, passwordRequest } from '../api/account-schemas.js';
 import { installCommand, npmInstallCommand } from '../api/cli-distribution.js';
 import { LAPTOP_NODE } from '../../process/version.js';
 import { describeToken, issueTokenFor, revokeTokenOf } from '../api/tokens.js';
+import { checkEnvValue, checkGitHost, checkGitToken, gitCredentialRequest } from '../api/personal.js';
+import { listEnv, listGitCredentials, removeEnv, removeGitCredential, setEnv, setGitCredential } from '../api/personal-store.js';
+import type { PersonalView } from '../../web/templates/profile-personal.js';
 import { viewerOf } from './middleware.js';
 import { refusalOf } from './refusal.js';
 import { quotaLines } from './new.js';
@@ -23,7 +26,7 @@ interface OwnUserSpace {
   spec?: { quota?: Record<string, unknown>; sshAuthorizedKeys?: string[] };
 }
 
-type Extra = Pick<ProfileView, 'issued' | 'error' | 'done'>;
+type Extra = Pick<ProfileView, 'issued' | 'error' | 'done'> & { personalError?: PersonalView['error'] };
 
 async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, status = 200): Promise<void> {
   const { kube, caller, assets } = ctx.state;
@@ -40,9 +43,72 @@ async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, statu
     localLogin: caller.localLogin,
     username: caller.username,
     install: { curl: installCommand(deps.baseUrl), npm: npmInstallCommand(deps.baseUrl), node: LAPTOP_NODE },
+    personal: { ...(await personalOf(ctx)), error: extra.personalError },
     ...extra,
   };
   sendPage(ctx, profilePage(assets, viewerOf(ctx)!, view), status);
+}
+
+/** My variables and git credentials, or why they cannot be shown (the page still renders). */
+async function personalOf(ctx: PageContext): Promise<PersonalView> {
+  const { kube, caller } = ctx.state;
+  try {
+    const [env, gitCredentials] = await Promise.all([listEnv(kube, caller.namespace), listGitCredentials(kube, caller.namespace)]);
+    return { env, gitCredentials };
+  } catch (err) {
+    return { unreadable: refusal(err).message };
+  }
+}
+
+async function saveEnv(ctx: PageContext, deps: PageDeps): Promise<void> {
+  const form = ctx.request.form ?? {};
+  const name = (form.name ?? '').trim();
+  try {
+    const value = form.value ?? '';
+    checkEnvValue(value);
+    await setEnv(ctx.state.kube, ctx.state.caller.namespace, name, value, form.secret === 'true');
+    ctx.redirect('/profile?done=env-saved');
+  } catch (err) {
+    const { message, status, cluster } = refusal(err);
+    await render(ctx, deps, { personalError: { form: 'env', message, cluster, name } }, status);
+  }
+}
+
+async function forgetEnv(ctx: PageContext, deps: PageDeps): Promise<void> {
+  try {
+    await removeEnv(ctx.state.kube, ctx.state.caller.namespace, ctx.request.form?.name ?? '');
+    ctx.redirect('/profile?done=env-removed');
+  } catch (err) {
+    const { message, status } = refusal(err);
+    await render(ctx, deps, { personalError: { form: 'env', message } }, status);
+  }
+}
+
+async function saveGitCredential(ctx: PageContext, deps: PageDeps): Promise<void> {
+  const form = ctx.request.form ?? {};
+  const host = (form.host ?? '').trim().toLowerCase();
+  try {
+    checkGitHost(host);
+    const req = gitCredentialRequest.validateSync({ token: (form.token ?? '').trim(), ...(form.username?.trim() ? { username: form.username.trim() } : {}) }, { strict: true });
+    checkGitToken(req.token);
+    await setGitCredential(ctx.state.kube, ctx.state.caller.namespace, { host, token: req.token, username: req.username });
+    ctx.redirect('/profile?done=git-saved');
+  } catch (err) {
+    const { message, status, cluster } = refusal(err);
+    await render(ctx, deps, { personalError: { form: 'git', message, cluster, host } }, status);
+  }
+}
+
+async function forgetGitCredential(ctx: PageContext, deps: PageDeps): Promise<void> {
+  try {
+    const host = ctx.request.form?.host ?? '';
+    checkGitHost(host);
+    await removeGitCredential(ctx.state.kube, ctx.state.caller.namespace, host);
+    ctx.redirect('/profile?done=git-removed');
+  } catch (err) {
+    const { message, status } = refusal(err);
+    await render(ctx, deps, { personalError: { form: 'git', message } }, status);
+  }
 }
 
 /** A refusal as the profile shows it beside its form (./refusal.ts); anything else is re-thrown. */
@@ -116,6 +182,10 @@ const DONE: Record<string, string> = {
   'key-removed': 'The key was removed.',
   'token-revoked': 'The token was revoked.',
   'password-changed': 'Your password was changed; your other sessions were signed out.',
+  'env-saved': 'The variable was saved; your workspaces get it at their next start.',
+  'env-removed': 'The variable was removed; your workspaces lose it at their next start.',
+  'git-saved': 'The token was saved; git in your workspaces uses it.',
+  'git-removed': 'The token was forgotten.',
 };
 
 export function mountProfilePages(router: PageRouter, deps: PageDeps): void {
@@ -128,4 +198,8 @@ export function mountProfilePages(router: PageRouter, deps: PageDeps): void {
   router.post('/profile/tokens', (ctx) => issueToken(ctx, deps));
   router.post('/profile/tokens/:name/revoke', (ctx) => revokeToken(ctx, deps));
   router.post('/profile/password', (ctx) => changePassword(ctx, deps));
+  router.post('/profile/env', (ctx) => saveEnv(ctx, deps));
+  router.post('/profile/env/remove', (ctx) => forgetEnv(ctx, deps));
+  router.post('/profile/git-credentials', (ctx) => saveGitCredential(ctx, deps));
+  router.post('/profile/git-credentials/remove', (ctx) => forgetGitCredential(ctx, deps));
 }

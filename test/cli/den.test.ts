@@ -60,7 +60,9 @@ describe('den', function () {
     expect(code).to.equal(0);
     expect(stderr).to.equal('');
     expect(stdout).to.match(/^Usage: den <command> \[flags\]\n/);
-    for (const [name, load] of Object.entries(ROLES)) expect(stdout).to.include(`  ${name.padEnd(10)} ${(await load()).summary}\n`);
+    // One column for every name, as wide as the longest (git-credential).
+    const width = Math.max(...[...Object.keys(DEV_COMMANDS), ...Object.keys(ROLES), ...Object.keys(COMMANDS)].map((n) => n.length));
+    for (const [name, load] of Object.entries(ROLES)) expect(stdout).to.include(`  ${name.padEnd(width)} ${(await load()).summary}\n`);
   });
 
   it('den --help puts the developer commands first, apart from the platform roles', () => {
@@ -71,7 +73,7 @@ describe('den', function () {
     expect(names(developer)).to.deep.equal(Object.keys(DEV_COMMANDS));
     expect(names(platform)).to.deep.equal(Object.keys(ROLES));
     expect(sections.indexOf(developer)).to.be.below(sections.indexOf(platform));
-    expect(results.help.stdout).to.include(`  users      ${COMMANDS.users!.summary}\n`);
+    expect(results.help.stdout).to.include(`  ${'users'.padEnd('git-credential'.length)} ${COMMANDS.users!.summary}\n`);
   });
 
   it('den without a role prints the usage on stderr and exits 2', () => {

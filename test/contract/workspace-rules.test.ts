@@ -50,6 +50,8 @@ const RULES: Record<WorkspaceRuleId, Case[]> = {
     { what: 'a volume name used twice', spec: { volumes: [...data, ...data] }, refused: { rule: 'volume-mount', field: 'spec.volumes[1].name' } },
     { what: 'a relative mount path', spec: mount('cache'), refused: { rule: 'volume-mount', field: 'spec.volumeMounts[0].mountPath' } },
     { what: 'one path mounted twice', spec: { volumes: [...data, { name: 'more', emptyDir: {} }], volumeMounts: [{ name: 'data', mountPath: '/srv' }, { name: 'more', mountPath: '/srv/' }] }, refused: { rule: 'volume-mount', field: 'spec.volumeMounts[1].mountPath' } },
+    { what: "a volume named like Den's git credentials volume", spec: { volumes: [{ name: 'den-git-credentials', emptyDir: {} }] }, refused: { rule: 'volume-mount', field: 'spec.volumes[0].name' } },
+    { what: 'a mount where Den mounts the git credentials', spec: mount('/var/run/secrets/den.dev/git/'), refused: { rule: 'volume-mount', field: 'spec.volumeMounts[0].mountPath' } },
     { what: 'a mount of a volume of spec.volumes outside home', spec: mount('/srv') },
     { what: 'no volumes at all', spec: {} },
   ],

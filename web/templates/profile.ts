@@ -1,9 +1,10 @@
-// The profile: my quota used against its limits, my SSH keys, my API tokens (a new one is
-// shown once), and the password form for a session that signed in with a local password.
+// The profile: my quota used against its limits, my SSH keys, my environment variables and git
+// credentials, my API tokens (a new one is shown once), and the password form for a session that signed in with a local password.
 import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { clusterText, type QuotaLine } from './new.js';
 import { dataTable } from './table.js';
+import { envSection, gitSection, type PersonalView } from './profile-personal.js';
 
 export interface TokenLine {
   name: string;
@@ -27,6 +28,8 @@ export interface ProfileView {
   done?: string;
   /** How to install den from this Den: the curl line, the npm one, and the oldest Node it runs on. */
   install: { curl: string; npm: string; node: number };
+  /** My environment variables and git credentials (./profile-personal.ts). */
+  personal: PersonalView;
 }
 
 /** A key as a short line: type, a cut of the key, and its comment. */
@@ -120,6 +123,8 @@ export function profilePage(assets: AssetUrls, viewer: Viewer, v: ProfileView): 
 ${v.done && html`<div class="notice" role="status" id="done">${v.done}</div>`}
 <section class="card" aria-labelledby="quota-title"><h2 id="quota-title">Quota</h2>${quotaTable(v.quota)}</section>
 ${keysSection(v, viewer.csrf)}
+${envSection(v.personal, viewer.csrf)}
+${gitSection(v.personal, viewer.csrf)}
 ${tokensSection(v, viewer.csrf)}
 ${cliSection(v)}
 ${passwordSection(v, viewer.csrf)}`;

@@ -8,6 +8,7 @@ import { UserLimits } from './limit-range.js';
 import { UserNamespace } from './namespace.js';
 import { UserIsolation } from './network-policy.js';
 import type { UserSpaceChildrenProps } from './props.js';
+import { PersonalSecrets } from './personal-secrets.js';
 import { PullSecretMirrors } from './pull-secrets.js';
 import { UserQuota } from './resource-quota.js';
 import { UserRoleBindings } from './role-bindings.js';
@@ -29,6 +30,7 @@ export class UserSpaceChildren extends Chart {
     new UserSpaceClusterRole(this, 'ClusterRole', props);
     new UserSpaceClusterRoleBinding(this, 'ClusterRoleBinding', props);
     if (props.admin) new AdminClusterRoleBinding(this, 'AdminBinding', props);
+    new PersonalSecrets(this, 'PersonalSecrets', props);
     new PullSecretMirrors(this, 'PullSecrets', props);
   }
 }

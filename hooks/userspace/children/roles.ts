@@ -3,6 +3,7 @@
 import { Construct } from 'constructs';
 import { KubeRole, type PolicyRule } from '../../../imports/k8s.cjs';
 import { GROUP, PLURALS } from '../../../kube/group.js';
+import { GIT_CREDENTIALS_SECRET, PERSONAL_ENV_SECRET } from '../../../contract/personal.js';
 import { childMetadata, type UserSpaceChildrenProps } from './props.js';
 
 import { READER_ROLE, USER_ROLE } from '../../../contract/names.js';
@@ -10,6 +11,7 @@ import { READER_ROLE, USER_ROLE } from '../../../contract/names.js';
 export { READER_ROLE, USER_ROLE };
 
 const READ = ['get', 'list', 'watch'];
+const PERSONAL_SECRETS = [PERSONAL_ENV_SECRET, GIT_CREDENTIALS_SECRET];
 
 export const USER_RULES: PolicyRule[] = [
   {
@@ -27,6 +29,9 @@ export const USER_RULES: PolicyRule[] = [
   { apiGroups: [''], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
   // DELETE /workspaces removes the retained home PVC with the caller's own token (SPEC 4.2).
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: [...READ, 'delete'] },
+  // The person's own variables and git credentials, by name only: no other Secret of the
+  // namespace (the mirrored pull Secrets) is theirs to read. The manager creates both.
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'patch'], resourceNames: PERSONAL_SECRETS },
 ];
 
 export const READER_RULES: PolicyRule[] = [
@@ -34,6 +39,7 @@ export const READER_RULES: PolicyRule[] = [
   { apiGroups: [''], resources: ['pods', 'events'], verbs: READ },
   { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: READ },
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: PERSONAL_SECRETS },
 ];
 
 export class WorkspaceRoles extends Construct {

@@ -9,6 +9,7 @@ import {
 } from '../../../imports/k8s.cjs';
 import { ANNOTATIONS, LABELS, SERVICE_ACCOUNTS } from '../../../kube/group.js';
 import { HOME_VOLUME, WORKSPACE_CONTAINER } from '../../../contract/workspace.js';
+import { GIT_CREDENTIALS_DIR, GIT_CREDENTIALS_SECRET, GIT_CREDENTIALS_VOLUME, PERSONAL_ENV_SECRET, gitConfigEnv } from '../../../contract/personal.js';
 import {
   childMetadata,
   podSelector,
@@ -121,12 +122,14 @@ function verbatimFields(props: WorkspaceChildrenProps): JsonPatch[] {
     JsonPatch.add(`${CONTAINER}/env`, containerEnv(props)),
     JsonPatch.add(`${CONTAINER}/volumeMounts`, [
       { name: HOME_VOLUME, mountPath: props.homePath },
+      { name: GIT_CREDENTIALS_VOLUME, mountPath: GIT_CREDENTIALS_DIR, readOnly: true },
       ...props.volumeMounts,
     ]),
+    // The person's own variables first: a later envFrom source and the container's env win over them.
+    JsonPatch.add(`${CONTAINER}/envFrom`, [{ secretRef: { name: PERSONAL_ENV_SECRET, optional: true } }, ...props.envFrom]),
+    JsonPatch.add(`${POD}/volumes`, [personalGitCredentials(), ...props.volumes]),
   ];
-  if (props.envFrom.length > 0) patches.push(JsonPatch.add(`${CONTAINER}/envFrom`, props.envFrom));
   if (props.resources !== undefined) patches.push(JsonPatch.add(`${CONTAINER}/resources`, props.resources));
-  if (props.volumes.length > 0) patches.push(JsonPatch.add(`${POD}/volumes`, props.volumes));
   if (props.tolerations !== undefined) patches.push(JsonPatch.add(`${POD}/tolerations`, props.tolerations));
   if (props.affinity !== undefined) patches.push(JsonPatch.add(`${POD}/affinity`, props.affinity));
   return patches;
@@ -141,6 +144,16 @@ function containerEnv(props: WorkspaceChildrenProps): unknown[] {
   const defaults = [
     { name: 'HOME', value: props.homePath },
     { name: 'SHELL', value: props.shell },
+    ...gitConfigEnv(),
   ].filter((e) => !own.has(e.name));
   return [...defaults, ...props.env];
+}
+
+/**
+ * The person's git credentials file, read-only. The kubelet gives a Secret volume's files to
+ * root with the pod's fsGroup (the workspace uid) as group and adds group read to the mode,
+ * so the file is 0440: readable by the workspace's processes, writable by none.
+ */
+function personalGitCredentials(): unknown {
+  return { name: GIT_CREDENTIALS_VOLUME, secret: { secretName: GIT_CREDENTIALS_SECRET, optional: true, defaultMode: 0o400 } };
 }

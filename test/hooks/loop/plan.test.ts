@@ -269,6 +269,15 @@ describe('loop plan', () => {
       expect(planChildren([applied], [cached]).apply).to.deep.equal([]);
     });
 
+    it("keeps none of the data of a person's own Secret, and still plans no apply for it; a mirrored pull Secret keeps its data", () => {
+      const personal = decorateChild({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'den-personal-env', namespace: 'svc-alice', labels: { 'den.dev/personal': 'env' } }, type: 'Opaque' }, decoration);
+      const cached = childAsCached({ ...personal, metadata: { ...personal.metadata, uid: 's-1', resourceVersion: '7' }, data: { TOKEN: 'c2VjcmV0' } });
+      expect(cached).to.not.have.property('data');
+      expect(planChildren([personal], [cached]).apply).to.deep.equal([]);
+      const mirror = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'regcred', namespace: 'svc-alice' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': 'e30=' } };
+      expect(childAsCached(mirror)).to.have.property('data').that.deep.equals({ '.dockerconfigjson': 'e30=' });
+    });
+
     it('keeps the metadata an object of a shared shape, not a dictionary of its own', () => {
       setFlagsFromString('--allow-natives-syntax');
       const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;

@@ -23,7 +23,21 @@ describe('syncUserSpace children (SPEC 1.2)', () => {
       'RoleBinding/svc-alice/svc-workspace-edit',
       'ClusterRole/svc-userspace-alice',
       'ClusterRoleBinding/svc-userspace-alice',
+      'Secret/svc-alice/den-personal-env',
+      'Secret/svc-alice/den-git-credentials',
     ]);
+  });
+
+  it("renders the person's variables and git credentials Secrets empty, labelled for what they hold, so only their metadata is the manager's", () => {
+    const { children } = syncUserSpace(input(userSpace({ name: 'alice' })));
+    for (const [name, holds] of [['den-personal-env', 'env'], ['den-git-credentials', 'git-credentials']] as const) {
+      expect(childOf(children, 'Secret', name)).to.deep.equal({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name, namespace: 'svc-alice', labels: { 'app.kubernetes.io/managed-by': 'den-manager', 'den.dev/userspace': 'alice', 'den.dev/personal': holds } },
+        type: 'Opaque',
+      });
+    }
   });
 
   it('uses the apiVersion each kind is served under', () => {
@@ -39,6 +53,7 @@ describe('syncUserSpace children (SPEC 1.2)', () => {
       RoleBinding: 'rbac.authorization.k8s.io/v1',
       ClusterRole: 'rbac.authorization.k8s.io/v1',
       ClusterRoleBinding: 'rbac.authorization.k8s.io/v1',
+      Secret: 'v1',
     });
   });
 

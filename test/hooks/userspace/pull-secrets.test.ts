@@ -5,7 +5,7 @@ import { input, pullSecret, related, userSpace } from './inputs.js';
 
 function mirrors(pullSecrets: KubeObject[], managerNamespace = 'svc-system'): KubeObject[] {
   const out = syncUserSpace(input(userSpace({ name: 'alice' }), { related: related({ pullSecrets }), config: { gpuResource: 'nvidia.com/gpu', managerNamespace } }));
-  return out.children.filter((c) => c.kind === 'Secret');
+  return out.children.filter((c) => c.kind === 'Secret' && c.metadata.labels?.['den.dev/pull-secret-mirror'] === 'true');
 }
 
 describe('syncUserSpace pull Secret mirrors (SPEC 1.2 rule 7)', () => {

@@ -12,7 +12,7 @@ function render(labels: Record<string, string> = {}): KubeObject[] {
 }
 
 describe('syncUserSpace RBAC (SPEC 1.2 rules 1-6)', () => {
-  it('gives svc-workspace-user full CRUD on Workspaces, pod/log/event reads, writing Den\'s Events, pods/exec, pods/portforward and home PVC deletion', () => {
+  it('gives svc-workspace-user full CRUD on Workspaces, pod/log/event reads, writing Den\'s Events, pods/exec, pods/portforward, home PVC deletion and its own two personal Secrets by name', () => {
     expect(childOf(render(), 'Role', 'svc-workspace-user').rules).to.deep.equal([
       { apiGroups: ['den.dev'], resources: ['workspaces'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] },
       { apiGroups: [''], resources: ['pods', 'events'], verbs: ['get', 'list', 'watch'] },
@@ -20,6 +20,7 @@ describe('syncUserSpace RBAC (SPEC 1.2 rules 1-6)', () => {
       { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
       { apiGroups: [''], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
       { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list', 'watch', 'delete'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'patch'], resourceNames: ['den-personal-env', 'den-git-credentials'] },
     ]);
   });
 
@@ -29,6 +30,7 @@ describe('syncUserSpace RBAC (SPEC 1.2 rules 1-6)', () => {
       { apiGroups: [''], resources: ['pods', 'events'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
       { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['den-personal-env', 'den-git-credentials'] },
     ]);
   });
 

@@ -31,7 +31,7 @@ describe('syncUserSpace status (SPEC 2.4, 3.2)', () => {
           status: 'False',
           reason: 'ChildrenMissing',
           message:
-            'waiting for 14 of 14 children: Namespace/svc-alice, ServiceAccount/workspace, ServiceAccount/session, ServiceAccount/session-readonly, ResourceQuota/svc-quota, LimitRange/svc-limits, NetworkPolicy/svc-isolation, Role/svc-workspace-user and 6 more',
+            'waiting for 16 of 16 children: Namespace/svc-alice, ServiceAccount/workspace, ServiceAccount/session, ServiceAccount/session-readonly, ResourceQuota/svc-quota, LimitRange/svc-limits, NetworkPolicy/svc-isolation, Role/svc-workspace-user and 8 more',
           lastTransitionTime: NOW_TEXT,
           observedGeneration: 3,
         },
@@ -44,7 +44,7 @@ describe('syncUserSpace status (SPEC 2.4, 3.2)', () => {
     const { status } = syncUserSpace(input(userSpace(), { children: converged() }));
     expect(status.phase).to.equal('Ready');
     expect(status.namespace).to.equal('svc-alice');
-    expect(ready(status.conditions)).to.include({ status: 'True', reason: 'ChildrenReady', message: 'all 14 children exist' });
+    expect(ready(status.conditions)).to.include({ status: 'True', reason: 'ChildrenReady', message: 'all 16 children exist' });
   });
 
   it('stays Pending while one child is missing, and names it', () => {
@@ -52,20 +52,20 @@ describe('syncUserSpace status (SPEC 2.4, 3.2)', () => {
     const { status } = syncUserSpace(input(userSpace(), { children: observed }));
     expect(status.phase).to.equal('Pending');
     expect(status.namespace).to.equal('svc-alice');
-    expect(ready(status.conditions)).to.include({ status: 'False', reason: 'ChildrenMissing', message: 'waiting for 1 of 14 children: RoleBinding/svc-reader' });
+    expect(ready(status.conditions)).to.include({ status: 'False', reason: 'ChildrenMissing', message: 'waiting for 1 of 16 children: RoleBinding/svc-reader' });
   });
 
   it('counts a mirrored pull Secret among the children to wait for', () => {
     const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'regcred', namespace: 'svc-system', labels: { 'den.dev/pull-secret': 'true' } }, type: 'kubernetes.io/dockerconfigjson', data: {} };
     const { status } = syncUserSpace(input(userSpace(), { children: converged(), related: related({ pullSecrets: [secret] }) }));
-    expect(ready(status.conditions).message).to.equal('waiting for 1 of 15 children: Secret/regcred');
+    expect(ready(status.conditions).message).to.equal('waiting for 1 of 17 children: Secret/regcred');
   });
 
   it('treats a child that is being deleted as missing', () => {
     const observed = converged();
     observed['ResourceQuota.v1']!['svc-alice/svc-quota']!.metadata!.deletionTimestamp = '2026-11-22T10:00:00Z';
     const { status } = syncUserSpace(input(userSpace(), { children: observed }));
-    expect(ready(status.conditions).message).to.equal('waiting for 1 of 14 children: ResourceQuota/svc-quota');
+    expect(ready(status.conditions).message).to.equal('waiting for 1 of 16 children: ResourceQuota/svc-quota');
   });
 
   it('is Pending while the namespace of a deleted and recreated UserSpace is still terminating', () => {
@@ -141,7 +141,7 @@ describe('syncUserSpace status (SPEC 2.4, 3.2)', () => {
 
     it('names missing children first: svc-quota must exist before it can be counted', () => {
       const observed = without(withQuotaStatus(undefined), 'LimitRange.v1', 'svc-alice/svc-limits');
-      expect(ready(syncUserSpace(input(userSpace(), { children: observed })).status.conditions)).to.include({ reason: 'ChildrenMissing', message: 'waiting for 1 of 14 children: LimitRange/svc-limits' });
+      expect(ready(syncUserSpace(input(userSpace(), { children: observed })).status.conditions)).to.include({ reason: 'ChildrenMissing', message: 'waiting for 1 of 16 children: LimitRange/svc-limits' });
     });
   });
 
@@ -173,7 +173,7 @@ describe('syncUserSpace status (SPEC 2.4, 3.2)', () => {
       const parent = userSpace({ status: first });
       const observed = without(converged(), 'Namespace.v1', 'svc-alice');
       const second = syncUserSpace(input(parent, { children: observed, now: LATER })).status;
-      expect(ready(second.conditions).message).to.equal('waiting for 1 of 14 children: Namespace/svc-alice');
+      expect(ready(second.conditions).message).to.equal('waiting for 1 of 16 children: Namespace/svc-alice');
       expect(ready(second.conditions).lastTransitionTime).to.equal(NOW_TEXT);
       expect(disabled(second.conditions).lastTransitionTime).to.equal(NOW_TEXT);
     });

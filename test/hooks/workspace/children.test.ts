@@ -26,6 +26,15 @@ function render(spec: Json = {}, imageSpec: Json = {}): { service: Json; statefu
 
 const ref = (c: KubeObject) => `${c.apiVersion} ${c.kind} ${c.metadata?.namespace}/${c.metadata?.name}`;
 
+const GIT_CONFIG = [
+  { name: 'GIT_CONFIG_COUNT', value: '1' },
+  { name: 'GIT_CONFIG_KEY_0', value: 'credential.helper' },
+  { name: 'GIT_CONFIG_VALUE_0', value: '!f() { if [ "$1" = get ]; then git credential-store --file=/var/run/secrets/den.dev/git/credentials get; fi; }; f' },
+];
+const PERSONAL_ENV = { secretRef: { name: 'den-personal-env', optional: true } };
+const GIT_VOLUME = { name: 'den-git-credentials', secret: { secretName: 'den-git-credentials', optional: true, defaultMode: 0o400 } };
+const GIT_MOUNT = { name: 'den-git-credentials', mountPath: '/var/run/secrets/den.dev/git', readOnly: true };
+
 describe('syncWorkspace children (SPEC 1.3)', () => {
   it('renders the headless Service first, then the StatefulSet, both named after the workspace in its namespace', () => {
     const { children } = syncWorkspace(input());
@@ -152,14 +161,15 @@ describe('syncWorkspace children (SPEC 1.3)', () => {
     expect(container.securityContext).to.deep.equal({ allowPrivilegeEscalation: false });
   });
 
-  it('copies env after HOME and SHELL, and lets the workspace override HOME', () => {
+  it("copies env after HOME, SHELL and git's credential helper configuration, and lets the workspace override HOME and GIT_CONFIG_COUNT", () => {
     const env = [
       { name: 'EDITOR', value: 'vim' },
       { name: 'HOME', value: '/home/dev/alt' },
       { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+      { name: 'GIT_CONFIG_COUNT', value: '0' },
     ];
     const { container } = render({ env });
-    expect(container.env).to.deep.equal([{ name: 'SHELL', value: '/bin/bash' }, ...env]);
+    expect(container.env).to.deep.equal([{ name: 'SHELL', value: '/bin/bash' }, ...GIT_CONFIG.slice(1), ...env]);
   });
 
   it('copies envFrom, resources, volumes and mounts verbatim, quantities and renamed fields included', () => {
@@ -179,20 +189,24 @@ describe('syncWorkspace children (SPEC 1.3)', () => {
       { name: 'datasets', mountPath: '/data', readOnly: true, recursiveReadOnly: 'IfPossible' },
     ];
     const { pod, container } = render({ envFrom, resources, volumes, volumeMounts });
-    expect(container.envFrom).to.deep.equal(envFrom);
+    expect(container.envFrom).to.deep.equal([PERSONAL_ENV, ...envFrom]);
     // Quantities as the API server answers them: always strings.
     expect(container.resources).to.deep.equal({
       requests: { cpu: '500m', memory: '2Gi' },
       limits: { cpu: '2', memory: '2Gi', 'nvidia.com/gpu': '1' },
     });
-    expect(pod.volumes).to.deep.equal(volumes);
-    expect(container.volumeMounts).to.deep.equal([{ name: 'home', mountPath: '/home/dev' }, ...volumeMounts]);
+    expect(pod.volumes).to.deep.equal([GIT_VOLUME, ...volumes]);
+    expect(container.volumeMounts).to.deep.equal([{ name: 'home', mountPath: '/home/dev' }, GIT_MOUNT, ...volumeMounts]);
   });
 
-  it('leaves resources, envFrom and volumes out when the workspace names none', () => {
+  it("leaves resources out when the workspace names none, and gives every workspace the person's variables (first, so its own win) and git credentials, read-only, both optional", () => {
     const { pod, container } = render();
-    expect(container).not.to.have.any.keys('resources', 'envFrom');
-    expect(pod).not.to.have.any.keys('volumes', 'nodeSelector', 'tolerations', 'affinity', 'imagePullSecrets');
+    expect(container).not.to.have.any.keys('resources');
+    expect(container.envFrom).to.deep.equal([PERSONAL_ENV]);
+    expect(container.env).to.deep.equal([{ name: 'HOME', value: '/home/dev' }, { name: 'SHELL', value: '/bin/bash' }, ...GIT_CONFIG]);
+    expect(pod.volumes).to.deep.equal([GIT_VOLUME]);
+    expect(container.volumeMounts).to.deep.equal([{ name: 'home', mountPath: '/home/dev' }, GIT_MOUNT]);
+    expect(pod).not.to.have.any.keys('nodeSelector', 'tolerations', 'affinity', 'imagePullSecrets');
   });
 
   describe("takes nodeSelector and tolerations from the Workspace when set, else from the image's placement, never merged", () => {

@@ -49,6 +49,15 @@ const CASES: Case[] = [
   // Each caller reads and saves keys in their own UserSpace; a read token may read only (the UserSpace webhook refuses its change: 400).
   { method: 'GET', path: '/profile/ssh-keys', expect: { anonymous: 401, owner: 200, other: 200, readonly: 200, admin: 200 } },
   { method: 'POST', path: '/profile/ssh-keys', bodyFor: (who) => ({ key: who === 'readonly' ? SECOND_KEY : KEY }), expect: { anonymous: 401, owner: 200, other: 200, readonly: 400, admin: 200 } },
+  // Variables and git tokens: each caller's own Secrets; another's only as far as the cluster lets them (not at all, administrators included).
+  { method: 'GET', path: '/profile/env?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 200, admin: 403 },
+    check: (_, body) => expect(body.items).to.deep.equal([{ name: 'EDITOR', secret: false, value: 'vim' }, { name: 'NPM_TOKEN', secret: true }]) },
+  { method: 'PUT', path: '/profile/env/NPM_TOKEN', body: { value: 'new' }, expect: { anonymous: 401, owner: 200, other: 200, readonly: 403, admin: 200 } },
+  { method: 'DELETE', path: '/profile/env/EDITOR', expect: { anonymous: 401, owner: 204, other: 204, readonly: 403, admin: 204 } },
+  { method: 'GET', path: '/profile/git-credentials?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 200, admin: 403 },
+    check: (_, body) => expect(body.items).to.deep.equal([{ host: 'github.com', protocol: 'https', username: 'x-access-token' }]) },
+  { method: 'PUT', path: '/profile/git-credentials/gitlab.com', body: { token: 'glpat-x' }, expect: { anonymous: 401, owner: 200, other: 200, readonly: 403, admin: 200 } },
+  { method: 'DELETE', path: '/profile/git-credentials/github.com', expect: { anonymous: 401, owner: 204, other: 204, readonly: 403, admin: 204 } },
   { method: 'POST', path: '/logout', expect: { anonymous: 401, owner: 204, other: 204, readonly: 400, admin: 204 } },
   { method: 'GET', path: '/admin/local-users', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 },
     check: (_, body) => expect(body.items.map((u: { username: string }) => u.username)).to.deep.equal(['alice', 'bob', 'carol']) },
@@ -128,6 +137,13 @@ describe('cross-tenant matrix over every endpoint', () => {
       { apiVersion: 'den.dev/v1alpha1', kind: 'ImageRegistry', metadata: { name: 'ecr' }, spec: { provider: 'cloud-registry', cloud: { region: 'eu-west-1' } } },
     );
     api.setPodLog('svc-alice', 'dev-0', 'booting\nready\n');
+    for (const ns of ['svc-alice', 'svc-bob', 'svc-carol']) {
+      const b64 = (text: string) => Buffer.from(text).toString('base64');
+      api.seed(
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'den-personal-env', namespace: ns, annotations: { 'den.dev/plain-names': 'EDITOR' } }, type: 'Opaque', data: { EDITOR: b64('vim'), NPM_TOKEN: b64('npm_secret') } } as KubeObject,
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'den-git-credentials', namespace: ns }, type: 'Opaque', data: { credentials: b64('https://x-access-token:ghp_x@github.com\n') } } as KubeObject,
+      );
+    }
   }
 
   beforeEach(async () => {

@@ -1,0 +1,74 @@
+// den env and den git-credential against den server's app on the fake API server, as a person
+// runs them on their laptop with their own API token.
+import { rm } from 'node:fs/promises';
+import { expect } from 'chai';
+import { RESOURCES } from '../../../kube/resources.js';
+import type { FakeApiServer } from '../../support/fake-apiserver.js';
+import { addPerson, call, login, startCluster, startDen, type Den } from '../../server/core/cluster.js';
+import { laptop, type Laptop } from './support.js';
+
+describe('den env and den git-credential', function () {
+  this.timeout(60_000);
+  let api: FakeApiServer;
+  let den: Den;
+  let me: Laptop;
+
+  before(async () => {
+    api = await startCluster();
+    await addPerson(api, 'alice');
+    den = await startDen(api);
+    me = await laptop();
+    const issued = await call(den, 'POST', '/tokens', { as: await login(den, 'alice', 'alice-password') });
+    const signedIn = await me.den(['login', den.url, '--token-stdin'], { stdin: `${issued.body.token}\n` });
+    expect(signedIn.code, signedIn.stderr).to.equal(0);
+  });
+
+  after(async () => {
+    await den?.close();
+    await api?.close();
+    if (me) await rm(me.home, { recursive: true, force: true });
+  });
+
+  const data = (name: string) => api.object<{ data?: Record<string, string> }>(RESOURCES.secret, name, 'svc-alice')?.data ?? {};
+
+  it('den env set keeps a secret value read from stdin (one line break dropped) and den env ls shows only its name', async () => {
+    const set = await me.den(['env', 'set', 'NPM_TOKEN', '--secret'], { stdin: 'npm_s3cr3t\n' });
+    expect(set.code, set.stderr).to.equal(0);
+    expect(set.stderr).to.equal('NPM_TOKEN saved as a secret: its value is not shown again; workspaces get it at their next start\n');
+    expect(Buffer.from(data('den-personal-env').NPM_TOKEN!, 'base64').toString()).to.equal('npm_s3cr3t');
+    await me.den(['env', 'set', 'EDITOR', '--value', 'vim']);
+    const ls = await me.den(['env', 'ls']);
+    expect(ls.stdout).to.equal('NAME       SECRET  VALUE\nEDITOR     no      vim\nNPM_TOKEN  yes     (hidden)\n');
+    expect(JSON.parse((await me.den(['env', 'ls', '-o', 'json'])).stdout)).to.deep.equal({ items: [{ name: 'EDITOR', secret: false, value: 'vim' }, { name: 'NPM_TOKEN', secret: true }] });
+  });
+
+  it("den env set refuses a reserved name with the server's words, exit 1", async () => {
+    const set = await me.den(['env', 'set', 'HOME', '--value', '/tmp']);
+    expect(set.code).to.equal(1);
+    expect(set.stderr).to.equal('den env: name HOME is set by Den in every workspace: choose another name\n');
+  });
+
+  it('den env rm forgets a variable', async () => {
+    const rmed = await me.den(['env', 'rm', 'EDITOR']);
+    expect(rmed.code, rmed.stderr).to.equal(0);
+    expect(Object.keys(data('den-personal-env'))).to.deep.equal(['NPM_TOKEN']);
+    expect((await me.den(['env', 'rm', 'EDITOR'])).stderr).to.equal('den env: you have no variable named EDITOR\n');
+  });
+
+  it('den git-credential set keeps the token from stdin, ls lists the host and never the token, rm forgets it', async () => {
+    const set = await me.den(['git-credential', 'set', 'github.com'], { stdin: 'ghp_abc123\n' });
+    expect(set.code, set.stderr).to.equal(0);
+    expect(set.stderr).to.equal('token for https://github.com saved (username x-access-token); git in your workspaces uses it\n');
+    expect(Buffer.from(data('den-git-credentials').credentials!, 'base64').toString()).to.equal('https://x-access-token:ghp_abc123@github.com\n');
+    const ls = await me.den(['git-credential', 'ls']);
+    expect(ls.stdout).to.equal('HOST        PROTOCOL  USERNAME\ngithub.com  https     x-access-token\n');
+    expect((await me.den(['git-credential', 'rm', 'github.com'])).code).to.equal(0);
+    expect(data('den-git-credentials')).to.deep.equal({});
+  });
+
+  it('den git-credential set with nothing on stdin is bad usage, exit 2, and nothing is sent', async () => {
+    const set = await me.den(['git-credential', 'set', 'github.com'], { stdin: '' });
+    expect(set.code).to.equal(2);
+    expect(set.stderr).to.match(/^den git-credential: no token on stdin: pipe it in/);
+  });
+});
