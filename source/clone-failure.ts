@@ -1,6 +1,5 @@
 // Why a clone failed, in words a person can act on: the status, the workspace page, `den ssh`
 // and the Events all show this one message (the init container's termination message).
-import type { CloneRequest } from './clone.js';
 
 /** The ref names no branch, tag or commit of the repository. */
 export class MissingRefError extends Error {
@@ -35,7 +34,7 @@ function hostOf(url: string): string {
   }
 }
 
-export function describeCloneFailure(err: unknown, request: Pick<CloneRequest, 'url' | 'ref' | 'directory'>): string {
+export function describeCloneFailure(err: unknown, request: { url: string; ref?: string; directory: string }): string {
   const { url, ref, directory } = request;
   const host = hostOf(url);
   const facts = (err ?? {}) as ErrorFacts;

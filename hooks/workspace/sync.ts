@@ -75,7 +75,7 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
     assessment = imageMissing(entry);
     children = unchangedChildren(input);
   } else {
-    const decision = decide(workspace, image);
+    const decision = decide(workspace, image, input.config.clone);
     const facts: ImageFacts = {
       entry,
       image: image.spec?.image ?? '',

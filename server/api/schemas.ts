@@ -44,7 +44,7 @@ function workspaceSource() {
     const violations = sourceViolations(source);
     if (!violations.length) return true;
     return this.createError({ message: violations.map((v) => `${v.field.replace(/^spec\./, '')} ${v.message}`).join('; ') });
-  });
+  }).optional();
 }
 
 export const createWorkspaceRequest = exact({
