@@ -49,7 +49,7 @@ export interface ObservedPod extends KubeObject {
 }
 
 
-export type ConditionType = 'Ready' | 'Degraded' | 'ImageResolved';
+export type ConditionType = 'Ready' | 'Degraded' | 'ImageResolved' | 'Cloned';
 
 export type Condition = LoopCondition<ConditionType>;
 export type ConditionInput = LoopConditionInput<ConditionType>;
