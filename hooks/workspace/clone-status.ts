@@ -4,6 +4,7 @@
 // termination message (source/clone-failure.ts).
 import { CLONE_CONTAINER, cloneDirectory, type GitSource } from '../../contract/workspace-source.js';
 import { DEN_EVENT_ANNOTATIONS } from '../../kube/den-events.js';
+import { stuckKindOf } from '../../kube/pod-reasons.js';
 import type { ParentEvent } from '../loop/types.js';
 import type { Assessment } from './status.js';
 import type { Condition, ConditionInput, ContainerStateJson, ObservedPod } from './types.js';
@@ -40,6 +41,16 @@ export function cloneCondition(source: GitSource, pod: ObservedPod | undefined, 
   if (status?.state?.running) {
     const again = last && last.exitCode !== 0 ? ` again; the last attempt said: ${said(last) ?? `exit code ${last.exitCode}`}` : '';
     return { type: 'Cloned', status: 'False', reason: CLONE_REASONS.cloning, message: `Cloning ${source.url} into ${where}${again || '; the workspace starts once it is in place.'}` };
+  }
+  const waiting = status?.state?.waiting;
+  if (waiting?.reason && stuckKindOf(waiting.reason) === 'image') {
+    const kubelet = waiting.message ? ` The kubelet says: ${waiting.message.replace(/\s+/g, ' ').replace(/[.\s]+$/, '').slice(0, 300)}.` : '';
+    return {
+      type: 'Cloned',
+      status: 'False',
+      reason: CLONE_REASONS.failed,
+      message: `Den's clone image ${status?.image ?? ''} cannot be pulled in this namespace (${waiting.reason}), so the repository cannot be cloned.${kubelet} Ask an administrator to check den manager --clone-image (DEN_CLONE_IMAGE) and that this namespace may pull it.`,
+    };
   }
   if (status?.state?.waiting && last && last.exitCode !== 0) return failedWith(last, where);
   const kept = previous?.find((c) => c.type === 'Cloned');

@@ -42,6 +42,7 @@ const CLONE_POD = {
   justFailed: () => pod({ ...PENDING_INIT, initContainerStatuses: [cloneStatus(failed)] }),
   backingOff: () => pod({ ...PENDING_INIT, initContainerStatuses: [cloneStatus({ waiting: { reason: 'CrashLoopBackOff', message: `back-off 10s restarting failed container=clone pod=${NAME}-0_${NAMESPACE}(9a7d)` } }, failed, 1)] }),
   retrying: () => pod({ ...PENDING_INIT, initContainerStatuses: [cloneStatus({ running: { startedAt: '2026-11-22T08:59:10Z' } }, failed, 2)] }),
+  cloneImageUnpullable: () => pod({ ...PENDING_INIT, initContainerStatuses: [cloneStatus({ waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${DEN_IMAGE}"` } })] }),
   exitedSilently: () => pod({ ...PENDING_INIT, initContainerStatuses: [cloneStatus({ terminated: { exitCode: 137, reason: 'OOMKilled' } })] }),
   cloned: (message = `Cloned ${URL} (branch main) into ~/api.`) =>
     pod({ ...POD_STATUS.ready(), initContainerStatuses: [{ ...cloneStatus({ terminated: { exitCode: 0, reason: 'Completed', message } }), ready: true }] }),
@@ -134,6 +135,13 @@ describe('a workspace with spec.source (issue 34)', () => {
       const status = sync({ parent: workspace({ source: SOURCE }), ...created, pods: [CLONE_POD.retrying()] }).status as WorkspaceStatus;
       expect(status.phase).to.equal('Starting');
       expect(condition(status, 'Cloned')).to.include({ reason: 'Cloning', message: `Cloning ${URL} into ~/api again; the last attempt said: ${FAILURE}` });
+    });
+
+    it('blames Den\'s clone image, not the catalog entry, when the clone image cannot be pulled', () => {
+      const status = sync({ parent: workspace({ source: SOURCE }), ...created, pods: [CLONE_POD.cloneImageUnpullable()] }).status as WorkspaceStatus;
+      expect(status.phase).to.equal('Failed');
+      const message = `Den's clone image ${DEN_IMAGE} cannot be pulled in this namespace (ImagePullBackOff), so the repository cannot be cloned. The kubelet says: Back-off pulling image "${DEN_IMAGE}". Ask an administrator to check den manager --clone-image (DEN_CLONE_IMAGE) and that this namespace may pull it.`;
+      for (const type of ['Ready', 'Cloned'] as const) expect(condition(status, type)).to.include({ reason: 'CloneFailed', message });
     });
 
     it('says what it knows when the clone step ended without a message', () => {
