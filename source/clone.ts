@@ -9,6 +9,7 @@ import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import { CLONE_MARKER, DEN_HOME_DIR } from '../contract/workspace-source.js';
 import { describeCloneFailure, MissingRefError } from './clone-failure.js';
+import { devcontainerNote, readDevcontainer } from './devcontainer.js';
 
 export interface CloneRequest {
   url: string;
@@ -80,7 +81,18 @@ async function detach(dir: string, oid: string): Promise<void> {
   await writeFile(join(dir, '.git', 'HEAD'), `${oid}\n`);
 }
 
+/**
+ * Clones unless the home already has the clone; on success the message also says which settings
+ * of the repository's devcontainer.json Den did not apply (read on every start, never written).
+ */
 export async function cloneSource(request: CloneRequest, log: (line: string) => void = () => {}): Promise<CloneOutcome> {
+  const outcome = await cloneOnce(request, log);
+  if (!outcome.ok) return outcome;
+  const note = devcontainerNote(await readDevcontainer(join(request.home, request.directory)), request.directory);
+  return { ok: true, message: outcome.message + note };
+}
+
+async function cloneOnce(request: CloneRequest, log: (line: string) => void): Promise<CloneOutcome> {
   const { url, ref, home, directory } = request;
   const shown = `~/${directory}`;
   const denDir = join(home, DEN_HOME_DIR);

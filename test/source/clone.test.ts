@@ -87,6 +87,22 @@ describe('the clone step of a workspace with spec.source (source/clone.ts, again
     expect(existsSync(join(home, CLONE_MARKER))).to.equal(true);
   });
 
+  it('says which settings of the repository\'s devcontainer.json (JSON with comments) Den did not apply, on this start and the next', async () => {
+    const request = { url: `${server.base}/devcontainer.git`, home, directory: 'api' };
+    const outcome = await cloneSource(request);
+    expect(outcome).to.deep.equal({
+      ok: true,
+      message: `Cloned ${server.base}/devcontainer.git (branch main) into ~/api. Den does not apply devcontainer.json yet; not applied from ~/api/.devcontainer.json: containerEnv, forwardPorts, image, postCreateCommand.`,
+    });
+    expect((await cloneSource(request)).message).to.equal('The repository was cloned on an earlier start; Den leaves ~/api as it is. Den does not apply devcontainer.json yet; not applied from ~/api/.devcontainer.json: containerEnv, forwardPorts, image, postCreateCommand.');
+  });
+
+  it('says a devcontainer.json that does not parse could not be read, and the clone still lands', async () => {
+    const outcome = await cloneSource({ url: `${server.base}/broken-devcontainer.git`, home, directory: 'api' });
+    expect(outcome.ok).to.equal(true);
+    expect(outcome.message).to.match(/into ~\/api\. ~\/api\/\.devcontainer\.json could not be read as JSON with comments \(.+\); Den applies none of it\.$/);
+  });
+
   describe('fails in words and leaves nothing behind', () => {
     const cases: [string, () => { url: string; ref?: string }, RegExp][] = [
       ['a ref the repository does not have', () => ({ url: `${server.base}/app.git`, ref: 'nope' }), /has no branch, tag or commit "nope"\. Check the ref/],

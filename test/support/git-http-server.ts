@@ -63,6 +63,10 @@ export async function startGitHttpServer(credential = 'person:secret'): Promise<
   const root = mkdtempSync(join(tmpdir(), 'den-git-http-'));
   const commits = makeRepository(root, 'app');
   git(root, 'init', '-q', '--bare', 'empty.git');
+  makeRepository(root, 'devcontainer', {
+    '.devcontainer.json': '{\n  // JSON with comments, as containers.dev writes it\n  "name": "api",\n  "image": "mcr.microsoft.com/devcontainers/base:ubuntu", /* the image */\n  "containerEnv": { "GREETING": "hello // not a comment" },\n  "forwardPorts": [3000, 8080,],\n  "postCreateCommand": "npm ci",\n}\n',
+  });
+  makeRepository(root, 'broken-devcontainer', { '.devcontainer.json': '{ "image": "x", \n' });
   execFileSync('mkdir', ['-p', join(root, 'private')]);
   makeRepository(join(root, 'private'), 'secret');
   const expected = `Basic ${Buffer.from(credential).toString('base64')}`;
