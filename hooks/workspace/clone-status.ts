@@ -27,7 +27,7 @@ function failedWith(state: NonNullable<ContainerStateJson['terminated']>, where:
 
 /**
  * The Cloned condition from the workspace's pod, or from the last status when no pod tells (a
- * stopped workspace keeps what its last start said).
+ * stopped workspace keeps what its last start said; a pod not yet reported on keeps only "Cloned").
  */
 export function cloneCondition(source: GitSource, pod: ObservedPod | undefined, previous: Condition[] | undefined): ConditionInput {
   const where = `~/${cloneDirectory(source) ?? ''}`;
@@ -54,7 +54,8 @@ export function cloneCondition(source: GitSource, pod: ObservedPod | undefined, 
   }
   if (status?.state?.waiting && last && last.exitCode !== 0) return failedWith(last, where);
   const kept = previous?.find((c) => c.type === 'Cloned');
-  if (!status && kept) {
+  // A new pod the kubelet has not reported on yet keeps only a landed clone: an old failure is not this pod's.
+  if (!status && kept && (!pod || kept.reason === CLONE_REASONS.cloned)) {
     const { type, status: s, reason, message } = kept;
     return { type, status: s, reason, message };
   }

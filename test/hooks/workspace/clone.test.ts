@@ -173,6 +173,16 @@ describe('a workspace with spec.source (issue 34)', () => {
       expect(condition(stopped.status as WorkspaceStatus, 'Cloned')).to.include({ status: 'True', reason: 'Cloned' });
     });
 
+    it('forgets an old failure once a new pod replaces the failed one, before the kubelet reports on it', () => {
+      const first = sync({ parent: workspace({ source: SOURCE }), ...created, pods: [CLONE_POD.backingOff()] });
+      const fresh = pod(POD_STATUS.unschedulable());
+      const next = sync({ parent: workspace({ source: { git: { url: URL } } }), ...created, pods: [fresh], previous: (first.status as WorkspaceStatus).conditions });
+      const status = next.status as WorkspaceStatus;
+      expect(status.phase).to.equal('Starting');
+      expect(condition(status, 'Ready')).to.include({ reason: 'Unschedulable' });
+      expect(condition(status, 'Cloned')).to.include({ status: 'False', reason: 'NotYetCloned' });
+    });
+
     it('says the clone is still to come before the pod exists', () => {
       const status = sync({ parent: workspace({ source: SOURCE }), ...created }).status as WorkspaceStatus;
       expect(status.phase).to.equal('Starting');
