@@ -8,6 +8,7 @@ import { describeCloneFailure } from '../../source/clone-failure.js';
 import { runCloneCommand } from '../../source/command.js';
 import { CLONE_MARKER } from '../../contract/workspace-source.js';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.js';
+import { REPO_ROOT, runCommand } from '../support/platform.js';
 
 /** What real git says the checkout is: the commit at HEAD and the branch (empty when detached). */
 function gitState(dir: string): { head: string; branch: string; clean: boolean } {
@@ -162,6 +163,22 @@ describe('the clone step of a workspace with spec.source (source/clone.ts, again
         const code = await runCloneCommand({ DEN_SOURCE_URL: `${server.base}/app.git`, DEN_SOURCE_REF: 'nope', DEN_SOURCE_DIRECTORY: 'app', HOME: home, DEN_SOURCE_STATUS_FILE: statusFile }, () => {});
         expect(code).to.equal(1);
         expect(readFileSync(statusFile, 'utf8')).to.match(/^Cloning .* failed: the repository has no branch, tag or commit "nope"/);
+      } finally {
+        rmSync(statusFile, { force: true });
+      }
+    });
+
+    it('runs as `den clone-source`, the command the init container gives Den\'s image', async () => {
+      const statusFile = `${home}-status`;
+      try {
+        const run = await runCommand(process.execPath, [join(REPO_ROOT, 'bin/den.js'), 'clone-source'], {
+          env: { PATH: process.env.PATH, HOME: home, DEN_SOURCE_URL: `${server.base}/app.git`, DEN_SOURCE_DIRECTORY: 'app', DEN_SOURCE_STATUS_FILE: statusFile },
+          timeoutMs: 60_000,
+        });
+        expect(run.code, run.stderr).to.equal(0);
+        expect(run.stdout).to.contain(`Cloned ${server.base}/app.git (branch main) into ~/app.`);
+        expect(readFileSync(statusFile, 'utf8')).to.equal(`Cloned ${server.base}/app.git (branch main) into ~/app.`);
+        expect(readFileSync(join(home, 'app/README.md'), 'utf8')).to.equal('main\n');
       } finally {
         rmSync(statusFile, { force: true });
       }
