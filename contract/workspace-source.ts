@@ -13,6 +13,9 @@ export interface WorkspaceSource {
   git?: GitSource;
 }
 
+/** Den's release image: what runs `den clone-source` when the manager is given no --clone-image, and the install chart's default image. */
+export const DEN_RELEASE_IMAGE = 'ghcr.io/den-dev/den:0.1.0';
+
 /** The directory in the home where Den keeps the clone's marker and its temporary directories. */
 export const DEN_HOME_DIR = '.den';
 /** Written after the clone is in place: a later start finds it and leaves the home alone. */

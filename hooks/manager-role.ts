@@ -11,7 +11,7 @@ import { loadConnection } from '../kube/connection.js';
 import { re2 } from '../process/re2.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { PULL_POLICIES, type PullPolicy } from '../contract/schema.js';
-import { DEFAULT_IMAGE } from '../infra/install/settings.js';
+import { DEN_RELEASE_IMAGE } from '../contract/workspace-source.js';
 import { RESOURCES } from '../kube/resources.js';
 import { WEBHOOK_SERVICE } from '../contract/names.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
@@ -83,7 +83,7 @@ const settings = {
     env: 'DEN_CLONE_IMAGE',
     describe: 'Den\'s own image: the init container that clones a Workspace\'s spec.source runs its `den clone-source` (the install chart sets it to the image it installs)',
     parse: parsers.nonEmpty,
-    default: DEFAULT_IMAGE,
+    default: DEN_RELEASE_IMAGE,
   } satisfies Setting<string>,
   cloneImagePullPolicy: {
     flag: 'clone-image-pull-policy',

@@ -7,11 +7,10 @@ import type { WorkspaceChildrenProps } from './children/props.js';
 import { PULL_POLICIES, type PullPolicy, type QuantityJson, type ResourceRequirementsJson } from '../../contract/schema.js';
 import { HOME_VOLUME } from '../../contract/workspace.js';
 import type { Workspace, WorkspaceHookConfig, WorkspaceImage } from './types.js';
-import { cloneDirectory, sourceViolations } from '../../contract/workspace-source.js';
-import { DEFAULT_IMAGE } from '../../infra/install/settings.js';
+import { cloneDirectory, DEN_RELEASE_IMAGE, sourceViolations } from '../../contract/workspace-source.js';
 
 /** Who clones when the manager was given no --clone-image: Den's release image. */
-const DEFAULT_CLONE: NonNullable<WorkspaceHookConfig['clone']> = { image: DEFAULT_IMAGE, imagePullPolicy: 'IfNotPresent' };
+const DEFAULT_CLONE: NonNullable<WorkspaceHookConfig['clone']> = { image: DEN_RELEASE_IMAGE, imagePullPolicy: 'IfNotPresent' };
 
 /** Why the hook renders no children; `image` is true when the catalog entry is at fault. */
 export interface SpecProblem {
