@@ -24,4 +24,8 @@ export const COMMANDS: Record<string, { summary: string; run: (argv: string[]) =
     summary: 'add a person: UserSpace and local user (`den users add <name> --owner <email> [--admin]`)',
     run: async (argv) => (await import('./users.js')).runUsersCommand(argv),
   },
+  'clone-source': {
+    summary: 'clone a Workspace\'s spec.source into its home (what the workspace pod\'s clone init container runs; not for people)',
+    run: async () => (await import('../source/command.js')).runCloneCommand(process.env),
+  },
 };

@@ -3,6 +3,7 @@
 // Workspace uses it; test/contract/crd-types.test.ts holds it to the schema below).
 import type { V1Affinity, V1EnvFromSource, V1EnvVar, V1Toleration, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { KubeObject } from '../kube/client.js';
+import type { WorkspaceSource } from './workspace-source.js';
 import { KINDS, PLURALS } from '../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
 import {
@@ -122,6 +123,21 @@ export function workspaceCrd(): CustomResourceDefinition {
           pattern: DURATION_PATTERN,
           default: '4h',
         }),
+        source: object(
+          'Where the home\'s first contents come from: a repository cloned into the home on the first start, before the workspace is Running. A later start never clones again.',
+          {
+            git: object(
+              'A git repository, cloned over HTTPS by Den\'s own image (the workspace image needs no git).',
+              {
+                url: string('The repository\'s https (or http) URL; no credentials in it.', { minLength: 1, maxLength: 2048 }),
+                ref: string('Branch, tag or commit to check out; the repository\'s default branch when absent.', { maxLength: 255 }),
+                path: string('Folder inside the home to clone into, relative to it; the repository\'s name (~/<name>) when absent.', { maxLength: 255 }),
+              },
+              { required: ['url'] },
+            ),
+          },
+          { required: ['git'] },
+        ),
         // Defaulted to {} so both flags read back true when the block is omitted.
         observability: object(
           'Pod markers for log collection and metrics scraping.',
@@ -146,7 +162,7 @@ export function workspaceCrd(): CustomResourceDefinition {
       podName: string('The pod of the session, usually <workspace-name>-0.'),
       lastActivityTime: timestamp('Set by the gateway on session open and close.'),
       observedGeneration: observedGeneration(),
-      conditions: conditions('Includes Ready, Degraded and ImageResolved.'),
+      conditions: conditions('Includes Ready, Degraded and ImageResolved; Cloned for a workspace with spec.source.'),
     }),
     columns: [
       { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Pending, Starting, Running, Suspended or Failed.' },
@@ -181,6 +197,7 @@ export interface WorkspaceSpec {
   running?: boolean;
   idleTimeout?: string;
   observability?: { logsEnabled?: boolean; metricsEnabled?: boolean };
+  source?: WorkspaceSource;
 }
 
 /** `status` of a Workspace as written by the manager (and `lastActivityTime` by the gateway). */

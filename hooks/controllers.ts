@@ -1,6 +1,7 @@
 // The controllers `den manager` runs, one per kind, each built from the manager's settings.
 // A new kind writes its controller.ts beside its hook and adds one line to CONTROLLERS.
 import type { ControllerSpec } from './loop/spec.js';
+import type { PullPolicy } from '../contract/schema.js';
 import { imageRegistrySpec, type RegistrySyncConfig } from './registry/controller.js';
 import { userSpaceSpec } from './userspace/controller.js';
 import { workspaceSpec } from './workspace/controller.js';
@@ -13,6 +14,8 @@ export interface ManagerConfig {
   relistIntervalMs: number;
   /** Idle auto-stop of Workspaces (off unless the administrator turns it on). */
   idleStop: boolean;
+  /** Den's own image, whose `den clone-source` the workspace pods of a spec.source run (`--clone-image`). */
+  clone?: { image: string; imagePullPolicy: PullPolicy };
   /** Registry sync tuning; the defaults suit production (hooks/registry/controller.ts). */
   registrySync?: RegistrySyncConfig;
 }

@@ -10,6 +10,8 @@ import { apiServerReachable, whenAvailable } from '../kube/availability.js';
 import { loadConnection } from '../kube/connection.js';
 import { re2 } from '../process/re2.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
+import { PULL_POLICIES, type PullPolicy } from '../contract/schema.js';
+import { DEN_RELEASE_IMAGE } from '../contract/workspace-source.js';
 import { RESOURCES } from '../kube/resources.js';
 import { WEBHOOK_SERVICE } from '../contract/names.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
@@ -76,6 +78,23 @@ const settings = {
     default: false,
     boolean: true,
   } satisfies Setting<boolean>,
+  cloneImage: {
+    flag: 'clone-image',
+    env: 'DEN_CLONE_IMAGE',
+    describe: 'Den\'s own image: the init container that clones a Workspace\'s spec.source runs its `den clone-source` (the install chart sets it to the image it installs)',
+    parse: parsers.nonEmpty,
+    default: DEN_RELEASE_IMAGE,
+  } satisfies Setting<string>,
+  cloneImagePullPolicy: {
+    flag: 'clone-image-pull-policy',
+    env: 'DEN_CLONE_IMAGE_PULL_POLICY',
+    describe: 'pull policy of --clone-image: Always, IfNotPresent or Never',
+    parse: (raw: string): PullPolicy => {
+      if (!(PULL_POLICIES as readonly string[]).includes(raw)) throw new Error(`must be one of ${PULL_POLICIES.join(', ')}`);
+      return raw as PullPolicy;
+    },
+    default: 'IfNotPresent' as PullPolicy,
+  } satisfies Setting<PullPolicy>,
   relistInterval: {
     flag: 'relist-interval',
     env: 'DEN_RELIST_INTERVAL',
@@ -122,7 +141,7 @@ export const managerRole: Role<typeof settings> = {
     const loopClient = new KubeClient(client.connection, undefined, { shared: client, rateLimit: s.kubeQps > 0 ? { perSecond: s.kubeQps, burst: s.kubeBurst } : undefined });
     const metrics = new Metrics();
     const manager = new Manager(client, {
-      config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval, idleStop: s.idleStop },
+      config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval, idleStop: s.idleStop, clone: { image: s.cloneImage, imagePullPolicy: s.cloneImagePullPolicy } },
       leaderElect: s.leaderElect,
       log: logLine,
       loopClient,

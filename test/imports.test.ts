@@ -80,11 +80,12 @@ export const LAYERS: Record<string, readonly string[]> = {
   koa: ['kube', 'process'],
   ssh: ['contract', 'kube', 'process'],
   shell: ['contract', 'kube', 'process'],
+  source: ['contract', 'kube', 'process'],
   web: [],
   hooks: ['imports', 'contract', 'koa', 'ssh', 'kube', 'process'],
   gateway: ['contract', 'ssh', 'shell', 'kube', 'process'],
   server: ['contract', 'koa', 'ssh', 'shell', 'web', 'kube', 'process'],
-  cli: ['hooks', 'gateway', 'server', 'contract', 'koa', 'ssh', 'shell', 'web', 'kube', 'process'],
+  cli: ['hooks', 'gateway', 'server', 'source', 'contract', 'koa', 'ssh', 'shell', 'web', 'kube', 'process'],
 };
 
 /** Inside infra/ and web/: the sub-folders (or root files, as `web/`) each sub-folder may import. */

@@ -40,16 +40,26 @@ export async function runningWorkspace(api: DenApi, name: string, io: DevIo): Pr
   }
   const deadline = Date.now() + RUNNING_WAIT_MS;
   let shown = '';
+  let shownClone = '';
   while (ws.status?.phase !== 'Running') {
     const phase = ws.status?.phase ?? 'Pending';
     if (phase === 'Failed') throw new CommandError(`workspace ${name} failed: ${failure(ws)}`);
     if (phase !== shown) io.stderr.write(`waiting for workspace ${name} to be Running (now ${phase})\n`);
     shown = phase;
+    const cloning = cloningMessage(ws);
+    if (cloning && cloning !== shownClone) io.stderr.write(`${cloning}\n`);
+    shownClone = cloning;
     if (Date.now() > deadline) throw new CommandError(`workspace ${name} is still ${phase} after ${RUNNING_WAIT_MS / 60_000} minutes`);
     await new Promise((r) => setTimeout(r, POLL_MS));
     ws = await api.request('GET', path);
   }
   return ws;
+}
+
+/** While the clone step of spec.source runs, what it does (the Cloned condition, hooks/workspace/clone-status.ts). */
+function cloningMessage(ws: Json): string {
+  const cloned = (ws.status?.conditions ?? []).find((c: Json) => c.type === 'Cloned');
+  return cloned?.reason === 'Cloning' && typeof cloned.message === 'string' ? cloned.message : '';
 }
 
 function failure(ws: Json): string {

@@ -61,15 +61,25 @@ export async function create(argv: string[], io: DevIo): Promise<number> {
     gpu: { type: 'string' },
     storage: { type: 'string' },
     identity: { type: 'string', short: 'i' },
+    repo: { type: 'string' },
+    ref: { type: 'string' },
+    'repo-path': { type: 'string' },
   } as const;
   const { values, positionals, help } = parse(argv, options, { min: 1, max: 1, names: 'the workspace name' });
-  if (help) return usage(io, 'den create <name> --image <entry> [--cpu 2] [--memory 4Gi] [--gpu 1] [--storage 10Gi] [--identity ~/.ssh/id_ed25519] [-o json]');
+  if (help) return usage(io, 'den create <name> --image <entry> [--cpu 2] [--memory 4Gi] [--gpu 1] [--storage 10Gi] [--repo https://host/owner/repo.git [--ref <branch|tag|commit>] [--repo-path <folder in the home>]] [--identity ~/.ssh/id_ed25519] [-o json]');
   if (!values.image) throw new UsageError('--image is required (see den images)');
+  if (!values.repo && (values.ref !== undefined || values['repo-path'] !== undefined)) throw new UsageError('--ref and --repo-path go with --repo (the repository to clone into the home)');
   const output = outputOf(values.output);
   const { api } = await connect(io, values);
   const { publicKey } = await findKeyPair(io.env, values.identity);
   const body: Json = { name: positionals[0], image: values.image, storage: values.storage ?? '10Gi', ssh_public_key: publicKey };
   for (const k of ['cpu', 'memory', 'gpu'] as const) if (values[k] !== undefined) body[k] = values[k];
+  if (values.repo) {
+    const git: Json = { url: values.repo };
+    if (values.ref !== undefined) git.ref = values.ref;
+    if (values['repo-path'] !== undefined) git.path = values['repo-path'];
+    body.source = { git };
+  }
   const created = await api.request('POST', '/workspaces', { body });
   if (output === 'json') writeJson(io, created);
   else io.stdout.write(`workspace ${created.metadata.name} created\n`);

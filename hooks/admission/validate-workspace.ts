@@ -6,6 +6,7 @@
 // still be stopped, and its finalizer removed, today.
 import { isDeepStrictEqual } from 'node:util';
 import { homePathOf, imageRootViolations, isRunning, nameViolations, volumeViolations } from '../../contract/workspace-rules.js';
+import { sourceViolations } from '../../contract/workspace-source.js';
 import { compareQuantities, formatQuantity, tryParseQuantity } from '../../kube/quantity.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
 import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from './objects.js';
@@ -59,6 +60,10 @@ export function validateWorkspace(input: WorkspaceValidationInput): Violation[] 
 
   if (imageChanged || changed((ws) => [ws.spec?.volumes, ws.spec?.volumeMounts])) {
     violations.push(...volumeViolations(spec.volumes, spec.volumeMounts, homePathOf(image?.spec)));
+  }
+
+  if (changed((ws) => ws.spec?.source)) {
+    violations.push(...sourceViolations(spec.source).map((v) => ({ rule: 'source' as const, ...v })));
   }
 
   const memo = input.memo ?? DIRECT;

@@ -21,7 +21,8 @@ export type RuleId =
   | 'admin-only'
   | 'read-only'
   | 'registry-spec'
-  | 'image-apps';
+  | 'image-apps'
+  | 'source';
 
 export interface Violation {
   rule: RuleId;

@@ -14,6 +14,7 @@ import type { WorkspaceHookConfig, WorkspaceRelated } from './types.js';
 export interface WorkspaceControllerConfig {
   gatewayHost: string;
   idleStop: boolean;
+  clone?: WorkspaceHookConfig['clone'];
 }
 
 /** Workspace: Service and StatefulSet; re-reconciled when its pod or its WorkspaceImage changes. */
@@ -24,7 +25,7 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
     children: [RESOURCES.service, RESOURCES.statefulSet],
     parentLabel: LABELS.workspace,
     hook: syncWorkspace,
-    config: { gatewayHost: config.gatewayHost, idleStop: config.idleStop },
+    config: { gatewayHost: config.gatewayHost, idleStop: config.idleStop, ...(config.clone ? { clone: config.clone } : {}) },
     relatedSources: [
       {
         name: 'images',

@@ -6,7 +6,11 @@ import { homePathOf, imageRootViolations, isRunning, nameViolations, volumeViola
 import type { WorkspaceChildrenProps } from './children/props.js';
 import { PULL_POLICIES, type PullPolicy, type QuantityJson, type ResourceRequirementsJson } from '../../contract/schema.js';
 import { HOME_VOLUME } from '../../contract/workspace.js';
-import type { Workspace, WorkspaceImage } from './types.js';
+import type { Workspace, WorkspaceHookConfig, WorkspaceImage } from './types.js';
+import { cloneDirectory, DEN_RELEASE_IMAGE, sourceViolations } from '../../contract/workspace-source.js';
+
+/** Who clones when the manager was given no --clone-image: Den's release image. */
+const DEFAULT_CLONE: NonNullable<WorkspaceHookConfig['clone']> = { image: DEN_RELEASE_IMAGE, imagePullPolicy: 'IfNotPresent' };
 
 /** Why the hook renders no children; `image` is true when the catalog entry is at fault. */
 export interface SpecProblem {
@@ -72,7 +76,7 @@ function ruleProblem(violation: WorkspaceViolation, workspace: Workspace, entry:
  * The children's props for a Workspace whose WorkspaceImage exists, or the problem that stops
  * rendering. Nothing here reads anything but its arguments.
  */
-export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
+export function decide(workspace: Workspace, image: WorkspaceImage, clone: WorkspaceHookConfig['clone'] = DEFAULT_CLONE): Decision {
   const name = workspace.metadata?.name ?? '';
   const spec = workspace.spec ?? {};
   const entry = image.metadata?.name ?? '';
@@ -131,6 +135,13 @@ export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
   const [volumeViolation] = volumeViolations(spec.volumes, spec.volumeMounts, homePath);
   if (volumeViolation) return { problem: ruleProblem(volumeViolation, workspace, entry, homePath) };
 
+  const [sourceViolation] = sourceViolations(spec.source);
+  if (sourceViolation) {
+    return problem('InvalidSpec', `${sourceViolation.field}: ${sourceViolation.message}. Change spec.source (or recreate the workspace) with a repository Den can clone.`);
+  }
+  const git = spec.source?.git;
+  const source = git?.url ? { url: git.url, ...(git.ref ? { ref: git.ref } : {}), directory: cloneDirectory(git)!, image: clone.image, imagePullPolicy: clone.imagePullPolicy } : undefined;
+
   return {
     props: {
       workspace: name,
@@ -157,6 +168,7 @@ export function decide(workspace: Workspace, image: WorkspaceImage): Decision {
       imagePullSecret: img.imagePullSecretRef?.name || undefined,
       logsEnabled: flag(spec.observability?.logsEnabled),
       metricsEnabled: flag(spec.observability?.metricsEnabled),
+      ...(source ? { source } : {}),
     },
   };
 }

@@ -16,6 +16,7 @@ import { ANNOTATIONS } from '../../kube/group.js';
 import { byCodePoint } from '../../kube/names.js';
 import { workspacePod } from './pod.js';
 import { latestRefusal } from './refusal.js';
+import { cloneCondition, cloneEvent, withClone } from './clone-status.js';
 import {
   childrenRejected,
   imageMissing,
@@ -26,6 +27,7 @@ import {
   type ImageFacts,
 } from './status.js';
 import type {
+  Condition,
   Workspace,
   WorkspaceHookInput,
   WorkspaceHookOutput,
@@ -75,7 +77,7 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
     assessment = imageMissing(entry);
     children = unchangedChildren(input);
   } else {
-    const decision = decide(workspace, image);
+    const decision = decide(workspace, image, input.config.clone);
     const facts: ImageFacts = {
       entry,
       image: image.spec?.image ?? '',
@@ -110,9 +112,16 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
     }
   }
 
+  const previous = workspace.status ?? {};
+  const git = workspace.spec?.source?.git;
+  if (git?.url && assessment.conditions.some((c) => c.type === 'ImageResolved' && c.status === 'True')) {
+    const cloned = cloneCondition(git, pod, previous.conditions as Condition[] | undefined);
+    assessment = withClone(assessment, cloned);
+    const event = cloneEvent(cloned, previous.conditions as Condition[] | undefined);
+    if (event) events.push(event);
+  }
   if (stoppedForIdleness(workspace)) assessment = saidIdle(assessment, workspace);
   const generation = workspace.metadata?.generation;
-  const previous = workspace.status ?? {};
   const status: WorkspaceStatus = {
     phase: assessment.phase,
     endpoint,

@@ -4,6 +4,7 @@
 import type { V1Toleration } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/client.js';
 import type { WorkspacePhase } from '../../contract/workspace.js';
+import type { PullPolicy } from '../../contract/schema.js';
 import type { Condition as LoopCondition, ConditionInput as LoopConditionInput } from '../loop/conditions.js';
 import type { ChildError, HookInput, HookOutput } from '../loop/types.js';
 
@@ -48,7 +49,7 @@ export interface ObservedPod extends KubeObject {
 }
 
 
-export type ConditionType = 'Ready' | 'Degraded' | 'ImageResolved';
+export type ConditionType = 'Ready' | 'Degraded' | 'ImageResolved' | 'Cloned';
 
 export type Condition = LoopCondition<ConditionType>;
 export type ConditionInput = LoopConditionInput<ConditionType>;
@@ -69,6 +70,8 @@ export interface WorkspaceHookConfig {
   gatewayHost: string;
   /** Stop running Workspaces idle for longer than spec.idleTimeout (`--idle-stop`; hooks/workspace/idle.ts). */
   idleStop: boolean;
+  /** The image whose `den clone-source` clones spec.source (Den's own; `--clone-image`); Den's release image when absent. */
+  clone?: { image: string; imagePullPolicy: PullPolicy };
 }
 
 export interface WorkspaceRelated {

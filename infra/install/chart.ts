@@ -88,6 +88,8 @@ export class DenInstallChart extends Chart {
         DEN_GPU_RESOURCE: settings.gpuResource,
         DEN_LEADER_ELECT: 'true',
         DEN_IDLE_STOP: String(settings.idleStop.enabled),
+        DEN_CLONE_IMAGE: image,
+        DEN_CLONE_IMAGE_PULL_POLICY: settings.image.pullPolicy,
         NODE_OPTIONS: managerNodeOptions(settings.manager.resources.limits.memory),
         ...MALLOC_ENV,
       },

@@ -7,8 +7,9 @@ import { isDns1123Subdomain, isLabelValue, isQualifiedName } from '../../kube/na
 import { isNonNegativeQuantity } from '../../kube/quantity.js';
 import { PULL_POLICIES, type PullPolicy } from '../../contract/schema.js';
 import { appsDomainProblem } from '../../contract/apps-domain.js';
+import { DEN_RELEASE_IMAGE } from '../../contract/workspace-source.js';
 
-export const DEFAULT_IMAGE = 'ghcr.io/den-dev/den:0.1.0';
+export const DEFAULT_IMAGE = DEN_RELEASE_IMAGE;
 
 export type ServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer';
 const SERVICE_TYPES: readonly ServiceType[] = ['ClusterIP', 'NodePort', 'LoadBalancer'];

@@ -42,6 +42,7 @@ export function workspaceObject(req: CreateWorkspaceRequest, namespace: string, 
   spec.storage = req.storage;
   spec.sshAuthorizedKeys = [req.ssh_public_key.trim()];
   spec.running = true;
+  if (req.source?.git) spec.source = { git: defined({ url: req.source.git.url, ref: req.source.git.ref, path: req.source.git.path }) };
   return { apiVersion: API_VERSION, kind: KINDS.workspace, metadata: { name: req.name, namespace }, spec };
 }
 
@@ -56,6 +57,7 @@ export function requestFieldOf(objectField: string, gpuResource: string): keyof 
   if (path.startsWith('spec.imageRef')) return 'image';
   if (path === 'spec.storage') return 'storage';
   if (path === 'spec.sshAuthorizedKeys') return 'ssh_public_key';
+  if (path.startsWith('spec.source')) return 'source';
   const sized = /^spec\.resources\.(?:requests|limits)\.(.+)$/.exec(path)?.[1];
   if (sized === 'cpu' || sized === 'memory') return sized;
   if (sized === gpuResource) return 'gpu';

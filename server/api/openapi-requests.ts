@@ -26,6 +26,8 @@ const NAMED_CHECKS: Record<string, (type: string, params: Record<string, unknown
   'create-only': () => ({}),
   // The declared apps' rules (contract/workspace-image-rules.ts), told in the field's prose.
   apps: () => ({}),
+  // The repository's rules (contract/workspace-source.ts), told in the field's prose.
+  source: () => ({}),
 };
 
 const testsOf = (field: AnySchema): TestOptions[] => (field as unknown as { tests: { OPTIONS?: TestOptions }[] }).tests.map((t) => t.OPTIONS ?? {});

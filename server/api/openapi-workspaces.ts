@@ -76,6 +76,7 @@ export function workspaceSchemas(): Record<string, Schema> {
       gpu: "Whole number of GPUs, request equal to limit, under the platform's GPU resource name.",
       storage: 'Home PVC size. Immutable.',
       ssh_public_key: 'OpenSSH public key line accepted by the gateway.',
+      source: 'Workspace spec.source: {git: {url, ref?, path?}}, a repository cloned into the home on the first start. url is https (or http) without credentials; ref a branch, tag or commit (the default branch when absent); path a folder relative to the home (the repository name when absent).',
     }),
   };
 }

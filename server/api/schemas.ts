@@ -8,6 +8,7 @@ import { REGISTRY_PROVIDERS } from '../../contract/image-registry.js';
 import { WORKSPACE_NAME_MAX } from '../../contract/workspace-rules.js';
 import { ACTIVITY_KINDS } from '../../kube/den-events.js';
 import { declaredAppViolations } from '../../contract/workspace-image-rules.js';
+import { sourceViolations } from '../../contract/workspace-source.js';
 import { array } from 'yup';
 import { DURATION_PATTERN } from '../../contract/schema.js';
 import { label, quantity, serviceName, subdomain } from './fields.js';
@@ -35,6 +36,17 @@ function re2Patterns() {
 /** A number of GPUs: whole, as an extended resource is reserved (request equal to limit). */
 const gpuCount = () => string().matches(/^\d+$/, 'gpu must be a whole number of GPUs');
 
+/** `source` of a create: Workspace spec.source as the CRD spells it, checked by the webhook's rules (contract/workspace-source.ts). */
+function workspaceSource() {
+  return exact({
+    git: exact({ url: string().required('source.git.url is required'), ref: string(), path: string() }).required('source.git is required'),
+  }).test('source', '${path} is refused', function check(source) {
+    const violations = sourceViolations(source);
+    if (!violations.length) return true;
+    return this.createError({ message: violations.map((v) => `${v.field.replace(/^spec\./, '')} ${v.message}`).join('; ') });
+  }).optional();
+}
+
 export const createWorkspaceRequest = exact({
   name: serviceName(WORKSPACE_NAME_MAX).required('name is required'),
   image: subdomain().required('image is required'),
@@ -46,6 +58,7 @@ export const createWorkspaceRequest = exact({
     .required('ssh_public_key is required')
     .max(16384, 'ssh_public_key must be at most 16384 characters')
     .matches(KEY_LINE, 'ssh_public_key must be one OpenSSH public key line starting with ssh-, ecdsa-sha2- or sk-'),
+  source: workspaceSource(),
 });
 export type CreateWorkspaceRequest = typeof createWorkspaceRequest.__outputType;
 

@@ -34,8 +34,16 @@ interface UserSpaceView {
  */
 export function refusalBeside(err: KubeApiError, gpuResource: string): { field?: NewField; said: string; cluster?: string } {
   const { field: objectField, said, cluster } = refusalOf(err);
-  const field = objectField === undefined ? undefined : requestFieldOf(objectField, gpuResource);
+  const field = objectField === undefined ? undefined : formFieldOf(requestFieldOf(objectField, gpuResource), objectField);
   return { ...(field && { field }), said, ...(cluster && { cluster }) };
+}
+
+/** The form field of a request field: source's ref and path have their own inputs, the rest of source is the repository's. */
+function formFieldOf(requestField: string | undefined, path: string): NewField | undefined {
+  if (requestField !== 'source') return requestField as NewField | undefined;
+  if (/(^|\.)git\.ref$/.test(path)) return 'repo_ref';
+  if (/(^|\.)git\.path$/.test(path)) return 'repo_path';
+  return 'repo';
 }
 
 export function fieldOfRefusal(err: KubeApiError, gpuResource: string): NewField | undefined {
@@ -44,7 +52,7 @@ export function fieldOfRefusal(err: KubeApiError, gpuResource: string): NewField
 
 function valuesOf(form: Record<string, string>): NewValues {
   const v = (k: string) => (form[k] ?? '').trim();
-  return { name: v('name'), image: v('image'), cpu: v('cpu'), memory: v('memory'), gpu: v('gpu'), storage: v('storage'), ssh_public_key: v('ssh_public_key'), save_key: form.save_key === '1' };
+  return { name: v('name'), image: v('image'), cpu: v('cpu'), memory: v('memory'), gpu: v('gpu'), storage: v('storage'), ssh_public_key: v('ssh_public_key'), repo: v('repo'), repo_ref: v('repo_ref'), repo_path: v('repo_path'), save_key: form.save_key === '1' };
 }
 
 /**
@@ -84,7 +92,7 @@ async function showForm(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { images, userSpace, quota } = await context(kube, caller, deps, deps.now());
   const keys = userSpace.spec?.sshAuthorizedKeys ?? [];
   const image = typeof ctx.query.image === 'string' ? ctx.query.image : '';
-  const values: NewValues = { name: '', image, cpu: '', memory: '', gpu: '', storage: '10Gi', ssh_public_key: keys[0] ?? '', save_key: false };
+  const values: NewValues = { name: '', image, cpu: '', memory: '', gpu: '', storage: '10Gi', ssh_public_key: keys[0] ?? '', repo: '', repo_ref: '', repo_path: '', save_key: false };
   sendPage(ctx, newPage(assets, viewerOf(ctx)!, { values, images, quota, errors: {}, hasSavedKeys: keys.length > 0 }));
 }
 
@@ -95,15 +103,19 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
   const clusterSaid: NewView['clusterSaid'] = {};
   let formError: string | undefined;
   let formCluster: string | undefined;
-  const request = Object.fromEntries(Object.entries({ name: values.name, image: values.image, cpu: values.cpu, memory: values.memory, gpu: values.gpu, storage: values.storage, ssh_public_key: values.ssh_public_key }).filter(([, v]) => v !== ''));
+  const request: Record<string, unknown> = Object.fromEntries(Object.entries({ name: values.name, image: values.image, cpu: values.cpu, memory: values.memory, gpu: values.gpu, storage: values.storage, ssh_public_key: values.ssh_public_key }).filter(([, v]) => v !== ''));
+  if (values.repo || values.repo_ref || values.repo_path) {
+    request.source = { git: Object.fromEntries(Object.entries({ url: values.repo, ref: values.repo_ref, path: values.repo_path }).filter(([, v]) => v !== '')) };
+  }
   try {
     const req = createWorkspaceRequest.validateSync(request, { strict: true, abortEarly: false });
     await createWorkspaceOf(caller, kube, req, deps.resources);
   } catch (err) {
     if (err instanceof ValidationError) {
       for (const e of err.inner.length > 0 ? err.inner : [err]) {
-        const f = (e.path ?? '') as NewField;
-        errors[f] ??= e.message;
+        const path = e.path ?? '';
+        const f = path.startsWith('source') ? formFieldOf('source', /^source\.git\.(ref|path)\b/.exec(e.message)?.[0] ?? path) : (path as NewField);
+        errors[f!] ??= e.message;
       }
     } else if (err instanceof KubeApiError && err.status < 500) {
       const { field, said, cluster } = refusalBeside(err, deps.resources.gpuResource);

@@ -84,7 +84,7 @@ describe('den', function () {
 
   it('an unknown command is one line naming the commands and roles, exit 2', () => {
     expect(results.unknown.code).to.equal(2);
-    expectOneLine(results.unknown, `den: unknown command 'shepherd' (one of ${Object.keys(DEV_COMMANDS).join(', ')}, gateway, manager, server, users; see den --help)`);
+    expectOneLine(results.unknown, `den: unknown command 'shepherd' (one of ${Object.keys(DEV_COMMANDS).join(', ')}, gateway, manager, server, users, clone-source; see den --help)`);
   });
 
   for (const role of ['manager', 'server', 'gateway'] as const) {

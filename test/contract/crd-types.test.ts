@@ -27,6 +27,7 @@ const SPEC: Fields<WorkspaceSpec> = {
   running: 'boolean',
   idleTimeout: 'string',
   observability: 'object',
+  source: 'object',
 };
 
 const STATUS: Fields<WorkspaceStatusFields> = {

@@ -131,6 +131,8 @@ describe('install chart', () => {
         DEN_GPU_RESOURCE: 'nvidia.com/gpu',
         DEN_LEADER_ELECT: 'true',
         DEN_IDLE_STOP: 'false',
+        DEN_CLONE_IMAGE: 'ghcr.io/den-dev/den:0.1.0',
+        DEN_CLONE_IMAGE_PULL_POLICY: 'IfNotPresent',
         NODE_OPTIONS: '--max-old-space-size=80 --max-semi-space-size=2',
         MALLOC_ARENA_MAX: '2',
         MALLOC_MMAP_THRESHOLD_: '131072',

@@ -3,7 +3,7 @@
 import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 
-export const NEW_FIELDS = ['name', 'image', 'cpu', 'memory', 'gpu', 'storage', 'ssh_public_key'] as const;
+export const NEW_FIELDS = ['name', 'image', 'cpu', 'memory', 'gpu', 'storage', 'ssh_public_key', 'repo', 'repo_ref', 'repo_path'] as const;
 export type NewField = (typeof NEW_FIELDS)[number];
 
 export interface NewValues {
@@ -14,6 +14,10 @@ export interface NewValues {
   gpu: string;
   storage: string;
   ssh_public_key: string;
+  /** The repository cloned into the home on the first start (REST's source.git), its ref and folder. */
+  repo: string;
+  repo_ref: string;
+  repo_path: string;
   save_key: boolean;
 }
 
@@ -95,6 +99,12 @@ ${v.formError && html`<div class="notice error" role="alert" id="form-error"><p>
     v.clusterSaid?.ssh_public_key,
   )}
   <label class="check"><input type="checkbox" name="save_key" value="1"${values.save_key ? html` checked` : ''}> Save this key to my profile for my next workspaces</label>
+  <h2>Repository</h2>
+  ${field('repo', 'Repository to clone (optional)', text('repo', v, html` autocapitalize="none" spellcheck="false" placeholder="https://github.com/owner/repo.git"`), errors.repo, 'Cloned into your home on the first start, before the workspace is running; a later start leaves it alone. An https address of a repository readable without signing in.', v.clusterSaid?.repo)}
+  <div class="grid2">
+    ${field('repo_ref', 'Branch, tag or commit', text('repo_ref', v, html` autocapitalize="none" spellcheck="false"`), errors.repo_ref, 'Empty: the default branch.', v.clusterSaid?.repo_ref)}
+    ${field('repo_path', 'Folder in your home', text('repo_path', v, html` autocapitalize="none" spellcheck="false"`), errors.repo_path, 'Empty: the repository\'s name, as in ~/repo.', v.clusterSaid?.repo_path)}
+  </div>
   <p><button type="submit">Create workspace</button> <a href="/">Cancel</a></p>
 </form>`;
   return page({ title: 'New workspace', assets, viewer, active: 'new', body });

@@ -40,6 +40,18 @@ export interface WorkspaceChildrenProps {
   imagePullSecret?: string;
   logsEnabled: boolean;
   metricsEnabled: boolean;
+  /** spec.source.git, already checked, with where it lands and the image that clones it. */
+  source?: CloneProps;
+}
+
+export interface CloneProps {
+  url: string;
+  ref?: string;
+  /** Relative to the home. */
+  directory: string;
+  /** Den's own image (`den clone-source`), so the workspace image needs no git. */
+  image: string;
+  imagePullPolicy: PullPolicy;
 }
 
 /** Selects the workspace's pod: the Service and the StatefulSet select on exactly this. */

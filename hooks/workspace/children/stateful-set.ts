@@ -16,6 +16,7 @@ import {
   type WorkspaceChildrenProps,
 } from './props.js';
 import { PRE_STOP, STOP_GRACE_SECONDS } from './stop.js';
+import { cloneInitContainer } from './clone.js';
 
 /**
  * A KubeStatefulSet whose `verbatim` patches land after the typed rendering. The 1.28 classes
@@ -132,6 +133,8 @@ function verbatimFields(props: WorkspaceChildrenProps): JsonPatch[] {
   if (props.resources !== undefined) patches.push(JsonPatch.add(`${CONTAINER}/resources`, props.resources));
   if (props.tolerations !== undefined) patches.push(JsonPatch.add(`${POD}/tolerations`, props.tolerations));
   if (props.affinity !== undefined) patches.push(JsonPatch.add(`${POD}/affinity`, props.affinity));
+  const clone = cloneInitContainer(props);
+  if (clone !== undefined) patches.push(JsonPatch.add(`${POD}/initContainers`, [clone]));
   return patches;
 }
 

@@ -103,6 +103,13 @@ describe('validating webhook on Workspace', () => {
     ['refuses a name with a dot, which a Service name cannot hold', (k) => workspace('dev.one', { sshAuthorizedKeys: [k.ed25519] }), invalid(/^metadata\.name: a DNS-1035 label/)],
     ['refuses a name longer than its StatefulSet\'s pods can carry', (k) => workspace('w'.repeat(53), { sshAuthorizedKeys: [k.ed25519] }), invalid(/^metadata\.name: must be no more than 52 characters \(the pods of its StatefulSet carry a label of the name and 11 more characters\)$/)],
     ['admits a name of exactly 52 characters', (k) => workspace('w'.repeat(52), { sshAuthorizedKeys: [k.ed25519] }), { allowed: true }],
+    ['admits a repository to clone with a ref and a path', withKey({ source: { git: { url: 'https://git.example.com/team/api.git', ref: 'release/1.2', path: 'src/api' } } }), { allowed: true }],
+    ['refuses an SSH repository URL, saying to use https', withKey({ source: { git: { url: 'git@github.com:team/api.git' } } }), invalid(/^spec\.source\.git\.url: "git@github\.com:team\/api\.git" is an SSH URL; Den clones over HTTPS/)],
+    ['refuses a repository URL carrying a token', withKey({ source: { git: { url: 'https://x:ghp_abc@github.com/team/api.git' } } }), invalid(/^spec\.source\.git\.url: must not carry a user name or token/)],
+    ['refuses a ref git would not accept', withKey({ source: { git: { url: 'https://git.example.com/api.git', ref: 'main..dev' } } }), invalid(/^spec\.source\.git\.ref: "main\.\.dev" must not contain \.\./)],
+    ['refuses a clone path outside the home', withKey({ source: { git: { url: 'https://git.example.com/api.git', path: 'a/../../etc' } } }), invalid(/^spec\.source\.git\.path: "a\/\.\.\/\.\.\/etc" must name a folder inside the home/)],
+    ['refuses a clone path in Den\'s own ~/.den', withKey({ source: { git: { url: 'https://git.example.com/api.git', path: '.den/x' } } }), invalid(/^spec\.source\.git\.path: "\.den\/x" is inside ~\/\.den/)],
+    ['refuses a URL with no repository name when no path is given', withKey({ source: { git: { url: 'https://git.example.com/.git' } } }), invalid(/^spec\.source\.git\.path: the URL .* ends in no repository name to clone into; give a path/)],
     ['refuses a namespace that belongs to no UserSpace', (k) => workspace('dev', { sshAuthorizedKeys: [k.ed25519] }, 'team-x'), invalid(/^metadata\.namespace: namespace team-x belongs to no UserSpace/)],
   ];
   for (const [title, make, want, world] of creates) {

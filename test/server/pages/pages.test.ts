@@ -218,6 +218,52 @@ describe('web UI pages (server side)', function () {
     }
   });
 
+  it('creates a workspace from a repository given in the form\'s Repository fields', async () => {
+    const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@laptop';
+    const form = await fetchPage(`${den.url}/new`, { cookie: alice.cookie });
+    for (const id of ['repo', 'repo_ref', 'repo_path']) expect(form.text).to.match(new RegExp(`<input type="text" id="${id}" name="${id}" value=""`));
+    try {
+      const created = await fetchPage(`${den.url}/new`, { cookie: alice.cookie, form: { _csrf: alice.csrf, name: 'fromrepo', image: 'ubuntu', storage: '1Gi', ssh_public_key: key, repo: 'https://git.example.com/team/api.git', repo_ref: 'v2', repo_path: '' } });
+      expect(created.status, created.text).to.equal(302);
+      expect(api.object<any>(RESOURCES.workspace, 'fromrepo', 'svc-alice')!.spec.source).to.deep.equal({ git: { url: 'https://git.example.com/team/api.git', ref: 'v2' } });
+    } finally {
+      await api.client().delete(RESOURCES.workspace, 'fromrepo', 'svc-alice');
+    }
+  });
+
+  it('refuses a repository Den cannot clone beside the field it is about, keeping what was typed, and creates nothing', async () => {
+    const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@laptop';
+    for (const [fields, id, said] of [
+      [{ repo: 'git@github.com:team/api.git' }, 'repo', 'is an SSH URL; Den clones over HTTPS'],
+      [{ repo: 'https://git.example.com/team/api.git', repo_ref: 'a b' }, 'repo_ref', 'source.git.ref &quot;a b&quot; must not contain spaces'],
+      [{ repo: 'https://git.example.com/team/api.git', repo_path: '../up' }, 'repo_path', 'must name a folder inside the home'],
+    ] as const) {
+      const answer = await fetchPage(`${den.url}/new`, { cookie: alice.cookie, form: { _csrf: alice.csrf, name: 'badrepo', image: 'ubuntu', storage: '1Gi', ssh_public_key: key, ...fields } });
+      expect(answer.status, id).to.equal(400);
+      const error = new RegExp(`<p class="error" id="${id}-error" role="alert">([^<]*)</p>`).exec(answer.text)?.[1];
+      expect(error, id).to.contain(said);
+      expect(answer.text).to.contain(`value="${Object.values(fields).at(-1)}"`);
+      expect(api.object(RESOURCES.workspace, 'badrepo', 'svc-alice'), id).to.equal(undefined);
+    }
+  });
+
+  it('shows a failed clone in the clone step\'s own words on the workspace page', async () => {
+    const failed = 'Cloning https://git.example.com/team/api.git failed: git.example.com refused access (HTTP 401). The repository is private or the address is wrong; Den clones without credentials, so use a repository you can read without signing in, or check the address.';
+    const ws = workspace('cloned');
+    api.seed({ ...ws, spec: { ...(ws.spec as object), source: { git: { url: 'https://git.example.com/team/api.git' } } }, status: { phase: 'Failed', endpoint: 'cloned@ssh.den.test', conditions: [
+      { type: 'Ready', status: 'False', reason: 'CloneFailed', message: failed, lastTransitionTime: '2030-01-01T00:00:00Z' },
+      { type: 'Cloned', status: 'False', reason: 'CloneFailed', message: failed, lastTransitionTime: '2030-01-01T00:00:00Z' },
+    ] } } as KubeObject);
+    try {
+      const page = await fetchPage(`${den.url}/w/cloned`, { cookie: alice.cookie });
+      expect(page.status).to.equal(200);
+      expect(page.text).to.contain('git.example.com refused access (HTTP 401). The repository is private or the address is wrong');
+      expect(page.text).to.match(/<td data-label="Type">Cloned<\/td><td data-label="Status">False<\/td><td data-label="Reason">CloneFailed<\/td>/);
+    } finally {
+      api.remove(RESOURCES.workspace, 'cloned', 'svc-alice');
+    }
+  });
+
   it("answers the status poll as JSON when asked (phase, reason, conditions, the pod's events) and the log as REST's JSON", async () => {
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'dev-0', namespace: 'svc-alice', labels: { 'den.dev/workspace': 'dev' } }, spec: { containers: [{ name: 'workspace', image: 'ubuntu' }] }, status: { phase: 'Running' } };
     const event = (name: string, kind: string, object: string, reason: string, message: string, at: string) => ({

@@ -1,0 +1,162 @@
+// `spec.source.git` of a Workspace (issue 34): the repository cloned into the home on the first
+// start. The rules the URL, ref and path must satisfy, shared by the admission webhook, REST and
+// the clone step itself (source/clone.ts), and where in the home the clone lands.
+import { posix } from 'node:path';
+
+export interface GitSource {
+  url?: string;
+  ref?: string;
+  path?: string;
+}
+
+export interface WorkspaceSource {
+  git?: GitSource;
+}
+
+/** Den's release image: what runs `den clone-source` when the manager is given no --clone-image, and the install chart's default image. */
+export const DEN_RELEASE_IMAGE = 'ghcr.io/den-dev/den:0.1.0';
+
+/** The directory in the home where Den keeps the clone's marker and its temporary directories. */
+export const DEN_HOME_DIR = '.den';
+/** Written after the clone is in place: a later start finds it and leaves the home alone. */
+export const CLONE_MARKER = `${DEN_HOME_DIR}/source-cloned.json`;
+
+/** The variables the clone init container is given (and the file its message goes to, for tests). */
+export const CLONE_ENV = {
+  url: 'DEN_SOURCE_URL',
+  ref: 'DEN_SOURCE_REF',
+  directory: 'DEN_SOURCE_DIRECTORY',
+  home: 'HOME',
+  statusFile: 'DEN_SOURCE_STATUS_FILE',
+} as const;
+
+/** The kubelet copies this file into the container's terminated state as its message. */
+export const TERMINATION_LOG = '/dev/termination-log';
+
+/** The name of the workspace pod's init container that clones spec.source. */
+export const CLONE_CONTAINER = 'clone';
+
+export interface SourceViolation {
+  /** Path of the offending field (`spec.source.git.url`). */
+  field: string;
+  /** What is wrong, with the value involved. */
+  message: string;
+  /** The same in the person's words, saying what to do. */
+  advice: string;
+}
+
+const FIELD = 'spec.source.git';
+const MAX_URL = 2048;
+const MAX_REF = 255;
+const MAX_PATH = 255;
+
+/** `git@host:owner/repo.git`, the scp-like form of an SSH URL. */
+const SCP_LIKE = /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:/;
+
+/** The repository's name from its URL (`https://h/o/api.git` gives `api`), or undefined when the URL has none. */
+export function repositoryName(url: string): string | undefined {
+  let pathname: string;
+  try {
+    pathname = new URL(url).pathname;
+  } catch {
+    return undefined;
+  }
+  const last = pathname.split('/').filter(Boolean).pop() ?? '';
+  const name = decodeURIComponent(last).replace(/\.git$/, '');
+  if (name === '' || name === '.' || name === '..' || name.startsWith('.') || /[\/\\\0]/.test(name)) return undefined;
+  return name;
+}
+
+/** Where the clone lands, relative to the home: the chosen path, else the repository's name. */
+export function cloneDirectory(source: GitSource): string | undefined {
+  if (source.path) return posix.normalize(source.path).replace(/\/+$/, '');
+  return source.url ? repositoryName(source.url) : undefined;
+}
+
+function urlViolations(url: unknown): SourceViolation[] {
+  const field = `${FIELD}.url`;
+  if (typeof url !== 'string' || url.trim() === '') {
+    return [{ field, message: 'must be the repository\'s URL (https://host/owner/repo.git)', advice: 'Give the repository\'s https address, such as https://github.com/owner/repo.git.' }];
+  }
+  if (url.length > MAX_URL) return [{ field, message: `must be at most ${MAX_URL} characters`, advice: 'This repository address is too long: check what was pasted.' }];
+  if (url.startsWith('ssh://') || url.startsWith('git@') || SCP_LIKE.test(url)) {
+    return [{
+      field,
+      message: `"${url}" is an SSH URL; Den clones over HTTPS and takes no SSH key for the clone`,
+      advice: 'Den cannot clone over SSH (it would need your SSH key): use the repository\'s https address instead, such as https://github.com/owner/repo.git.',
+    }];
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [{ field, message: `"${url}" is not a URL`, advice: 'Give the repository\'s full https address, such as https://github.com/owner/repo.git.' }];
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    return [{ field, message: `"${url}" uses ${parsed.protocol.replace(/:$/, '')}; only https (or http) URLs can be cloned`, advice: 'Give the repository\'s https address, such as https://github.com/owner/repo.git.' }];
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    return [{
+      field,
+      message: 'must not carry a user name or token: the Workspace is readable by anyone who can read your namespace',
+      advice: 'Remove the user name and token from the address; a token in a repository address would be stored in plain sight.',
+    }];
+  }
+  if (parsed.search !== '' || parsed.hash !== '') {
+    return [{ field, message: `"${url}" has a query or fragment; a repository URL has neither`, advice: 'Give the repository\'s plain address, without ? or # parts.' }];
+  }
+  if (parsed.pathname === '/' || parsed.pathname === '') {
+    return [{ field, message: `"${url}" names a host but no repository`, advice: 'Add the repository to the address, such as https://github.com/owner/repo.git.' }];
+  }
+  return [];
+}
+
+/** git check-ref-format's rules for one branch, tag or commit name. */
+export function refProblem(ref: string): string | undefined {
+  if (ref === '') return 'must not be empty (leave it out for the default branch)';
+  if (ref.length > MAX_REF) return `must be at most ${MAX_REF} characters`;
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(ref)) return 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\';
+  if (ref.startsWith('-') || ref.startsWith('/') || ref.endsWith('/') || ref.endsWith('.')) return 'must not start with - or /, nor end with / or .';
+  if (ref.includes('..') || ref.includes('//') || ref.includes('@{') || ref === '@') return 'must not contain .., //, @{ nor be @';
+  if (ref.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))) return 'no part may start with . or end with .lock';
+  return undefined;
+}
+
+function pathViolations(path: unknown, url: unknown): SourceViolation[] {
+  const field = `${FIELD}.path`;
+  if (path === undefined || path === null) {
+    if (typeof url === 'string' && urlViolations(url).length === 0 && repositoryName(url) === undefined) {
+      return [{ field, message: `the URL "${url}" ends in no repository name to clone into; give a path`, advice: 'Den cannot tell the folder name from this address: give a folder to clone into, such as src/app.' }];
+    }
+    return [];
+  }
+  const advice = 'Give a folder inside your home, such as src/app (no leading /, no ..).';
+  if (typeof path !== 'string' || path.trim() === '') return [{ field, message: 'must be a folder inside the home', advice }];
+  if (path.length > MAX_PATH) return [{ field, message: `must be at most ${MAX_PATH} characters`, advice }];
+  if (path.startsWith('/') || path.startsWith('~')) return [{ field, message: `"${path}" must be relative to the home (no leading / or ~)`, advice }];
+  if (/[\x00-\x1f\\]/.test(path)) return [{ field, message: `"${path}" must not contain control characters or \\`, advice }];
+  const normalized = posix.normalize(path).replace(/\/+$/, '');
+  if (normalized === '.' || normalized === '..' || normalized.startsWith('../')) return [{ field, message: `"${path}" must name a folder inside the home, not the home itself or above it`, advice }];
+  if (normalized === DEN_HOME_DIR || normalized.startsWith(`${DEN_HOME_DIR}/`)) {
+    return [{ field, message: `"${path}" is inside ~/${DEN_HOME_DIR}, where Den keeps its own files`, advice: `Choose a folder outside ~/${DEN_HOME_DIR}, such as src/app.` }];
+  }
+  return [];
+}
+
+/** What is wrong with `spec.source`; empty when it is absent or sound. */
+export function sourceViolations(source: unknown): SourceViolation[] {
+  if (source === undefined || source === null) return [];
+  if (typeof source !== 'object' || Array.isArray(source)) return [{ field: 'spec.source', message: 'must be an object with a git field', advice: 'Give the repository as source.git.url.' }];
+  const git = (source as { git?: unknown }).git;
+  if (git === undefined || git === null || typeof git !== 'object' || Array.isArray(git)) {
+    return [{ field: FIELD, message: 'must be an object with the repository\'s url (and optionally ref and path)', advice: 'Give the repository as source.git.url.' }];
+  }
+  const { url, ref, path } = git as { url?: unknown; ref?: unknown; path?: unknown };
+  const violations = urlViolations(url);
+  if (ref !== undefined && ref !== null) {
+    const problem = typeof ref === 'string' ? refProblem(ref) : 'must be a branch, tag or commit name';
+    if (problem) violations.push({ field: `${FIELD}.ref`, message: `"${String(ref)}" ${problem}`, advice: 'Give a branch, tag or commit as git names it, such as main, v1.2.0 or 3f2c1ab; leave it empty for the default branch.' });
+  }
+  violations.push(...pathViolations(path, url));
+  return violations;
+}

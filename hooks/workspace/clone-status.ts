@@ -1,0 +1,91 @@
+// The `Cloned` condition of a workspace with spec.source (issue 34), read from the pod's `clone`
+// init container: running is "Cloning", exit 0 is "Cloned", a non-zero exit (now, or the last
+// run while the kubelet backs off) is "CloneFailed" with the clone step's own words, its
+// termination message (source/clone-failure.ts).
+import { CLONE_CONTAINER, cloneDirectory, type GitSource } from '../../contract/workspace-source.js';
+import { DEN_EVENT_ANNOTATIONS } from '../../kube/den-events.js';
+import { stuckKindOf } from '../../kube/pod-reasons.js';
+import type { ParentEvent } from '../loop/types.js';
+import type { Assessment } from './status.js';
+import type { Condition, ConditionInput, ContainerStateJson, ObservedPod } from './types.js';
+
+export const CLONE_REASONS = { pending: 'NotYetCloned', cloning: 'Cloning', cloned: 'Cloned', failed: 'CloneFailed' } as const;
+
+/** Longest piece of the clone step's message kept in a condition (the kubelet keeps 4096 bytes). */
+const MESSAGE_LIMIT = 1000;
+
+function said(state: ContainerStateJson['terminated']): string | undefined {
+  const text = state?.message?.replace(/\s+/g, ' ').trim();
+  if (!text) return undefined;
+  return text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT)}…` : text;
+}
+
+function failedWith(state: NonNullable<ContainerStateJson['terminated']>, where: string): ConditionInput {
+  const message = said(state) ?? `The clone step into ${where} stopped (exit code ${state.exitCode}${state.reason ? `, ${state.reason}` : ''}) without saying why. Its log (den logs, or the pod's clone container) tells more.`;
+  return { type: 'Cloned', status: 'False', reason: CLONE_REASONS.failed, message };
+}
+
+/**
+ * The Cloned condition from the workspace's pod, or from the last status when no pod tells (a
+ * stopped workspace keeps what its last start said; a pod not yet reported on keeps only "Cloned").
+ */
+export function cloneCondition(source: GitSource, pod: ObservedPod | undefined, previous: Condition[] | undefined): ConditionInput {
+  const where = `~/${cloneDirectory(source) ?? ''}`;
+  const status = pod?.status?.initContainerStatuses?.find((s) => s.name === CLONE_CONTAINER);
+  const terminated = status?.state?.terminated;
+  if (terminated && terminated.exitCode === 0) {
+    return { type: 'Cloned', status: 'True', reason: CLONE_REASONS.cloned, message: said(terminated) ?? `${source.url} is cloned into ${where}.` };
+  }
+  if (terminated) return failedWith(terminated, where);
+  const last = status?.lastState?.terminated;
+  if (status?.state?.running) {
+    const again = last && last.exitCode !== 0 ? ` again; the last attempt said: ${said(last) ?? `exit code ${last.exitCode}`}` : '';
+    return { type: 'Cloned', status: 'False', reason: CLONE_REASONS.cloning, message: `Cloning ${source.url} into ${where}${again || '; the workspace starts once it is in place.'}` };
+  }
+  const waiting = status?.state?.waiting;
+  if (waiting?.reason && stuckKindOf(waiting.reason) === 'image') {
+    const kubelet = waiting.message ? ` The kubelet says: ${waiting.message.replace(/\s+/g, ' ').replace(/[.\s]+$/, '').slice(0, 300)}.` : '';
+    return {
+      type: 'Cloned',
+      status: 'False',
+      reason: CLONE_REASONS.failed,
+      message: `Den's clone image ${status?.image ?? ''} cannot be pulled in this namespace (${waiting.reason}), so the repository cannot be cloned.${kubelet} Ask an administrator to check den manager --clone-image (DEN_CLONE_IMAGE) and that this namespace may pull it.`,
+    };
+  }
+  if (status?.state?.waiting && last && last.exitCode !== 0) return failedWith(last, where);
+  const kept = previous?.find((c) => c.type === 'Cloned');
+  // A new pod the kubelet has not reported on yet keeps only a landed clone: an old failure is not this pod's.
+  if (!status && kept && (!pod || kept.reason === CLONE_REASONS.cloned)) {
+    const { type, status: s, reason, message } = kept;
+    return { type, status: s, reason, message };
+  }
+  return { type: 'Cloned', status: 'False', reason: CLONE_REASONS.pending, message: `${source.url} is cloned into ${where} when the workspace first starts.` };
+}
+
+/** The workspace's assessment with the clone's word: a failed clone fails the workspace, a running one is why it is Starting. */
+export function withClone(assessment: Assessment, cloned: ConditionInput): Assessment {
+  const conditions = [...assessment.conditions, cloned];
+  if (cloned.reason === CLONE_REASONS.failed && (assessment.phase === 'Starting' || assessment.phase === 'Failed')) {
+    return {
+      phase: 'Failed',
+      conditions: conditions.map((c) =>
+        c.type === 'Ready' ? { ...c, status: 'False', reason: CLONE_REASONS.failed, message: cloned.message } : c.type === 'Degraded' ? { ...c, status: 'True', reason: CLONE_REASONS.failed, message: cloned.message } : c,
+      ),
+    };
+  }
+  if (cloned.reason === CLONE_REASONS.cloning && assessment.phase === 'Starting') {
+    return { phase: 'Starting', conditions: conditions.map((c) => (c.type === 'Ready' ? { ...c, reason: CLONE_REASONS.cloning, message: cloned.message } : c)) };
+  }
+  return { ...assessment, conditions };
+}
+
+/** An Event when the clone starts, lands or fails (not on every later start, whose clone step only says it is done). */
+export function cloneEvent(cloned: ConditionInput, previous: Condition[] | undefined): ParentEvent | undefined {
+  const before = previous?.find((c) => c.type === 'Cloned');
+  if (before?.reason === cloned.reason && before.message === cloned.message) return undefined;
+  const annotations = { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' };
+  if (cloned.reason === CLONE_REASONS.failed) return { type: 'Warning', reason: CLONE_REASONS.failed, message: cloned.message, annotations };
+  if (cloned.reason === CLONE_REASONS.cloned && before?.reason !== CLONE_REASONS.cloned) return { type: 'Normal', reason: CLONE_REASONS.cloned, message: cloned.message, annotations };
+  if (cloned.reason === CLONE_REASONS.cloning && before?.reason !== CLONE_REASONS.cloning && before?.reason !== CLONE_REASONS.failed) return { type: 'Normal', reason: CLONE_REASONS.cloning, message: cloned.message, annotations };
+  return undefined;
+}

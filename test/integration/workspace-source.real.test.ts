@@ -1,0 +1,80 @@
+// spec.source on a real kube-apiserver with Den installed (the shared harness): the webhook
+// refuses a repository Den cannot clone in words, the CRD keeps a sound one, and the StatefulSet
+// the manager renders with its clone init container is one the API server accepts.
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import type { KubeClient } from '../../kube/client.js';
+import { KubeApiError } from '../../kube/errors.js';
+import { userNamespace } from '../../kube/group.js';
+import { RESOURCES } from '../../kube/resources.js';
+import { realClient } from '../support/real-kube/cluster.js';
+import { sharedRealKube } from '../support/real-kube/shared.js';
+import { eventually } from '../support/platform.js';
+
+const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@laptop';
+
+describe('a workspace from a repository on a real API server (issue 34)', function () {
+  this.timeout(180_000);
+  const suffix = randomBytes(3).toString('hex');
+  const person = `src-${suffix}`;
+  const image = `ubuntu-${suffix}`;
+  const namespace = userNamespace(person);
+  let admin: KubeClient;
+
+  before(async () => {
+    admin = realClient((await sharedRealKube()).kube);
+    await admin.create(RESOURCES.workspaceImage, { apiVersion: RESOURCES.workspaceImage.apiVersion, kind: 'WorkspaceImage', metadata: { name: image }, spec: { displayName: 'Ubuntu', image: 'docker.io/library/ubuntu:24.04' } });
+    await admin.create(RESOURCES.userSpace, {
+      apiVersion: RESOURCES.userSpace.apiVersion,
+      kind: 'UserSpace',
+      metadata: { name: person },
+      spec: { owner: `${person}@example.com`, quota: { cpu: '4', memory: '8Gi', storage: '50Gi', workspaces: 3 }, networkPolicy: 'Isolated' },
+    });
+    await eventually(async () => (await admin.get<{ status?: { phase?: string } }>(RESOURCES.userSpace, person)).status?.phase === 'Ready', `UserSpace ${person} Ready`, 90_000);
+  });
+
+  after(async () => {
+    await admin.delete(RESOURCES.userSpace, person).catch(() => undefined);
+    await admin.delete(RESOURCES.workspaceImage, image).catch(() => undefined);
+  });
+
+  function workspace(name: string, source: unknown) {
+    return admin.create(RESOURCES.workspace, {
+      apiVersion: RESOURCES.workspace.apiVersion,
+      kind: 'Workspace',
+      metadata: { name, namespace },
+      spec: { imageRef: { name: image }, storage: '1Gi', sshAuthorizedKeys: [KEY], source },
+    }, namespace);
+  }
+
+  it('refuses an SSH URL and a path outside the home with the webhook\'s words, and stores nothing', async () => {
+    const refused = (await workspace('bad', { git: { url: 'git@github.com:team/api.git', path: '../x' } }).catch((e: unknown) => e)) as KubeApiError;
+    expect(refused).to.be.instanceOf(KubeApiError);
+    expect(refused.status).to.equal(422);
+    expect(refused.message).to.contain('spec.source.git.url: "git@github.com:team/api.git" is an SSH URL; Den clones over HTTPS');
+    expect(refused.message).to.contain('spec.source.git.path: "../x" must name a folder inside the home');
+    expect((await admin.list(RESOURCES.workspace, { namespace })).items).to.deep.equal([]);
+  });
+
+  it('refuses a source without a url by the CRD schema', async () => {
+    const refused = (await workspace('nourl', { git: { ref: 'main' } }).catch((e: unknown) => e)) as KubeApiError;
+    expect(refused.status).to.equal(422);
+    expect(refused.message).to.match(/spec\.source\.git\.url: Required value/);
+  });
+
+  it('keeps a sound source, and the manager\'s StatefulSet with the clone init container is accepted; the status says the clone is to come', async () => {
+    await workspace('api', { git: { url: 'https://git.example.com/team/api.git', ref: 'main' } });
+    const stored = await admin.get<{ spec: { source: unknown } }>(RESOURCES.workspace, 'api', namespace);
+    expect(stored.spec.source).to.deep.equal({ git: { url: 'https://git.example.com/team/api.git', ref: 'main' } });
+    const set = await eventually(() => admin.get<any>(RESOURCES.statefulSet, 'api', namespace).catch(() => false), 'the StatefulSet api', 60_000);
+    const [clone] = set.spec.template.spec.initContainers;
+    expect(clone).to.deep.include({ name: 'clone', args: ['clone-source'], terminationMessagePolicy: 'FallbackToLogsOnError' });
+    expect(clone.env).to.deep.include({ name: 'DEN_SOURCE_DIRECTORY', value: 'api' });
+    const cloned = await eventually(async () => {
+      const ws = await admin.get<{ status?: { conditions?: { type: string; reason: string; message: string }[] } }>(RESOURCES.workspace, 'api', namespace);
+      return ws.status?.conditions?.find((c) => c.type === 'Cloned') ?? false;
+    }, 'a Cloned condition', 60_000);
+    expect(cloned).to.include({ reason: 'NotYetCloned', message: 'https://git.example.com/team/api.git is cloned into ~/api when the workspace first starts.' });
+    await admin.delete(RESOURCES.workspace, 'api', namespace);
+  });
+});
