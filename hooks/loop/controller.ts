@@ -6,6 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type { Log } from '../../process/role.js';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
+import { reconcileAdvice } from './advice.js';
 import { FIELD_MANAGERS } from '../../kube/group.js';
 import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../../kube/den-events.js';
 import { Informer, objectKey, type CacheEvent } from '../../kube/informer.js';
@@ -104,7 +105,8 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
       onFailure: (key, error, attempt, retryInMs) => {
         this.stats.failures++;
         metrics.retries.inc({ controller });
-        this.log('reconcile failed; retrying', { controller: spec.name, key, attempt, retryInMs, error: messageOf(error) });
+        const advice = reconcileAdvice(spec.parent, key, messageOf(error));
+        this.log('reconcile failed; retrying', { controller: spec.name, key, attempt, retryInMs, error: messageOf(error), ...(advice ? { advice } : {}) });
       },
     });
   }
