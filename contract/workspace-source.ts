@@ -28,6 +28,8 @@ export const CLONE_ENV = {
   directory: 'DEN_SOURCE_DIRECTORY',
   home: 'HOME',
   statusFile: 'DEN_SOURCE_STATUS_FILE',
+  /** Where the person's git credentials are (default: where the workspace pod mounts them). */
+  credentialsFile: 'DEN_SOURCE_CREDENTIALS_FILE',
 } as const;
 
 /** The kubelet copies this file into the container's terminated state as its message. */

@@ -34,7 +34,7 @@ function hostOf(url: string): string {
   }
 }
 
-export function describeCloneFailure(err: unknown, request: { url: string; ref?: string; directory: string }): string {
+export function describeCloneFailure(err: unknown, request: { url: string; ref?: string; directory: string; credentialKept?: boolean }): string {
   const { url, ref, directory } = request;
   const host = hostOf(url);
   const facts = (err ?? {}) as ErrorFacts;
@@ -46,7 +46,9 @@ export function describeCloneFailure(err: unknown, request: { url: string; ref?:
   }
   const status = facts.code === 'HttpError' ? facts.data?.statusCode : undefined;
   if (status === 401 || status === 403) {
-    return `Cloning ${url} failed: ${host} refused access (HTTP ${status}). The repository is private or the address is wrong; Den clones without credentials, so use a repository you can read without signing in, or check the address.`;
+    return request.credentialKept
+      ? `Cloning ${url} failed: ${host} refused the git credential you keep for it (HTTP ${status}). The token may have expired or lack read access to this repository: set a new one (den git-credential set ${host}, or your profile page), then start the workspace again.`
+      : `Cloning ${url} failed: ${host} refused access (HTTP ${status}). The repository is private or the address is wrong: keep a token for ${host} (den git-credential set ${host}, or your profile page) and start the workspace again, or check the address.`;
   }
   if (status === 404) {
     return `Cloning ${url} failed: ${host} has no repository at this address (HTTP 404). Check the address (and that the repository is public), then recreate the workspace.`;

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
+import type { GitCredential } from '../contract/personal.js';
 import { CLONE_MARKER, DEN_HOME_DIR } from '../contract/workspace-source.js';
 import { describeCloneFailure, MissingRefError } from './clone-failure.js';
 import { devcontainerNote, readDevcontainer } from './devcontainer.js';
@@ -19,6 +20,19 @@ export interface CloneRequest {
   home: string;
   /** Where the clone lands, relative to the home. */
   directory: string;
+  /** The person's git credentials (their den-git-credentials Secret); the one for the URL's protocol and host is offered when the server asks. */
+  credentials?: readonly GitCredential[];
+}
+
+/** The kept credential for `url`'s protocol and host, if any. */
+export function credentialFor(url: string, credentials: readonly GitCredential[] = []): GitCredential | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  return credentials.find((c) => `${c.protocol}:` === parsed.protocol && c.host === parsed.host);
 }
 
 export interface CloneOutcome {
@@ -119,6 +133,12 @@ async function cloneOnce(request: CloneRequest, log: (line: string) => void): Pr
       dir: temp,
       url,
       noCheckout: true,
+      // Asked only when the server answers 401; without a kept credential, or when it is refused
+      // (no onAuthFailure, so no second try), the clone ends with the server's HTTP error.
+      onAuth: (asked) => {
+        const kept = credentialFor(asked, request.credentials);
+        return kept ? { username: kept.username, password: kept.token } : undefined;
+      },
       onProgress: ({ phase }) => {
         if (phase !== lastPhase) log(`  ${(lastPhase = phase)}`);
       },
@@ -130,7 +150,7 @@ async function cloneOnce(request: CloneRequest, log: (line: string) => void): Pr
     await writeMarker(marker, request);
     return { ok: true, message: `Cloned ${url} (${what}) into ${shown}.` };
   } catch (err) {
-    return { ok: false, message: describeCloneFailure(err, request) };
+    return { ok: false, message: describeCloneFailure(err, { ...request, credentialKept: credentialFor(url, request.credentials) !== undefined }) };
   } finally {
     if (temp !== undefined) await rm(temp, { recursive: true, force: true });
   }

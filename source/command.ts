@@ -2,7 +2,8 @@
 // children/clone.ts renders it). It reads the request from its environment, clones, and leaves
 // one message in the termination log, which the kubelet copies into the pod's status for the
 // Workspace hook to read. Exit 0 when the home holds the repository, 1 when it could not.
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { GIT_CREDENTIALS_FILE, parseCredentialStoreFile, type GitCredential } from '../contract/personal.js';
 import { CLONE_ENV, TERMINATION_LOG } from '../contract/workspace-source.js';
 import { cloneSource } from './clone.js';
 
@@ -21,8 +22,18 @@ export async function runCloneCommand(env: NodeJS.ProcessEnv, out: (line: string
     await writeFile(statusFile, message).catch(() => {});
     return 2;
   }
-  const outcome = await cloneSource({ url: url!, ref: env[CLONE_ENV.ref] || undefined, home: home!, directory: directory! }, out);
+  const credentials = await keptCredentials(env[CLONE_ENV.credentialsFile] || GIT_CREDENTIALS_FILE);
+  const outcome = await cloneSource({ url: url!, ref: env[CLONE_ENV.ref] || undefined, home: home!, directory: directory!, credentials }, out);
   out(outcome.message);
   await writeFile(statusFile, outcome.message.slice(0, MESSAGE_LIMIT)).catch((err: unknown) => out(`(could not write ${statusFile}: ${(err as Error).message})`));
   return outcome.ok ? 0 : 1;
+}
+
+/** The person's git credentials as mounted from their den-git-credentials Secret; none when it is absent or empty. */
+async function keptCredentials(file: string): Promise<GitCredential[]> {
+  try {
+    return parseCredentialStoreFile(await readFile(file, 'utf8'));
+  } catch {
+    return [];
+  }
 }

@@ -7,6 +7,7 @@ import { cloneSource } from '../../source/clone.js';
 import { describeCloneFailure } from '../../source/clone-failure.js';
 import { runCloneCommand } from '../../source/command.js';
 import { CLONE_MARKER } from '../../contract/workspace-source.js';
+import { credentialStoreFile } from '../../contract/personal.js';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.js';
 import { REPO_ROOT, runCommand } from '../support/platform.js';
 
@@ -102,6 +103,41 @@ describe('the clone step of a workspace with spec.source (source/clone.ts, again
     const outcome = await cloneSource({ url: `${server.base}/broken-devcontainer.git`, home, directory: 'api' });
     expect(outcome.ok).to.equal(true);
     expect(outcome.message).to.match(/into ~\/api\. ~\/api\/\.devcontainer\.json could not be read as JSON with comments \(.+\); Den applies none of it\.$/);
+  });
+
+  describe('a private repository', () => {
+    const kept = (token: string) => [{ protocol: 'http' as const, host: new URL(server.base).host, username: 'person', token }];
+
+    it('clones with the git credential the person keeps for its host, and the token is nowhere in the clone', async () => {
+      const outcome = await cloneSource({ url: `${server.base}/private/secret.git`, home, directory: 'secret', credentials: [{ protocol: 'https', host: 'other.example', username: 'x', token: 'unrelated' }, ...kept('secret')] });
+      expect(outcome.message).to.match(/^Cloned .*private\/secret\.git/);
+      expect(outcome.ok).to.equal(true);
+      expect(gitState(join(home, 'secret')).clean).to.equal(true);
+      const leaks = execFileSync('sh', ['-c', 'grep -rlE "person:secret|cGVyc29uOnNlY3JldA" "$1" || true', 'sh', home], { encoding: 'utf8' }).trim();
+      expect(leaks).to.equal('');
+    });
+
+    it('says the kept credential was refused and how to replace it, leaving nothing behind', async () => {
+      const outcome = await cloneSource({ url: `${server.base}/private/secret.git`, home, directory: 'secret', credentials: kept('expired') });
+      expect(outcome.ok).to.equal(false);
+      expect(outcome.message).to.include('refused the git credential you keep for it (HTTP 401)');
+      expect(outcome.message).to.include(`den git-credential set ${new URL(server.base).host}`);
+      homeHolds();
+    });
+
+    it('den clone-source reads the credentials file the pod mounts from the person\'s Secret', async () => {
+      const file = join(home, '..', `${home.split('/').pop()}-credentials`);
+      writeFileSync(file, credentialStoreFile(kept('secret')));
+      try {
+        const lines: string[] = [];
+        const code = await runCloneCommand({ DEN_SOURCE_URL: `${server.base}/private/secret.git`, DEN_SOURCE_DIRECTORY: 'secret', HOME: home, DEN_SOURCE_STATUS_FILE: `${file}-status`, DEN_SOURCE_CREDENTIALS_FILE: file }, (l) => lines.push(l));
+        expect(code, lines.join('\n')).to.equal(0);
+        expect(lines.join('\n')).to.not.include('person:secret');
+      } finally {
+        rmSync(file, { force: true });
+        rmSync(`${file}-status`, { force: true });
+      }
+    });
   });
 
   describe('fails in words and leaves nothing behind', () => {

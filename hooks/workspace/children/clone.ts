@@ -4,6 +4,7 @@
 // hook reads (hooks/workspace/clone-status.ts).
 import { CLONE_CONTAINER, CLONE_ENV, TERMINATION_LOG } from '../../../contract/workspace-source.js';
 import { HOME_VOLUME } from '../../../contract/workspace.js';
+import { GIT_CREDENTIALS_DIR, GIT_CREDENTIALS_VOLUME } from '../../../contract/personal.js';
 import type { WorkspaceChildrenProps } from './props.js';
 
 /** The init container as JSON, or undefined for a workspace with nothing to clone. */
@@ -24,7 +25,8 @@ export function cloneInitContainer(props: WorkspaceChildrenProps): Record<string
     args: ['clone-source'],
     env,
     workingDir: props.homePath,
-    volumeMounts: [{ name: HOME_VOLUME, mountPath: props.homePath }],
+    // The person's git credentials (the same optional Secret volume the workspace container mounts), for a private repository.
+    volumeMounts: [{ name: HOME_VOLUME, mountPath: props.homePath }, { name: GIT_CREDENTIALS_VOLUME, mountPath: GIT_CREDENTIALS_DIR, readOnly: true }],
     // The workspace container's own resources: the pod is charged the larger of the two, so the
     // clone adds nothing to what the quota counts.
     ...(props.resources !== undefined ? { resources: props.resources } : {}),

@@ -69,7 +69,7 @@ describe('a workspace with spec.source (issue 34)', () => {
             { name: 'HOME', value: '/home/me' },
           ],
           workingDir: '/home/me',
-          volumeMounts: [{ name: 'home', mountPath: '/home/me' }],
+          volumeMounts: [{ name: 'home', mountPath: '/home/me' }, { name: 'den-git-credentials', mountPath: '/var/run/secrets/den.dev/git', readOnly: true }],
           resources: { requests: { cpu: '1' }, limits: { cpu: '1' } },
           securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
           terminationMessagePath: '/dev/termination-log',

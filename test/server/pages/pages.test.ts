@@ -248,7 +248,7 @@ describe('web UI pages (server side)', function () {
   });
 
   it('shows a failed clone in the clone step\'s own words on the workspace page', async () => {
-    const failed = 'Cloning https://git.example.com/team/api.git failed: git.example.com refused access (HTTP 401). The repository is private or the address is wrong; Den clones without credentials, so use a repository you can read without signing in, or check the address.';
+    const failed = 'Cloning https://git.example.com/team/api.git failed: git.example.com refused access (HTTP 401). The repository is private or the address is wrong: keep a token for git.example.com (den git-credential set git.example.com, or your profile page) and start the workspace again, or check the address.';
     const ws = workspace('cloned');
     api.seed({ ...ws, spec: { ...(ws.spec as object), source: { git: { url: 'https://git.example.com/team/api.git' } } }, status: { phase: 'Failed', endpoint: 'cloned@ssh.den.test', conditions: [
       { type: 'Ready', status: 'False', reason: 'CloneFailed', message: failed, lastTransitionTime: '2030-01-01T00:00:00Z' },
