@@ -11,10 +11,9 @@ import { RESOURCES, resourcePath, type ResourceType } from '../../kube/resources
 import { NAMESPACE_FINALIZER } from '../../hooks/userspace/controller.js';
 import { generateSshKey } from '../support/ssh-keys.js';
 import { eventually } from '../support/platform.js';
-import { realClient } from '../support/real-kube/cluster.js';
-import { addImage, addPerson, removePerson, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
-import { sharedRealKube } from '../support/real-kube/shared.js';
-import { Rest, type Session } from './rest.js';
+import { uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
+import type { Rest, Session } from './rest.js';
+import { removeSignedInPerson, signInNewPerson } from './real-person.js';
 
 const HOLD = 'test.den.dev/hold';
 
@@ -29,12 +28,7 @@ describe('deleting a person, on a real API server', function () {
 
   before(async function () {
     this.timeout(300_000);
-    const shared = await sharedRealKube();
-    admin = realClient(shared.kube);
-    rest = new Rest(shared.den.baseUrl);
-    await addImage(admin, image);
-    person = await addPerson(shared.den.kubeconfig, uniqueName('heidi'));
-    session = await rest.login(person.name, person.password);
+    ({ admin, rest, person, session } = await signInNewPerson('heidi', image));
     const created = await rest.call('POST', '/workspaces', { body: workspaceRequest('dev', image, key), as: { session } });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     await eventually(() => admin.get(RESOURCES.statefulSet, 'dev', person.namespace).catch(() => false), 'the StatefulSet of the workspace', 60_000, 250);
@@ -42,10 +36,8 @@ describe('deleting a person, on a real API server', function () {
 
   after(async function () {
     this.timeout(120_000);
-    if (!person) return;
-    await admin.patch(RESOURCES.configMap, 'held', { metadata: { finalizers: null } }, { namespace: person.namespace, type: 'merge' }).catch(() => undefined);
-    await removePerson(admin, person.name);
-    await admin.delete(RESOURCES.workspaceImage, image).catch(() => undefined);
+    if (person) await admin.patch(RESOURCES.configMap, 'held', { metadata: { finalizers: null } }, { namespace: person.namespace, type: 'merge' }).catch(() => undefined);
+    await removeSignedInPerson(admin, person, image);
   });
 
   const exists = (r: ResourceType, name: string, namespace?: string) => admin.get(r, name, namespace).then(() => true, (err: unknown) => (isNotFound(err) ? false : Promise.reject(err)));

@@ -10,10 +10,9 @@ import { RESOURCES } from '../../kube/resources.js';
 import { WORKSPACE_COUNT_KEY } from '../../contract/user-space.js';
 import { generateSshKey } from '../support/ssh-keys.js';
 import { eventually } from '../support/platform.js';
-import { realClient } from '../support/real-kube/cluster.js';
-import { addImage, addPerson, removePerson, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
-import { sharedRealKube } from '../support/real-kube/shared.js';
-import { Rest, type Session } from './rest.js';
+import { uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
+import type { Rest, Session } from './rest.js';
+import { removeSignedInPerson, signInNewPerson } from './real-person.js';
 
 interface Quota {
   spec: { hard: Record<string, string> };
@@ -31,18 +30,12 @@ describe('the workspace count of a person, on a real API server', function () {
 
   before(async function () {
     this.timeout(300_000);
-    const shared = await sharedRealKube();
-    admin = realClient(shared.kube);
-    rest = new Rest(shared.den.baseUrl);
-    await addImage(admin, image);
-    person = await addPerson(shared.den.kubeconfig, uniqueName('grace'));
-    session = await rest.login(person.name, person.password);
+    ({ admin, rest, person, session } = await signInNewPerson('grace', image));
   });
 
   after(async function () {
     this.timeout(120_000);
-    if (person) await removePerson(admin, person.name);
-    await admin.delete(RESOURCES.workspaceImage, image).catch(() => undefined);
+    await removeSignedInPerson(admin, person, image);
   });
 
   const quota = () => admin.get<Quota>(RESOURCES.resourceQuota, 'svc-quota', person.namespace);

@@ -11,10 +11,9 @@ import { ANNOTATIONS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { WEBHOOK_CONFIGURATION } from '../../contract/names.js';
 import { generateSshKey } from '../support/ssh-keys.js';
-import { realClient } from '../support/real-kube/cluster.js';
-import { addImage, addPerson, removePerson, sessionUser, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
-import { sharedRealKube } from '../support/real-kube/shared.js';
-import { Rest, type Session } from './rest.js';
+import { sessionUser, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
+import type { Rest, Session } from './rest.js';
+import { removeSignedInPerson, signInNewPerson } from './real-person.js';
 
 const NOT_BASE64 = 'ssh-ed25519 AAAAnotakey laptop';
 
@@ -29,18 +28,12 @@ describe("the API server's admission chain calling Den's webhooks, on a real API
 
   before(async function () {
     this.timeout(300_000);
-    const shared = await sharedRealKube();
-    admin = realClient(shared.kube);
-    rest = new Rest(shared.den.baseUrl);
-    await addImage(admin, image);
-    person = await addPerson(shared.den.kubeconfig, uniqueName('frank'));
-    session = await rest.login(person.name, person.password);
+    ({ admin, rest, person, session } = await signInNewPerson('frank', image));
   });
 
   after(async function () {
     this.timeout(120_000);
-    if (person) await removePerson(admin, person.name);
-    await admin.delete(RESOURCES.workspaceImage, image).catch(() => undefined);
+    await removeSignedInPerson(admin, person, image);
   });
 
   async function absent(name: string): Promise<boolean> {
