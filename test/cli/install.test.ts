@@ -172,6 +172,31 @@ describe('den installed from the deployment (curl | sh, npm install -g)', functi
     expect(await readdir(laptop)).to.deep.equal([]);
   });
 
+  it('on a laptop with wget and no curl, wget -qO- <base-url>/cli/install.sh | sh installs a den that works', async () => {
+    const laptop = await home();
+    // The system's programs, all but curl: the script must find wget on its own.
+    const noCurl = join(root, 'no-curl-bin');
+    await mkdir(noCurl, { recursive: true });
+    for (const dir of ['/usr/bin', '/bin']) {
+      for (const name of await readdir(dir)) {
+        if (name === 'curl') continue;
+        await symlink(join(dir, name), join(noCurl, name)).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== 'EEXIST') throw err;
+        });
+      }
+    }
+    const path = `${nodeBin}:${noCurl}`;
+    expect((await runCommand('/bin/sh', ['-c', 'command -v curl || echo none'], { env: envOf(laptop, path) })).stdout).to.equal('none\n');
+    const run = await runCommand('/bin/sh', ['-c', `wget -qO- ${platform.baseUrl}/cli/install.sh | sh`], { env: envOf(laptop, path), timeoutMs: 60_000 });
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stderr.split('\n').slice(0, 2)).to.deep.equal([
+      `Downloading den ${denVersion()} from ${platform.baseUrl}/cli/den.tgz`,
+      `den ${denVersion()} installed: ${join(laptop, '.local', 'bin', 'den')}`,
+    ]);
+    const version = await runCommand(join(laptop, '.local', 'bin', 'den'), ['version', '--url', platform.baseUrl], { env: envOf(laptop, path) });
+    expect(version).to.deep.equal({ code: 0, stdout: `den     ${denVersion()}\nserver  ${denVersion()} (${platform.baseUrl})\n`, stderr: '' });
+  });
+
   it('npm install -g <base-url>/cli/den.tgz installs the same den', async () => {
     const prefix = await mkdtemp(join(root, 'npm-prefix-'));
     const laptop = await home();
