@@ -13,6 +13,11 @@ export const GIT_CREDENTIALS_KEY = 'credentials';
 /** `den.dev/personal: env | git-credentials`: what the Secret holds; the manager's cache keeps none of its data. */
 export const PERSONAL_LABEL = `${GROUP}/personal`;
 /** On the env Secret: the names (comma-separated) whose values may be shown again; every other one is secret. */
+/** A Secret of a person's own (variables, git credentials): Den renders it, the person fills it. */
+export function isPersonalSecret(obj: { kind?: string; metadata?: { labels?: Record<string, string> } }): boolean {
+  return obj.kind === 'Secret' && obj.metadata?.labels?.[PERSONAL_LABEL] !== undefined;
+}
+
 export const PLAIN_NAMES_ANNOTATION = `${GROUP}/plain-names`;
 
 /** Where a workspace finds the credentials file (a Secret volume, read-only). */

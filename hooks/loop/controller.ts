@@ -15,7 +15,7 @@ import { resourceOf } from '../../kube/resources.js';
 import { Registry } from 'prom-client';
 import { childName, controllerOf, parentKeysOf, refOf } from './keys.js';
 import { LoopMetrics } from './metrics.js';
-import { ChildIndex, childAsCached, childrenMap, withApplied, withSiblingParts, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
+import { ChildIndex, childAsCached, type ChildCaching, childrenMap, withApplied, withSiblingParts, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
 import { QueueClosedError, WorkQueue, type RunOutcome } from './queue.js';
 import type { ControllerOptions, ControllerSpec, ControllerStats, RelatedCaches } from './spec.js';
 import type { ChildError, HookInput, ParentChange, ParentEvent } from './types.js';
@@ -63,12 +63,11 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
       if (e.type === 'DELETED') this.finalized.delete(e.object.metadata?.uid ?? '');
       this.request(objectKey(e.object));
     });
-    const asCached = (keepStatus: boolean) => (child: KubeObject) => {
+    const transform = (child: KubeObject) => {
       const uid = controllerOf(child)?.uid;
-      return withSiblingParts(childAsCached(child, keepStatus), uid ? this.index.anyOf(uid) : undefined);
+      return withSiblingParts(childAsCached(child, this.cachingOf(child)), uid ? this.index.anyOf(uid) : undefined);
     };
     this.childInformers = spec.children.map((t) => {
-      const transform = asCached(spec.childStatusKinds?.includes(t.kind) ?? false);
       const informer = new Informer<KubeObject>(client, t, { ...informerOpts, labelSelector: spec.parentLabel, transform });
       return informer.on((e) => this.onChild(e));
     });
@@ -81,6 +80,10 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
     }
     this.metrics = opts.metrics ?? new LoopMetrics(new Registry());
     this.metrics.watchQueue(spec.name, () => this.queue?.size ?? 0);
+  }
+
+  private cachingOf(child: KubeObject): ChildCaching {
+    return { keepStatus: this.spec.childStatusKinds?.includes(child.kind ?? '') ?? false, dropData: this.spec.childDataHeldBack?.(child) ?? false };
   }
 
   /** A queue for one lead: the one before it was shut down, and a shut-down queue takes no work. */
@@ -250,7 +253,7 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
     // The status says what this reconcile left: the hook again with the children as the API
     // server answered their applies (not waiting for their watch events, which would cost a
     // second status write) and with the children that failed and why.
-    const settled = errors.length || stored.length ? this.spec.hook({ ...input, children: stored.length ? childrenMap(withApplied(observed, stored, this.spec.childStatusKinds), this.spec.children) : input.children, ...(errors.length ? { errors } : {}) }) : output;
+    const settled = errors.length || stored.length ? this.spec.hook({ ...input, children: stored.length ? childrenMap(withApplied(observed, stored, (child) => this.cachingOf(child)), this.spec.children) : input.children, ...(errors.length ? { errors } : {}) }) : output;
     stopIfAborted(stop);
     await this.writeStatus(parent, settled.status, stop);
     if (errors.length) throw new ChildrenFailedError(errors);

@@ -7,7 +7,6 @@ import { FIELD_MANAGERS, GROUP, LABELS } from '../../kube/group.js';
 import { groupOf, resourceOf, type ResourceType } from '../../kube/resources.js';
 import { intern, internObject } from '../../kube/intern.js';
 import { childName, controllerOf, controllerReference } from './keys.js';
-import { PERSONAL_LABEL } from '../../contract/personal.js';
 import type { ObservedChildren } from './types.js';
 
 /** Hash of the desired child last applied; a change in the hook's output shows as a new hash. */
@@ -65,25 +64,31 @@ export function withoutServerFields(child: KubeObject): KubeObject {
   return { ...rest, metadata };
 }
 
+/** What a child's cache keeps beyond what every cache keeps (the controller's spec says, per child). */
+export interface ChildCaching {
+  /** Its status: where a hook reads it. */
+  keepStatus?: boolean;
+  /** Not its `data`: a Secret whose data the hook never writes and the manager need not hold. */
+  dropData?: boolean;
+}
+
 /**
  * What the child caches keep of an observed child: every field a hook may write (the loop
  * compares them to restore hand edits, and a hook holding its children reads them) and the
  * metadata the loop reads (name, namespace, uid and resourceVersion, labels, annotations,
- * owners, deletionTimestamp). The status only where `keepStatus` says a hook reads it (the
+ * owners, deletionTimestamp). The status only where `caching` says a hook reads it (the
  * UserSpace hook reads whether its ResourceQuota is counted): on a real cluster a
  * StatefulSet's status is a good part of the object. Nor the API server's bookkeeping no
  * reader uses (generation, creationTimestamp, managedFields, …), left out by destructuring:
  * `delete` would turn each cached metadata into a dictionary of its own, four times the size
  * of an object of a shared shape.
  */
-export function childAsCached(child: KubeObject, keepStatus = false): KubeObject {
+export function childAsCached(child: KubeObject, caching: ChildCaching = {}): KubeObject {
   const { status, metadata, ...whole } = child;
   const { generation: _g, creationTimestamp: _c, deletionGracePeriodSeconds: _d, managedFields: _m, selfLink: _s, ...kept } = metadata ?? {};
-  // A person's own variables and tokens (contract/personal.ts): the hook writes none of their
-  // data, so the manager holds none of it.
   const { data: _data, ...withoutData } = whole as KubeObject & { data?: unknown };
-  const rest = kept.labels?.[PERSONAL_LABEL] !== undefined && child.kind === 'Secret' ? withoutData : whole;
-  return keepStatus && status !== undefined ? { ...rest, metadata: kept, status } : { ...rest, metadata: kept };
+  const rest = caching.dropData ? withoutData : whole;
+  return caching.keepStatus && status !== undefined ? { ...rest, metadata: kept, status } : { ...rest, metadata: kept };
 }
 
 /**
@@ -263,14 +268,14 @@ export class ChildIndex {
 
 /**
  * The observed children with the ones just applied as the API server answered them (as the
- * caches keep them, status only for `statusKinds`, parts shared as there): what the parent has once this reconcile's
+ * caches keep them, as `cachingOf` says per child, parts shared as there): what the parent has once this reconcile's
  * applies are done, before their watch events arrive.
  */
-export function withApplied(observed: readonly KubeObject[], applied: readonly KubeObject[], statusKinds: readonly string[] = []): KubeObject[] {
+export function withApplied(observed: readonly KubeObject[], applied: readonly KubeObject[], cachingOf: (child: KubeObject) => ChildCaching = () => ({})): KubeObject[] {
   const fresh = new Map<string, KubeObject>();
   for (const a of applied) {
     const sibling = fresh.values().next().value ?? observed[0];
-    fresh.set(identityOf(a), withSiblingParts(childAsCached(a, statusKinds.includes(a.kind ?? '')), sibling));
+    fresh.set(identityOf(a), withSiblingParts(childAsCached(a, cachingOf(a)), sibling));
   }
   return [...observed.filter((o) => !fresh.has(identityOf(o))), ...fresh.values()];
 }

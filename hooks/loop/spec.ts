@@ -44,6 +44,8 @@ export interface ControllerSpec<Config, Related, Cache extends string = string, 
   children: readonly ResourceType[];
   /** Kinds of children whose status the hook reads: their caches keep it (every other child's status is dropped). */
   childStatusKinds?: readonly string[];
+  /** Children whose `data` the hook never writes nor reads (a person's own Secrets): their caches keep none of it. */
+  childDataHeldBack?: (child: KubeObject) => boolean;
   /** Label the loop stamps on every child with the parent's name; children are watched by it. */
   parentLabel: string;
   hook: SyncHook<Config, Related, Parent>;

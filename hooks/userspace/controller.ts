@@ -8,6 +8,7 @@ import { startDeletion, type ControllerSpec } from '../loop/spec.js';
 import { isControlledBy } from '../loop/keys.js';
 import { syncUserSpace } from './sync.js';
 import type { UserSpace, UserSpaceHookConfig, UserSpaceRelated } from './types.js';
+import { isPersonalSecret } from '../../contract/personal.js';
 
 /** UserSpace finalizer: the namespace's deletion is started before the UserSpace goes (SPEC 3.4). */
 export const NAMESPACE_FINALIZER = `${GROUP}/namespace`;
@@ -34,6 +35,8 @@ export function userSpaceSpec(config: UserSpaceControllerConfig): ControllerSpec
     ],
     // Ready waits for the quota controller to count svc-quota (hooks/userspace/status.ts).
     childStatusKinds: [RESOURCES.resourceQuota.kind],
+    // A person's own variables and tokens: the hook writes none of their data, so the manager holds none of it.
+    childDataHeldBack: isPersonalSecret,
     parentLabel: LABELS.userSpace,
     hook: syncUserSpace,
     config: { gpuResource: config.gpuResource, managerNamespace: config.namespace },

@@ -263,15 +263,15 @@ describe('loop plan', () => {
     });
 
     it('keeps the status where the hook reads it, and still plans no apply for it', () => {
-      const cached = childAsCached(stored, true);
+      const cached = childAsCached(stored, { keepStatus: true });
       expect(cached.status).to.deep.equal({ hard: { pods: '10' }, used: { pods: '3' } });
       expect(cached.metadata).to.have.keys(['name', 'namespace', 'labels', 'annotations', 'ownerReferences', 'uid', 'resourceVersion']);
       expect(planChildren([applied], [cached]).apply).to.deep.equal([]);
     });
 
-    it("keeps none of the data of a person's own Secret, and still plans no apply for it; a mirrored pull Secret keeps its data", () => {
+    it("keeps none of the data of a Secret held back (a person's own), and still plans no apply for it; another Secret keeps its data", () => {
       const personal = decorateChild({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'den-personal-env', namespace: 'svc-alice', labels: { 'den.dev/personal': 'env' } }, type: 'Opaque' }, decoration);
-      const cached = childAsCached({ ...personal, metadata: { ...personal.metadata, uid: 's-1', resourceVersion: '7' }, data: { TOKEN: 'c2VjcmV0' } });
+      const cached = childAsCached({ ...personal, metadata: { ...personal.metadata, uid: 's-1', resourceVersion: '7' }, data: { TOKEN: 'c2VjcmV0' } }, { dropData: true });
       expect(cached).to.not.have.property('data');
       expect(planChildren([personal], [cached]).apply).to.deep.equal([]);
       const mirror = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'regcred', namespace: 'svc-alice' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': 'e30=' } };

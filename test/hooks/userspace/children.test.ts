@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { userSpaceSpec } from '../../../hooks/userspace/controller.js';
 import { syncUserSpace } from '../../../hooks/userspace/sync.js';
 import { childOf, input, pullSecret, related, userSpace } from './inputs.js';
 
@@ -38,6 +39,14 @@ describe('syncUserSpace children (SPEC 1.2)', () => {
         type: 'Opaque',
       });
     }
+  });
+
+  it("has the manager's caches hold none of the person's Secrets' data, and every other child's as it is", () => {
+    const spec = userSpaceSpec({ namespace: 'den-system', gpuResource: 'nvidia.com/gpu' });
+    const { children } = syncUserSpace(input(userSpace({ name: 'alice' })));
+    const heldBack = children.filter((c) => spec.childDataHeldBack?.(c)).map(ref);
+    expect(heldBack).to.deep.equal(['Secret/svc-alice/den-personal-env', 'Secret/svc-alice/den-git-credentials']);
+    expect(spec.childDataHeldBack?.(pullSecret('regcred'))).to.equal(false);
   });
 
   it('uses the apiVersion each kind is served under', () => {
