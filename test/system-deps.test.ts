@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { REPO_ROOT, runCommand } from './support/platform.js';
 
 const SCRIPT = join(REPO_ROOT, 'test/system-deps.sh');
-const TOOLS = ['ssh', 'scp', 'sftp', 'ssh-keygen', 'go', 'chromium', 'zsh', 'etcd'];
+const TOOLS = ['ssh', 'scp', 'sftp', 'ssh-keygen', 'go', 'chromium', 'zsh', 'etcd', 'wget'];
 
 describe('test/system-deps.sh', () => {
   let bin: string;
@@ -44,18 +44,18 @@ describe('test/system-deps.sh', () => {
   it('installs exactly the missing packages, without recommended ones', async () => {
     const result = await run(machine(0, ['ssh', 'scp', 'sftp', 'ssh-keygen']));
     expect(result.code, result.stderr).to.equal(0);
-    const packages = [...(sftpServer ? [] : ['openssh-sftp-server']), 'golang-go', 'chromium', 'zsh', 'etcd-server'];
+    const packages = [...(sftpServer ? [] : ['openssh-sftp-server']), 'golang-go', 'chromium', 'zsh', 'etcd-server', 'wget'];
     expect(calls()).to.deep.equal(['update -qq', `install -y -qq --no-install-recommends ${packages.join(' ')}`]);
     expect(result.stderr).to.equal(`test/system-deps.sh: installing ${packages.join(' ')}\n`);
   });
 
   it('asks for openssh-client when one of its four programs is missing', async () => {
-    await run(machine(0, ['ssh', 'scp', 'sftp', 'go', 'chromium', 'zsh', 'etcd']));
+    await run(machine(0, ['ssh', 'scp', 'sftp', 'go', 'chromium', 'zsh', 'etcd', 'wget']));
     expect(calls()[1]).to.match(/^install -y -qq --no-install-recommends openssh-client( openssh-sftp-server)?$/);
   });
 
   it('as another user names what is missing and how to install it, and installs nothing', async () => {
-    const result = await run(machine(1000, ['ssh', 'scp', 'sftp', 'ssh-keygen', 'chromium', 'zsh', 'etcd']));
+    const result = await run(machine(1000, ['ssh', 'scp', 'sftp', 'ssh-keygen', 'chromium', 'zsh', 'etcd', 'wget']));
     expect(result.code).to.equal(1);
     expect(calls()).to.deep.equal([]);
     const packages = [...(sftpServer ? [] : ['openssh-sftp-server']), 'golang-go'].join(' ');
