@@ -15,7 +15,7 @@ export interface ManagerConfig {
   /** Idle auto-stop of Workspaces (off unless the administrator turns it on). */
   idleStop: boolean;
   /** Den's own image, whose `den clone-source` the workspace pods of a spec.source run (`--clone-image`). */
-  clone?: { image: string; imagePullPolicy: PullPolicy };
+  clone?: { image: string; imagePullPolicy: PullPolicy; imagePullSecrets?: string[] };
   /** Registry sync tuning; the defaults suit production (hooks/registry/controller.ts). */
   registrySync?: RegistrySyncConfig;
 }

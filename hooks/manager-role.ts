@@ -95,6 +95,19 @@ const settings = {
     },
     default: 'IfNotPresent' as PullPolicy,
   } satisfies Setting<PullPolicy>,
+  cloneImagePullSecrets: {
+    flag: 'clone-image-pull-secrets',
+    env: 'DEN_CLONE_IMAGE_PULL_SECRETS',
+    describe: "comma-separated names of the pull Secrets of --clone-image, listed in the imagePullSecrets of every workspace pod that clones; label each den.dev/pull-secret=true in Den's namespace so the UserSpace copies it into every person's namespace (the install chart passes image.pullSecrets)",
+    parse: (raw: string): string[] => {
+      const names = parsers.list(raw);
+      const bad = names.find((n) => !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(n));
+      if (bad !== undefined) throw new Error(`'${bad}' is not a Secret name (a lower-case DNS name)`);
+      return names;
+    },
+    default: [] as string[],
+    show: '',
+  } satisfies Setting<string[]>,
   relistInterval: {
     flag: 'relist-interval',
     env: 'DEN_RELIST_INTERVAL',
@@ -141,7 +154,7 @@ export const managerRole: Role<typeof settings> = {
     const loopClient = new KubeClient(client.connection, undefined, { shared: client, rateLimit: s.kubeQps > 0 ? { perSecond: s.kubeQps, burst: s.kubeBurst } : undefined });
     const metrics = new Metrics();
     const manager = new Manager(client, {
-      config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval, idleStop: s.idleStop, clone: { image: s.cloneImage, imagePullPolicy: s.cloneImagePullPolicy } },
+      config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval, idleStop: s.idleStop, clone: { image: s.cloneImage, imagePullPolicy: s.cloneImagePullPolicy, imagePullSecrets: s.cloneImagePullSecrets } },
       leaderElect: s.leaderElect,
       log: logLine,
       loopClient,

@@ -49,7 +49,7 @@ export function cloneCondition(source: GitSource, pod: ObservedPod | undefined, 
       type: 'Cloned',
       status: 'False',
       reason: CLONE_REASONS.failed,
-      message: `Den's clone image ${status?.image ?? ''} cannot be pulled in this namespace (${waiting.reason}), so the repository cannot be cloned.${kubelet} Ask an administrator to check den manager --clone-image (DEN_CLONE_IMAGE) and that this namespace may pull it.`,
+      message: `Den's clone image ${status?.image ?? ''} cannot be pulled in this namespace (${waiting.reason}), so the repository cannot be cloned.${kubelet} Ask an administrator to check den manager --clone-image (DEN_CLONE_IMAGE) and that this namespace may pull it: a private image's pull Secret named in --clone-image-pull-secrets and labelled den.dev/pull-secret=true in Den's namespace is copied into every person's namespace.`,
     };
   }
   if (status?.state?.waiting && last && last.exitCode !== 0) return failedWith(last, where);

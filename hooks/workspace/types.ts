@@ -71,7 +71,7 @@ export interface WorkspaceHookConfig {
   /** Stop running Workspaces idle for longer than spec.idleTimeout (`--idle-stop`; hooks/workspace/idle.ts). */
   idleStop: boolean;
   /** The image whose `den clone-source` clones spec.source (Den's own; `--clone-image`); Den's release image when absent. */
-  clone?: { image: string; imagePullPolicy: PullPolicy };
+  clone?: { image: string; imagePullPolicy: PullPolicy; imagePullSecrets?: string[] };
 }
 
 export interface WorkspaceRelated {

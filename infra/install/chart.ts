@@ -90,6 +90,7 @@ export class DenInstallChart extends Chart {
         DEN_IDLE_STOP: String(settings.idleStop.enabled),
         DEN_CLONE_IMAGE: image,
         DEN_CLONE_IMAGE_PULL_POLICY: settings.image.pullPolicy,
+        ...(settings.image.pullSecrets.length ? { DEN_CLONE_IMAGE_PULL_SECRETS: settings.image.pullSecrets.join(',') } : {}),
         NODE_OPTIONS: managerNodeOptions(settings.manager.resources.limits.memory),
         ...MALLOC_ENV,
       },

@@ -107,6 +107,16 @@ describe('install chart', () => {
       expect(find(digest, 'Deployment', 'den-server').metadata.labels).to.not.have.property('app.kubernetes.io/version');
     });
 
+    it("gives the manager the image's pull Secrets for the workspace pods that clone with it, as `den manager` reads them", async () => {
+      const custom = renderInstall(readInstallSettings({}, { text: 'image:\n  pullSecrets: [regcred, mirror-2]\n', where: 'den.config.yaml' }));
+      const env = envOf(container(custom, 'den-manager'));
+      expect(env.DEN_CLONE_IMAGE_PULL_SECRETS).to.equal('regcred,mirror-2');
+      const { settings } = await ROLES.manager!();
+      expect((readSettings(settings, [], env) as Record<string, unknown>).cloneImagePullSecrets).to.deep.equal(['regcred', 'mirror-2']);
+      expect(() => readSettings(settings, [], { ...env, DEN_CLONE_IMAGE_PULL_SECRETS: 'regcred,Bad_Name' })).to.throw("'Bad_Name' is not a Secret name (a lower-case DNS name)");
+      expect(envOf(container(objects, 'den-manager'))).to.not.have.property('DEN_CLONE_IMAGE_PULL_SECRETS');
+    });
+
     it('gives each process Node flags and NODE_OPTIONS that the Node of the image accepts', async () => {
       // Node refuses an unknown flag ("bad option") and a flag NODE_OPTIONS may not carry, exit 9.
       for (const name of PROCESSES) {

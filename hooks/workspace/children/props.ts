@@ -52,6 +52,8 @@ export interface CloneProps {
   /** Den's own image (`den clone-source`), so the workspace image needs no git. */
   image: string;
   imagePullPolicy: PullPolicy;
+  /** The pull Secrets of that image (`--clone-image-pull-secrets`), copied into the namespace by the UserSpace hook. */
+  imagePullSecrets: string[];
 }
 
 /** Selects the workspace's pod: the Service and the StatefulSet select on exactly this. */

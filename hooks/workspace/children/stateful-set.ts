@@ -87,7 +87,7 @@ export class WorkspaceStatefulSet extends Construct {
               // A stopped workspace goes in seconds: preStop signals every process (stop.ts).
               terminationGracePeriodSeconds: STOP_GRACE_SECONDS,
               nodeSelector: props.nodeSelector,
-              imagePullSecrets: props.imagePullSecret ? [{ name: props.imagePullSecret }] : undefined,
+              imagePullSecrets: podPullSecrets(props),
               containers: [
                 {
                   name: WORKSPACE_CONTAINER,
@@ -106,6 +106,12 @@ export class WorkspaceStatefulSet extends Construct {
       verbatimFields(props),
     );
   }
+}
+
+/** The image's pull Secret, then those of Den's clone image where the pod clones; each once. */
+function podPullSecrets(props: WorkspaceChildrenProps): { name: string }[] | undefined {
+  const names = [...new Set([...(props.imagePullSecret ? [props.imagePullSecret] : []), ...(props.source?.imagePullSecrets ?? [])])];
+  return names.length ? names.map((name) => ({ name })) : undefined;
 }
 
 function podSecurityContext(props: WorkspaceChildrenProps): PodSecurityContext {

@@ -90,6 +90,16 @@ describe('a workspace with spec.source (issue 34)', () => {
       expect(clone).to.not.have.property('resources');
     });
 
+    it("lists the clone image's pull Secrets after the entry's in the pod's imagePullSecrets, each once, and only where the pod clones", () => {
+      const withSecrets = (spec: Json) => {
+        const base = input({ parent: workspace(spec), image: workspaceImage({ imagePullSecretRef: { name: 'team-registry' } }) });
+        const { children } = syncWorkspace({ ...base, config: { ...base.config, clone: { ...CLONE, imagePullSecrets: ['den-registry', 'team-registry'] } } });
+        return (children.find((c) => c.kind === 'StatefulSet') as Json).spec.template.spec.imagePullSecrets;
+      };
+      expect(withSecrets({ source: SOURCE })).to.deep.equal([{ name: 'team-registry' }, { name: 'den-registry' }]);
+      expect(withSecrets({})).to.deep.equal([{ name: 'team-registry' }]);
+    });
+
     it('has no init container without spec.source', () => {
       expect(podSpecOf({})).to.not.have.property('initContainers');
     });
@@ -140,7 +150,7 @@ describe('a workspace with spec.source (issue 34)', () => {
     it('blames Den\'s clone image, not the catalog entry, when the clone image cannot be pulled', () => {
       const status = sync({ parent: workspace({ source: SOURCE }), ...created, pods: [CLONE_POD.cloneImageUnpullable()] }).status as WorkspaceStatus;
       expect(status.phase).to.equal('Failed');
-      const message = `Den's clone image ${DEN_IMAGE} cannot be pulled in this namespace (ImagePullBackOff), so the repository cannot be cloned. The kubelet says: Back-off pulling image "${DEN_IMAGE}". Ask an administrator to check den manager --clone-image (DEN_CLONE_IMAGE) and that this namespace may pull it.`;
+      const message = `Den's clone image ${DEN_IMAGE} cannot be pulled in this namespace (ImagePullBackOff), so the repository cannot be cloned. The kubelet says: Back-off pulling image "${DEN_IMAGE}". Ask an administrator to check den manager --clone-image (DEN_CLONE_IMAGE) and that this namespace may pull it: a private image's pull Secret named in --clone-image-pull-secrets and labelled den.dev/pull-secret=true in Den's namespace is copied into every person's namespace.`;
       for (const type of ['Ready', 'Cloned'] as const) expect(condition(status, type)).to.include({ reason: 'CloneFailed', message });
     });
 
