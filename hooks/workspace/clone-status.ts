@@ -38,10 +38,6 @@ export function cloneCondition(source: GitSource, pod: ObservedPod | undefined, 
   }
   if (terminated) return failedWith(terminated, where);
   const last = status?.lastState?.terminated;
-  if (status?.state?.running) {
-    const again = last && last.exitCode !== 0 ? ` again; the last attempt said: ${said(last) ?? `exit code ${last.exitCode}`}` : '';
-    return { type: 'Cloned', status: 'False', reason: CLONE_REASONS.cloning, message: `Cloning ${source.url} into ${where}${again || '; the workspace starts once it is in place.'}` };
-  }
   const waiting = status?.state?.waiting;
   if (waiting?.reason && stuckKindOf(waiting.reason) === 'image') {
     const kubelet = waiting.message ? ` The kubelet says: ${waiting.message.replace(/\s+/g, ' ').replace(/[.\s]+$/, '').slice(0, 300)}.` : '';
@@ -54,10 +50,16 @@ export function cloneCondition(source: GitSource, pod: ObservedPod | undefined, 
   }
   if (status?.state?.waiting && last && last.exitCode !== 0) return failedWith(last, where);
   const kept = previous?.find((c) => c.type === 'Cloned');
+  // The clone landed on an earlier start: a later start's clone step only finds it there (a
+  // moment, measured on a real node), so until that step ends the workspace keeps saying so.
   // A new pod the kubelet has not reported on yet keeps only a landed clone: an old failure is not this pod's.
-  if (!status && kept && (!pod || kept.reason === CLONE_REASONS.cloned)) {
+  if (kept && (kept.reason === CLONE_REASONS.cloned || (!status && !pod))) {
     const { type, status: s, reason, message } = kept;
     return { type, status: s, reason, message };
+  }
+  if (status?.state?.running) {
+    const again = last && last.exitCode !== 0 ? ` again; the last attempt said: ${said(last) ?? `exit code ${last.exitCode}`}` : '';
+    return { type: 'Cloned', status: 'False', reason: CLONE_REASONS.cloning, message: `Cloning ${source.url} into ${where}${again || '; the workspace starts once it is in place.'}` };
   }
   return { type: 'Cloned', status: 'False', reason: CLONE_REASONS.pending, message: `${source.url} is cloned into ${where} when the workspace first starts.` };
 }

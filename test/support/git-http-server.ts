@@ -11,7 +11,7 @@ import { join } from 'node:path';
 const BACKEND = '/usr/lib/git-core/git-http-backend';
 
 export interface GitHttpServer {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://<host>:<port>` */
   base: string;
   /** The directory holding the bare repositories (`<name>.git`). */
   root: string;
@@ -59,7 +59,8 @@ export function makeRepository(root: string, name: string, files: Record<string,
   }
 }
 
-export async function startGitHttpServer(credential = 'person:secret'): Promise<GitHttpServer> {
+/** `host`: where it listens (the cluster suites give the address pods reach this machine on). */
+export async function startGitHttpServer(credential = 'person:secret', host = '127.0.0.1'): Promise<GitHttpServer> {
   const root = mkdtempSync(join(tmpdir(), 'den-git-http-'));
   const commits = makeRepository(root, 'app');
   git(root, 'init', '-q', '--bare', 'empty.git');
@@ -118,10 +119,10 @@ export async function startGitHttpServer(credential = 'person:secret'): Promise<
       res.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    base: `http://127.0.0.1:${port}`,
+    base: `http://${host}:${port}`,
     root,
     commits,
     close: async () => {

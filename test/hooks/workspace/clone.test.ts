@@ -176,6 +176,24 @@ describe('a workspace with spec.source (issue 34)', () => {
       expect(later.events).to.equal(undefined);
     });
 
+    it('keeps saying Cloned, with no Cloning and no second Cloned Event, while a later start\'s clone step waits and runs (as a real node reports it)', () => {
+      const first = sync({ parent: workspace({ source: SOURCE }), ...created, pods: [CLONE_POD.cloned()] });
+      let previous = (first.status as WorkspaceStatus).conditions;
+      const laterPods = [
+        pod({ ...PENDING_INIT, initContainerStatuses: [cloneStatus({ waiting: { reason: 'PodInitializing' } })] }),
+        CLONE_POD.cloning(),
+        CLONE_POD.cloned('The repository was cloned on an earlier start; Den leaves ~/api as it is.'),
+      ];
+      for (const later of laterPods) {
+        const out = sync({ parent: workspace({ source: SOURCE }), ...created, pods: [later], previous });
+        const status = out.status as WorkspaceStatus;
+        expect(condition(status, 'Cloned')).to.include({ status: 'True', reason: 'Cloned' });
+        expect(condition(status, 'Ready')!.reason).to.not.equal('Cloning');
+        expect(out.events).to.equal(undefined);
+        previous = status.conditions;
+      }
+    });
+
     it('keeps the last word while the workspace is stopped', () => {
       const first = sync({ parent: workspace({ source: SOURCE }), ...created, pods: [CLONE_POD.cloned()] });
       const stopped = sync({ parent: workspace({ source: SOURCE, running: false }), service: observedService(), statefulSet: observedStatefulSet(0), previous: (first.status as WorkspaceStatus).conditions });
