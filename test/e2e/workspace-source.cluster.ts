@@ -3,7 +3,8 @@
 // `den clone-source` as the pod's init container against a real `git http-backend` that this
 // machine serves on the address pods reach it at (10.250.0.1); the workspace image is up.sh's
 // Debian, which has no git. What a person sees: the clone in the home over SSH, the Cloned
-// condition and Events, a stop and start that does not clone again, and a bad address in words.
+// condition and Events, a stop and start that does not clone again, a bad address in words, and
+// a private repository cloned with the person's kept credential beside their secret variable.
 // Optional (`npm run test:cluster`), not part of `npm test`: it needs root and the cluster.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
@@ -47,6 +48,12 @@ describe('a workspace from a repository on a real one-node Kubernetes 1.25', fun
   let local = '';
   let key = '';
   let publicKey = '';
+  let apiToken = '';
+
+  /** REST as the person, with an API token they issued after signing in with their password. */
+  async function rest(method: string, path: string, body?: unknown): Promise<Response> {
+    return fetch(`${den!.baseUrl}/api/v1${path}`, { method, headers: { Authorization: `Bearer ${apiToken}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  }
 
   const ssh = (workspace: string, command: string) =>
     runBounded('ssh', ['-F', '/dev/null', '-i', key, '-o', 'IdentitiesOnly=yes', '-o', 'IdentityAgent=none', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'ConnectTimeout=10', '-p', String(den!.ssh.port), `${workspace}@${den!.ssh.host}`, command], BOUND_MS);
@@ -98,6 +105,10 @@ describe('a workspace from a repository on a real one-node Kubernetes 1.25', fun
     expect(added.code, added.stderr).to.equal(0);
     await applyAll(admin, [{ apiVersion: RESOURCES.workspaceImage.apiVersion, kind: 'WorkspaceImage', metadata: { name: imageName }, spec: { displayName: 'Debian (up.sh)', image: WORKSPACE_IMAGE } } as KubeObject]);
     await eventually(async () => (await admin.get<Json>(RESOURCES.userSpace, person)).status?.phase === 'Ready', `UserSpace ${person} Ready`, CONVERGE_MS, 500);
+    const login = await fetch(`${den.baseUrl}/api/v1/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: person, password: `pass-${suffix}-word` }) });
+    expect(login.status, await login.clone().text()).to.equal(204);
+    const issued = await fetch(`${den.baseUrl}/api/v1/tokens?name=cluster-test`, { method: 'POST', headers: { Cookie: login.headers.getSetCookie()[0]!.split(';')[0]!, 'X-CSRF-Token': login.headers.get('x-csrf-token')! } });
+    apiToken = ((await issued.json()) as { token: string }).token;
   });
 
   after(async function () {
@@ -156,5 +167,24 @@ describe('a workspace from a repository on a real one-node Kubernetes 1.25', fun
     expect(cloned.message).to.contain('has no repository at this address (HTTP 404)');
     const warning = (await eventsOf(name)).find((e) => e.reason === 'CloneFailed');
     expect(warning?.type).to.equal('Warning');
+  });
+
+  it("clones a private repository with the person's kept git credential, and gives the session their secret variable, in no Event or log line", async () => {
+    const secretValue = `npm-${suffix}-${Math.random().toString(36).slice(2)}`;
+    const variable = await rest('PUT', '/profile/env/NPM_TOKEN', { value: secretValue, secret: true });
+    expect(variable.status, await variable.clone().text()).to.equal(200);
+    const host = new URL(git!.base).host;
+    const credential = await rest('PUT', `/profile/git-credentials/${encodeURIComponent(host)}`, { token: 'secret', username: 'person', protocol: 'http' });
+    expect(credential.status, await credential.clone().text()).to.equal(200);
+    const name = `private-${suffix}`;
+    await createWorkspace(name, { git: { url: `${git!.base}/private/secret.git` } });
+    await phaseIs(name, 'Running');
+    expect(await condition(name, 'Cloned')).to.include({ status: 'True', message: `Cloned ${git!.base}/private/secret.git (branch main) into ~/secret.` });
+    const session = await ssh(name, 'echo "token=$NPM_TOKEN"; cat ~/secret/README.md; grep -c person ~/secret/.git/config || true');
+    expect(session.code, session.stderr).to.equal(0);
+    expect(session.stdout.split('\n')).to.deep.equal([`token=${secretValue}`, 'main', '0', '']);
+    const events = (await admin.list<Json>(RESOURCES.event, { namespace })).items ?? [];
+    expect(events.filter((e: Json) => JSON.stringify(e).includes(secretValue))).to.deep.equal([]);
+    expect(den!.processes.flatMap((p) => p.log).filter((line) => line.includes(secretValue) || line.includes('person:secret'))).to.deep.equal([]);
   });
 });
