@@ -39,7 +39,7 @@ export interface WorkspaceViolation {
   /** Position in spec.volumes or spec.volumeMounts, for a check of one entry. */
   index?: number;
   /** The same in the words of the person who asked, saying what to do (the webhook carries it to the pages). */
-  advice?: string;
+  advice: string;
 }
 
 

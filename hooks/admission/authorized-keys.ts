@@ -10,7 +10,7 @@ import type { Violation } from './violations.js';
  */
 export function authorizedKeysViolations(keys: unknown, previous: unknown, check: (entry: unknown) => KeyCheck = checkAuthorizedKey): Violation[] {
   if (keys === undefined || keys === null) return [];
-  if (!Array.isArray(keys)) return [{ rule: 'ssh-key', field: 'spec.sshAuthorizedKeys', message: 'must be a list of SSH public keys' }];
+  if (!Array.isArray(keys)) return [{ rule: 'ssh-key', field: 'spec.sshAuthorizedKeys', message: 'must be a list of SSH public keys', advice: 'SSH keys are a list, one public key line each (such as the line of ~/.ssh/id_ed25519.pub): write them as a list.' }];
   const known = new Set(Array.isArray(previous) ? previous : []);
   return keys.flatMap((key, i): Violation[] => {
     if (known.has(key)) return [];

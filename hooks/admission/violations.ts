@@ -31,11 +31,11 @@ export interface Violation {
   /** What is wrong, with the values involved; read by a person after the field name. */
   message: string;
   /**
-   * The same in the words of the person who made the request, saying what to do: the cause
-   * of this field carries it (the pages show it beside the field), the Status message keeps
-   * `message` (REST's `{error}`, kubectl).
+   * The same in the words of the person who made the request, saying what happened and what
+   * to do: the cause of this field carries it (the pages show it beside the field), the Status
+   * message keeps `message` (REST's `{error}`, kubectl). Every rule has such words.
    */
-  advice?: string;
+  advice: string;
 }
 
 /**
@@ -67,7 +67,7 @@ export function denialStatus(violations: Violation[]): DenialStatus | undefined 
   if (violations.length === 0) return undefined;
   const invalid = violations.filter((v) => v.rule !== 'quota');
   const rulesOf = (list: Violation[]) => [...new Set(list.map((v) => v.rule))];
-  const causesOf = (list: Violation[], reason: DenialCause['reason']) => list.map((v) => ({ reason, field: v.field, message: v.advice ?? v.message }));
+  const causesOf = (list: Violation[], reason: DenialCause['reason']) => list.map((v) => ({ reason, field: v.field, message: v.advice }));
   if (invalid.length > 0) return { code: 422, reason: 'Invalid', message: joinMessages(invalid), causes: causesOf(invalid, 'FieldValueInvalid'), rules: rulesOf(invalid) };
   return { code: 403, reason: 'Forbidden', message: joinMessages(violations), causes: causesOf(violations, 'FieldValueForbidden'), rules: rulesOf(violations) };
 }

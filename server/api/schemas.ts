@@ -3,7 +3,7 @@ import { MEMBERSHIP_ROLES } from '../../contract/user-space.js';
 import { ACCEPTED_KEY_TYPES } from '../../ssh/authorized-keys.js';
 import { publicKeyLineSource } from '../../ssh/wire.js';
 import { exact, fields } from '../http/validate.js';
-import { IMAGE_REGISTRY_LIMITS as LIMITS, re2Problem, TAG_MODES } from '../../contract/image-registry-rules.js';
+import { IMAGE_REGISTRY_LIMITS as LIMITS, RE2_HINT, re2Problem, TAG_MODES } from '../../contract/image-registry-rules.js';
 import { REGISTRY_PROVIDERS } from '../../contract/image-registry.js';
 import { WORKSPACE_NAME_MAX } from '../../contract/workspace-rules.js';
 import { ACTIVITY_KINDS } from '../../kube/den-events.js';
@@ -27,7 +27,7 @@ function re2Patterns() {
   return strings().test('re2', '${path} is not a valid RE2 pattern', function check(list) {
     for (const [i, pattern] of (list ?? []).entries()) {
       const problem = re2Problem(pattern ?? '');
-      if (problem) return this.createError({ path: `${this.path}[${i}]`, message: `${this.path}[${i}] is not a valid RE2 pattern: ${problem}` });
+      if (problem) return this.createError({ path: `${this.path}[${i}]`, message: `${this.path}[${i}] is not a valid RE2 pattern: ${problem}. ${RE2_HINT}` });
     }
     return true;
   });

@@ -5,9 +5,9 @@ import { denialStatus } from '../../../hooks/admission/violations.js';
 describe('AdmissionReview answers', () => {
   it('name the refusing rules for the figures but never send them to the API server', () => {
     const denial = denialStatus([
-      { rule: 'ssh-key', field: 'spec.sshAuthorizedKeys[0]', message: 'is empty' },
-      { rule: 'quota', field: 'spec.resources.requests.cpu', message: 'exceeds' },
-      { rule: 'ssh-key', field: 'spec.sshAuthorizedKeys[1]', message: 'is empty' },
+      { rule: 'ssh-key', field: 'spec.sshAuthorizedKeys[0]', message: 'is empty', advice: 'Paste your first key.' },
+      { rule: 'quota', field: 'spec.resources.requests.cpu', message: 'exceeds', advice: 'Ask for less.' },
+      { rule: 'ssh-key', field: 'spec.sshAuthorizedKeys[1]', message: 'is empty', advice: 'Paste your second key.' },
     ])!;
     // The quota refusal is dropped when the object is invalid anyway.
     expect(denial.rules).to.deep.equal(['ssh-key']);
@@ -23,12 +23,12 @@ describe('AdmissionReview answers', () => {
         message: 'spec.sshAuthorizedKeys[0]: is empty; spec.sshAuthorizedKeys[1]: is empty',
         details: {
           causes: [
-            { reason: 'FieldValueInvalid', field: 'spec.sshAuthorizedKeys[0]', message: 'is empty' },
-            { reason: 'FieldValueInvalid', field: 'spec.sshAuthorizedKeys[1]', message: 'is empty' },
+            { reason: 'FieldValueInvalid', field: 'spec.sshAuthorizedKeys[0]', message: 'Paste your first key.' },
+            { reason: 'FieldValueInvalid', field: 'spec.sshAuthorizedKeys[1]', message: 'Paste your second key.' },
           ],
         },
       },
     });
-    expect(denialStatus([{ rule: 'quota', field: 'spec.resources.requests.cpu', message: 'exceeds' }])?.rules).to.deep.equal(['quota']);
+    expect(denialStatus([{ rule: 'quota', field: 'spec.resources.requests.cpu', message: 'exceeds', advice: 'Ask for less.' }])?.rules).to.deep.equal(['quota']);
   });
 });

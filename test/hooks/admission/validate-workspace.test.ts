@@ -57,6 +57,7 @@ describe('validating webhook on Workspace', () => {
   const creates: CreateCase[] = [
     ['admits a valid workspace', withKey({ resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '2', memory: '1Gi' } } }), { allowed: true }],
     ['admits every accepted key type', (k) => workspace('dev', { sshAuthorizedKeys: [k.ed25519, k.rsa, k.ecdsa256, k.ecdsa384, k.ecdsa521, k.skEd25519, k.skEcdsa] }), { allowed: true }],
+    ['refuses SSH keys that are not a list, with words for a person', () => workspace('dev', { sshAuthorizedKeys: 'ssh-ed25519 AAAA' as unknown as string[] }), invalid(/^spec\.sshAuthorizedKeys: must be a list of SSH public keys$/)],
     ['refuses an image that does not exist', withKey({ imageRef: { name: 'nope' } }), invalid(/^spec\.imageRef\.name: WorkspaceImage "nope" does not exist$/)],
     ['refuses a deprecated image', withKey({ imageRef: { name: 'retired' } }), invalid(/^spec\.imageRef\.name: WorkspaceImage "retired" is deprecated and no longer offered for new workspaces$/)],
     ['refuses an image past its deprecateAt', withKey({ imageRef: { name: 'sunset' } }), invalid(/WorkspaceImage "sunset" was withdrawn at 2026-05-01T00:00:00Z \(spec\.deprecateAt\)/)],

@@ -146,6 +146,12 @@ describe('the administration pages in Chromium', function () {
     await root.fill('#registry-name', 'ecr-main');
     await root.fill('#registry-region', 'eu-west-1');
     await root.fill('#registry-interval_seconds', '600');
+    // A pattern RE2 cannot read is refused above the form, naming the field, with what to write instead.
+    await root.fill('#registry-include', '^team/(?!tmp).*');
+    await root.click('form[action="/admin/catalog/registries"] button[type="submit"]');
+    expect(await root.locator('#error-registry').textContent()).to.match(/^include\[0\] is not a valid RE2 pattern: .+\. Den reads patterns as RE2, which has no lookahead, lookbehind or backreferences: rewrite it, such as \^team\/\.\*\$\.$/);
+    expect(world.api.object(RESOURCES.imageRegistry, 'ecr-main'), 'nothing created').to.equal(undefined);
+    expect(await root.inputValue('#registry-region'), 'what was typed stays').to.equal('eu-west-1');
     await root.fill('#registry-include', '^team/.*');
     await root.click('form[action="/admin/catalog/registries"] button[type="submit"]');
     expect(await root.locator('#done').textContent()).to.equal('The registry was created.');

@@ -16,7 +16,7 @@ const GPU = 'nvidia.com/gpu';
 
 /** The error den server's client raises for a webhook's denial of `field`, as kube-apiserver words it. */
 function webhookRefusal(rule: RuleId, field: string, message: string): KubeApiError {
-  const status = deny('uid-1', denialStatus([{ rule, field, message }])!).status!;
+  const status = deny('uid-1', denialStatus([{ rule, field, message, advice: `Words for ${field}.` }])!).status!;
   return new KubeApiError(status.code, { ...status, message: `admission webhook "vworkspace.den.dev" denied the request: ${status.message}` }, 'POST', '/apis/den.dev/v1alpha1/namespaces/svc-alice/workspaces');
 }
 
