@@ -64,9 +64,13 @@ export function requestFieldOf(objectField: string, gpuResource: string): keyof 
   return undefined;
 }
 
-/** The merge patch of a change: CPU, memory and GPUs as both request and limit, as a create writes them. */
+/**
+ * The merge patch of a change: CPU, memory and GPUs as both request and limit, as a create
+ * writes them; 0 GPUs removes the GPU resource (a workspace without GPUs asks for none).
+ */
 export function workspaceChangePatch(req: ChangeWorkspaceRequest, gpuResource: string): Json {
-  const sized = defined({ cpu: req.cpu, memory: req.memory, [gpuResource]: req.gpu });
+  const gpu = req.gpu === undefined ? undefined : Number(req.gpu) === 0 ? null : req.gpu;
+  const sized = defined({ cpu: req.cpu, memory: req.memory, [gpuResource]: gpu });
   const spec: Json = defined({ idleTimeout: req.idle_timeout });
   if (req.image !== undefined) spec.imageRef = { name: req.image };
   if (!isEmpty(sized)) spec.resources = { requests: { ...sized }, limits: { ...sized } };

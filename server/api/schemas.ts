@@ -33,8 +33,8 @@ function re2Patterns() {
   });
 }
 
-/** A number of GPUs: whole, as an extended resource is reserved (request equal to limit). */
-const gpuCount = () => string().matches(/^\d+$/, 'gpu must be a whole number of GPUs');
+/** A number of GPUs: whole, as an extended resource is reserved (request equal to limit); 0 for none. */
+const gpuCount = () => string().matches(/^\d{1,4}$/, 'gpu must be a whole number of GPUs, such as 1 (0 for none)');
 
 /** `source` of a create: Workspace spec.source as the CRD spells it, checked by the webhook's rules (contract/workspace-source.ts). */
 function workspaceSource() {

@@ -24,7 +24,7 @@ import { DEFAULT_LOG_TAIL, deleteWorkspaceOf, listWorkspacesOf, readWorkspaceLog
 import { requestFieldOf, workspaceChangePatch } from '../api/mapping.js';
 import { changeWorkspaceRequest } from '../api/schemas.js';
 import { describeError, HttpError } from '../../koa/errors.js';
-import { CHANGE_FIELDS, currentValues, type ChangeField, type ChangeRefusal } from '../../web/templates/workspace-facts.js';
+import { CHANGE_FIELD_ADVICE, CHANGE_FIELDS, currentValues, sameAsCurrent, type ChangeField, type ChangeRefusal } from '../../web/templates/workspace-facts.js';
 import { sameOriginPath, viewerOf, type PageState } from './middleware.js';
 import { refusalOf } from './refusal.js';
 import { deleteRefusalOf } from '../../web/templates/delete-form.js';
@@ -213,7 +213,10 @@ const CHANGE_LABELS: Record<ChangeField, string> = { cpu: 'CPU', memory: 'memory
  * causes name, in the refusing rule's words for a person, the cluster's whole text folded.
  */
 function changeRefusalOf(err: unknown, typed: Record<ChangeField, string>, gpuResource: string): ChangeRefusal {
-  if (err instanceof ValidationError) return { field: CHANGE_FIELDS.find((f) => f === err.path), message: err.message, values: typed };
+  if (err instanceof ValidationError) {
+    const field = CHANGE_FIELDS.find((f) => f === err.path);
+    return { field, message: field ? CHANGE_FIELD_ADVICE[field](typed[field]) : err.message, values: typed };
+  }
   const { field: objectField, said, cluster } = refusalOf(err);
   const field = objectField === 'spec.idleTimeout' ? 'idle_timeout' : objectField === undefined ? undefined : requestFieldOf(objectField, gpuResource);
   return { field: CHANGE_FIELDS.find((f) => f === field), message: said, cluster, values: typed };
@@ -228,7 +231,7 @@ async function change(ctx: PageContext, deps: PageDeps): Promise<void> {
   const form = ctx.request.form ?? {};
   const typed = Object.fromEntries(CHANGE_FIELDS.map((f) => [f, (form[f] ?? '').trim()])) as Record<ChangeField, string>;
   const current = currentValues(await readWorkspace(ctx), deps.resources.gpuResource);
-  const changed = CHANGE_FIELDS.filter((f) => typed[f] !== '' && typed[f] !== current[f]);
+  const changed = CHANGE_FIELDS.filter((f) => typed[f] !== '' && !sameAsCurrent(f, typed[f], current[f]));
   const here = pagePath(name, namespaceOf(ctx));
   if (changed.length === 0) {
     leaveNotice(ctx, `/w/${name}`, 'Nothing was changed: the values are the ones the workspace has.', deps.secureCookies);

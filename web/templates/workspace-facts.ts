@@ -42,10 +42,26 @@ export interface FactsView {
   gpuResource: string;
 }
 
-/** GPUs reserved: an extended resource's limit is what the pod gets (its request equals it). */
+/** GPUs reserved: an extended resource's limit is what the pod gets (its request equals it); '' for none. */
 function gpusOf(ws: WorkspaceView, gpuResource: string): string {
-  return ws.spec?.resources?.limits?.[gpuResource] ?? ws.spec?.resources?.requests?.[gpuResource] ?? '';
+  const gpus = String(ws.spec?.resources?.limits?.[gpuResource] ?? ws.spec?.resources?.requests?.[gpuResource] ?? '');
+  return /^0+$/.test(gpus) ? '' : gpus;
 }
+
+/** Does a value typed in the change form ask for what the workspace has already (0 GPUs is none)? */
+export function sameAsCurrent(field: ChangeField, typed: string, current: string): boolean {
+  if (field === 'gpu' && /^0+$/.test(typed)) return current === '';
+  return typed === current;
+}
+
+/** What a value the form cannot send means, in words, beside its field (the request's own words folded away). */
+export const CHANGE_FIELD_ADVICE: Record<ChangeField, (typed: string) => string> = {
+  cpu: (typed) => `"${typed}" is not an amount of CPU: write cores, such as 2 or 500m.`,
+  memory: (typed) => `"${typed}" is not an amount of memory: write a number and a unit, such as 4Gi or 512Mi.`,
+  gpu: (typed) => `"${typed}" is not a number of GPUs: write a whole number, such as 1, or 0 for none.`,
+  idle_timeout: (typed) => `"${typed}" is not a duration: write one such as 4h, 90m or 1h30m; 0s never stops.`,
+  image: (typed) => `"${typed}" is not the name of a catalog entry: choose an image from the list.`,
+};
 
 /**
  * The Image fact: the catalog entry's title (when the entry is there to read and has one) and

@@ -35,7 +35,7 @@ describe('request schemas', () => {
     { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { ...WORKSPACE, name: '1dev' }, message: "name must start with a lower-case letter (it also names the workspace's Service)" },
     { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { ...WORKSPACE, cpu: 'two' }, message: 'cpu must be a Kubernetes quantity' },
     { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { ...WORKSPACE, memory: '-1Gi' }, message: 'memory must be a Kubernetes quantity' },
-    { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { ...WORKSPACE, gpu: '0.5' }, message: 'gpu must be a whole number of GPUs' },
+    { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { ...WORKSPACE, gpu: '0.5' }, message: 'gpu must be a whole number of GPUs, such as 1 (0 for none)' },
     { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { ...WORKSPACE, storage: 10 }, message: 'storage must be a string' },
     { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { ...WORKSPACE, ssh_public_key: 'hello' }, message: 'ssh_public_key must be one OpenSSH public key line' },
     { shape: 'CreateWorkspaceRequest', schema: createWorkspaceRequest, value: { name: 'dev', image: 'python', ssh_public_key: KEY }, message: 'storage is required' },

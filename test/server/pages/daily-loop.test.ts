@@ -96,7 +96,7 @@ describe("a person's daily loop on the workspace page", function () {
 
     await page.getByLabel('CPU', { exact: true }).fill('not-a-size');
     await page.getByRole('button', { name: 'Save changes' }).click();
-    expect(await page.locator('#change-cpu-error').textContent()).to.contain('cpu');
+    expect(await page.locator('#change-cpu-error').textContent()).to.equal('"not-a-size" is not an amount of CPU: write cores, such as 2 or 500m.');
     expect((await spec()).resources.limits.cpu).to.equal('2');
   });
 
@@ -126,6 +126,28 @@ describe("a person's daily loop on the workspace page", function () {
     expect((await spec()).resources).to.deep.equal({ requests: { cpu: '2', memory: '2Gi', 'nvidia.com/gpu': '1' }, limits: { cpu: '2', memory: '2Gi', 'nvidia.com/gpu': '1' } });
     expect(await page.locator('#facts').innerText()).to.match(/GPUs\s+1\n/);
     expect(await page.getByLabel('GPUs', { exact: true }).inputValue(), 'the form starts from the workspace').to.equal('1');
+
+    // Not a whole number: refused beside the field in words, before anything reaches the cluster.
+    await page.getByText('Change size, idle timeout or image…').click();
+    await page.getByLabel('GPUs', { exact: true }).fill('1.5');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    expect(await page.locator('#change-gpu-error').textContent()).to.equal('"1.5" is not a number of GPUs: write a whole number, such as 1, or 0 for none.');
+    expect(await page.getByLabel('GPUs', { exact: true }).getAttribute('aria-invalid')).to.equal('true');
+    expect(await page.getByLabel('GPUs', { exact: true }).inputValue(), 'what was typed stays').to.equal('1.5');
+    expect((await spec()).resources.limits['nvidia.com/gpu']).to.equal('1');
+
+    // 0 gives the GPU back: the resource is gone from the workspace, and the facts say none.
+    await page.getByLabel('GPUs', { exact: true }).fill('0');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.waitForURL(`${platform.baseUrl}/w/dev`);
+    expect(await page.locator('#notice').textContent()).to.equal("Saved: GPUs 0. A running workspace's pod restarts with it; the home folder stays.");
+    expect((await spec()).resources).to.deep.equal({ requests: { cpu: '2', memory: '2Gi' }, limits: { cpu: '2', memory: '2Gi' } });
+    expect(await page.locator('#facts').innerText()).to.match(/GPUs\s+none\n/);
+    // 0 again asks for what it has: nothing to save.
+    await page.getByText('Change size, idle timeout or image…').click();
+    await page.getByLabel('GPUs', { exact: true }).fill('0');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    expect(await page.locator('#notice').textContent()).to.equal('Nothing was changed: the values are the ones the workspace has.');
   });
 
   it('changes only the idle timeout, and says nothing of a restart (the pod does not carry it)', async () => {
