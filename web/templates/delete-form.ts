@@ -21,7 +21,8 @@ export function deleteForm(v: DeleteFormView): Html {
   return html`<form method="post" action="${v.action}" id="delete-form" novalidate>
     ${csrfField(v.csrf)}${v.hidden}
     <p>This deletes the workspace <strong>${v.name}</strong> and its pod. Its home folder lives on the volume <code>${claim}</code>.</p>
-    <label class="check"><input type="checkbox" name="delete_volume" value="1" id="delete-volume" checked> Also delete the volume ${claim} (everything in the home folder is lost)</label>
+    <label class="check"><input type="checkbox" name="delete_volume" value="1" id="delete-volume" aria-describedby="delete-volume-kept" checked> Also delete the volume ${claim} (everything in the home folder is lost)</label>
+    <p class="hint" id="delete-volume-kept">Unchecked, the volume ${claim} is kept: a new workspace named ${v.name} starts with it, and it still counts against the space's storage quota.</p>
     <div class="field${v.refusal ? ' invalid' : ''}"><label for="confirm-name">To delete it with its volume, type its name, ${v.name}</label>
     <input type="text" id="confirm-name" name="confirm_name" autocomplete="off" autocapitalize="none" spellcheck="false" aria-describedby="confirm-name-hint${v.refusal ? ' confirm-name-error' : ''}"${v.refusal ? html` aria-invalid="true"` : ''}>
     <p class="hint" id="confirm-name-hint">Not needed when the volume is kept.</p>

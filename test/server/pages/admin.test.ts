@@ -208,6 +208,7 @@ describe('the administration pages in Chromium', function () {
     await root.getByRole('link', { name: 'Delete svc-bob/batch…' }).click();
     await root.waitForURL(/\/admin\/workspaces\/svc-bob\/batch\/delete\?owner=bob%40example\.com/);
     expect(await root.getByLabel('Also delete the volume home-batch-0').isChecked(), 'checked by default').to.equal(true);
+    expect(await root.locator('#delete-volume-kept').textContent()).to.equal("Unchecked, the volume home-batch-0 is kept: a new workspace named batch starts with it, and it still counts against the space's storage quota.");
     await root.getByRole('button', { name: 'Delete batch' }).click();
     expect(await root.locator('#confirm-name-error').textContent()).to.equal('The name was not typed. Type batch to delete it with its home volume, or uncheck the volume to keep it. Nothing was deleted.');
     expect(world.api.object(RESOURCES.workspace, 'batch', 'svc-bob')).to.not.equal(undefined);
