@@ -14,7 +14,7 @@ import type { Workspace } from '../contract/workspace.js';
 import { WORKSPACE_IMAGE_DEFAULTS, type WorkspaceImage } from '../contract/workspace-image.js';
 
 export interface WorkspacePod extends KubeObject {
-  spec?: { containers?: { name?: string }[] };
+  spec?: { containers?: { name?: string }[]; nodeName?: string };
 }
 
 /** Where a shell runs: the pod and container of a Workspace, and the image's shell and home. */

@@ -57,7 +57,7 @@ async function imageOf(kube: KubeClient, name: string | undefined): Promise<Work
  * The TCP ports listening in a workspace's pod, read with `kube` (the caller's token): one pod
  * read and one pods/exec; 409 when the workspace is not running or its pod is not there yet.
  */
-export async function listeningPortsOf(kube: KubeClient, ws: Workspace, namespace: string): Promise<{ pod: string; ports: number[] }> {
+export async function listeningPortsOf(kube: KubeClient, ws: Workspace, namespace: string): Promise<{ pod: string; node?: string; ports: number[] }> {
   const name = ws.metadata?.name ?? '';
   const notRunning = notRunningMessage(ws);
   if (notRunning) throw new HttpError(409, notRunning);
@@ -71,7 +71,8 @@ export async function listeningPortsOf(kube: KubeClient, ws: Workspace, namespac
   }
   const mismatch = podMismatchMessage(pod, name);
   if (mismatch) throw new HttpError(409, mismatch);
-  return { pod: podName, ports: await readListeningPorts(kube, { namespace, pod: podName, container: containerOf(pod) }) };
+  const ports = await readListeningPorts(kube, { namespace, pod: podName, container: containerOf(pod) });
+  return { pod: podName, ...(pod.spec?.nodeName && { node: pod.spec.nodeName }), ports };
 }
 
 /** Reads the workspace, its pod and the ports listening in it, all with `kube` (the caller's token); 409 when it is not running. */

@@ -13,8 +13,7 @@ import { failureOf } from './failure.js';
 import type { WorkspaceView } from '../../web/templates/format.js';
 import { stringify } from 'yaml';
 import { ANNOTATIONS, defaultPodName, homeClaimName, userSpaceOfNamespace } from '../../kube/group.js';
-import { portsBeforeReading, type AppLinks, type PortsView } from '../../web/templates/workspace-apps.js';
-import { listeningPortsOf } from '../api/apps.js';
+import type { AppLinks } from '../../web/templates/workspace-apps.js';
 import { serviceAccountUsername } from '../../kube/minting.js';
 import { DEFAULT_IDLE_TIMEOUT, durationMs, idleClock } from '../../contract/idle-timeout.js';
 import type { Workspace } from '../../contract/workspace.js';
@@ -31,6 +30,7 @@ import { deleteRefusalOf } from '../../web/templates/delete-form.js';
 import { leaveNotice, takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 import { pageActor, sendPage, wantsLivePart } from './send.js';
+import { readPlacement, slowPartsOf, sourceFactOf } from './workspace-placement.js';
 import { catalogEntryOf, catalogFacts, catalogFactsOf, entriesShownBy, showsEntry, type CatalogFacts } from './catalog-facts.js';
 
 /**
@@ -158,7 +158,7 @@ function detailsOf(ctx: PageContext, deps: PageDeps, ws: WorkspaceView, events: 
   return {
     events,
     yaml: stringify(shown),
-    facts: { createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()), gpuResource: deps.resources.gpuResource },
+    facts: { createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()), gpuResource: deps.resources.gpuResource, gatewayPort: deps.gatewayPort, source: sourceFactOf(ws as Workspace) },
     entry: entry && { title: entry.title },
     appLinks: appLinksOf(deps, ws.metadata?.name ?? '', targetNamespace(ctx)),
   };
@@ -178,7 +178,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
   const { kube, assets } = ctx.state;
   const notice = ctx.method === 'GET' ? takeNotice(ctx, deps.secureCookies) : undefined;
   const ws = await readWorkspace(ctx);
-  const [events, catalog] = await Promise.all([eventsOf(kube, ws, targetNamespace(ctx)), catalogFactsOf(kube)]);
+  const [events, catalog, placement] = await Promise.all([eventsOf(kube, ws, targetNamespace(ctx)), catalogFactsOf(kube), readPlacement(kube, ws, targetNamespace(ctx))]);
   const entry = catalog.get(ws.spec?.imageRef?.name ?? '');
   const images = [...catalog]
     .filter(([, facts]) => !facts.deprecated)
@@ -190,6 +190,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
       ws,
       podEvents: events.pod,
       ...detailsOf(ctx, deps, ws, events.all, entry ?? catalogFacts(undefined)),
+      placement,
       homePath: entry?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath,
       failure: failureOf(ws, entry?.title),
       now: deps.now(),
@@ -263,22 +264,6 @@ function pollReadsEntry(ws: WorkspaceView, shown: string | undefined): boolean {
 }
 
 /**
- * The Apps and ports card's listening ports, for a poll that asks for the slow parts (web/scripts/live.ts,
- * every PORTS_EVERY_POLLS-th): a pod read and an exec while Running, nothing to read otherwise;
- * undefined (the card keeps what it shows) on the other polls.
- */
-async function portsOf(ctx: PageContext, ws: WorkspaceView): Promise<PortsView | undefined> {
-  if (phaseOf(ws) !== 'Running') return portsBeforeReading(false);
-  if (ctx.get(LIVE_SLOW_PARTS_HEADER) !== '1') return undefined;
-  try {
-    return { listening: (await listeningPortsOf(ctx.state.kube, ws as Workspace, targetNamespace(ctx))).ports };
-  } catch (err) {
-    const { status, message } = describeError(err);
-    return { unread: status === 409 ? message : `The ports could not be read: ${message}. Retrying.` };
-  }
-}
-
-/**
  * The workspace page's live part (status and Connect cards, with the facts, events, YAML and
  * listening ports for their places) as an HTML fragment, or `application/json` ({phase, reason,
  * conditions, events}) when asked for. Reads the Workspace and the namespace's Events; the
@@ -295,14 +280,14 @@ async function status(ctx: PageContext, deps: PageDeps): Promise<void> {
     return;
   }
   const shown = typeof ctx.query.image === 'string' ? ctx.query.image : undefined;
-  const [events, entry, ports] = await Promise.all([
+  const [events, entry, { ports, placement }] = await Promise.all([
     eventsOf(kube, ws, targetNamespace(ctx)),
     pollReadsEntry(ws, shown) ? catalogEntryOf(kube, ws.spec?.imageRef?.name ?? '') : undefined,
-    portsOf(ctx, ws),
+    slowPartsOf(kube, ws, targetNamespace(ctx), ctx.get(LIVE_SLOW_PARTS_HEADER) === '1'),
   ]);
   const live = workspaceLiveFragment(
     { ws, podEvents: events.pod, homePath: entry?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath, failure: failureOf(ws, entry?.title), csrf: viewerOf(ctx)!.csrf, now: deps.now(), gatewayPort: deps.gatewayPort, namespace: namespaceOf(ctx) },
-    detailsOf(ctx, deps, ws, events.all, entry),
+    { ...detailsOf(ctx, deps, ws, events.all, entry), ...(placement && { placement }) },
     ports,
   );
   sendPage(ctx, live.text);

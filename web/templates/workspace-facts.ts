@@ -32,6 +32,16 @@ function sized(ws: WorkspaceView, resource: 'cpu' | 'memory'): string {
   return `${request ?? '–'} requested, at most ${limit}`;
 }
 
+/** The repository a workspace is cloned from (spec.source.git), as the page's server read it. */
+export interface SourceFact {
+  url: string;
+  ref?: string;
+  /** The folder in the home it is cloned into (`api`, `src/app`). */
+  directory?: string;
+  /** Where the clone is, in the Workspace hook's words (the Cloned condition's message). */
+  state: string;
+}
+
 /** What the page's server worked out for the facts. */
 export interface FactsView {
   /** Who created it, in words (the person's e-mail for their own session). */
@@ -40,6 +50,18 @@ export interface FactsView {
   idle: string;
   /** The resource name GPUs are counted under (the platform's configuration). */
   gpuResource: string;
+  /** Where people reach den gateway: named after the SSH address when it is not 22. */
+  gatewayPort: number;
+  /** The repository it starts from, when it has one. */
+  source?: SourceFact;
+}
+
+/** Where the workspace's pod runs: read from the pod with the page and with the polls that ask for slow parts. */
+export interface PlacementView {
+  pod?: string;
+  node?: string;
+  /** Why there is no pod to name (stopped, not created yet, unreadable). */
+  note?: string;
 }
 
 /** GPUs reserved: an extended resource's limit is what the pod gets (its request equals it); '' for none. */
@@ -72,6 +94,24 @@ export function imageFact(ws: WorkspaceView, imageTitle: string | undefined): Ht
   return html`<dt>Image</dt><dd>${imageTitle ?? image}${imageTitle && imageTitle !== image && html` <span class="muted">(${image})</span>`}</dd>`;
 }
 
+function sourceFact(source: SourceFact | undefined): Html | '' {
+  if (!source) return '';
+  const at = source.ref ? html`at <code>${source.ref}</code>` : 'at its default branch';
+  return html`<dt>Repository</dt><dd><code>${source.url}</code> ${at}${source.directory && html`, into <code>~/${source.directory}</code>`}. <span class="muted">${source.state}</span></dd>`;
+}
+
+function endpointFact(ws: WorkspaceView, port: number): Html {
+  const endpoint = ws.status?.endpoint;
+  if (!endpoint) return html`<dt>SSH address</dt><dd class="muted">not known yet</dd>`;
+  return html`<dt>SSH address</dt><dd><code>${endpoint}</code>${port !== 22 && html`, port ${String(port)}`}</dd>`;
+}
+
+/** The Pod and Node facts: a part of their own, as only some polls read the pod. */
+export function placementFacts(p: PlacementView): Html {
+  return html`<dt>Pod</dt><dd>${p.pod ?? html`<span class="muted">${p.note ?? '–'}</span>`}</dd>
+  <dt>Node</dt><dd>${p.node ?? html`<span class="muted">${p.pod ? 'not scheduled yet' : '–'}</span>`}</dd>`;
+}
+
 /** The other facts, rows of the Details card's list after the Image fact. */
 export function factsList(ws: WorkspaceView, facts: FactsView, now: number): Html {
   const { createdBy } = facts;
@@ -79,6 +119,8 @@ export function factsList(ws: WorkspaceView, facts: FactsView, now: number): Htm
   <dt>Memory</dt><dd>${sized(ws, 'memory')}</dd>
   <dt>GPUs</dt><dd>${gpusOf(ws, facts.gpuResource) || 'none'}</dd>
   <dt>Home volume</dt><dd>${ws.spec?.storage ?? '–'} <span class="muted">(its size cannot change)</span></dd>
+  ${sourceFact(facts.source)}
+  ${endpointFact(ws, facts.gatewayPort)}
   <dt>Idle timeout</dt><dd>${facts.idle}</dd>
   <dt>Created</dt><dd>${ago(ws.metadata?.creationTimestamp, now)}${createdBy && ` by ${createdBy}`}</dd>
   <dt>Last activity</dt><dd>${ago(ws.status?.lastActivityTime, now)}</dd>`;

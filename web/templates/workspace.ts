@@ -3,7 +3,7 @@
 // start, stop, restart and delete.
 import { html, type Html } from '../html.js';
 import { connectBlock, runForm } from './dashboard.js';
-import { changeForm, factsList, imageFact, type ChangeRefusal, type FactsView, type ImageChoice } from './workspace-facts.js';
+import { changeForm, factsList, imageFact, placementFacts, type ChangeRefusal, type FactsView, type ImageChoice, type PlacementView } from './workspace-facts.js';
 import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseBadge, phaseOf, reasonOf, summaryOf, type Failure, type WorkspaceView } from './format.js';
 import { livePart, liveRegion, partInFragment } from './live.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
@@ -170,6 +170,8 @@ export interface WorkspaceDetailsView {
   appLinks?: AppLinks;
   /** The catalog entry as read for this drawing (its title, when it has one); absent when this poll did not read it. */
   entry?: { title?: string };
+  /** Its pod and node as read for this drawing; absent when this poll did not read the pod. */
+  placement?: PlacementView;
 }
 
 function yamlBlock(yaml: string): Html {
@@ -181,6 +183,7 @@ function detailParts(ws: WorkspaceView, d: WorkspaceDetailsView, now: number): [
   return [
     ...(d.entry ? [['image', imageFact(ws, d.entry.title)] as [string, Html]] : []),
     ['facts', factsList(ws, d.facts, now)],
+    ...(d.placement ? [['placement', placementFacts(d.placement)] as [string, Html]] : []),
     ['events', eventsTable(d.events, now)],
     ['yaml', yamlBlock(d.yaml)],
   ];
@@ -251,7 +254,7 @@ export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePag
   const body = html`<div class="row"><h1>${name}</h1>${v.namespace && html`<span class="muted">in ${v.namespace}</span>`}</div>
 ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.notice}</div>`}
 ${liveRegion(statusUrl(name, v.ws.spec?.imageRef?.name ?? '', v.namespace), workspaceLive({ ...v, csrf: viewer.csrf }), PORTS_EVERY_POLLS)}
-<section class="card" aria-labelledby="details-title"><h2 id="details-title">Details</h2><dl class="facts" id="facts">${part('image')}${part('facts')}</dl>
+<section class="card" aria-labelledby="details-title"><h2 id="details-title">Details</h2><dl class="facts" id="facts">${part('image')}${part('facts')}${part('placement')}</dl>
 ${changeForm(v.ws, v.facts.gpuResource, `/w/${name}/change`, viewer.csrf, v.images, namespaceField(v.namespace), v.changeRefusal)}</section>
 <div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('activity', 'Activity')}${v.namespace ? '' : tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
 <section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs${ns}">

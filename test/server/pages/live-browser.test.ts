@@ -132,6 +132,9 @@ describe('live pages in Chromium', function () {
     expect(await page.locator('#status-card ol.progress').textContent()).to.match(/\+\d+ s Started: Started container/);
     expect(await marked(page), 'the same document').to.equal(true);
     expect((await heard(page)).said.at(-1)).to.match(/^live is Running\./);
+    // The Details card follows too: where its pod runs (read on the polls that read the pod) and its SSH address.
+    await eventually(async () => /Pod\s+live-0\nNode\s+harness-node/.test(await page.locator('#facts').innerText()), 'the Details card names the pod and its node', 10_000);
+    expect(await page.locator('#facts').innerText()).to.contain(`SSH address\nlive@127.0.0.1, port ${platform.ssh.port}\n`);
 
     const settled = await heard(page);
     await page.waitForTimeout(TWO_POLLS_MS);
@@ -178,6 +181,7 @@ describe('live pages in Chromium', function () {
     expect(await page.getByRole('button', { name: 'Stop live' }).isDisabled()).to.equal(true);
     await dashboard.locator('[data-workspace="live"] .badge[data-phase="Suspended"]').waitFor({ timeout: 10_000 });
     expect(await dashboard.getByRole('button', { name: 'Start live' }).isEnabled()).to.equal(true);
+    await eventually(async () => /Pod\s+none while it is stopped\nNode\s+–/.test(await page.locator('#facts').innerText()), 'the Details card says a stopped workspace has no pod', 10_000);
     expect(await marked(page)).to.equal(true);
     expect(await marked(dashboard)).to.equal(true);
 

@@ -259,6 +259,10 @@ describe('web UI pages (server side)', function () {
       expect(page.status).to.equal(200);
       expect(page.text).to.contain('git.example.com refused access (HTTP 401). The repository is private or the address is wrong');
       expect(page.text).to.match(/<td data-label="Type">Cloned<\/td><td data-label="Status">False<\/td><td data-label="Reason">CloneFailed<\/td>/);
+      // The Details card names the repository, the ref, the folder and where the clone is; the SSH address; the pod not there yet.
+      expect(page.text).to.contain(`<dt>Repository</dt><dd><code>https://git.example.com/team/api.git</code> at its default branch, into <code>~/api</code>. <span class="muted">${failed}</span></dd>`);
+      expect(page.text).to.contain('<dt>SSH address</dt><dd><code>cloned@ssh.den.test</code></dd>');
+      expect(page.text).to.match(/<dt>Pod<\/dt><dd><span class="muted">not created yet<\/span><\/dd>\s*<dt>Node<\/dt><dd><span class="muted">–<\/span><\/dd>/);
     } finally {
       api.remove(RESOURCES.workspace, 'cloned', 'svc-alice');
     }
