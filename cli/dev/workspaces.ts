@@ -51,6 +51,17 @@ export async function ls(argv: string[], io: DevIo): Promise<number> {
   return 0;
 }
 
+/** `--env NAME=value`, repeated: the workspace's own variables (REST checks the names); the last of a name wins. */
+function envOf(pairs: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new UsageError(`--env takes NAME=value (got "${pair}")`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
+
 export async function create(argv: string[], io: DevIo): Promise<number> {
   const options = {
     ...CONTEXT_OPTIONS,
@@ -64,9 +75,10 @@ export async function create(argv: string[], io: DevIo): Promise<number> {
     repo: { type: 'string' },
     ref: { type: 'string' },
     'repo-path': { type: 'string' },
+    env: { type: 'string', multiple: true },
   } as const;
   const { values, positionals, help } = parse(argv, options, { min: 1, max: 1, names: 'the workspace name' });
-  if (help) return usage(io, 'den create <name> --image <entry> [--cpu 2] [--memory 4Gi] [--gpu 1] [--storage 10Gi] [--repo https://host/owner/repo.git [--ref <branch|tag|commit>] [--repo-path <folder in the home>]] [--identity ~/.ssh/id_ed25519] [-o json]');
+  if (help) return usage(io, 'den create <name> --image <entry> [--cpu 2] [--memory 4Gi] [--gpu 1] [--storage 10Gi] [--repo https://host/owner/repo.git [--ref <branch|tag|commit>] [--repo-path <folder in the home>]] [--env NAME=value ...] [--identity ~/.ssh/id_ed25519] [-o json]');
   if (!values.image) throw new UsageError('--image is required (see den images)');
   if (!values.repo && (values.ref !== undefined || values['repo-path'] !== undefined)) throw new UsageError('--ref and --repo-path go with --repo (the repository to clone into the home)');
   const output = outputOf(values.output);
@@ -80,6 +92,7 @@ export async function create(argv: string[], io: DevIo): Promise<number> {
     if (values['repo-path'] !== undefined) git.path = values['repo-path'];
     body.source = { git };
   }
+  if (values.env?.length) body.env = envOf(values.env);
   const created = await api.request('POST', '/workspaces', { body });
   if (output === 'json') writeJson(io, created);
   else io.stdout.write(`workspace ${created.metadata.name} created\n`);

@@ -43,7 +43,17 @@ export function workspaceObject(req: CreateWorkspaceRequest, namespace: string, 
   spec.sshAuthorizedKeys = [req.ssh_public_key.trim()];
   spec.running = true;
   if (req.source?.git) spec.source = { git: defined({ url: req.source.git.url, ref: req.source.git.ref, path: req.source.git.path }) };
+  if (req.env && !isEmpty(req.env)) spec.env = workspaceEnvOf(req.env as Record<string, string>);
   return { apiVersion: API_VERSION, kind: KINDS.workspace, metadata: { name: req.name, namespace }, spec };
+}
+
+/**
+ * REST's `env` as the Workspace's spec.env, taken literally: the kubelet expands `$(VAR)` in an
+ * env value and reads `$$` as `$`, so every `$` is doubled (a person's values, as the personal
+ * variables given through envFrom, are never expanded).
+ */
+export function workspaceEnvOf(env: Record<string, string>): { name: string; value: string }[] {
+  return Object.entries(env).map(([name, value]) => ({ name, value: value.replace(/\$/g, '$$$$') }));
 }
 
 /**
@@ -58,6 +68,7 @@ export function requestFieldOf(objectField: string, gpuResource: string): keyof 
   if (path === 'spec.storage') return 'storage';
   if (path === 'spec.sshAuthorizedKeys') return 'ssh_public_key';
   if (path.startsWith('spec.source')) return 'source';
+  if (path.startsWith('spec.env')) return 'env';
   const sized = /^spec\.resources\.(?:requests|limits)\.(.+)$/.exec(path)?.[1];
   if (sized === 'cpu' || sized === 'memory') return sized;
   if (sized === gpuResource) return 'gpu';

@@ -4,6 +4,7 @@
 // only the prose from the table each body is given.
 import type { AnyObjectSchema, AnySchema } from 'yup';
 import { NON_NEGATIVE_QUANTITY_PATTERN } from '../../kube/quantity.js';
+import { ENV_COUNT_MAX, ENV_VALUE_MAX } from '../../contract/personal.js';
 
 type Schema = Record<string, unknown>;
 interface TestOptions {
@@ -28,6 +29,8 @@ const NAMED_CHECKS: Record<string, (type: string, params: Record<string, unknown
   apps: () => ({}),
   // The repository's rules (contract/workspace-source.ts), told in the field's prose.
   source: () => ({}),
+  // A map of variable names to values (contract/personal.ts): the names' rules told in the field's prose.
+  env: () => ({ additionalProperties: { type: 'string', maxLength: ENV_VALUE_MAX }, maxProperties: ENV_COUNT_MAX }),
 };
 
 const testsOf = (field: AnySchema): TestOptions[] => (field as unknown as { tests: { OPTIONS?: TestOptions }[] }).tests.map((t) => t.OPTIONS ?? {});
@@ -54,7 +57,7 @@ function fieldSchema(field: AnySchema, description: string | undefined, where: s
   if (values.length) out.enum = values;
   if (d.notOneOf.length) out.not = { enum: d.notOneOf };
   if (type === 'array') out.items = fieldSchema((field as unknown as { innerType: AnySchema }).innerType, undefined, `${where}[]`);
-  if (type === 'object') {
+  if (type === 'object' && out.additionalProperties === undefined) {
     const inner = (field as unknown as { fields: Record<string, AnySchema> }).fields;
     out.properties = Object.fromEntries(Object.entries(inner).map(([key, f]) => [key, fieldSchema(f, undefined, `${where}.${key}`)]));
     out.additionalProperties = false;

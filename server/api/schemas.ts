@@ -9,7 +9,8 @@ import { WORKSPACE_NAME_MAX } from '../../contract/workspace-rules.js';
 import { ACTIVITY_KINDS } from '../../kube/den-events.js';
 import { declaredAppViolations } from '../../contract/workspace-image-rules.js';
 import { sourceViolations } from '../../contract/workspace-source.js';
-import { array } from 'yup';
+import { array, object } from 'yup';
+import { ENV_COUNT_MAX, ENV_VALUE_MAX, envNameProblem } from '../../contract/personal.js';
 import { DURATION_PATTERN } from '../../contract/schema.js';
 import { label, quantity, serviceName, subdomain } from './fields.js';
 
@@ -47,6 +48,29 @@ function workspaceSource() {
   }).optional();
 }
 
+/**
+ * `env` of a create: variables the workspace adds to its person's own, or overrides (its
+ * spec.env comes before the personal Secret's envFrom; docs/personal-env.md), by the same
+ * name rules as a personal variable (contract/personal.ts).
+ */
+function workspaceEnv() {
+  return object()
+    .typeError('${path} must be an object of variable names to values')
+    .test('env', '${path} is refused', function check(env) {
+      if (env === undefined) return true;
+      const entries = Object.entries(env as Record<string, unknown>);
+      if (entries.length > ENV_COUNT_MAX) return this.createError({ message: `env must have at most ${ENV_COUNT_MAX} variables (got ${entries.length})` });
+      for (const [name, value] of entries) {
+        const problem = envNameProblem(name);
+        if (problem) return this.createError({ path: `env.${name}`, message: `env: ${problem}` });
+        if (typeof value !== 'string') return this.createError({ path: `env.${name}`, message: `env.${name} must be a string` });
+        if (Buffer.byteLength(value) > ENV_VALUE_MAX) return this.createError({ path: `env.${name}`, message: `env.${name} must be at most ${ENV_VALUE_MAX} bytes` });
+      }
+      return true;
+    })
+    .optional();
+}
+
 export const createWorkspaceRequest = exact({
   name: serviceName(WORKSPACE_NAME_MAX).required('name is required'),
   image: subdomain().required('image is required'),
@@ -59,6 +83,7 @@ export const createWorkspaceRequest = exact({
     .max(16384, 'ssh_public_key must be at most 16384 characters')
     .matches(KEY_LINE, 'ssh_public_key must be one OpenSSH public key line starting with ssh-, ecdsa-sha2- or sk-'),
   source: workspaceSource(),
+  env: workspaceEnv(),
 });
 export type CreateWorkspaceRequest = typeof createWorkspaceRequest.__outputType;
 

@@ -75,6 +75,15 @@ describe('den create --repo and den ssh while cloning (issue 34)', () => {
     expect(refused).to.equal('--ref and --repo-path go with --repo (the repository to clone into the home)');
   });
 
+  it("sends --env NAME=value, repeated, as REST's env (a value may hold = and $), and refuses one without a name", async () => {
+    await create(['dev', '--image', 'ubuntu', '--env', 'EDITOR=vim', '--env', 'OPTS=a=b $HOME', '--env', 'EMPTY='], io());
+    expect(posted[0]!.env).to.deep.equal({ EDITOR: 'vim', OPTS: 'a=b $HOME', EMPTY: '' });
+    const refused = await create(['dev', '--image', 'ubuntu', '--env', '=x'], io()).then(() => undefined, (e: Error) => e.message);
+    expect(refused).to.equal('--env takes NAME=value (got "=x")');
+    await create(['dev', '--image', 'ubuntu'], io());
+    expect(posted.at(-1)).to.not.have.property('env');
+  });
+
   it('den ssh prints what the clone does while the workspace starts, then the clone\'s failure in its words', async () => {
     const cloning = { type: 'Cloned', status: 'False', reason: 'Cloning', message: 'Cloning https://git.example.com/team/api.git into ~/api; the workspace starts once it is in place.' };
     const failed = 'Cloning https://git.example.com/team/api.git failed: the repository has no branch, tag or commit "v9". Check the ref (it is case-sensitive), or leave it empty for the default branch, then recreate the workspace.';
