@@ -157,7 +157,13 @@ export function sourceViolations(source: unknown): SourceViolation[] {
   const violations = urlViolations(url);
   if (ref !== undefined && ref !== null) {
     const problem = typeof ref === 'string' ? refProblem(ref) : 'must be a branch, tag or commit name';
-    if (problem) violations.push({ field: `${FIELD}.ref`, message: `"${String(ref)}" ${problem}`, advice: 'Give a branch, tag or commit as git names it, such as main, v1.2.0 or 3f2c1ab; leave it empty for the default branch.' });
+    if (problem) {
+      violations.push({
+        field: `${FIELD}.ref`,
+        message: `"${String(ref)}" ${problem}`,
+        advice: `"${String(ref)}" is not a branch, tag or commit name git accepts (it ${problem}): give one such as main, v1.2.0 or 3f2c1ab, or leave it empty for the default branch.`,
+      });
+    }
   }
   violations.push(...pathViolations(path, url));
   return violations;

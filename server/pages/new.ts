@@ -11,6 +11,7 @@ import { RESOURCES } from '../../kube/resources.js';
 import { newPage, type NewField, type NewValues, type NewView, type QuotaLine } from '../../web/templates/new.js';
 import { listUsableImages } from '../api/catalog.js';
 import { createWorkspaceRequest } from '../api/schemas.js';
+import { sourceViolations } from '../../contract/workspace-source.js';
 import { requestFieldOf } from '../api/mapping.js';
 import { createWorkspaceOf } from '../api/workspaces.js';
 import type { Caller } from '../http/context.js';
@@ -114,8 +115,9 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
     if (err instanceof ValidationError) {
       for (const e of err.inner.length > 0 ? err.inner : [err]) {
         const path = e.path ?? '';
-        const f = path.startsWith('source') ? formFieldOf('source', /^source\.git\.(ref|path)\b/.exec(e.message)?.[0] ?? path) : (path as NewField);
-        errors[f!] ??= e.message;
+        // The repository's rules say each refusal in words beside its own field, as the webhook would.
+        if (path.startsWith('source')) for (const v of sourceViolations(request.source)) errors[formFieldOf('source', v.field)!] ??= v.advice;
+        else errors[path as NewField] ??= e.message;
       }
     } else if (err instanceof KubeApiError && err.status < 500) {
       const { field, said, cluster } = refusalBeside(err, deps.resources.gpuResource);
