@@ -34,7 +34,8 @@ function clearable(v: string | undefined): string | null | undefined {
 // Workspaces
 
 export function workspaceObject(req: CreateWorkspaceRequest, namespace: string, gpuResource: string): KubeObject {
-  const sized = defined({ cpu: req.cpu, memory: req.memory, [gpuResource]: req.gpu });
+  // 0 GPUs is none: no GPU resource at all, as a change to 0 removes it.
+  const sized = defined({ cpu: req.cpu, memory: req.memory, [gpuResource]: req.gpu !== undefined && Number(req.gpu) === 0 ? undefined : req.gpu });
   const spec: Json = { imageRef: { name: req.image } };
   // Request equals limit: a workspace is guaranteed what it is charged for, and an extended
   // resource (GPU) is only accepted with request equal to limit (SPEC 1.4).

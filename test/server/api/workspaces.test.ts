@@ -126,6 +126,12 @@ describe('REST workspaces (SPEC 4.2)', () => {
       expect(env.api.resourceVersion).to.equal(before);
     });
 
+    it('creates a Workspace asked for 0 GPUs with no GPU resource at all', async () => {
+      const res = await env.request('POST', '/workspaces', { token: alice, body: { ...CREATE, gpu: '0' } });
+      expect(res.status).to.equal(201);
+      expect(env.api.object<any>(RESOURCES.workspace, 'dev', 'svc-alice').spec.resources).to.deep.equal({ requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } });
+    });
+
     it('creates the Workspace with its own environment variables from env, taken literally', async () => {
       const res = await env.request('POST', '/workspaces', { token: alice, body: { ...CREATE, env: { EDITOR: 'vim', NPM_TOKEN: 'override', PROMPT: '$(HOSTNAME) $$ $' } } });
       expect(res.status).to.equal(201);
