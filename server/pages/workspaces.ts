@@ -257,7 +257,8 @@ async function change(ctx: PageContext, deps: PageDeps): Promise<void> {
  * Does a status poll read the catalog entry: when the live part shows something of it (the VS
  * Code link's home path while Running, the entry a failure names), or when the workspace's image
  * is no longer the one the page names in its Image fact (`shown`, from the poll's address). A
- * stopped or starting workspace's poll reads two objects, not three.
+ * stopped or starting workspace's poll reads two objects, not three (and a starting one's pod on
+ * the polls asking for slow parts: server/pages/workspace-placement.ts).
  */
 function pollReadsEntry(ws: WorkspaceView, shown: string | undefined): boolean {
   return showsEntry(ws) || (ws.spec?.imageRef?.name ?? '') !== shown;
