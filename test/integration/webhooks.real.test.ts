@@ -2,7 +2,8 @@
 // loopback, as installed, both manager replicas behind one address): what the rules refuse
 // reaches a person through REST with the cluster's status mapped (DESIGN: 422 -> 400, a quota
 // refusal 403) and the rule's message; a client of the cluster gets the API server's own Status
-// with the rule's field and advice as causes; the mutating webhook's writes land. (Webhooks
+// with the rule's field and advice as causes (a Workspace's and an ImageRegistry's); REST's env is
+// stored as spec.env; the mutating webhook's writes land. (Webhooks
 // down or frozen, failurePolicy Fail and the 10 s timeout: manager-outages.real.test.ts.)
 import { expect } from 'chai';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
@@ -85,10 +86,24 @@ describe("the API server's admission chain calling Den's webhooks, on a real API
     expect((await admin.get<{ spec: { owner: string } }>(RESOURCES.userSpace, person.name)).spec.owner).to.equal(`${person.name}@example.com`);
   });
 
-  it('admits a good workspace, the mutating webhook having written who asked for it', async () => {
-    const answer = await rest.call('POST', '/workspaces', { body: workspaceRequest('dev', image, key), as: { session } });
+  it("refuses an ImageRegistry whose pattern RE2 cannot read: 422 with the field and the administrator's words as its cause, nothing stored", async () => {
+    const name = uniqueName('ecr');
+    const registry: KubeObject = { apiVersion: RESOURCES.imageRegistry.apiVersion, kind: 'ImageRegistry', metadata: { name }, spec: { provider: 'cloud-registry', cloud: { region: 'eu-west-1' }, sync: { include: ['^team/(?!tmp)'] } } };
+    const refused = (await admin.create(RESOURCES.imageRegistry, registry).then(() => undefined, (e: unknown) => e)) as KubeApiError;
+    expect(refused).to.be.instanceOf(KubeApiError);
+    expect(refused.status).to.equal(422);
+    expect(refused.message).to.match(/^admission webhook "vimageregistry\.den\.dev" denied the request: spec\.sync\.include\[0\]: is not a valid RE2 pattern: /);
+    const causes = refused.body.details?.causes ?? [];
+    expect(causes.map((c) => [c.reason, c.field])).to.deep.equal([['FieldValueInvalid', 'spec.sync.include[0]']]);
+    expect(causes[0]!.message).to.match(/^This is not a regular expression Den can use \(.+\)\. Den reads patterns as RE2, which has no lookahead, lookbehind or backreferences: rewrite it, such as \^team\/\.\*\$\.$/);
+    expect(await admin.get(RESOURCES.imageRegistry, name).then(() => 'stored', () => 'absent')).to.equal('absent');
+  });
+
+  it('admits a good workspace with variables of its own, the mutating webhook having written who asked for it', async () => {
+    const answer = await rest.call('POST', '/workspaces', { body: { ...workspaceRequest('dev', image, key), env: { EDITOR: 'vim', PROMPT: '$(HOSTNAME)$' } }, as: { session } });
     expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
-    const stored = await admin.get<KubeObject>(RESOURCES.workspace, 'dev', person.namespace);
+    const stored = await admin.get<KubeObject & { spec: { env?: unknown } }>(RESOURCES.workspace, 'dev', person.namespace);
     expect(stored.metadata?.annotations?.[ANNOTATIONS.requester]).to.equal(sessionUser(person));
+    expect(stored.spec.env, 'REST env as spec.env, kept literal').to.deep.equal([{ name: 'EDITOR', value: 'vim' }, { name: 'PROMPT', value: '$$(HOSTNAME)$$' }]);
   });
 });
