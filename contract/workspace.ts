@@ -4,6 +4,7 @@
 import type { V1Affinity, V1EnvFromSource, V1EnvVar, V1Toleration, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { KubeObject } from '../kube/client.js';
 import type { WorkspaceSource } from './workspace-source.js';
+import { sharedPortsSchema, type PortShare } from './port-share.js';
 import { KINDS, PLURALS } from '../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
 import {
@@ -138,6 +139,7 @@ export function workspaceCrd(): CustomResourceDefinition {
           },
           { required: ['git'] },
         ),
+        sharedPorts: sharedPortsSchema(),
         // Defaulted to {} so both flags read back true when the block is omitted.
         observability: object(
           'Pod markers for log collection and metrics scraping.',
@@ -198,6 +200,8 @@ export interface WorkspaceSpec {
   idleTimeout?: string;
   observability?: { logsEnabled?: boolean; metricsEnabled?: boolean };
   source?: WorkspaceSource;
+  /** Ports opened through host-based previews to more people than the owner (contract/port-share.ts). */
+  sharedPorts?: PortShare[];
 }
 
 /** `status` of a Workspace as written by the manager (and `lastActivityTime` by the gateway). */

@@ -18,6 +18,8 @@ export const DEN_EVENT_REASONS = {
   stopped: 'Stopped',
   resized: 'Resized',
   deleted: 'Deleted',
+  /** Who may open a port through the host-based preview changed (contract/port-share.ts). */
+  portShareChanged: 'PortShareChanged',
 } as const;
 export type DenEventReason = (typeof DEN_EVENT_REASONS)[keyof typeof DEN_EVENT_REASONS];
 

@@ -47,6 +47,8 @@ export interface AppConfig {
   gatewayPort?: number;
   /** `--apps-domain`: host-based app previews under it; none when absent or empty. */
   appsDomain?: string;
+  /** `--apps-allow-public-ports`: a port may be shared with anyone, no sign-in (host-based only). */
+  allowPublicPorts?: boolean;
 }
 
 export interface AppDeps {
@@ -75,7 +77,7 @@ export interface AppDeps {
 
 /** The preview proxy an app serves when it is given none. */
 export function previewProxyOf(deps: Pick<AppDeps, 'config' | 'auth' | 'serverClient' | 'log' | 'ready' | 'now' | 'assets'>): PreviewProxy {
-  return new PreviewProxy({ ...deps.auth, serverClient: deps.serverClient, baseUrl: deps.config.baseUrl, appsDomain: deps.config.appsDomain, assets: deps.assets ?? new AssetStore(), log: deps.log, ready: deps.ready, now: deps.now ?? Date.now });
+  return new PreviewProxy({ ...deps.auth, serverClient: deps.serverClient, baseUrl: deps.config.baseUrl, appsDomain: deps.config.appsDomain, allowPublicPorts: deps.config.allowPublicPorts ?? false, assets: deps.assets ?? new AssetStore(), log: deps.log, ready: deps.ready, now: deps.now ?? Date.now });
 }
 
 function healthRoutes(ready: () => boolean): Router {
@@ -104,7 +106,7 @@ export function createApp(deps: AppDeps): Koa {
   const limit = config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const https = config.baseUrl.startsWith('https:');
   const routeDeps = { ...auth, localAuth: config.localAuth, secureCookies: https, now, log: deps.log };
-  const resources = { ...deps.resources, appUrl: appUrlsOf(config.appsDomain, config.baseUrl) };
+  const resources = { ...deps.resources, appUrl: appUrlsOf(config.appsDomain, config.baseUrl), allowPublicPorts: Boolean(config.appsDomain && config.allowPublicPorts) };
 
   const publicApi = new Router({ prefix: API_PREFIX });
   mountLogin(publicApi, routeDeps);

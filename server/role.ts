@@ -88,6 +88,7 @@ export const serverSettings = {
     },
     default: '',
   }),
+  appsAllowPublicPorts: setting({ flag: 'apps-allow-public-ports', env: 'DEN_APPS_ALLOW_PUBLIC_PORTS', describe: 'people may share a port of their workspace publicly, no sign-in (host-based previews only; needs --apps-domain)', parse: parsers.boolean, default: false, boolean: true }),
   tokenTtl: tokenTtlSetting,
 };
 
@@ -110,6 +111,7 @@ export const serverRole: Role<typeof serverSettings> = {
     const providerConfigs = readIdentityProviders(settings.identityProvidersFile, process.env);
     const appsProblem = settings.appsDomain ? appsDomainProblem(settings.appsDomain, settings.baseUrl, '--base-url') : undefined;
     if (appsProblem) throw new SettingsError(`--apps-domain (DEN_APPS_DOMAIN): ${appsProblem}`);
+    if (settings.appsAllowPublicPorts && !settings.appsDomain) throw new SettingsError('--apps-allow-public-ports (DEN_APPS_ALLOW_PUBLIC_PORTS) needs --apps-domain: only host-based previews can be shared');
     const client = new KubeClient(loadConnection(settings.kubeconfig || undefined));
     const metrics = new Metrics();
     const auth = createAuthServices(client, {
@@ -133,7 +135,7 @@ export const serverRole: Role<typeof serverSettings> = {
     await cli.load();
     // One recorder for REST, the pages and the terminal: their bursts aggregate together.
     const events = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.server });
-    const config = { baseUrl: settings.baseUrl, localAuth: settings.localAuth, trustedProxies: settings.trustedProxies, gatewayPort: settings.gatewayPort, appsDomain: settings.appsDomain };
+    const config = { baseUrl: settings.baseUrl, localAuth: settings.localAuth, trustedProxies: settings.trustedProxies, gatewayPort: settings.gatewayPort, appsDomain: settings.appsDomain, allowPublicPorts: settings.appsAllowPublicPorts };
     const ready = () => synced && listening;
     const previews = previewProxyOf({ config, auth, serverClient: client, log: say, ready, assets });
     const app = createApp({

@@ -116,6 +116,7 @@ export class DenInstallChart extends Chart {
         DEN_GPU_RESOURCE: settings.gpuResource,
         DEN_GATEWAY_PORT: String(settings.gateway.service.port),
         ...(settings.server.apps.domain ? { DEN_APPS_DOMAIN: settings.server.apps.domain } : {}),
+        ...(settings.server.apps.allowPublicPorts ? { DEN_APPS_ALLOW_PUBLIC_PORTS: 'true' } : {}),
         ...(settings.server.trustedProxies.length ? { DEN_TRUSTED_PROXIES: settings.server.trustedProxies.join(',') } : {}),
         ...(providers.secretName ? { DEN_IDENTITY_PROVIDERS_FILE: `${IDENTITY_PROVIDERS_DIR}/${providers.fileKey}` } : {}),
         ...MALLOC_ENV,

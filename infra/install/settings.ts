@@ -56,7 +56,7 @@ export interface InstallSettings {
     /** Addresses or CIDR ranges of the proxies (Ingress controller pods) whose X-Forwarded-For names the client. */
     trustedProxies: string[];
     /** Host-based app previews at `<port>--<workspace>--<person>.<domain>` (the server's `--apps-domain`); empty domain: off. */
-    apps: { domain: string; tlsSecret: string; annotations: Record<string, string> };
+    apps: { domain: string; tlsSecret: string; annotations: Record<string, string>; allowPublicPorts: boolean };
   };
   gateway: ProcessSettings & {
     service: {
@@ -100,7 +100,7 @@ export const DEFAULT_SETTINGS: InstallSettings = {
     ingress: { enabled: false, className: '', host: '', tlsSecret: '', annotations: {} },
     identityProviders: { secretName: '', fileKey: 'identity-providers.yaml' },
     trustedProxies: [],
-    apps: { domain: '', tlsSecret: '', annotations: {} },
+    apps: { domain: '', tlsSecret: '', annotations: {}, allowPublicPorts: false },
   },
   gateway: {
     ...processDefaults('2'),
@@ -255,7 +255,7 @@ const GRAMMAR: Grammar = {
     },
     identityProviders: { secretName, fileKey: matching(SECRET_KEY, 'a Secret key') },
     trustedProxies: list(addressOrRange),
-    apps: { domain: matching(HOST, 'a DNS domain such as apps.den.example', true), tlsSecret: secretName, annotations },
+    apps: { domain: matching(HOST, 'a DNS domain such as apps.den.example', true), tlsSecret: secretName, annotations, allowPublicPorts: boolean },
   },
   gateway: {
     ...processGrammar(),
@@ -291,6 +291,7 @@ function crossChecked(s: InstallSettings): InstallSettings {
   }
   if (s.server.ingress.tlsSecret && !s.server.ingress.enabled) fail('server.ingress.tlsSecret', 'needs server.ingress.enabled: true');
   if (s.server.apps.tlsSecret && !s.server.apps.domain) fail('server.apps.tlsSecret', 'needs server.apps.domain');
+  if (s.server.apps.allowPublicPorts && !s.server.apps.domain) fail('server.apps.allowPublicPorts', 'needs server.apps.domain: only host-based previews can be shared');
   const appsProblem = s.server.apps.domain ? appsDomainProblem(s.server.apps.domain, s.baseUrl) : undefined;
   if (appsProblem) fail('server.apps.domain', appsProblem);
   if (s.metrics.serviceMonitor.enabled && s.metrics.scrapeAnnotations) {

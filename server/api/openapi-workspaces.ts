@@ -4,6 +4,7 @@ import { requestBodySchema } from './openapi-requests.js';
 import { createWorkspaceRequest } from './schemas.js';
 import { DEFAULT_LOG_TAIL } from './workspaces.js';
 import { ACTIVITY_KINDS } from '../../kube/den-events.js';
+import { PORT_SHARE_LEVELS, PORT_SHARE_LIMITS } from '../../contract/port-share.js';
 import { ACTIVITY_ORDER, activityParams, body, bool, closed, clusterObject, errors, int, json, listOf, nameParam, namespaceParam, noContent, op, OTHER_NAMESPACE, str, type Operation, type Schema } from './openapi-shapes.js';
 
 /** The component schemas of workspaces: the kind, its list, create, logs, events and apps. */
@@ -66,6 +67,25 @@ export function workspaceSchemas(): Record<string, Schema> {
       },
       ['namespace', 'workspace', 'pod', 'apps', 'listening'],
       'What a workspace serves: its declared apps and its listening ports, with their previews.',
+    ),
+    PortShareRequest: closed(
+      {
+        level: str('owner (only the owner: the default), authenticated (every signed-in person of this Den), people (the people named), or public (anyone, no sign-in; only where the install sets server.apps.allowPublicPorts). Any level but owner needs host-based previews (server.apps.domain).', { enum: [...PORT_SHARE_LEVELS] }),
+        people: { type: 'array', items: { type: 'string' }, maxItems: PORT_SHARE_LIMITS.people, description: 'Den user names (UserSpace names) to share with; with level people only.' },
+      },
+      ['level'],
+      'Who may open one port of a workspace through its host-based preview.',
+    ),
+    PortShare: closed(
+      {
+        workspace: str('Workspace name.'),
+        port: int('The port.', { minimum: 1, maximum: 65535 }),
+        level: str('Who may open it now.', { enum: [...PORT_SHARE_LEVELS] }),
+        people: { type: 'array', items: { type: 'string' }, description: 'The people named (level people), else empty.' },
+        app_url: { type: 'string', nullable: true, description: 'The host-based address of the port, or null when its names do not fit one DNS label.' },
+      },
+      ['workspace', 'port', 'level', 'people', 'app_url'],
+      'One port\'s share as stored on the Workspace (spec.sharedPorts).',
     ),
     LogsResponse: closed({ namespace: str('Namespace of the pod.'), pod: str('Pod the lines come from.'), lines: str('The last lines of the log.') }, ['namespace', 'pod', 'lines']),
     CreateWorkspaceRequest: requestBodySchema('CreateWorkspaceRequest', createWorkspaceRequest, {
@@ -135,6 +155,14 @@ export function workspacePaths(): Record<string, Record<string, Operation>> {
         description: 'One exec as the caller (`cat /proc/net/tcp /proc/net/tcp6`): it needs pods/exec, which read-scoped tokens lack (403).',
         parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE)],
         responses: { '200': json('WorkspaceApps', 'The listening ports.'), ...errors([400, 401, 403, 404, 409], { 409: 'The workspace is not Running, or its pod is not there yet.' }) },
+      }),
+    },
+    '/workspaces/{name}/ports/{port}/share': {
+      put: op('Workspaces', 'Share a port of a workspace through its host-based preview', {
+        description: 'Written onto the Workspace (spec.sharedPorts) with the caller\'s token, so whoever may update the Workspace may share its ports; recorded as a PortShareChanged Event. Path-based previews, on Den\'s own origin, always serve only the owner.',
+        parameters: [nameParam('workspace'), { name: 'port', in: 'path', required: true, description: 'TCP port, 1-65535.', schema: { type: 'integer', minimum: 1, maximum: 65535 } }, namespaceParam(OTHER_NAMESPACE)],
+        requestBody: body('PortShareRequest'),
+        responses: { '200': json('PortShare', 'The port\'s share as stored.'), ...errors([400, 401, 403, 404, 409], { 400: 'A field is wrong, the install has no host-based previews, or public ports are not allowed (the message names the setting).' }) },
       }),
     },
   };

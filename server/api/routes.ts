@@ -11,6 +11,7 @@ import type { ApiRouter, ResourceDeps } from './types.js';
 import { mountUserSpaceRoutes } from './userspaces.js';
 import { mountWorkspaceRoutes } from './workspaces.js';
 import { mountWorkspaceAppRoutes } from './apps.js';
+import { mountPortShareRoutes } from './port-share.js';
 
 export type { ResourceDeps } from './types.js';
 export { DEFAULT_QUOTA } from './userspaces.js';
@@ -27,6 +28,7 @@ export function mountResourceRoutes(router: ApiRouter, deps: ResourceDeps): void
   });
   mountWorkspaceRoutes(router, deps);
   mountWorkspaceAppRoutes(router, deps);
+  mountPortShareRoutes(router, deps);
   mountCatalogRoutes(router, deps);
   mountRegistryRoutes(router, deps);
   mountUserSpaceRoutes(router, deps);

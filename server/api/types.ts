@@ -20,4 +20,6 @@ export interface ResourceDeps {
   catalogConcurrency?: number;
   /** Host-based app addresses (`--apps-domain`); absent when they are off. */
   appUrl?: AppUrl;
+  /** `--apps-allow-public-ports` (with an apps domain): a port may be shared with anyone. */
+  allowPublicPorts?: boolean;
 }

@@ -133,6 +133,25 @@ export class UserSpaceDirectory {
     return resolveMembership(all.items, owner);
   }
 
+  /**
+   * The enabled membership of the UserSpace named `name` (the person part of an app host), from
+   * the informer or, when it does not hold it, the API server; 403 when there is none or it is disabled.
+   */
+  async byName(name: string): Promise<Membership> {
+    let userspace = this.informer.get(name);
+    if (!userspace) {
+      try {
+        userspace = await this.client.get<UserSpaceObject>(RESOURCES.userSpace, name);
+      } catch (err) {
+        if (isNotFound(err)) throw new HttpError(404, `there is no person named ${name} on this Den`);
+        throw err;
+      }
+    }
+    const membership = membershipOf(userspace);
+    if (membership.disabled || userspace.metadata?.deletionTimestamp) throw new HttpError(403, `the account of ${name} is disabled; its workspaces' ports are not served`);
+    return membership;
+  }
+
   private async resolveChecked(owner: string, opts: { ignoreCase?: boolean }): Promise<Membership> {
     try {
       return resolveMembership([...(this.byOwner.get(ownerKey(owner))?.values() ?? [])], owner, opts);

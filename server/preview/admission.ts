@@ -12,6 +12,7 @@ import type { Session } from '../auth/sessions.js';
 import type { Caller } from '../http/context.js';
 import { resolveTerminalTarget } from '../terminal/target.js';
 import { appCookieValues } from './app-host.js';
+import { SharedPorts } from './shared-ports.js';
 import { headerOf, type Admitted, type CredentialCheck, type PREVIEW_LIMITS, type PreviewDeps, type Route } from './types.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -23,11 +24,14 @@ function viewerOf(credential: Credential, caller: Caller): Viewer {
 
 export class PreviewAdmission {
   private readonly targets = new Map<string, { target: SessionTarget; until: number }>();
+  private readonly shared: SharedPorts;
 
   constructor(
     private readonly deps: PreviewDeps,
     private readonly limits: typeof PREVIEW_LIMITS,
-  ) {}
+  ) {
+    this.shared = new SharedPorts(deps, limits, (kube, reader, namespace, workspace) => this.targetOf(kube, reader, namespace, workspace));
+  }
 
   /** The path-based preview's credential: Den's session cookie or an API token, in the person's own namespace. */
   denCredentialCheck(req: IncomingMessage, route: Route, admitted: (a: Admitted) => void): CredentialCheck {
@@ -40,6 +44,7 @@ export class PreviewAdmission {
       confirm: () => credentialOf({ get }, this.deps).then(() => true, (err: unknown) => (err instanceof CredentialRefused ? false : Promise.reject(err))),
       // A GET or HEAD without a live credential goes to the sign-in page; anything else is refused in the refusal's words.
       admitConfirmed: () => this.admit(req, route).catch((err: unknown) => (err instanceof CredentialRefused && READ_METHODS.has(req.method ?? 'GET') ? undefined : Promise.reject(err))),
+      admitHinted: (credential) => this.admitWith(credential, route),
       admitted,
     };
   }
@@ -53,10 +58,11 @@ export class PreviewAdmission {
         for (const value of appCookieValues(headerOf(req, 'cookie'))) {
           const pass = this.deps.appPasses.cachedCookiePass(value, host, now);
           const session = pass && this.deps.sessions.cachedStored(pass.session, now);
-          if (session) return { credential: { kind: 'cookie', session }, namespace };
+          if (session) return { credential: { kind: 'cookie', session } };
         }
         return undefined;
       },
+      admitHinted: (credential) => this.admitAppViewer(credential, route),
       confirm: async (hint) => (await this.appSessionOf(req, host))?.secretName === (hint.credential.kind === 'cookie' ? hint.credential.session.secretName : undefined),
       admitConfirmed: () => this.admitAppHost(req, route, host),
       admitted: () => undefined,
@@ -85,8 +91,24 @@ export class PreviewAdmission {
   async admitAppHost(req: IncomingMessage, route: Route, host: string, opts: { websocket?: boolean } = {}): Promise<Admitted | undefined> {
     if (opts.websocket) this.checkWebsocketOrigin(req, route);
     const session = await this.appSessionOf(req, host);
-    if (!session) return undefined;
-    const { caller, kube, target } = await this.admitWith({ kind: 'cookie', session }, route, userNamespace(route.app!.person));
+    // Nobody signed in: only a port shared publicly (where the install allows it) is served.
+    if (!session) return this.shared.admit(route, undefined);
+    return this.admitAppViewer({ kind: 'cookie', session }, route);
+  }
+
+  /**
+   * A signed-in viewer on an app host: the owner as themselves; anyone else as the owner when
+   * the port's share admits them, else with their own token, so the cluster decides (and refuses
+   * in its words, or admits a person the whole workspace was shared with).
+   */
+  async admitAppViewer(credential: Credential, route: Route): Promise<Admitted> {
+    const namespace = userNamespace(route.app!.person);
+    const { caller, kube } = await actAs(credential, this.deps);
+    if (caller.namespace !== namespace) {
+      const shared = await this.shared.admit(route, caller);
+      if (shared) return shared;
+    }
+    const target = await this.targetOf(kube, caller.email, namespace, route.address.workspace);
     return { caller, kube, target };
   }
 

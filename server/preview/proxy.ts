@@ -156,7 +156,7 @@ export class PreviewProxy {
       if (failed) throw failed;
     };
     try {
-      const admission = await this.admission.admitWith(hint.credential, route, hint.namespace);
+      const admission = await check.admitHinted(hint.credential);
       check.admitted(admission);
       await this.upstream.relayHttp(req, res, route, admission, clientAddress, confirmed);
     } catch (err) {

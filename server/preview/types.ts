@@ -32,6 +32,8 @@ export interface PreviewDeps extends Pick<AuthDeps, 'sessions' | 'tokens' | 'dir
   baseUrl: string;
   /** `--apps-domain`: host-based previews under it; empty or absent: none. */
   appsDomain?: string;
+  /** `--apps-allow-public-ports`: a port shared publicly is served to anyone; else to signed-in people only. */
+  allowPublicPorts?: boolean;
   assets: AssetStore;
   log: Log;
   ready: () => boolean;
@@ -53,12 +55,16 @@ export interface Admitted {
   viewer?: Viewer;
   kube: KubeClient;
   target: SessionTarget;
+  /** A port its owner shared: `kube` acts as this owner for `caller` (contract/port-share.ts). */
+  sharedBy?: Caller;
 }
 
 /** How a request's credential is found: a hint from this replica's informer, and the API server's word on it. */
 export interface CredentialCheck {
-  /** The credential as the informer holds it (and the namespace of the workspace it asks for, when not the person's own). */
-  hint(): { credential: Credential; namespace?: string } | undefined;
+  /** The credential as the informer holds it. */
+  hint(): { credential: Credential } | undefined;
+  /** The request admitted on the hinted credential, while it is being confirmed. */
+  admitHinted(credential: Credential): Promise<Admitted>;
   /** Whether the hint still holds, as the API server says now. */
   confirm(hint: { credential: Credential }): Promise<boolean>;
   /** The request admitted on a confirmed credential; undefined when there is none live. */

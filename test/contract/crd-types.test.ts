@@ -28,6 +28,7 @@ const SPEC: Fields<WorkspaceSpec> = {
   idleTimeout: 'string',
   observability: 'object',
   source: 'object',
+  sharedPorts: 'array',
 };
 
 const STATUS: Fields<WorkspaceStatusFields> = {

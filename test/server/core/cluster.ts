@@ -80,6 +80,8 @@ export interface DenOptions extends Partial<AuthServiceOptions> {
   previewLimits?: Partial<typeof PREVIEW_LIMITS>;
   /** `--apps-domain`: host-based previews under it; none by default. */
   appsDomain?: string;
+  /** `--apps-allow-public-ports`: ports may be shared publicly; off by default. */
+  allowPublicPorts?: boolean;
   /** The version the server says it is (/api/v1/version); package.json's by default. */
   version?: string;
 }
@@ -103,8 +105,8 @@ export async function startDen(api: FakeApiServer, opts: DenOptions = {}): Promi
   const caches = auth.run(stop.signal);
   await auth.synced;
   const events = new DenEventRecorder({ reportingComponent: DEN_REPORTING_COMPONENTS.server, now: opts.now ? () => new Date(opts.now!()) : undefined });
-  const config = { baseUrl: opts.baseUrl ?? 'http://den.test', localAuth: opts.localAuth ?? true, bodyLimitBytes: opts.bodyLimitBytes, trustedProxies: opts.trustedProxies, appsDomain: opts.appsDomain };
-  const previews = new PreviewProxy({ ...auth, serverClient, baseUrl: config.baseUrl, appsDomain: opts.appsDomain, assets: SHARED_ASSETS, log: opts.log ?? (() => undefined), ready: opts.ready ?? (() => true), now: opts.now ?? Date.now, limits: opts.previewLimits });
+  const config = { baseUrl: opts.baseUrl ?? 'http://den.test', localAuth: opts.localAuth ?? true, bodyLimitBytes: opts.bodyLimitBytes, trustedProxies: opts.trustedProxies, appsDomain: opts.appsDomain, allowPublicPorts: opts.allowPublicPorts };
+  const previews = new PreviewProxy({ ...auth, serverClient, baseUrl: config.baseUrl, appsDomain: opts.appsDomain, allowPublicPorts: opts.allowPublicPorts, assets: SHARED_ASSETS, log: opts.log ?? (() => undefined), ready: opts.ready ?? (() => true), now: opts.now ?? Date.now, limits: opts.previewLimits });
   const app = createApp({
     previews,
     config,
