@@ -4,6 +4,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import { authenticate, CredentialRefused, type AuthDeps, type CoreState } from '../auth/authenticate.js';
 import { constantTimeEqual } from '../auth/secrets.js';
+import { browserScriptRefusal } from '../auth/csrf.js';
 import { describeError, HttpError, type ErrorLogger } from '../../koa/errors.js';
 import { readLimited } from '../../koa/body.js';
 import { KubeApiError } from '../../kube/errors.js';
@@ -46,6 +47,9 @@ export function compose(middleware: Middleware[]): Middleware {
 export function pageHeaders() {
   return async function setPageHeaders(ctx: Context, next: Next): Promise<void> {
     ctx.set('Content-Security-Policy', PAGE_CSP);
+    // A page another document opens gets a browsing context of its own unless that document is Den's too:
+    // an app's script on a path-based preview (whose answers never carry this header) cannot read it.
+    ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
     ctx.set('Cache-Control', 'no-store');
     await next();
   };
@@ -140,6 +144,10 @@ export function requireFormCsrf() {
   return async function checkFormCsrf(ctx: Context, next: Next): Promise<void> {
     const { credential } = ctx.state as CoreState;
     if (ctx.method === 'POST' && credential.kind === 'cookie') {
+      // A form of Den is submitted by the browser as a whole page; a script's fetch of it (an app's, on a path-based preview) is refused.
+      if (browserScriptRefusal(ctx.get('Sec-Fetch-Site'), ctx.get('Sec-Fetch-Mode'), ctx.get('Sec-Fetch-Dest'))) {
+        throw new HttpError(403, "Den's forms are submitted by the browser as a page, not sent by a page's script; reload the page and submit the form");
+      }
       const sent = ctx.request.form?.[CSRF_FIELD] ?? '';
       if (!sent || !constantTimeEqual(sent, credential.session.csrfToken)) {
         throw new HttpError(403, 'this form is out of date or did not come from Den (its CSRF token does not match your session); reload the page and try again');

@@ -96,6 +96,8 @@ export function responseHeadersFromApp(headers: IncomingHttpHeaders, prefix: str
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || REFUSED_FROM_APP.has(name)) continue;
+    // On Den's origin an app's opener policy could match Den's pages' and let its script read a Den page it opens.
+    if (prefix && name === 'cross-origin-opener-policy') continue;
     if (HOP_BY_HOP.has(name) && !(opts.upgrade && (name === 'connection' || name === 'upgrade'))) continue;
     if (name === 'set-cookie') {
       const cookies = (Array.isArray(value) ? value : [value]).map((c) => confinedCookie(c, prefix)).filter((c): c is string => c !== undefined);

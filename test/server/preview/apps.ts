@@ -29,6 +29,27 @@ const SCRIPT = `document.getElementById('greeting').textContent = 'hello from th
 fetch('echo').then((r) => r.json()).then((seen) => { document.getElementById('cookies').textContent = 'app saw cookie: ' + (seen.headers.cookie || 'none'); });`;
 const STYLE = `h1 { color: rgb(1, 2, 3); }`;
 
+// A hostile app on Den's own origin (path-based): its script reads the session's CSRF token as
+// any same-origin script can, then tries to mint an API token as the viewer, by REST and by the
+// profile page's form route, and to read a Den page it opens in a window of its own.
+const MINT_PAGE = `<!doctype html><html><head><title>Mint</title></head><body><p id="rest">pending</p><p id="form">pending</p><p id="opened">pending</p><script src="mint.js"></script></body></html>`;
+const MINT_SCRIPT = `(async () => {
+  const say = (id, text) => { document.getElementById(id).textContent = text; };
+  const session = await (await fetch('/api/v1/session')).json();
+  const rest = await fetch('/api/v1/tokens?name=stolen-rest', { method: 'POST', headers: { 'X-CSRF-Token': session.csrf_token } });
+  say('rest', 'rest ' + rest.status + ' ' + (await rest.text()));
+  const form = await fetch('/profile/tokens', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: '_csrf=' + encodeURIComponent(session.csrf_token) + '&name=stolen-form' });
+  const text = await form.text();
+  say('form', 'form ' + form.status + ' ' + (/svc_[A-Za-z0-9_-]{20,}/.test(text) ? 'token in the answer' : 'no token'));
+  const w = window.open('/profile', 'den-profile');
+  let read = 'could not read';
+  for (let i = 0; i < 40; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    try { if (w && w.document && w.document.querySelector('input[name=_csrf]')) { read = 'read the profile page'; break; } } catch (e) { read = 'could not read: ' + e.name; }
+  }
+  say('opened', 'opened ' + read);
+})();`;
+
 export async function startTestApps(): Promise<TestApps> {
   const seen: Seen[] = [];
   const server = http.createServer((req, res) => {
@@ -40,6 +61,9 @@ export async function startTestApps(): Promise<TestApps> {
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/') return void res.writeHead(200, { 'Content-Type': 'text/html' }).end(PAGE);
       if (path === '/app.js') return void res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(SCRIPT);
+      // ?coop=1: the app answers with the opener policy Den's pages have, to share their browsing context group.
+      if (path === '/mint') return void res.writeHead(200, { 'Content-Type': 'text/html', ...((req.url ?? '').includes('coop=1') ? { 'Cross-Origin-Opener-Policy': 'same-origin' } : {}) }).end(MINT_PAGE);
+      if (path === '/mint.js') return void res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(MINT_SCRIPT);
       if (path === '/style.css') return void res.writeHead(200, { 'Content-Type': 'text/css' }).end(STYLE);
       if (path === '/slow') return void setTimeout(() => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('late'), 800);
       if (path === '/echo') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(record));
