@@ -22,7 +22,7 @@ export const PREVIEW_LIMITS = {
   /** Connections to apps one person may have open at once (a browser opens 6 per host, plus websockets). */
   tunnelsPerPerson: 32,
   /** How long a workspace's pod, once read, is used without reading it again. */
-  targetCacheMs: 5_000,
+  targetCacheMs: 5_000 as number,
   /** How long a tunnel an answer left open waits for the next request of the same person to the same port. */
   tunnelIdleMs: TUNNEL_IDLE_MS,
 } as const;
