@@ -11,6 +11,7 @@ import { authenticatePage, compose, pageErrors, pageHeaders, readFormBody, requi
 import { mountProviderLogin } from './provider-login.js';
 import { mountLoginPages, mountLogoutPage } from './session.js';
 import { mountWorkspacePages } from './workspaces.js';
+import { mountPortSharePages } from './port-share.js';
 import { mountCatalogPages } from './catalog.js';
 import { mountNewPage } from './new.js';
 import { mountProfilePages } from './profile.js';
@@ -45,6 +46,7 @@ export function webUi(deps: PageDeps): Middleware {
   checkNameParam(pages);
   mountLogoutPage(pages, sessionDeps);
   mountWorkspacePages(pages, deps);
+  mountPortSharePages(pages, deps);
   mountCatalogPages(pages, deps);
   mountNewPage(pages, deps);
   mountProfilePages(pages, deps);

@@ -17,6 +17,7 @@ import type { AppLinks } from '../../web/templates/workspace-apps.js';
 import { serviceAccountUsername } from '../../kube/minting.js';
 import { DEFAULT_IDLE_TIMEOUT, durationMs, idleClock } from '../../contract/idle-timeout.js';
 import type { Workspace } from '../../contract/workspace.js';
+import { portSharingOf } from './port-share.js';
 import { byEventTime, workspaceLiveFragment, workspacePage, type EventView, type WorkspaceDetailsView, type WorkspacePageView } from '../../web/templates/workspace.js';
 import { phaseOf, reasonOf, type Failure } from '../../web/templates/format.js';
 import { DEFAULT_LOG_TAIL, deleteWorkspaceOf, listWorkspacesOf, readWorkspaceLogs, setWorkspaceRunning } from '../api/workspaces.js';
@@ -201,6 +202,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
       images,
       gatewayPort: deps.gatewayPort,
       namespace: namespaceOf(ctx),
+      sharing: portSharingOf(deps, (ws.spec as { sharedPorts?: unknown } | undefined)?.sharedPorts, !namespaceOf(ctx)),
       ...refusals,
     }),
     status,

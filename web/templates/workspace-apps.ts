@@ -5,6 +5,7 @@
 // other round and carries them; web/scripts/workspace-apps.ts then sets which apps listen.
 import { html, type Html } from '../html.js';
 import { previewUrl } from '../preview-address.js';
+import { csrfField } from './layout.js';
 
 /** An app a catalog entry declares (WorkspaceImage spec.apps[]). */
 export interface DeclaredAppView {
@@ -48,7 +49,7 @@ ${n > 0 && html`<ul class="row" id="ports" aria-label="Listening ports">${v.list
   })}</ul>`}`;
 }
 
-export function appsCard(workspace: string, apps: readonly DeclaredAppView[], ports: Html, running: boolean, links?: AppLinks): Html {
+export function appsCard(workspace: string, apps: readonly DeclaredAppView[], ports: Html, running: boolean, links?: AppLinks, sharing?: PortSharingView): Html {
   const hrefOf = (port: number, path: string) => links?.href(port, path) ?? previewUrl(workspace, port, path);
   const example = links?.href(3000, '/');
   return html`<section class="card" id="workspace-apps" aria-labelledby="apps-title">
@@ -58,7 +59,45 @@ export function appsCard(workspace: string, apps: readonly DeclaredAppView[], po
   )}</ul>`}
   ${ports}
   ${example
-    ? html`<p class="muted">A port opens at its own address, like <code>${example}</code> for port 3000, through Den and as you: the cluster decides who may open it. Its pages cannot act as Den. Path-based, <code>/w/${workspace}/ports/&lt;port&gt;/</code> works too.</p>`
-    : html`<p class="muted">A port opens at <code>/w/${workspace}/ports/&lt;port&gt;/</code>, through Den and as you; only you can open your workspace's ports.</p>`}
+    ? html`<p class="muted">A port opens at its own address, like <code>${example}</code> for port 3000, through Den and as you: the cluster decides who may open it, and the port's sharing below. Its pages cannot act as Den. Path-based, <code>/w/${workspace}/ports/&lt;port&gt;/</code> works too, for you only.</p>`
+    : html`<p class="muted">A port opens at <code>/w/${workspace}/ports/&lt;port&gt;/</code>, through Den and as you.</p>`}
+  ${sharing && portSharing(workspace, sharing)}
+</section>`;
+}
+
+/** The sharing of this workspace's ports, as the Apps and ports card shows it. */
+export interface PortSharingView {
+  /** Host-based previews are on: a port can be shared. */
+  hostBased: boolean;
+  /** The install allows public ports (server.apps.allowPublicPorts). */
+  allowPublic: boolean;
+  /** The ports shared now (spec.sharedPorts), each with who may open it in words. */
+  shares: readonly { port: number; said: string }[];
+  /** The levels the form offers, in words (contract/port-share.ts). */
+  levels: readonly { level: string; said: string }[];
+  /** The viewer may change them here (their own workspace); else the list is shown only. */
+  editable: boolean;
+  csrf: string;
+}
+
+/** Who may open each port, and the form that changes it (host-based previews only: path-based ones serve only the owner). */
+export function portSharing(workspace: string, v: PortSharingView): Html {
+  if (!v.hostBased) {
+    return html`<p class="muted" id="port-sharing">Only you can open your ports: path-based previews run an app's pages on Den's own address, so they serve only the workspace's owner. Sharing a port with other people needs host-based previews, each app on an address of its own, which an administrator turns on (<code>server.apps.domain</code>).</p>`;
+  }
+  const list = v.shares.length === 0
+    ? html`<p class="muted" id="port-shares">No port is shared: only you can open them.</p>`
+    : html`<ul id="port-shares" aria-label="Shared ports">${v.shares.map(
+      (share) => html`<li data-shared-port="${String(share.port)}">Port ${String(share.port)}: ${share.said}${v.editable && html` <form class="inline" method="post" action="/w/${workspace}/shared-ports">${csrfField(v.csrf)}<input type="hidden" name="port" value="${String(share.port)}"><input type="hidden" name="level" value="owner"><button type="submit" class="secondary" aria-label="Stop sharing port ${String(share.port)}">Stop sharing</button></form>`}</li>`,
+    )}</ul>`;
+  return html`<section aria-labelledby="sharing-title" id="port-sharing"><h3 id="sharing-title">Sharing</h3>
+${list}
+${v.editable && html`<form method="post" action="/w/${workspace}/shared-ports" class="row" id="port-share-form">${csrfField(v.csrf)}
+  <div class="field"><label for="share-port">Port</label><input type="number" id="share-port" name="port" min="1" max="65535" required></div>
+  <div class="field"><label for="share-level">Who may open it</label><select id="share-level" name="level">${v.levels.map((l) => html`<option value="${l.level}">${l.said}</option>`)}</select></div>
+  <div class="field"><label for="share-people">People (their Den user names)</label><input type="text" id="share-people" name="people" placeholder="bob, carol" autocapitalize="none" spellcheck="false"></div>
+  <button type="submit">Share</button>
+</form>`}
+<p class="muted">A shared port opens at its own address only, for the people chosen, through Den and as you; its path-based address (<code>/w/${workspace}/ports/&lt;port&gt;/</code>) always serves only you.${v.allowPublic ? ' A public port needs no sign-in: anyone with its address reaches it.' : ''}</p>
 </section>`;
 }

@@ -8,7 +8,7 @@ import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseB
 import { livePart, liveRegion, partInFragment } from './live.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { activityTab, type ActivityLine } from './activity.js';
-import { appsCard, PORTS_EVERY_POLLS, portsBeforeReading, portsPart, type AppLinks, type DeclaredAppView, type PortsView } from './workspace-apps.js';
+import { appsCard, PORTS_EVERY_POLLS, portsBeforeReading, portsPart, type AppLinks, type DeclaredAppView, type PortSharingView, type PortsView } from './workspace-apps.js';
 import { dataTable } from './table.js';
 import { deleteForm } from './delete-form.js';
 
@@ -215,6 +215,8 @@ export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'>, Work
   changeRefusal?: ChangeRefusal;
   /** A refused delete (the name typed did not match), shown beside the name field. */
   deleteRefusal?: string;
+  /** Who may open each port (contract/port-share.ts), and whether the viewer may change it here. */
+  sharing?: Omit<PortSharingView, 'csrf'>;
 }
 
 /** `?namespace=…` for another's workspace, else nothing. */
@@ -270,7 +272,7 @@ ${!v.namespace && html`<section role="tabpanel" id="panel-terminal" aria-labelle
   <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws" data-script="${assets.url('terminal.js')}" data-style="${assets.url('terminal.css')}"></div>
 </section>`}
 <section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden>${part('yaml')}</section>
-${appsCard(name, v.apps ?? [], livePart('ports', portsPart(name, portsBeforeReading(running), !v.namespace, v.appLinks)), running, v.appLinks)}
+${appsCard(name, v.apps ?? [], livePart('ports', portsPart(name, portsBeforeReading(running), !v.namespace, v.appLinks)), running, v.appLinks, v.sharing && { ...v.sharing, csrf: viewer.csrf })}
 <section class="card" aria-labelledby="delete-title">
   <h2 id="delete-title">Delete</h2>
   <details${v.deleteRefusal ? html` open` : ''}><summary>Delete this workspace…</summary>
