@@ -9,6 +9,7 @@ import { login, logout } from './dev/login.js';
 import { env, gitCredential } from './dev/personal.js';
 import { code, forward, ssh } from './dev/ssh.js';
 import { version } from './dev/version.js';
+import { port } from './dev/ports.js';
 import { denVersion } from '../process/version.js';
 import { create, images, logs, ls, remove, start, stop } from './dev/workspaces.js';
 
@@ -34,6 +35,7 @@ export const DEV_COMMANDS: Record<string, { summary: string; run: Run }> = {
   'config-ssh': { summary: 'write Host entries for your workspaces into ~/.ssh/config', run: configSsh },
   ssh: { summary: 'open a shell (or run a command) in a workspace, starting it if stopped', run: ssh },
   code: { summary: "open VS Code's Remote-SSH in a workspace", run: code },
+  port: { summary: 'share a port of a workspace: den port share <name> <port> --level owner|authenticated|people|public', run: port },
   forward: { summary: "forward a local port to a port in a workspace: den forward <name> 8080:3000", run: forward },
   version: { summary: "print this den's version and the server's, and warn when they differ", run: version },
   env: { summary: 'keep environment variables for all your workspaces: den env set|ls|rm', run: env },
