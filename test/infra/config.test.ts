@@ -201,6 +201,18 @@ describe('install configuration file', () => {
       expect(find(defaults, 'Deployment', 'den-server').spec.template.spec.containers[0].env.map((e: Obj) => e.name)).not.to.include('DEN_APPS_DOMAIN');
     });
 
+    it('tells den server that public ports are allowed only where server.apps.allowPublicPorts says so', async () => {
+      const envOf = (objects: Obj[]) => Object.fromEntries((find(objects, 'Deployment', 'den-server').spec.template.spec.containers[0].env as Obj[]).map((e) => [e.name, e.value]));
+      const allowed = envOf(render('baseUrl: https://den.corp.example\nserver: { apps: { domain: den-apps.example, allowPublicPorts: true } }'));
+      expect(allowed.DEN_APPS_ALLOW_PUBLIC_PORTS).to.equal('true');
+      expect(envOf(render('baseUrl: https://den.corp.example\nserver: { apps: { domain: den-apps.example } }'))).not.to.have.property('DEN_APPS_ALLOW_PUBLIC_PORTS');
+      const { ROLES } = await import('../../cli/roles.js');
+      const { readSettings } = await import('../../process/settings.js');
+      const { settings } = await ROLES.server!();
+      expect((readSettings(settings, [], allowed) as Record<string, unknown>).appsAllowPublicPorts).to.equal(true);
+      expect((readSettings(settings, [], { DEN_BASE_URL: 'https://den.corp.example' }) as Record<string, unknown>).appsAllowPublicPorts).to.equal(false);
+    });
+
     it('exposes the gateway on the configured Service port while the container keeps 2222', () => {
       const objects = render('gateway: { service: { type: LoadBalancer, port: 2022, externalTrafficPolicy: Local, annotations: { lb: nlb } } }');
       const service = find(objects, 'Service', 'den-gateway');

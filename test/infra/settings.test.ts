@@ -73,6 +73,8 @@ describe('install settings', () => {
     ['gateway:\n  service:\n    externalTrafficPolicy: Local\n', 'gateway.service.externalTrafficPolicy: Local needs gateway.service.type NodePort or LoadBalancer'],
     ['server:\n  ingress:\n    tlsSecret: den-tls\n', 'server.ingress.tlsSecret: needs server.ingress.enabled: true'],
     ['server:\n  apps:\n    tlsSecret: apps-tls\n', 'server.apps.tlsSecret: needs server.apps.domain'],
+    ['server:\n  apps:\n    allowPublicPorts: true\n', 'server.apps.allowPublicPorts: needs server.apps.domain: only host-based previews can be shared'],
+    ['server:\n  apps:\n    domain: den-apps.example\n    allowPublicPorts: yes-please\n', 'server.apps.allowPublicPorts: must be true or false'],
     ['server:\n  apps:\n    domain: "*.apps.example"\n', 'server.apps.domain: must be a DNS domain such as apps.den.example'],
     ['baseUrl: https://den.example.com\nserver:\n  apps:\n    domain: apps.den.example.com\n', "server.apps.domain: must not be under the host of baseUrl (den.example.com): apps could set cookies on Den's host"],
     ['baseUrl: https://den.example.com\nserver:\n  apps:\n    domain: example.com\n', 'server.apps.domain: must not be a parent of the host of baseUrl (den.example.com): apps would share cookies with Den'],
