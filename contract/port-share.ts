@@ -100,6 +100,38 @@ export function portShareProblem(req: { port: unknown; level: unknown; people: u
   return undefined;
 }
 
+/** A refusal of a stored `spec.sharedPorts` (the webhook's, beside the schema's). */
+export interface SharedPortsViolation {
+  field: string;
+  message: string;
+  advice: string;
+}
+
+const SHARE_ADVICE = 'List each shared port once, as port and level (authenticated, people or public), with people (Den user names) for level people only.';
+
+/**
+ * What is wrong with `spec.sharedPorts` as written to the API server: the schema's rules again
+ * (for API servers that do not check a CRD's validation rules) and one entry per port.
+ */
+export function sharedPortsViolations(stored: unknown): SharedPortsViolation[] {
+  if (stored === undefined || stored === null) return [];
+  const field = 'spec.sharedPorts';
+  if (!Array.isArray(stored)) return [{ field, message: 'must be a list', advice: SHARE_ADVICE }];
+  const violations: SharedPortsViolation[] = [];
+  if (stored.length > PORT_SHARE_LIMITS.ports) violations.push({ field, message: `lists ${stored.length} ports; at most ${PORT_SHARE_LIMITS.ports}`, advice: SHARE_ADVICE });
+  const seen = new Set<unknown>();
+  stored.forEach((raw: unknown, i) => {
+    const at = `${field}[${i}]`;
+    const entry = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+    const problem = portShareProblem({ port: entry.port, level: entry.level, people: entry.people ?? [] }, { hostBased: true, allowPublicPorts: true });
+    if (problem) violations.push({ field: `${at}.${problem.field}`, message: problem.message, advice: SHARE_ADVICE });
+    else if (entry.level === 'owner') violations.push({ field: `${at}.level`, message: 'owner is not stored: a port not listed is the owner\'s only', advice: SHARE_ADVICE });
+    if (seen.has(entry.port)) violations.push({ field: `${at}.port`, message: `port ${String(entry.port)} is listed twice: one entry per port`, advice: SHARE_ADVICE });
+    seen.add(entry.port);
+  });
+  return violations;
+}
+
 /** The valid entries of a stored `spec.sharedPorts` (one the schema never checked may hold others). */
 export function sharedPortsOf(stored: unknown): PortShare[] {
   if (!Array.isArray(stored)) return [];

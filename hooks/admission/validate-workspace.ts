@@ -7,6 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { homePathOf, imageRootViolations, isRunning, nameViolations, volumeViolations } from '../../contract/workspace-rules.js';
 import { sourceViolations } from '../../contract/workspace-source.js';
+import { sharedPortsViolations } from '../../contract/port-share.js';
 import { compareQuantities, formatQuantity, tryParseQuantity } from '../../kube/quantity.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
 import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from './objects.js';
@@ -64,6 +65,10 @@ export function validateWorkspace(input: WorkspaceValidationInput): Violation[] 
 
   if (changed((ws) => ws.spec?.source)) {
     violations.push(...sourceViolations(spec.source).map((v) => ({ rule: 'source' as const, ...v })));
+  }
+
+  if (changed((ws) => ws.spec?.sharedPorts)) {
+    violations.push(...sharedPortsViolations(spec.sharedPorts).map((v) => ({ rule: 'shared-ports' as const, ...v })));
   }
 
   const memo = input.memo ?? DIRECT;

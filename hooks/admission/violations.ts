@@ -22,7 +22,8 @@ export type RuleId =
   | 'read-only'
   | 'registry-spec'
   | 'image-apps'
-  | 'source';
+  | 'source'
+  | 'shared-ports';
 
 export interface Violation {
   rule: RuleId;

@@ -112,6 +112,10 @@ describe('validating webhook on Workspace', () => {
     ['refuses a clone path in Den\'s own ~/.den', withKey({ source: { git: { url: 'https://git.example.com/api.git', path: '.den/x' } } }), invalid(/^spec\.source\.git\.path: "\.den\/x" is inside ~\/\.den/)],
     ['refuses a URL with no repository name when no path is given', withKey({ source: { git: { url: 'https://git.example.com/.git' } } }), invalid(/^spec\.source\.git\.path: the URL .* ends in no repository name to clone into; give a path/)],
     ['refuses a namespace that belongs to no UserSpace', (k) => workspace('dev', { sshAuthorizedKeys: [k.ed25519] }, 'team-x'), invalid(/^metadata\.namespace: namespace team-x belongs to no UserSpace/)],
+    ['admits ports shared with signed-in people, named people and the public', withKey({ sharedPorts: [{ port: 3000, level: 'authenticated' }, { port: 8080, level: 'people', people: ['bob'] }, { port: 9000, level: 'public' }] }), { allowed: true }],
+    ['refuses a port shared twice', withKey({ sharedPorts: [{ port: 3000, level: 'authenticated' }, { port: 3000, level: 'public' }] }), invalid(/^spec\.sharedPorts\[1\]\.port: port 3000 is listed twice: one entry per port$/)],
+    ['refuses a people share naming nobody', withKey({ sharedPorts: [{ port: 3000, level: 'people' }] }), invalid(/^spec\.sharedPorts\[0\]\.people: name at least one person \(their Den user name\) to share with$/)],
+    ['refuses people on a share of another level', withKey({ sharedPorts: [{ port: 3000, level: 'authenticated', people: ['bob'] }] }), invalid(/^spec\.sharedPorts\[0\]\.people: people go with level people, not authenticated$/)],
   ];
   for (const [title, make, want, world] of creates) {
     it(`on CREATE ${title}`, () => {
