@@ -18,6 +18,7 @@ import { namespaceQuery } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
 import type { AppUrl } from '../../contract/apps-domain.js';
 import { userSpaceOfNamespace } from '../../kube/group.js';
+import { sharedPortsOf } from '../../contract/port-share.js';
 
 export interface ListeningPort {
   port: number;
@@ -46,6 +47,8 @@ export interface WorkspaceApps {
   pod: string;
   apps: DeclaredAppState[];
   listening: ListeningPort[];
+  /** Who may open which port beyond the owner (spec.sharedPorts, contract/port-share.ts). */
+  shared_ports: { port: number; level: string; people: string[] }[];
 }
 
 async function imageOf(kube: KubeClient, name: string | undefined): Promise<WorkspaceImage | undefined> {
@@ -97,6 +100,7 @@ export async function readWorkspaceApps(kube: KubeClient, name: string, namespac
       app_url: hostBased(app.port, app.path ?? '/'),
     })),
     listening: ports.map((port) => ({ port, preview_path: own ? previewUrl(name, port) : null, app_url: hostBased(port) })),
+    shared_ports: sharedPortsOf(ws.spec?.sharedPorts).map((s) => ({ port: s.port, level: s.level, people: s.people ?? [] })),
   };
 }
 

@@ -64,8 +64,20 @@ export function workspaceSchemas(): Record<string, Schema> {
             ['port', 'preview_path', 'app_url'],
           ),
         },
+        shared_ports: {
+          type: 'array',
+          description: 'Ports opened to more people than the owner through the host-based preview (spec.sharedPorts), ascending; a port not listed is the owner\'s only. Change them with PUT /workspaces/{name}/ports/{port}/share.',
+          items: closed(
+            {
+              port: int('Port number.', { minimum: 1, maximum: 65535 }),
+              level: str('authenticated, people or public.', { enum: ['authenticated', 'people', 'public'] }),
+              people: { type: 'array', items: { type: 'string' }, description: 'The people named (level people), else empty.' },
+            },
+            ['port', 'level', 'people'],
+          ),
+        },
       },
-      ['namespace', 'workspace', 'pod', 'apps', 'listening'],
+      ['namespace', 'workspace', 'pod', 'apps', 'listening', 'shared_ports'],
       'What a workspace serves: its declared apps and its listening ports, with their previews.',
     ),
     PortShareRequest: closed(

@@ -92,6 +92,8 @@ describe('sharing a port of a workspace (host-based previews)', function () {
     expect(shared.body).to.deep.equal({ workspace: 'dev', port: APP_PORT, level: 'authenticated', people: [], app_url: `http://${APP}/` });
     const stored = await call(den, 'GET', '/workspaces/dev', { as: alice });
     expect(stored.body.spec.sharedPorts).to.deep.equal([{ port: APP_PORT, level: 'authenticated' }]);
+    const apps = await call(den, 'GET', '/workspaces/dev/apps', { as: alice });
+    expect(apps.body.shared_ports).to.deep.equal([{ port: APP_PORT, level: 'authenticated', people: [] }]);
     const events = await call(den, 'GET', '/workspaces/dev/events', { as: alice });
     expect(events.body.items.map((e: { message: string }) => e.message)).to.include(`Port ${APP_PORT} shared with every signed-in person of this Den by alice.`);
 
