@@ -175,8 +175,8 @@ describe('den.dev CRDs', () => {
   });
 
   it('declares no spec field the spec tables do not list', () => {
-    // Den's extensions beside the SPEC's fields, each validated like them (docs/preview.md).
-    const extensions = ['WorkspaceImage spec.apps', ...['', '.git', '.git.url', '.git.ref', '.git.path'].map((p) => `Workspace spec.source${p}`)];
+    // Den's extensions beside the SPEC's fields, each validated like them (docs/preview.md, docs/workspace-source.md).
+    const extensions = ['WorkspaceImage spec.apps', 'Workspace spec.sharedPorts', ...['', '.git', '.git.url', '.git.ref', '.git.path'].map((p) => `Workspace spec.source${p}`)];
     const listed = new Set([...FIELDS.map((r) => `${r.kind} ${r.path}`), ...extensions]);
     for (const crd of denCrds()) {
       const spec = schemaAt(crd, 'spec');
