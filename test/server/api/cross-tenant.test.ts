@@ -79,6 +79,8 @@ const CASES: Case[] = [
   // One exec in the pod as the caller: read-scoped tokens have no pods/exec, nor has den-admin in another's namespace.
   { method: 'GET', path: '/workspaces/dev/apps?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 403, admin: 403 },
     check: (_, body) => expect(body.listening.map((p: { port: number; preview_path: string }) => p.preview_path)).to.deep.equal(body.listening.map((p: { port: number }) => `/w/dev/ports/${p.port}/`)) },
+  // Written with the caller's token: the cluster decides who may share alice's port (an administrator may change her workspace).
+  { method: 'PUT', path: '/workspaces/dev/ports/3000/share?namespace=svc-alice', body: { level: 'owner' }, expect: { anonymous: 401, owner: 200, other: 403, readonly: 403, admin: 200 } },
   { method: 'DELETE', path: '/workspaces/dev?namespace=svc-alice', expect: { anonymous: 401, owner: 204, other: 403, readonly: 403, admin: 204 } },
   { method: 'DELETE', path: '/workspaces/dev?namespace=svc-alice&delete_volume=false', expect: { anonymous: 401, owner: 204, other: 403, readonly: 403, admin: 204 } },
   { method: 'GET', path: '/workspace-images', expect: { anonymous: 401, owner: 200, other: 200, readonly: 200, admin: 200 },
