@@ -40,7 +40,9 @@ describe('den server (the role)', () => {
       trustedProxies: [],
       identityProvidersFile: '',
       appsDomain: '',
+      appsAllowPublicPorts: false,
     });
+    expect(readSettings(serverSettings, ['--apps-domain', 'den-apps.example', '--apps-allow-public-ports'], { DEN_BASE_URL: 'http://x' }).appsAllowPublicPorts).to.equal(true);
     expect(readSettings(serverSettings, ['--apps-domain', 'Den-Apps.example'], { DEN_BASE_URL: 'http://x' }).appsDomain).to.equal('den-apps.example');
     expect(() => readSettings(serverSettings, ['--apps-domain', '*.apps.example'], { DEN_BASE_URL: 'http://x' })).to.throw("--apps-domain (DEN_APPS_DOMAIN): must be a DNS domain such as apps.den.example, got '*.apps.example'");
     expect(readSettings(serverSettings, [], { DEN_BASE_URL: 'http://x', DEN_LOCAL_AUTH: 'false', DEN_TOKEN_TTL: '1h' })).to.include({ localAuth: false, tokenTtl: 3_600_000 });
