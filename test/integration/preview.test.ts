@@ -165,4 +165,25 @@ describe('port preview through two den server replicas', function () {
     expect(refused.text).to.include('cannot get resource');
     expect(seenCookies.length).to.equal(before + 3);
   });
+
+  it('serves a port alice shared with signed-in people to bob on either replica, sends an anonymous browser to sign in, and stops when she unshares it', async () => {
+    const port = (app.address() as AddressInfo).port;
+    const host = `${port}--dev--alice.apps.test`;
+    const [first, second] = platform.servers.map((s) => s.url);
+    const rest = new Rest(platform.baseUrl);
+    const shared = await rest.call('PUT', `/workspaces/dev/ports/${port}/share`, { body: { level: 'authenticated' }, as: { session: alice } });
+    expect(shared.status, JSON.stringify(shared.body)).to.equal(200);
+    const bobOpen = await getAt(second!, '127.0.0.1', `/apps/open?host=${host}&path=%2F`, bob.cookie);
+    const bobTicket = new URL(bobOpen.headers.location!);
+    const bobCookie = (await getAt(first!, host, bobTicket.pathname + bobTicket.search)).headers['set-cookie']![0]!.split(';')[0]!;
+    // Each replica reads the share again once its 5 s copy of the Workspace is out of date.
+    for (const base of [first!, second!]) await eventually(async () => (await getAt(base, host, '/shared', bobCookie)).status === 200, `bob served by ${base}`, 10_000);
+    expect((await getAt(platform.baseUrl, host, '/shared', bobCookie)).text).to.equal('app at /shared under undefined');
+    const anonymous = await getAt(platform.baseUrl, host, '/shared');
+    expect(anonymous.status).to.equal(302);
+    expect(anonymous.headers.location).to.match(/\/apps\/open\?host=/);
+    const back = await rest.call('PUT', `/workspaces/dev/ports/${port}/share`, { body: { level: 'owner' }, as: { session: alice } });
+    expect(back.status).to.equal(200);
+    for (const base of [first!, second!]) await eventually(async () => (await getAt(base, host, '/shared', bobCookie)).status === 403, `bob refused by ${base}`, 10_000);
+  });
 });
