@@ -12,6 +12,7 @@ export const AUDIT_ACTS = {
   sessionOpened: 'session-opened',
   sessionClosed: 'session-closed',
   clusterRefused: 'cluster-refused',
+  portShareChanged: 'port-share-changed',
 } as const;
 
 export type AuditAct = (typeof AUDIT_ACTS)[keyof typeof AUDIT_ACTS];
@@ -54,6 +55,12 @@ export interface AuditFields {
   request?: string;
   /** The HTTP status the cluster answered. */
   status?: number;
+  /** A workspace's port (port-share-changed). */
+  port?: number;
+  /** Who may open it now: owner, authenticated, people (with `people`) or public. */
+  level?: string;
+  /** The UserSpace names a port is shared with. */
+  people?: string[];
 }
 
 /** Writes one audit line: `msg: "audit"`, `audit: <act>`, then the fields. */

@@ -1,7 +1,8 @@
 // `PUT /workspaces/{name}/ports/{port}/share`: who may open a port of a workspace through the
 // host-based preview (contract/port-share.ts, docs/preview.md "Sharing a port"). The share is
 // written onto the Workspace's `spec.sharedPorts` with the caller's own token, so the cluster
-// decides who may share (whoever may update the Workspace: its owner); every change is an Event.
+// decides who may share (whoever may update the Workspace: its owner); every change is an Event
+// of the workspace and an audit line (`port-share-changed`, docs/logs.md).
 // The page (server/pages/port-share.ts) and `den port share` go through the same function.
 import type { KubeClient } from '../../kube/client.js';
 import { isConflict } from '../../kube/errors.js';
@@ -16,6 +17,7 @@ import type { ClientAddressState } from '../http/client-address.js';
 import { namespaceQuery } from './schemas.js';
 import { actorName, recordLifecycleEvent, type Actor } from './lifecycle-events.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
+import { audit, AUDIT_ACTS } from '../../process/audit.js';
 
 /** One port's share as REST answers it. */
 export interface PortShareAnswer {
@@ -56,7 +58,7 @@ function shareWords(req: PortShareRequest): string {
  * (read, changed, written back with its resourceVersion; retried when another write came
  * between), records an Event, and answers the port's share as stored.
  */
-export async function setPortShare(actor: Actor, namespace: string, name: string, req: PortShareRequest, deps: ShareDeps): Promise<PortShareAnswer> {
+export async function setPortShare(actor: Actor, namespace: string, name: string, req: PortShareRequest, deps: ShareDeps, via: 'web' | 'rest'): Promise<PortShareAnswer> {
   const kube: KubeClient = actor.kube;
   for (let attempt = 0; ; attempt++) {
     const ws = await kube.get<Workspace>(RESOURCES.workspace, name, namespace);
@@ -65,6 +67,8 @@ export async function setPortShare(actor: Actor, namespace: string, name: string
       const written = await kube.patch<Workspace>(RESOURCES.workspace, name, { metadata: { resourceVersion: ws.metadata?.resourceVersion }, spec: { sharedPorts } }, { namespace });
       const message = req.level === 'owner' ? `Port ${req.port} is no longer shared (only its owner opens it), by ${actorName(actor.caller, namespace)}.` : `Port ${req.port} shared with ${shareWords(req)} by ${actorName(actor.caller, namespace)}.`;
       await recordLifecycleEvent(deps, actor, workspaceRefOf(written), DEN_EVENT_REASONS.portShareChanged, message);
+      const { caller } = actor;
+      audit(deps.log, AUDIT_ACTS.portShareChanged, { person: caller.email, userspace: caller.userspace, namespace, workspace: name, port: req.port, level: req.level, ...(req.level === 'people' ? { people: [...req.people].sort() } : {}), via, ...(actor.clientAddress ? { client: actor.clientAddress } : {}) });
       return answerOf(written, req.port, deps);
     } catch (err) {
       if (!isConflict(err) || attempt >= 2) throw err;
@@ -81,7 +85,7 @@ function sharePort(deps: ShareDeps) {
     if (unknown !== undefined) throw new HttpError(400, `${unknown.slice(0, 40)}: unknown field; send level and, for level people, people`);
     const req = portShareRequestOf({ port: ctx.params.port, level: body.level, people: body.people }, deps);
     const actor: Actor = { caller: ctx.state.caller, kube: ctx.state.kube, clientAddress: (ctx.state as Partial<ClientAddressState>).clientAddress };
-    ctx.body = await setPortShare(actor, namespace ?? ctx.state.caller.namespace, ctx.params.name!, req, deps);
+    ctx.body = await setPortShare(actor, namespace ?? ctx.state.caller.namespace, ctx.params.name!, req, deps, 'rest');
   };
 }
 

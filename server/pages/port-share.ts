@@ -29,7 +29,7 @@ async function sharePort(ctx: PageContext, deps: PageDeps): Promise<void> {
   const here = `/w/${name}`;
   try {
     const req = portShareRequestOf({ port: form.port ?? '', level: form.level ?? '', people: form.people ?? '' }, deps.resources);
-    const shared = await setPortShare(pageActor(ctx), ctx.state.caller.namespace, name, req, deps.resources);
+    const shared = await setPortShare(pageActor(ctx), ctx.state.caller.namespace, name, req, deps.resources, 'web');
     const said = shared.level === 'owner' ? `Port ${shared.port} is no longer shared: only you can open it.` : `Port ${shared.port} is shared with ${shared.level === 'people' ? shared.people.join(', ') : PORT_SHARE_WORDS[shared.level]}${shared.app_url ? ` at ${shared.app_url}` : ''}.`;
     leaveNotice(ctx, here, said, deps.secureCookies);
   } catch (err) {

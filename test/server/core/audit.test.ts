@@ -42,6 +42,21 @@ describe('den server audit lines', () => {
     for (const secret of [issued.body.token, alice.cookie.split('=')[1], alice.csrf, ...api.mintedTokens]) expect(logged).to.not.contain(secret);
   });
 
+  it('writes who may open a port of a workspace when its share changes', async () => {
+    const shared = await startDen(api, { appsDomain: 'apps.test', log: (msg, fields = {}) => lines.push({ msg, fields }) });
+    try {
+      api.seed({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'dev', namespace: 'svc-alice' }, spec: { imageRef: { name: 'web' }, storage: '1Gi', running: false } });
+      const alice = await login(shared, 'alice', 'alice-password');
+      const answer = await call(shared, 'PUT', '/workspaces/dev/ports/3000/share', { as: alice, body: { level: 'people', people: ['carol', 'bob'] } });
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+      expect(audits('port-share-changed')).to.deep.equal([
+        { audit: 'port-share-changed', person: 'alice@example.com', userspace: 'alice', namespace: 'svc-alice', workspace: 'dev', port: 3000, level: 'people', people: ['bob', 'carol'], via: 'rest', client: '127.0.0.1' },
+      ]);
+    } finally {
+      await shared.close();
+    }
+  });
+
   it("writes the cluster's refusal of a person's request with the request and the cluster's words", async () => {
     const alice = await login(den, 'alice', 'alice-password');
     const { body } = await call(den, 'POST', '/tokens?scope=read', { as: alice });
