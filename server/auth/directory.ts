@@ -135,10 +135,12 @@ export class UserSpaceDirectory {
 
   /**
    * The enabled membership of the UserSpace named `name` (the person part of an app host), from
-   * the informer or, when it does not hold it, the API server; 403 when there is none or it is disabled.
+   * the informer or, when it does not hold it (and `cachedOnly` is not set), the API server; 404
+   * when there is none, 403 when it is disabled.
    */
-  async byName(name: string): Promise<Membership> {
+  async byName(name: string, opts: { cachedOnly?: boolean } = {}): Promise<Membership> {
     let userspace = this.informer.get(name);
+    if (!userspace && opts.cachedOnly) throw new HttpError(404, `there is no person named ${name} on this Den`);
     if (!userspace) {
       try {
         userspace = await this.client.get<UserSpaceObject>(RESOURCES.userSpace, name);

@@ -43,7 +43,9 @@ export class SharedPorts {
   async admit(route: Route, viewer: Caller | undefined): Promise<Admitted | undefined> {
     const app = route.app;
     if (!app) return undefined;
-    const owner = await this.deps.directory.byName(app.person).catch(() => undefined);
+    // Nobody signed in can be admitted only to a public port: where there are none, nothing is read for them.
+    if (!viewer && !this.deps.allowPublicPorts) return undefined;
+    const owner = await this.deps.directory.byName(app.person, { cachedOnly: !viewer }).catch(() => undefined);
     if (!owner || owner.namespace !== userNamespace(app.person)) return undefined;
     const kube = new ForwardingClient(this.deps.serverClient, this.deps.minter, { ownerUid: owner.uid, namespace: owner.namespace, serviceAccount: SERVICE_ACCOUNTS.session });
     const sharedPorts = await this.sharedPortsOf(kube, owner.namespace, app.workspace);
@@ -54,20 +56,20 @@ export class SharedPorts {
     return { caller: viewer ?? visitorOf(owner), kube, target, sharedBy: ownerCaller(owner) };
   }
 
-  /** `spec.sharedPorts` of the workspace as its owner reads it, kept for the target cache's life; undefined when there is no such workspace. */
+  /** `spec.sharedPorts` of the workspace as its owner reads it, kept for the target cache's life (and so is its absence); undefined when there is no such workspace. */
   private async sharedPortsOf(kube: KubeClient, namespace: string, workspace: string): Promise<unknown> {
     const key = `${namespace}/${workspace}`;
     const now = this.deps.now();
     const hit = this.shares.get(key);
     if (hit && hit.until > now) return hit.sharedPorts;
-    let ws: Workspace;
+    let sharedPorts: unknown;
     try {
-      ws = await kube.get<Workspace>(RESOURCES.workspace, workspace, namespace);
+      sharedPorts = (await kube.get<Workspace>(RESOURCES.workspace, workspace, namespace)).spec?.sharedPorts ?? [];
     } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
+      if (!isNotFound(err)) throw err;
+      // Kept too, so addresses of workspaces that do not exist cost one read per 5 s each.
+      sharedPorts = undefined;
     }
-    const sharedPorts = ws.spec?.sharedPorts ?? [];
     for (const [k, v] of this.shares) if (v.until <= now) this.shares.delete(k);
     this.shares.set(key, { sharedPorts, until: now + this.limits.targetCacheMs });
     return sharedPorts;
