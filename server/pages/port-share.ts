@@ -12,13 +12,13 @@ import { pageActor } from './send.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
 /** The card's view of a workspace's shared ports; `editable` on the viewer's own workspace. */
-export function portSharingOf(deps: PageDeps, stored: unknown, editable: boolean): Omit<PortSharingView, 'csrf'> {
+export function portSharingOf(deps: PageDeps, stored: unknown, editable: boolean, app: { workspace: string; person: string | undefined }): Omit<PortSharingView, 'csrf'> {
   const allowPublic = deps.resources.allowPublicPorts ?? false;
   return {
     hostBased: Boolean(deps.resources.appUrl),
     allowPublic,
     editable,
-    shares: sharedPortsOf(stored).map((s) => ({ port: s.port, said: s.level === 'people' ? `${PORT_SHARE_WORDS.people}: ${(s.people ?? []).join(', ')}` : PORT_SHARE_WORDS[s.level] })),
+    shares: sharedPortsOf(stored).map((s) => ({ port: s.port, href: (app.person && deps.resources.appUrl?.({ port: s.port, workspace: app.workspace, person: app.person })) || undefined, said: s.level === 'people' ? (s.people ?? []).join(', ') : PORT_SHARE_WORDS[s.level] })),
     levels: PORT_SHARE_LEVELS.filter((level) => level !== 'public' || allowPublic).map((level) => ({ level, said: PORT_SHARE_WORDS[level] })),
   };
 }

@@ -202,7 +202,7 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
       images,
       gatewayPort: deps.gatewayPort,
       namespace: namespaceOf(ctx),
-      sharing: portSharingOf(deps, (ws.spec as { sharedPorts?: unknown } | undefined)?.sharedPorts, !namespaceOf(ctx)),
+      sharing: portSharingOf(deps, (ws.spec as { sharedPorts?: unknown } | undefined)?.sharedPorts, !namespaceOf(ctx), { workspace: ws.metadata?.name ?? '', person: userSpaceOfNamespace(targetNamespace(ctx)) }),
       ...refusals,
     }),
     status,

@@ -72,7 +72,7 @@ export interface PortSharingView {
   /** The install allows public ports (server.apps.allowPublicPorts). */
   allowPublic: boolean;
   /** The ports shared now (spec.sharedPorts), each with who may open it in words. */
-  shares: readonly { port: number; said: string }[];
+  shares: readonly { port: number; said: string; href?: string }[];
   /** The levels the form offers, in words (contract/port-share.ts). */
   levels: readonly { level: string; said: string }[];
   /** The viewer may change them here (their own workspace); else the list is shown only. */
@@ -88,12 +88,12 @@ export function portSharing(workspace: string, v: PortSharingView): Html {
   const list = v.shares.length === 0
     ? html`<p class="muted" id="port-shares">No port is shared: only you can open them.</p>`
     : html`<ul id="port-shares" aria-label="Shared ports">${v.shares.map(
-      (share) => html`<li data-shared-port="${String(share.port)}">Port ${String(share.port)}: ${share.said}${v.editable && html` <form class="inline" method="post" action="/w/${workspace}/shared-ports">${csrfField(v.csrf)}<input type="hidden" name="port" value="${String(share.port)}"><input type="hidden" name="level" value="owner"><button type="submit" class="secondary" aria-label="Stop sharing port ${String(share.port)}">Stop sharing</button></form>`}</li>`,
+      (share) => html`<li data-shared-port="${String(share.port)}">${share.href ? html`<a href="${share.href}" target="_blank" rel="noopener">Port ${String(share.port)}</a>` : html`Port ${String(share.port)}`}: ${share.said}${v.editable && html` <form class="inline" method="post" action="/w/${workspace}/shared-ports">${csrfField(v.csrf)}<input type="hidden" name="port" value="${String(share.port)}"><input type="hidden" name="level" value="owner"><button type="submit" class="secondary" aria-label="Stop sharing port ${String(share.port)}">Stop sharing</button></form>`}</li>`,
     )}</ul>`;
   return html`<section aria-labelledby="sharing-title" id="port-sharing"><h3 id="sharing-title">Sharing</h3>
 ${list}
 ${v.editable && html`<form method="post" action="/w/${workspace}/shared-ports" class="row" id="port-share-form">${csrfField(v.csrf)}
-  <div class="field"><label for="share-port">Port</label><input type="number" id="share-port" name="port" min="1" max="65535" required></div>
+  <div class="field"><label for="share-port">Port</label><input type="text" id="share-port" name="port" inputmode="numeric" pattern="[0-9]{1,5}" size="6" placeholder="3000" required></div>
   <div class="field"><label for="share-level">Who may open it</label><select id="share-level" name="level">${v.levels.map((l) => html`<option value="${l.level}">${l.said}</option>`)}</select></div>
   <div class="field"><label for="share-people">People (their Den user names)</label><input type="text" id="share-people" name="people" placeholder="bob, carol" autocapitalize="none" spellcheck="false"></div>
   <button type="submit">Share</button>

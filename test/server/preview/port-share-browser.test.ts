@@ -45,6 +45,7 @@ describe('sharing a port from the workspace page, in Chromium', function () {
     await Promise.all([page.waitForURL((u) => u.pathname === '/w/dev'), page.click('#port-share-form button[type="submit"]')]);
     expect(await page.textContent('.notice')).to.include(`Port ${APP_PORT} is shared with every signed-in person of this Den at ${appOrigin()}/.`);
     expect(await page.textContent(`[data-shared-port="${APP_PORT}"]`)).to.include(`Port ${APP_PORT}: every signed-in person of this Den`);
+    expect(await page.getAttribute(`[data-shared-port="${APP_PORT}"] a`, 'href')).to.equal(`${appOrigin()}/`);
 
     const asBob = await world.signedIn('bob', '/');
     await asBob.goto(`${appOrigin()}/`);
