@@ -2,6 +2,8 @@
 import type { KubeObject } from '../kube/client.js';
 import { GROUP, KINDS, LABELS, PLURALS } from '../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
+import { schedulePolicySchema } from './schedule-crd.js';
+import type { SchedulePolicy } from './schedule.js';
 import { arrayOf, conditions, integer, object, observedGeneration, quantity, string } from './schema.js';
 
 export const USERSPACE_PHASES = ['Pending', 'Ready', 'Failed'] as const;
@@ -36,6 +38,7 @@ export interface UserSpace extends KubeObject {
     quota?: UserSpaceQuota;
     networkPolicy?: string;
     sshAuthorizedKeys?: string[];
+    schedules?: SchedulePolicy;
     [field: string]: unknown;
   };
 }
@@ -89,6 +92,7 @@ export function userSpaceCrd(): CustomResourceDefinition {
           'Keys copied into new workspaces that name none. Editable by the owner.',
           { type: 'string' },
         ),
+        schedules: schedulePolicySchema(),
       },
       { required: ['owner', 'quota', 'networkPolicy'] },
     ),

@@ -7,6 +7,9 @@ import type { WorkspaceSource } from './workspace-source.js';
 import { sharedPortsSchema, type PortShare } from './port-share.js';
 import { KINDS, PLURALS } from '../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
+import { dormancyStatusSchema, workspaceScheduleSchema } from './schedule-crd.js';
+import type { WorkspaceSchedule } from './schedule.js';
+import type { DormancyPolicy } from './dormancy.js';
 import {
   DURATION_PATTERN,
   arrayOf,
@@ -124,6 +127,7 @@ export function workspaceCrd(): CustomResourceDefinition {
           pattern: DURATION_PATTERN,
           default: '4h',
         }),
+        schedule: workspaceScheduleSchema(),
         source: object(
           'Where the home\'s first contents come from: a repository cloned into the home on the first start, before the workspace is Running. A later start never clones again.',
           {
@@ -164,6 +168,7 @@ export function workspaceCrd(): CustomResourceDefinition {
       podName: string('The pod of the session, usually <workspace-name>-0.'),
       lastActivityTime: timestamp('Set by the gateway on session open and close.'),
       observedGeneration: observedGeneration(),
+      dormancy: dormancyStatusSchema(),
       conditions: conditions('Includes Ready, Degraded and ImageResolved; Cloned for a workspace with spec.source.'),
     }),
     columns: [
@@ -202,6 +207,7 @@ export interface WorkspaceSpec {
   source?: WorkspaceSource;
   /** Ports opened through host-based previews to more people than the owner (contract/port-share.ts). */
   sharedPorts?: PortShare[];
+  schedule?: WorkspaceSchedule;
 }
 
 /** `status` of a Workspace as written by the manager (and `lastActivityTime` by the gateway). */
@@ -212,6 +218,7 @@ export interface WorkspaceStatusFields {
   podName?: string;
   lastActivityTime?: string;
   observedGeneration?: number;
+  dormancy?: DormancyPolicy;
   conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string; observedGeneration?: number }[];
 }
 

@@ -7,6 +7,7 @@ import { checkAuthorizedKey, type KeyCheck } from '../../ssh/authorized-keys.js'
 import { authorizedKeysViolations } from './authorized-keys.js';
 import type { UserSpace } from './objects.js';
 import type { Violation } from './violations.js';
+import { policyViolations } from '../../contract/schedule.js';
 
 /** Rewritten by `kubectl apply` on every apply, including an owner's own key edit. */
 const APPLY_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -18,6 +19,8 @@ export interface UserSpaceChanges {
   /** Violations of fields anyone may change (malformed new SSH keys). */
   keyViolations: Violation[];
   keysChanged: boolean;
+  /** What is wrong with a changed spec.schedules (an unknown time zone, a default above the limit). */
+  scheduleViolations: Violation[];
 }
 
 /** A read-scoped API token acts as this ServiceAccount (SPEC 5 rule 3). */
@@ -74,7 +77,8 @@ export function userSpaceChanges(object: UserSpace, oldObject: UserSpace, checkK
 
   const keyViolations = authorizedKeysViolations(spec.sshAuthorizedKeys, oldSpec.sshAuthorizedKeys, checkKey);
   const keysChanged = differences(spec.sshAuthorizedKeys ?? [], oldSpec.sshAuthorizedKeys ?? [], 'spec.sshAuthorizedKeys').length > 0;
-  return { ownerChanged, restricted, keyViolations, keysChanged };
+  const scheduleViolations = isDeepStrictEqual(spec.schedules, oldSpec.schedules) ? [] : policyViolations(spec.schedules).map((v) => ({ rule: 'schedule' as const, ...v }));
+  return { ownerChanged, restricted, keyViolations, keysChanged, scheduleViolations };
 }
 
 /** Whether the decision needs to know if the requester is an administrator. */
@@ -83,7 +87,7 @@ export function needsAdminCheck(changes: UserSpaceChanges): boolean {
 }
 
 export function decideUserSpaceUpdate(changes: UserSpaceChanges, requester: { username: string; isAdmin: boolean }, oldObject: UserSpace, object: UserSpace): Violation[] {
-  const violations: Violation[] = [...changes.keyViolations];
+  const violations: Violation[] = [...changes.keyViolations, ...changes.scheduleViolations];
   // RBAC rule 5 binds session-readonly into the ClusterRole with `patch` on the UserSpace;
   // a read-scoped token must still not be able to add an SSH key (that is write access).
   if (READ_ONLY_IDENTITY.test(requester.username) && (changes.keysChanged || changes.restricted.length > 0 || changes.ownerChanged)) {

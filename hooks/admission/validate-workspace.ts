@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { homePathOf, imageRootViolations, isRunning, nameViolations, volumeViolations } from '../../contract/workspace-rules.js';
 import { sourceViolations } from '../../contract/workspace-source.js';
 import { sharedPortsViolations } from '../../contract/port-share.js';
+import { scheduleViolations } from '../../contract/schedule.js';
 import { compareQuantities, formatQuantity, tryParseQuantity } from '../../kube/quantity.js';
 import { DIRECT, type DecisionMemo } from './memo.js';
 import type { PersistentVolumeClaim, UserSpace, Workspace, WorkspaceImage } from './objects.js';
@@ -69,6 +70,11 @@ export function validateWorkspace(input: WorkspaceValidationInput): Violation[] 
 
   if (changed((ws) => ws.spec?.sharedPorts)) {
     violations.push(...sharedPortsViolations(spec.sharedPorts).map((v) => ({ rule: 'shared-ports' as const, ...v })));
+  }
+
+  // A lowered limit leaves a stored schedule alone until the person changes it.
+  if (changed((ws) => ws.spec?.schedule)) {
+    violations.push(...scheduleViolations(spec.schedule, input.userSpace?.spec?.schedules).map((v) => ({ rule: 'schedule' as const, ...v })));
   }
 
   const memo = input.memo ?? DIRECT;

@@ -23,7 +23,8 @@ export type RuleId =
   | 'registry-spec'
   | 'image-apps'
   | 'source'
-  | 'shared-ports';
+  | 'shared-ports'
+  | 'schedule';
 
 export interface Violation {
   rule: RuleId;

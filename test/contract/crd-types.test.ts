@@ -29,6 +29,7 @@ const SPEC: Fields<WorkspaceSpec> = {
   observability: 'object',
   source: 'object',
   sharedPorts: 'array',
+  schedule: 'object',
 };
 
 const STATUS: Fields<WorkspaceStatusFields> = {
@@ -37,12 +38,16 @@ const STATUS: Fields<WorkspaceStatusFields> = {
   podName: 'string',
   lastActivityTime: 'string',
   observedGeneration: 'integer',
+  dormancy: 'object',
   conditions: 'array',
 };
 
 const NESTED: Record<string, Record<string, Kind>> = {
   'spec.imageRef': { name: 'string' } satisfies Fields<NonNullable<WorkspaceSpec['imageRef']>>,
   'spec.resources': { limits: 'object', requests: 'object', claims: 'array' } satisfies Fields<NonNullable<WorkspaceSpec['resources']>>,
+  'spec.schedule': { timeZone: 'string', autostart: 'object', autostop: 'object', maxRunning: 'string' } satisfies Fields<NonNullable<WorkspaceSpec['schedule']>>,
+  'spec.schedule.autostart': { days: 'array', time: 'string' } satisfies Fields<NonNullable<NonNullable<WorkspaceSpec['schedule']>['autostart']>>,
+  'status.dormancy': { stopAfterDays: 'integer', deleteAfterDays: 'integer', home: 'string' } satisfies Fields<NonNullable<WorkspaceStatusFields['dormancy']>>,
   'spec.observability': { logsEnabled: 'boolean', metricsEnabled: 'boolean' } satisfies Fields<NonNullable<WorkspaceSpec['observability']>>,
 };
 

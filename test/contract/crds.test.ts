@@ -176,7 +176,14 @@ describe('den.dev CRDs', () => {
 
   it('declares no spec field the spec tables do not list', () => {
     // Den's extensions beside the SPEC's fields, each validated like them (docs/preview.md, docs/workspace-source.md).
-    const extensions = ['WorkspaceImage spec.apps', 'Workspace spec.sharedPorts', ...['', '.git', '.git.url', '.git.ref', '.git.path'].map((p) => `Workspace spec.source${p}`)];
+    const extensions = [
+      'WorkspaceImage spec.apps',
+      'Workspace spec.sharedPorts',
+      ...['', '.git', '.git.url', '.git.ref', '.git.path'].map((p) => `Workspace spec.source${p}`),
+      // Schedules (docs/schedules.md).
+      ...['', '.timeZone', '.autostart', '.autostart.days', '.autostart.time', '.autostop', '.autostop.days', '.autostop.time', '.maxRunning'].map((p) => `Workspace spec.schedule${p}`),
+      ...['', '.maxRunningLimit', '.defaultMaxRunning', '.defaultAutostop', '.defaultAutostop.days', '.defaultAutostop.time', '.defaultAutostop.timeZone'].map((p) => `UserSpace spec.schedules${p}`),
+    ];
     const listed = new Set([...FIELDS.map((r) => `${r.kind} ${r.path}`), ...extensions]);
     for (const crd of denCrds()) {
       const spec = schemaAt(crd, 'spec');
