@@ -5,12 +5,8 @@
 import { isRunning } from './workspace-rules.js';
 import type { Workspace } from './workspace.js';
 
-/** The policy as the manager applies it, written into every Workspace's status.dormancy. */
-export interface DormancyPolicy {
-  stopAfterDays?: number;
-  deleteAfterDays?: number;
-  home?: 'Keep' | 'Delete';
-}
+export type { DormancyPolicy } from './schedule-crd.js';
+import type { DormancyPolicy } from './schedule-crd.js';
 
 export const DAY_MS = 86_400_000;
 

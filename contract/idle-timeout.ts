@@ -2,20 +2,13 @@
 // (hooks/workspace/idle.ts) decides with these, and the workspace page says when it would stop.
 import { ACTIVITY_REFRESH_MS } from '../kube/group.js';
 import type { Workspace } from './workspace.js';
+import { durationMs } from './duration.js';
 
 /** A session refreshes its activity this often, so a shorter timeout could stop a workspace in use. */
 export const MIN_IDLE_TIMEOUT_MS = 2 * ACTIVITY_REFRESH_MS;
 export const DEFAULT_IDLE_TIMEOUT = '4h';
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** A Go duration as the CRD admits it (`4h`, `1h30m`, `90s`, `0.5h`) in milliseconds; undefined when it is not one. */
-export function durationMs(text: string): number | undefined {
-  if (!/^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/.test(text)) return undefined;
-  let total = 0;
-  for (const [, amount, unit] of text.matchAll(/([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(amount) * UNIT_MS[unit!]!;
-  return total;
-}
+export { durationMs } from './duration.js';
 
 const time = (text: string | undefined): number => (text ? Date.parse(text) || 0 : 0);
 

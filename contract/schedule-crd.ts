@@ -3,6 +3,13 @@
 import { DURATION_PATTERN, arrayOf, integer, object, string, type JsonSchema } from './schema.js';
 import { SCHEDULE_DAYS, TIME_OF_DAY_PATTERN } from './schedule.js';
 
+/** The dormancy policy as the manager applies it, written into every Workspace's status.dormancy (contract/dormancy.ts). */
+export interface DormancyPolicy {
+  stopAfterDays?: number;
+  deleteAfterDays?: number;
+  home?: 'Keep' | 'Delete';
+}
+
 function dailyTime(description: string, extra: Record<string, JsonSchema> = {}): JsonSchema {
   return object(
     description,

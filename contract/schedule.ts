@@ -3,7 +3,7 @@
 // UserSpace. One home for the rule, read by the webhook, REST, the CLI, the page and the
 // manager's hook: the shapes, the text grammar (`weekdays 08:30`), the checks, and the maths
 // of when an occurrence is due.
-import { durationMs } from './idle-timeout.js';
+import { durationMs } from './duration.js';
 import { addDays, isTimeZone, localParts, weekdayOf, zonedInstant, type LocalDate } from './zoned-time.js';
 
 export { isTimeZone } from './zoned-time.js';

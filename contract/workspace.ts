@@ -9,7 +9,7 @@ import { KINDS, PLURALS } from '../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
 import { dormancyStatusSchema, workspaceScheduleSchema } from './schedule-crd.js';
 import type { WorkspaceSchedule } from './schedule.js';
-import type { DormancyPolicy } from './dormancy.js';
+import type { DormancyPolicy } from './schedule-crd.js';
 import {
   DURATION_PATTERN,
   arrayOf,

@@ -22,6 +22,7 @@ import { ensureHostKeySecret } from './host-key-secret.js';
 import { startAdmission } from './admission/index.js';
 import { DEFAULT_KUBE_RATE, DEFAULT_RECONCILES_IN_FLIGHT, Manager } from './manager.js';
 import { Gauge } from 'prom-client';
+import type { DormancyPolicy } from '../contract/dormancy.js';
 
 const settings = {
   kubeconfig: kubeconfigSetting,
@@ -74,6 +75,28 @@ const settings = {
     flag: 'idle-stop',
     env: 'DEN_IDLE_STOP',
     describe: 'stop running Workspaces with no SSH session or browser terminal open for longer than their spec.idleTimeout',
+    parse: parsers.boolean,
+    default: false,
+    boolean: true,
+  } satisfies Setting<boolean>,
+  dormantStopDays: {
+    flag: 'dormant-stop-days',
+    env: 'DEN_DORMANT_STOP_DAYS',
+    describe: 'stop Workspaces with no SSH session or browser terminal for this many days (0: never; docs/schedules.md)',
+    parse: parsers.integer(0, 3650),
+    default: 0,
+  } satisfies Setting<number>,
+  dormantDeleteDays: {
+    flag: 'dormant-delete-days',
+    env: 'DEN_DORMANT_DELETE_DAYS',
+    describe: 'delete Workspaces unused this many days more after --dormant-stop-days (0: never)',
+    parse: parsers.integer(0, 3650),
+    default: 0,
+  } satisfies Setting<number>,
+  dormantDeleteHome: {
+    flag: 'dormant-delete-home',
+    env: 'DEN_DORMANT_DELETE_HOME',
+    describe: 'delete the home volume with a dormant Workspace (off: the home is kept, and a new workspace of the same name finds it)',
     parse: parsers.boolean,
     default: false,
     boolean: true,
@@ -139,6 +162,12 @@ const settings = {
   } satisfies Setting<number>,
 };
 
+/** The dormancy policy of the flags; none when --dormant-stop-days is 0. */
+function dormancyOf(s: { dormantStopDays: number; dormantDeleteDays: number; dormantDeleteHome: boolean }): { dormancy?: DormancyPolicy } {
+  if (s.dormantStopDays <= 0) return {};
+  return { dormancy: { stopAfterDays: s.dormantStopDays, ...(s.dormantDeleteDays > 0 ? { deleteAfterDays: s.dormantDeleteDays, home: s.dormantDeleteHome ? 'Delete' : 'Keep' } : {}) } };
+}
+
 function startupError(step: string, err: unknown): Error {
   return new Error(`manager start-up: ${step}: ${(err as Error).message}`, { cause: err });
 }
@@ -154,7 +183,7 @@ export const managerRole: Role<typeof settings> = {
     const loopClient = new KubeClient(client.connection, undefined, { shared: client, rateLimit: s.kubeQps > 0 ? { perSecond: s.kubeQps, burst: s.kubeBurst } : undefined });
     const metrics = new Metrics();
     const manager = new Manager(client, {
-      config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval, idleStop: s.idleStop, clone: { image: s.cloneImage, imagePullPolicy: s.cloneImagePullPolicy, imagePullSecrets: s.cloneImagePullSecrets } },
+      config: { namespace: s.namespace, gatewayHost: s.gatewayHost, gpuResource: s.gpuResource, relistIntervalMs: s.relistInterval, idleStop: s.idleStop, ...dormancyOf(s), clone: { image: s.cloneImage, imagePullPolicy: s.cloneImagePullPolicy, imagePullSecrets: s.cloneImagePullSecrets } },
       leaderElect: s.leaderElect,
       log: logLine,
       loopClient,

@@ -49,6 +49,10 @@ export const ANNOTATIONS = {
   logsEnabled: `${GROUP}/logs-enabled`,
   /** On a Workspace the manager stopped: who stopped it (`idle`). */
   stoppedBy: `${GROUP}/stopped-by`,
+  /** On a Workspace with spec.schedule: the occurrence of its autostart the manager handled last (RFC 3339). */
+  scheduleAutostart: `${GROUP}/schedule-autostart`,
+  /** The same for its autostop. */
+  scheduleAutostop: `${GROUP}/schedule-autostop`,
 } as const;
 
 /** While a session to a workspace is open, its status.lastActivityTime is refreshed this often (shell/activity.ts). */

@@ -11,14 +11,14 @@ import { FIELD_MANAGERS } from '../../kube/group.js';
 import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../../kube/den-events.js';
 import { Informer, objectKey, type CacheEvent } from '../../kube/informer.js';
 import { untilAborted } from '../../process/timers.js';
-import { resourceOf } from '../../kube/resources.js';
+import { RESOURCES, resourceOf } from '../../kube/resources.js';
 import { Registry } from 'prom-client';
 import { childName, controllerOf, parentKeysOf, refOf } from './keys.js';
 import { LoopMetrics } from './metrics.js';
 import { ChildIndex, childAsCached, type ChildCaching, childrenMap, withApplied, withSiblingParts, decorateChild, desiredStatus, isHeldAsObserved, planChildren, sameStatus } from './plan.js';
 import { QueueClosedError, WorkQueue, type RunOutcome } from './queue.js';
 import type { ControllerOptions, ControllerSpec, ControllerStats, RelatedCaches } from './spec.js';
-import type { ChildError, HookInput, ParentChange, ParentEvent } from './types.js';
+import type { ChildError, HookInput, ParentChange, ParentDeletion, ParentEvent } from './types.js';
 
 /** A reconcile that wrote what it could but some children failed; retried with backoff. */
 export class ChildrenFailedError extends Error {
@@ -228,6 +228,7 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
     };
     const output = this.spec.hook(input);
     if (output.parentChange) return this.changeParent(parent, output.parentChange, stop);
+    if (output.parentDeletion) return this.deleteParent(parent, output.parentDeletion, stop);
     const errors: ChildError[] = [];
     const desired: KubeObject[] = [];
     const held: KubeObject[] = [];
@@ -270,6 +271,20 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
       ...(change.spec ? { spec: change.spec } : {}),
     }, { namespace, type: 'merge', fieldManager: FIELD_MANAGERS.manager, signal: stop });
     await this.recordEvents(changed, change.events ?? []);
+  }
+
+  /** The parent deleted if it is still as the hook saw it (a 409 otherwise), then its claims, then the events. */
+  private async deleteParent(parent: KubeObject, deletion: ParentDeletion, stop: AbortSignal): Promise<void> {
+    stopIfAborted(stop);
+    const { name = '', namespace, uid, resourceVersion } = parent.metadata ?? {};
+    await this.client.delete(this.spec.parent, name, namespace, { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', preconditions: { uid, resourceVersion } }, { signal: stop });
+    this.log('deleted', { controller: this.spec.name, parent: objectKey(parent), claims: deletion.claims });
+    for (const claim of deletion.claims) {
+      await this.client.delete(RESOURCES.persistentVolumeClaim, claim, namespace, undefined, { signal: stop }).catch((err: unknown) => {
+        if (!isNotFound(err)) this.log('cannot delete claim', { controller: this.spec.name, parent: objectKey(parent), claim, error: messageOf(err) });
+      });
+    }
+    await this.recordEvents(parent, deletion.events);
   }
 
   /** Den's Events about `parent` (kube/den-events.ts), counted when they repeat. */

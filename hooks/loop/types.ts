@@ -40,6 +40,11 @@ export interface HookOutput<Status extends Record<string, unknown> = Record<stri
    * it is written, and the parent's own watch event brings the next run.
    */
   parentChange?: ParentChange;
+  /**
+   * Delete the parent itself (dormancy), guarded by the uid and resourceVersion the hook saw,
+   * instead of writing its children and status; then the named claims and the events.
+   */
+  parentDeletion?: ParentDeletion;
   /** Kubernetes Events about the parent, recorded once this run's children are written (a resize). */
   events?: ParentEvent[];
 }
@@ -51,6 +56,13 @@ export interface ParentChange {
   spec?: Record<string, unknown>;
   /** Kubernetes Events about the parent, as `kubectl describe` and the web UI show them. */
   events?: ParentEvent[];
+}
+
+export interface ParentDeletion {
+  /** PersistentVolumeClaims in the parent's namespace deleted after it (its home volume). */
+  claims: string[];
+  /** Events about the deleted parent: they stay in its namespace after it is gone. */
+  events: ParentEvent[];
 }
 
 export interface ParentEvent {

@@ -1,7 +1,7 @@
 // The Workspace controller: which caches its hook reads and how a change to a pod or a
 // WorkspaceImage finds the Workspaces it concerns.
 import type { KubeObject } from '../../kube/client.js';
-import { defaultPodName, LABELS } from '../../kube/group.js';
+import { defaultPodName, LABELS, userNamespace, userSpaceOfNamespace } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import type { ControllerSpec } from '../loop/spec.js';
 import { keyOf } from '../loop/keys.js';
@@ -10,22 +10,29 @@ import { podAsRead } from './pod.js';
 import { REFUSAL_FIELD_SELECTOR, refusalAsRead, statefulSetOf } from './refusal.js';
 import type { WorkspaceHookConfig, WorkspaceRelated } from './types.js';
 
+/** A UserSpace as the Workspace hook reads it: its name and spec.schedules only. */
+function userSpaceAsRead(userSpace: KubeObject): KubeObject {
+  const schedules = (userSpace.spec as { schedules?: unknown } | undefined)?.schedules;
+  return { apiVersion: userSpace.apiVersion, kind: userSpace.kind, metadata: { name: userSpace.metadata?.name, uid: userSpace.metadata?.uid, resourceVersion: userSpace.metadata?.resourceVersion }, spec: schedules ? { schedules } : {} };
+}
+
 /** What the Workspace controller reads of the manager's configuration. */
 export interface WorkspaceControllerConfig {
   gatewayHost: string;
   idleStop: boolean;
+  dormancy?: WorkspaceHookConfig['dormancy'];
   clone?: WorkspaceHookConfig['clone'];
 }
 
 /** Workspace: Service and StatefulSet; re-reconciled when its pod or its WorkspaceImage changes. */
-export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec<WorkspaceHookConfig, WorkspaceRelated, 'images' | 'pods' | 'refusals'> {
+export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec<WorkspaceHookConfig, WorkspaceRelated, 'images' | 'pods' | 'refusals' | 'userSpaces'> {
   return {
     name: 'workspace',
     parent: RESOURCES.workspace,
     children: [RESOURCES.service, RESOURCES.statefulSet],
     parentLabel: LABELS.workspace,
     hook: syncWorkspace,
-    config: { gatewayHost: config.gatewayHost, idleStop: config.idleStop, ...(config.clone ? { clone: config.clone } : {}) },
+    config: { gatewayHost: config.gatewayHost, idleStop: config.idleStop, ...(config.dormancy ? { dormancy: config.dormancy } : {}), ...(config.clone ? { clone: config.clone } : {}) },
     relatedSources: [
       {
         name: 'images',
@@ -40,6 +47,16 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
         parentsOf: (pod) => {
           const ref = workspaceOfPod(pod);
           return ref ? [keyOf(RESOURCES.workspace, ref)] : [];
+        },
+      },
+      {
+        // spec.schedules: a change re-reconciles the Workspaces of the person's namespace.
+        name: 'userSpaces',
+        resource: RESOURCES.userSpace,
+        transform: userSpaceAsRead,
+        parentsOf: (userSpace, parents) => {
+          const namespace = userNamespace(userSpace.metadata?.name ?? '');
+          return parents.list((ws) => ws.metadata?.namespace === namespace).map((ws) => keyOf(RESOURCES.workspace, { name: ws.metadata?.name ?? '', namespace }));
         },
       },
       {
@@ -63,6 +80,7 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
         image: imageName ? caches.images.get(imageName) ?? null : null,
         // Only the StatefulSet's pod counts (hooks/workspace/pod.ts): one keyed lookup, not a scan of every cached pod.
         pods: [caches.pods.get(defaultPodName(name ?? ''), namespace)].filter((pod): pod is KubeObject => pod !== undefined),
+        userSpace: (namespace && caches.userSpaces.get(userSpaceOfNamespace(namespace) ?? '')) || null,
         refusals: caches.refusals.list((event) => event.metadata?.namespace === namespace && statefulSetOf(event) === name),
       };
     },

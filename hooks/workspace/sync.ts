@@ -13,6 +13,9 @@ import type { ParentEvent } from '../loop/types.js';
 import { resizeMessage, resourceChanges } from './resize.js';
 import { idleStopMessage, idleVerdict, IDLE_STOPPED_BY, IDLE_STOPPED_REASON, stoppedForIdleness } from './idle.js';
 import { ANNOTATIONS } from '../../kube/group.js';
+import { scheduleStep } from './schedule.js';
+import { dormancyStep } from './dormancy.js';
+import type { SchedulePolicy } from '../../contract/schedule.js';
 import { byCodePoint } from '../../kube/names.js';
 import { workspacePod } from './pod.js';
 import { latestRefusal } from './refusal.js';
@@ -129,14 +132,34 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
     ...(generation === undefined ? {} : { observedGeneration: generation }),
     conditions: withTransitionTimes(assessment.conditions, previous.conditions, input.now, generation),
     ...(typeof previous.lastActivityTime === 'string' ? { lastActivityTime: previous.lastActivityTime } : {}),
+    ...(input.config.dormancy ? { dormancy: input.config.dormancy } : {}),
   };
-  return { status, children, ...(events.length > 0 ? { events } : {}), ...idleStep(workspace, input) };
+  return { status, children, ...(events.length > 0 ? { events } : {}), ...lifecycleStep(workspace, input) };
 }
 
-/** Stop when idle (opt-in); once started again, forget who stopped it. */
-function idleStep(workspace: Workspace, input: WorkspaceHookInput): Pick<WorkspaceHookOutput, 'parentChange' | 'resyncAfterMs'> {
+type LifecycleStep = Pick<WorkspaceHookOutput, 'parentChange' | 'parentDeletion' | 'resyncAfterMs'>;
+
+/**
+ * Den's own starts, stops and deletions, one per run, in this order: forget who stopped a
+ * workspace once it runs again, then its schedule, then dormancy, then idle stop; else the
+ * earliest moment any of them must look again.
+ */
+function lifecycleStep(workspace: Workspace, input: WorkspaceHookInput): LifecycleStep {
   const annotated = workspace.metadata?.annotations?.[ANNOTATIONS.stoppedBy] !== undefined;
   if (annotated && isRunning(workspace)) return { parentChange: { annotations: { [ANNOTATIONS.stoppedBy]: null } } };
+  const policy = (input.related.userSpace?.spec as { schedules?: SchedulePolicy } | undefined)?.schedules;
+  const schedule = scheduleStep(workspace, policy, input.now);
+  if (schedule.parentChange) return schedule;
+  const dormancy = dormancyStep(workspace, input.config.dormancy, input.now);
+  if (dormancy.parentChange || dormancy.parentDeletion) return dormancy;
+  const idle = idleStep(workspace, input);
+  if (idle.parentChange) return idle;
+  const waits = [schedule.resyncAfterMs, dormancy.resyncAfterMs, idle.resyncAfterMs].filter((ms): ms is number => ms !== undefined);
+  return waits.length > 0 ? { resyncAfterMs: Math.min(...waits) } : {};
+}
+
+/** Stop when idle (opt-in). */
+function idleStep(workspace: Workspace, input: WorkspaceHookInput): Pick<WorkspaceHookOutput, 'parentChange' | 'resyncAfterMs'> {
   const verdict = idleVerdict(workspace, input.now, input.config.idleStop);
   if (verdict.action === 'wait') return { resyncAfterMs: verdict.afterMs };
   if (verdict.action === 'none') return {};

@@ -7,6 +7,7 @@ import type { WorkspacePhase } from '../../contract/workspace.js';
 import type { PullPolicy } from '../../contract/schema.js';
 import type { Condition as LoopCondition, ConditionInput as LoopConditionInput } from '../loop/conditions.js';
 import type { ChildError, HookInput, HookOutput } from '../loop/types.js';
+import type { DormancyPolicy } from '../../contract/dormancy.js';
 
 // One Workspace and one WorkspaceImage type for every reader, beside their CRDs.
 export type { Workspace, WorkspacePhase, WorkspaceSpec } from '../../contract/workspace.js';
@@ -61,6 +62,8 @@ export type WorkspaceStatus = {
   podName: string;
   observedGeneration?: number;
   conditions: Condition[];
+  /** The installation's dormancy policy as this manager applies it (contract/dormancy.ts), for the page. */
+  dormancy?: DormancyPolicy;
   /** Owned by the gateway; carried over untouched because the loop writes the whole status. */
   lastActivityTime?: string;
 };
@@ -70,6 +73,8 @@ export interface WorkspaceHookConfig {
   gatewayHost: string;
   /** Stop running Workspaces idle for longer than spec.idleTimeout (`--idle-stop`; hooks/workspace/idle.ts). */
   idleStop: boolean;
+  /** Stop and delete workspaces unused for long (`--dormant-stop-days`, `--dormant-delete-days`, `--dormant-delete-home`; hooks/workspace/dormancy.ts); off when absent. */
+  dormancy?: DormancyPolicy;
   /** The image whose `den clone-source` clones spec.source (Den's own; `--clone-image`); Den's release image when absent. */
   clone?: { image: string; imagePullPolicy: PullPolicy; imagePullSecrets?: string[] };
 }
@@ -79,6 +84,8 @@ export interface WorkspaceRelated {
   image?: KubeObject | null;
   /** Pods of the Workspace's namespace labelled `den.dev/workspace=<name>`. */
   pods: KubeObject[];
+  /** The UserSpace of the Workspace's namespace, for its spec.schedules; absent or null when there is none. */
+  userSpace?: KubeObject | null;
   /** The StatefulSet controller's FailedCreate Events about the Workspace's StatefulSet (hooks/workspace/refusal.ts). */
   refusals?: KubeObject[];
 }

@@ -63,8 +63,9 @@ export function managerClusterRules(): PolicyRule[] {
     // Events about parents the loop changes itself (hooks/workspace/idle.ts: Stopped by idle
     // auto-stop; a Resized), patched when one repeats (kube/den-events.ts); patch is also what owners get.
     { apiGroups: [CORE], resources: ['events'], verbs: ['create', 'patch'] },
-    // pods/log, pods/exec, pods/portforward and PVC delete are held only so the manager may grant
-    // them to workspace owners (see above); the manager itself never deletes a home PVC (SPEC 1.3).
+    // pods/log, pods/exec and pods/portforward are held only so the manager may grant them to
+    // workspace owners (see above); so is PVC delete, which the manager itself uses only for the
+    // home of a dormant Workspace where the installation says so (--dormant-delete-home).
     { apiGroups: [CORE], resources: ['pods/log'], verbs: ['get'] },
     { apiGroups: [CORE], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
     { apiGroups: [CORE], resources: ['persistentvolumeclaims'], verbs: [...READ, 'delete'] },

@@ -41,6 +41,8 @@ export interface InstallSettings {
   /** Local username/password sign-in (the server's `--local-auth`). */
   localLogin: boolean;
   idleStop: { enabled: boolean };
+  /** Stop Workspaces unused for stopAfterDays, delete them deleteAfterDays later (0: never; docs/schedules.md). */
+  dormancy: { stopAfterDays: number; deleteAfterDays: number; deleteHome: boolean };
   metrics: { scrapeAnnotations: boolean; serviceMonitor: { enabled: boolean; interval: string; labels: Record<string, string> } };
   networkPolicy: { enabled: boolean; apiServerPorts: number[] };
   manager: ProcessSettings & {
@@ -91,6 +93,7 @@ export const DEFAULT_SETTINGS: InstallSettings = {
   gpuResource: 'nvidia.com/gpu',
   localLogin: true,
   idleStop: { enabled: false },
+  dormancy: { stopAfterDays: 0, deleteAfterDays: 0, deleteHome: false },
   metrics: { scrapeAnnotations: true, serviceMonitor: { enabled: false, interval: '30s', labels: {} } },
   networkPolicy: { enabled: true, apiServerPorts: [443, 6443] },
   manager: { ...processDefaults('1'), serviceAccount: { annotations: {} }, registryCredentialsSecret: '' },
@@ -233,6 +236,7 @@ const GRAMMAR: Grammar = {
   gpuResource: matching(RESOURCE_NAME, 'a resource name such as nvidia.com/gpu'),
   localLogin: boolean,
   idleStop: { enabled: boolean },
+  dormancy: { stopAfterDays: integer(0, 3650), deleteAfterDays: integer(0, 3650), deleteHome: boolean },
   metrics: {
     scrapeAnnotations: boolean,
     serviceMonitor: { enabled: boolean, interval: matching(DURATION, 'a duration such as 30s'), labels },

@@ -1,0 +1,112 @@
+// Start and stop by the clock (issue 35, docs/schedules.md): pure. The hook turns the verdict
+// into a parent change (spec.running and the record of the occurrence handled, one merge patch
+// guarded by the resourceVersion the hook saw) and a timer for the next occurrence.
+//
+// Exactly once across restarts and fail-overs: each autostart or autostop occurrence the
+// manager has handled is recorded in an annotation of the Workspace, in the same write that
+// starts or stops it. A manager acts only on an occurrence newer than the recorded one, and its
+// write carries the resourceVersion it read, so of two managers acting on the same occurrence
+// one gets a 409 and, on its next run, sees the record. An occurrence that found the workspace
+// as it should be is recorded too, so a person who stops a workspace by hand after its autostart
+// is not started again until the next occurrence.
+import { ANNOTATIONS } from '../../kube/group.js';
+import { DEN_EVENT_ANNOTATIONS, DEN_EVENT_REASONS, humanDuration } from '../../kube/den-events.js';
+import { effectiveSchedule, lastOccurrence, nextOccurrence, occurrenceLabel, SCHEDULE_CATCH_UP_MS, type SchedulePolicy, type ZonedRule } from '../../contract/schedule.js';
+import { isRunning } from '../../contract/workspace-rules.js';
+import type { ParentChange, ParentEvent } from '../loop/types.js';
+import type { Workspace } from './types.js';
+
+export const SCHEDULE_STOPPED_BY = 'schedule';
+
+const MAX_WAIT_MS = 6 * 3_600_000;
+
+export interface ScheduleStep {
+  parentChange?: ParentChange;
+  /** When to look again: a second after the next occurrence or the end of maxRunning. */
+  resyncAfterMs?: number;
+}
+
+type Kind = 'autostart' | 'autostop';
+const RECORD: Record<Kind, string> = { autostart: ANNOTATIONS.scheduleAutostart, autostop: ANNOTATIONS.scheduleAutostop };
+
+const time = (text: string | undefined): number => (text ? Date.parse(text) || 0 : 0);
+const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+function lifecycle(reason: string, message: string): ParentEvent {
+  return { type: 'Normal', reason, message, annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' } };
+}
+
+interface Due {
+  kind: Kind;
+  at: number;
+  zoned: ZonedRule;
+}
+
+/** The occurrences of autostart and autostop not yet handled, oldest first. */
+function dueOccurrences(workspace: Workspace, rules: Partial<Record<Kind, ZonedRule>>, now: number): Due[] {
+  const created = time(workspace.metadata?.creationTimestamp);
+  const due: Due[] = [];
+  for (const kind of ['autostart', 'autostop'] as const) {
+    const zoned = rules[kind];
+    if (!zoned) continue;
+    const at = lastOccurrence(zoned, now);
+    const handled = time(workspace.metadata?.annotations?.[RECORD[kind]]);
+    if (at !== undefined && at > handled && at >= created) due.push({ kind, at, zoned });
+  }
+  return due.sort((a, b) => a.at - b.at);
+}
+
+function readySince(workspace: Workspace): number | undefined {
+  const ready = workspace.status?.conditions?.find((c) => c.type === 'Ready');
+  return ready?.status === 'True' ? time(ready.lastTransitionTime) || undefined : undefined;
+}
+
+/** The decision for one Workspace at `now`, under its UserSpace's spec.schedules. */
+export function scheduleStep(workspace: Workspace, policy: SchedulePolicy | undefined, now: Date): ScheduleStep {
+  const effective = effectiveSchedule(workspace.spec?.schedule, policy);
+  const t = now.getTime();
+  const running = isRunning(workspace);
+  const due = dueOccurrences(workspace, effective, t);
+  if (due.length > 0) {
+    const annotations: Record<string, string | null> = {};
+    for (const d of due) annotations[RECORD[d.kind]] = rfc3339(d.at);
+    // The latest occurrence decides: a stop at 19:00 handled at 08:31 the next day loses to the 08:30 start.
+    const last = due[due.length - 1]!;
+    const late = t - last.at > SCHEDULE_CATCH_UP_MS;
+    const label = occurrenceLabel(last.zoned.rule, last.zoned.timeZone);
+    if (!late && last.kind === 'autostart' && !running) {
+      annotations[ANNOTATIONS.stoppedBy] = null;
+      return { parentChange: { annotations, spec: { running: true }, events: [lifecycle(DEN_EVENT_REASONS.started, `Started by its schedule ${label}.`)] } };
+    }
+    if (!late && last.kind === 'autostop' && running) {
+      const source = effective.autostop?.fromPolicy ? " (the space's default autostop, UserSpace spec.schedules.defaultAutostop)" : '';
+      annotations[ANNOTATIONS.stoppedBy] = SCHEDULE_STOPPED_BY;
+      return { parentChange: { annotations, spec: { running: false }, events: [lifecycle(DEN_EVENT_REASONS.stopped, `Stopped by its schedule ${label}${source}. The home volume is kept; start the workspace to use it again.`)] } };
+    }
+    // Already as the schedule wants it, or too late to act: recorded, so it is not acted on later.
+    return { parentChange: { annotations } };
+  }
+  const waits: number[] = [];
+  for (const zoned of [effective.autostart, effective.autostop]) {
+    const next = zoned ? nextOccurrence(zoned, t) : undefined;
+    if (next !== undefined) waits.push(next - t);
+  }
+  const since = running ? readySince(workspace) : undefined;
+  if (effective.maxRunning && since !== undefined) {
+    const ranMs = t - since;
+    if (ranMs >= effective.maxRunning.ms) {
+      const source = effective.maxRunning.fromPolicy ? `the space's ${workspace.spec?.schedule?.maxRunning ? 'limit' : 'default'} maxRunning ${effective.maxRunning.text}, UserSpace spec.schedules` : `spec.schedule.maxRunning ${effective.maxRunning.text}`;
+      return {
+        parentChange: {
+          annotations: { [ANNOTATIONS.stoppedBy]: SCHEDULE_STOPPED_BY },
+          spec: { running: false },
+          events: [lifecycle(DEN_EVENT_REASONS.stopped, `Stopped after running ${humanDuration(ranMs)} (${source}). The home volume is kept; start the workspace to use it again.`)],
+        },
+      };
+    }
+    waits.push(effective.maxRunning.ms - ranMs);
+  }
+  if (waits.length === 0) return {};
+  // A second past the moment, so the next look is never early; capped so a moved clock is noticed.
+  return { resyncAfterMs: Math.min(Math.min(...waits) + 1000, MAX_WAIT_MS) };
+}
