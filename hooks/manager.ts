@@ -82,7 +82,10 @@ export class Manager {
   private built(): readonly Controller[] {
     if (!this.next) {
       const options: ControllerOptions = { relistIntervalMs: this.opts.config.relistIntervalMs, log: this.opts.log, shutdownGraceMs: this.shutdownGraceMs(), ...this.opts.controller };
-      this.next = (this.opts.controllers ?? CONTROLLERS).map((spec) => new Controller(this.opts.loopClient ?? this.client, spec(this.opts.config), options));
+      const built: Controller[] = [];
+      const parentCacheOf = (resource: ResourceType) => built.find((c) => c.spec.parent === resource)?.parents;
+      for (const spec of this.opts.controllers ?? CONTROLLERS) built.push(new Controller(this.opts.loopClient ?? this.client, spec(this.opts.config), { ...options, parentCacheOf }));
+      this.next = built;
     }
     return this.next;
   }

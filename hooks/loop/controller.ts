@@ -53,6 +53,8 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
   /** Per parent key: the run its hook asked for with `resyncAfterMs`. */
   private readonly resyncTimers = new Map<string, NodeJS.Timeout>();
   private readonly events: DenEventRecorder;
+  /** The related caches this controller runs itself (not those it shares with another controller). */
+  private readonly ownRelated: Informer<KubeObject>[] = [];
 
   constructor(private readonly client: KubeClient, readonly spec: ControllerSpec<Config, Related, Cache, Parent>, private readonly opts: ControllerOptions = {}) {
     this.log = opts.log ?? (() => undefined);
@@ -72,7 +74,11 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
       return informer.on((e) => this.onChild(e));
     });
     for (const source of spec.relatedSources ?? []) {
-      const informer = new Informer<KubeObject>(client, source.resource, { ...informerOpts, namespace: source.namespace, labelSelector: source.labelSelector, fieldSelector: source.fieldSelector, transform: source.transform });
+      // Every object of a kind another controller holds as its parents: that cache, not a second copy.
+      const whole = !source.namespace && !source.labelSelector && !source.fieldSelector;
+      const shared = whole ? opts.parentCacheOf?.(source.resource) : undefined;
+      const informer = shared ?? new Informer<KubeObject>(client, source.resource, { ...informerOpts, namespace: source.namespace, labelSelector: source.labelSelector, fieldSelector: source.fieldSelector, transform: source.transform });
+      if (!shared) this.ownRelated.push(informer);
       informer.on((e) => {
         for (const key of new Set([...source.parentsOf(e.object, this.parents), ...(e.old ? source.parentsOf(e.old, this.parents) : [])])) this.request(key);
       });
@@ -165,13 +171,13 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
    * takes over does not list anything (controller-runtime's caches live as long as the process too).
    */
   async runCaches(signal: AbortSignal): Promise<void> {
-    const informers = [this.parents, ...this.childInformers, ...Object.values(this.related)];
+    const informers = [this.parents, ...this.childInformers, ...this.ownRelated];
     // Every informer listens for the stop; one signal of this controller's own carries them all.
     const stopCaches = new AbortController();
     setMaxListeners(informers.length + 8, stopCaches.signal);
     const running = informers.map((i) => i.run(stopCaches.signal));
     const aborted = untilAborted(signal);
-    await Promise.race([Promise.all(informers.map((i) => i.synced)), aborted]);
+    await Promise.race([Promise.all([...informers, ...Object.values(this.related)].map((i) => i.synced)), aborted]);
     if (!signal.aborted) {
       this.ready = true;
       for (const resolve of this.readyResolvers.splice(0)) resolve();

@@ -73,6 +73,11 @@ export interface ControllerOptions {
   /** Re-reads after a status write conflict before the reconcile is retried from the queue. */
   statusConflictRetries?: number;
   clock?: () => Date;
+  /**
+   * The parent cache of another controller of the same process: a related source of every object
+   * of that kind reads it instead of a cache of its own (the Workspace controller's UserSpaces).
+   */
+  parentCacheOf?: (resource: ResourceType) => Informer<KubeObject> | undefined;
   /** The process's loop figures; a controller of its own (tests) counts into a registry nobody scrapes. */
   metrics?: LoopMetrics;
 }

@@ -10,12 +10,6 @@ import { podAsRead } from './pod.js';
 import { REFUSAL_FIELD_SELECTOR, refusalAsRead, statefulSetOf } from './refusal.js';
 import type { WorkspaceHookConfig, WorkspaceRelated } from './types.js';
 
-/** A UserSpace as the Workspace hook reads it: its name and spec.schedules only. */
-function userSpaceAsRead(userSpace: KubeObject): KubeObject {
-  const schedules = (userSpace.spec as { schedules?: unknown } | undefined)?.schedules;
-  return { apiVersion: userSpace.apiVersion, kind: userSpace.kind, metadata: { name: userSpace.metadata?.name, uid: userSpace.metadata?.uid, resourceVersion: userSpace.metadata?.resourceVersion }, spec: schedules ? { schedules } : {} };
-}
-
 /** What the Workspace controller reads of the manager's configuration. */
 export interface WorkspaceControllerConfig {
   gatewayHost: string;
@@ -50,10 +44,10 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
         },
       },
       {
-        // spec.schedules: a change re-reconciles the Workspaces of the person's namespace.
+        // spec.schedules: a change re-reconciles the Workspaces of the person's namespace. In den
+        // manager this is the UserSpace controller's own cache (ControllerOptions.parentCacheOf).
         name: 'userSpaces',
         resource: RESOURCES.userSpace,
-        transform: userSpaceAsRead,
         parentsOf: (userSpace, parents) => {
           const namespace = userNamespace(userSpace.metadata?.name ?? '');
           return parents.list((ws) => ws.metadata?.namespace === namespace).map((ws) => keyOf(RESOURCES.workspace, { name: ws.metadata?.name ?? '', namespace }));
