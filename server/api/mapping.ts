@@ -12,8 +12,10 @@ import type {
   PatchImageRegistryRequest,
   PatchWorkspaceImageRequest,
   QuotaRequest,
+  ScheduleRequest,
   UserSpaceRequest,
 } from './schemas.js';
+import { parseDailyTime, type DailyTime } from '../../contract/schedule.js';
 
 type Json = Record<string, unknown>;
 
@@ -45,6 +47,15 @@ export function workspaceObject(req: CreateWorkspaceRequest, namespace: string, 
   spec.running = true;
   if (req.source?.git) spec.source = { git: defined({ url: req.source.git.url, ref: req.source.git.ref, path: req.source.git.path }) };
   if (req.env && !isEmpty(req.env)) spec.env = workspaceEnvOf(req.env as Record<string, string>);
+  if (req.schedule) {
+    const schedule = defined({
+      timeZone: req.schedule.time_zone || undefined,
+      autostart: ruleOf(req.schedule.autostart),
+      autostop: ruleOf(req.schedule.autostop),
+      maxRunning: req.schedule.max_running || undefined,
+    });
+    if (!isEmpty(schedule)) spec.schedule = schedule;
+  }
   return { apiVersion: API_VERSION, kind: KINDS.workspace, metadata: { name: req.name, namespace }, spec };
 }
 
@@ -70,6 +81,7 @@ export function requestFieldOf(objectField: string, gpuResource: string): keyof 
   if (path === 'spec.sshAuthorizedKeys') return 'ssh_public_key';
   if (path.startsWith('spec.source')) return 'source';
   if (path.startsWith('spec.env')) return 'env';
+  if (path.startsWith('spec.schedule')) return 'schedule';
   const sized = /^spec\.resources\.(?:requests|limits)\.(.+)$/.exec(path)?.[1];
   if (sized === 'cpu' || sized === 'memory') return sized;
   if (sized === gpuResource) return 'gpu';
@@ -87,6 +99,29 @@ export function workspaceChangePatch(req: ChangeWorkspaceRequest, gpuResource: s
   if (req.image !== undefined) spec.imageRef = { name: req.image };
   if (!isEmpty(sized)) spec.resources = { requests: { ...sized }, limits: { ...sized } };
   return { spec };
+}
+
+/** `weekdays 08:30` as spec.schedule writes it; undefined for an empty (or unreadable: the request check refused it) one. */
+function ruleOf(text: string | undefined): DailyTime | undefined {
+  const rule = text ? parseDailyTime(text) : undefined;
+  return typeof rule === 'object' ? rule : undefined;
+}
+
+/**
+ * The merge patch of a schedule request: each field named sets its part of spec.schedule, ""
+ * removes it, an absent one stays. A time replaces the whole rule (its days too).
+ */
+export function schedulePatch(req: ScheduleRequest): Json {
+  const schedule: Json = {};
+  if (req.time_zone !== undefined) schedule.timeZone = clearable(req.time_zone);
+  for (const key of ['autostart', 'autostop'] as const) {
+    if (req[key] === undefined) continue;
+    const rule = ruleOf(req[key]);
+    // null days: a rule for every day replaces one for some days.
+    schedule[key] = rule ? { days: rule.days ?? null, time: rule.time } : null;
+  }
+  if (req.max_running !== undefined) schedule.maxRunning = clearable(req.max_running);
+  return { spec: { schedule } };
 }
 
 export function runningPatch(running: boolean): Json {

@@ -1,7 +1,7 @@
 // The OpenAPI description of workspaces (SPEC 4.2): their schemas and paths.
 import { KINDS } from '../../kube/group.js';
 import { requestBodySchema } from './openapi-requests.js';
-import { createWorkspaceRequest } from './schemas.js';
+import { createWorkspaceRequest, scheduleRequest } from './schemas.js';
 import { DEFAULT_LOG_TAIL } from './workspaces.js';
 import { ACTIVITY_KINDS } from '../../kube/den-events.js';
 import { PORT_SHARE_LEVELS, PORT_SHARE_LIMITS } from '../../contract/port-share.js';
@@ -100,6 +100,12 @@ export function workspaceSchemas(): Record<string, Schema> {
       'One port\'s share as stored on the Workspace (spec.sharedPorts).',
     ),
     LogsResponse: closed({ namespace: str('Namespace of the pod.'), pod: str('Pod the lines come from.'), lines: str('The last lines of the log.') }, ['namespace', 'pod', 'lines']),
+    ScheduleRequest: requestBodySchema('ScheduleRequest', scheduleRequest, {
+      autostart: 'When the workspace starts by itself: days and a time of day in time_zone, such as "weekdays 08:30", "daily 07:00" or "Mon,Wed,Fri 09:15". Empty removes it.',
+      autostop: 'When it stops by itself, in the same words ("19:00" is every day). Empty removes it (the space\'s default autostop applies, if an administrator set one).',
+      max_running: 'A duration of at least 10m (8h): a workspace running this long is stopped. At most the space\'s limit. Empty removes it.',
+      time_zone: 'IANA time zone the times are read in, such as Europe/Berlin. Required with autostart or autostop.',
+    }),
     CreateWorkspaceRequest: requestBodySchema('CreateWorkspaceRequest', createWorkspaceRequest, {
       name: 'Workspace name (RFC 1035 label: it also names the Service).',
       image: 'WorkspaceImage entry name.',
@@ -109,6 +115,7 @@ export function workspaceSchemas(): Record<string, Schema> {
       storage: 'Home PVC size. Immutable.',
       ssh_public_key: 'OpenSSH public key line accepted by the gateway.',
       env: 'Environment variables of this workspace, {NAME: value}: added to the person\'s own (docs/personal-env.md), or overriding one of the same name. Names: letters, digits and "_", not starting with a digit, at most 128 characters; not HOME, SHELL, GIT_CONFIG_COUNT or GIT_CONFIG_PARAMETERS, nor starting with DEN_, GIT_CONFIG_KEY_, GIT_CONFIG_VALUE_ or KUBERNETES_. Values are taken literally ($(VAR) is not expanded) and are stored in the Workspace, which anyone who may read the namespace can read: keep secrets as personal secret variables.',
+      schedule: 'Workspace spec.schedule in words, as ScheduleRequest: {autostart?, autostop?, max_running?, time_zone?}.',
       source: 'Workspace spec.source: {git: {url, ref?, path?}}, a repository cloned into the home on the first start. url is https (or http) without credentials; ref a branch, tag or commit (the default branch when absent); path a folder relative to the home (the repository name when absent).',
     }),
   };
@@ -144,6 +151,14 @@ export function workspacePaths(): Record<string, Record<string, Operation>> {
     },
     '/workspaces/{name}/stop': {
       post: op('Workspaces', 'Stop a workspace (spec.running=false)', { parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE)], responses: { '200': json('Workspace', 'The workspace, spec.running false.'), ...errors([400, 401, 403, 404]) } }),
+    },
+    '/workspaces/{name}/schedule': {
+      patch: op('Workspaces', 'Change when a workspace starts and stops by itself (spec.schedule)', {
+        description: 'A merge patch of spec.schedule with the caller\'s token (docs/schedules.md): a field named sets its part, an empty string removes it, an absent one stays. The admission webhook refuses an unknown time zone and a max_running above the space\'s limit (422, naming the limit).',
+        parameters: [nameParam('workspace'), namespaceParam(OTHER_NAMESPACE)],
+        requestBody: body('ScheduleRequest'),
+        responses: { '200': json('Workspace', 'The workspace with its new spec.schedule.'), ...errors([400, 401, 403, 404, 422]) },
+      }),
     },
     '/workspaces/{name}/logs': {
       get: op('Workspaces', 'The last lines of the workspace pod\'s log', {

@@ -11,6 +11,8 @@ import { declaredAppViolations } from '../../contract/workspace-image-rules.js';
 import { sourceViolations } from '../../contract/workspace-source.js';
 import { array, object } from 'yup';
 import { ENV_COUNT_MAX, ENV_VALUE_MAX, envNameProblem } from '../../contract/personal.js';
+import { DAILY_TIME_EXAMPLES, isTimeZone, MIN_MAX_RUNNING_MS, parseDailyTime } from '../../contract/schedule.js';
+import { durationMs } from '../../contract/duration.js';
 import { DURATION_PATTERN } from '../../contract/schema.js';
 import { label, quantity, serviceName, subdomain } from './fields.js';
 
@@ -71,6 +73,27 @@ function workspaceEnv() {
     .optional();
 }
 
+/** A time of day on some days (`weekdays 08:30`), the grammar of contract/schedule.ts; "" removes it in a PATCH. */
+function dailyTime(field: string) {
+  return string().test(field, `${field} must be a time of day such as ${DAILY_TIME_EXAMPLES}`, function check(text) {
+    if (text === undefined || text === '') return true;
+    const parsed = parseDailyTime(text);
+    return typeof parsed === 'string' ? this.createError({ message: `${field}: ${parsed}` }) : true;
+  });
+}
+
+/**
+ * `schedule` of a create and of PATCH /workspaces/{name}/schedule: Workspace spec.schedule in
+ * words (docs/schedules.md). In a PATCH an absent field keeps its value and "" removes it.
+ */
+export const scheduleRequest = exact({
+  autostart: dailyTime('autostart'),
+  autostop: dailyTime('autostop'),
+  max_running: string().test('max_running', 'max_running must be a duration of at least 10m, such as 8h or 90m', (v) => v === undefined || v === '' || (durationMs(v) ?? 0) >= MIN_MAX_RUNNING_MS),
+  time_zone: string().test('time_zone', 'time_zone must be an IANA time zone such as Europe/Berlin, America/New_York or UTC', (v) => v === undefined || v === '' || isTimeZone(v)),
+});
+export type ScheduleRequest = typeof scheduleRequest.__outputType;
+
 export const createWorkspaceRequest = exact({
   name: serviceName(WORKSPACE_NAME_MAX).required('name is required'),
   image: subdomain().required('image is required'),
@@ -84,6 +107,7 @@ export const createWorkspaceRequest = exact({
     .matches(KEY_LINE, 'ssh_public_key must be one OpenSSH public key line starting with ssh-, ecdsa-sha2- or sk-'),
   source: workspaceSource(),
   env: workspaceEnv(),
+  schedule: scheduleRequest.optional(),
 });
 export type CreateWorkspaceRequest = typeof createWorkspaceRequest.__outputType;
 

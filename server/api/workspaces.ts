@@ -7,8 +7,8 @@ import { defaultPodName, homeClaimName, LABELS } from '../../kube/group.js';
 import { RESOURCES, resourcePath } from '../../kube/resources.js';
 import { HttpError } from '../../koa/errors.js';
 import { noQuery, validateBody, validateQuery } from '../http/validate.js';
-import { runningPatch, workspaceObject } from './mapping.js';
-import { createWorkspaceRequest, deleteWorkspaceQuery, logsQuery, namespaceQuery, type CreateWorkspaceRequest } from './schemas.js';
+import { runningPatch, schedulePatch, workspaceObject } from './mapping.js';
+import { createWorkspaceRequest, deleteWorkspaceQuery, logsQuery, namespaceQuery, scheduleRequest, type CreateWorkspaceRequest } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
 import { actorName, recordLifecycleEvent, type Actor } from './lifecycle-events.js';
 import { DEN_EVENT_REASONS, workspaceRefOf } from '../../kube/den-events.js';
@@ -166,6 +166,13 @@ async function workspaceLogs(ctx: ApiContext): Promise<void> {
   ctx.body = await readWorkspaceLogs(ctx.state.kube, nameParam(ctx), targetNamespace(ctx, query.namespace), tail);
 }
 
+/** PATCH /workspaces/{name}/schedule: spec.schedule as a merge patch with the caller's token; the webhook checks the zone and the space's limit. */
+async function changeSchedule(ctx: ApiContext): Promise<void> {
+  const { namespace } = validateQuery(ctx, namespaceQuery);
+  const req = validateBody(ctx, scheduleRequest);
+  ctx.body = await ctx.state.kube.patch(RESOURCES.workspace, nameParam(ctx), schedulePatch(req), { namespace: targetNamespace(ctx, namespace) });
+}
+
 export function mountWorkspaceRoutes(router: ApiRouter, deps: ResourceDeps): void {
   router.get('/workspaces', listWorkspaces);
   router.post('/workspaces', (ctx) => createWorkspace(ctx, deps));
@@ -173,5 +180,6 @@ export function mountWorkspaceRoutes(router: ApiRouter, deps: ResourceDeps): voi
   router.delete('/workspaces/:name', (ctx) => deleteWorkspace(ctx, deps));
   router.post('/workspaces/:name/start', setRunning(true, deps));
   router.post('/workspaces/:name/stop', setRunning(false, deps));
+  router.patch('/workspaces/:name/schedule', changeSchedule);
   router.get('/workspaces/:name/logs', workspaceLogs);
 }
