@@ -12,6 +12,7 @@ import { version } from './dev/version.js';
 import { port } from './dev/ports.js';
 import { denVersion } from '../process/version.js';
 import { create, images, logs, ls, remove, start, stop } from './dev/workspaces.js';
+import { schedule } from './dev/schedule.js';
 
 type Run = (argv: string[], io: DevIo) => Promise<number>;
 
@@ -31,6 +32,7 @@ export const DEV_COMMANDS: Record<string, { summary: string; run: Run }> = {
   stop: { summary: 'stop a workspace (its home volume stays)', run: stop },
   delete: { summary: 'delete a workspace and, unless --keep-home, its home volume', run: remove },
   logs: { summary: "print a workspace's log", run: logs },
+  schedule: { summary: "start and stop a workspace by the clock: den schedule <name> --autostart 'weekdays 08:30' --autostop 19:00", run: schedule },
   images: { summary: 'list the catalog entries you may use', run: images },
   'config-ssh': { summary: 'write Host entries for your workspaces into ~/.ssh/config', run: configSsh },
   ssh: { summary: 'open a shell (or run a command) in a workspace, starting it if stopped', run: ssh },
