@@ -246,3 +246,23 @@ export function effectiveSchedule(schedule: WorkspaceSchedule | undefined, polic
   else if (limit !== undefined && limit >= MIN_MAX_RUNNING_MS) effective.maxRunning = { ms: limit, text: policy!.maxRunningLimit!, fromPolicy: true };
   return effective;
 }
+
+/** The schedule of a workspace in words, for its page: what starts and stops it by itself. */
+export function scheduleSummary(schedule: WorkspaceSchedule | undefined, policy?: SchedulePolicy): string {
+  const effective = effectiveSchedule(schedule, policy);
+  const parts: string[] = [];
+  if (effective.autostart) parts.push(`starts ${occurrenceLabel(effective.autostart.rule, effective.autostart.timeZone)}`);
+  if (effective.autostop) parts.push(`stops ${occurrenceLabel(effective.autostop.rule, effective.autostop.timeZone)}${effective.autostop.fromPolicy ? " (your space's default)" : ''}`);
+  if (effective.maxRunning) parts.push(`stops after running ${effective.maxRunning.text}${effective.maxRunning.fromPolicy ? " (your space's limit)" : ''}`);
+  return parts.length ? parts.join('; ') : 'none: it starts and stops only when you say';
+}
+
+/** The schedule as the forms show it: the words each field takes. */
+export function scheduleFormValues(schedule: WorkspaceSchedule | undefined): { autostart: string; autostop: string; max_running: string; time_zone: string } {
+  return {
+    autostart: schedule?.autostart?.time ? dailyTimeText(schedule.autostart) : '',
+    autostop: schedule?.autostop?.time ? dailyTimeText(schedule.autostop) : '',
+    max_running: schedule?.maxRunning ?? '',
+    time_zone: schedule?.timeZone ?? '',
+  };
+}

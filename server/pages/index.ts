@@ -12,6 +12,7 @@ import { mountProviderLogin } from './provider-login.js';
 import { mountLoginPages, mountLogoutPage } from './session.js';
 import { mountWorkspacePages } from './workspaces.js';
 import { mountPortSharePages } from './port-share.js';
+import { mountSchedulePage } from './schedule.js';
 import { mountCatalogPages } from './catalog.js';
 import { mountNewPage } from './new.js';
 import { mountProfilePages } from './profile.js';
@@ -47,6 +48,7 @@ export function webUi(deps: PageDeps): Middleware {
   mountLogoutPage(pages, sessionDeps);
   mountWorkspacePages(pages, deps);
   mountPortSharePages(pages, deps);
+  mountSchedulePage(pages, deps);
   mountCatalogPages(pages, deps);
   mountNewPage(pages, deps);
   mountProfilePages(pages, deps);

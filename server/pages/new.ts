@@ -39,12 +39,20 @@ export function refusalBeside(err: KubeApiError, gpuResource: string): { field?:
   return { ...(field && { field }), said, ...(cluster && { cluster }) };
 }
 
-/** The form field of a request field: source's ref and path have their own inputs, the rest of source is the repository's. */
+/** The form field of a request field: source's ref and path have their own inputs, the rest of source is the repository's; each part of the schedule its own. */
 function formFieldOf(requestField: string | undefined, path: string): NewField | undefined {
+  if (requestField === 'schedule') return scheduleFieldOf(path);
   if (requestField !== 'source') return requestField as NewField | undefined;
   if (/(^|\.)git\.ref$/.test(path)) return 'repo_ref';
   if (/(^|\.)git\.path$/.test(path)) return 'repo_path';
   return 'repo';
+}
+
+/** The schedule's form field of a Workspace field (spec.schedule.timeZone) or a request field (schedule.time_zone). */
+export function scheduleFieldOf(path: string): 'autostart' | 'autostop' | 'max_running' | 'time_zone' {
+  if (/(timeZone|time_zone)$/.test(path)) return 'time_zone';
+  if (/(maxRunning|max_running)$/.test(path)) return 'max_running';
+  return /autostop/.test(path) ? 'autostop' : 'autostart';
 }
 
 export function fieldOfRefusal(err: KubeApiError, gpuResource: string): NewField | undefined {
@@ -53,7 +61,7 @@ export function fieldOfRefusal(err: KubeApiError, gpuResource: string): NewField
 
 function valuesOf(form: Record<string, string>): NewValues {
   const v = (k: string) => (form[k] ?? '').trim();
-  return { name: v('name'), image: v('image'), cpu: v('cpu'), memory: v('memory'), gpu: v('gpu'), storage: v('storage'), ssh_public_key: v('ssh_public_key'), repo: v('repo'), repo_ref: v('repo_ref'), repo_path: v('repo_path'), save_key: form.save_key === '1' };
+  return { name: v('name'), image: v('image'), cpu: v('cpu'), memory: v('memory'), gpu: v('gpu'), storage: v('storage'), ssh_public_key: v('ssh_public_key'), repo: v('repo'), repo_ref: v('repo_ref'), repo_path: v('repo_path'), autostart: v('autostart'), autostop: v('autostop'), max_running: v('max_running'), time_zone: v('time_zone'), save_key: form.save_key === '1' };
 }
 
 /**
@@ -93,7 +101,7 @@ async function showForm(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { images, userSpace, quota } = await context(kube, caller, deps, deps.now());
   const keys = userSpace.spec?.sshAuthorizedKeys ?? [];
   const image = typeof ctx.query.image === 'string' ? ctx.query.image : '';
-  const values: NewValues = { name: '', image, cpu: '', memory: '', gpu: '', storage: '10Gi', ssh_public_key: keys[0] ?? '', repo: '', repo_ref: '', repo_path: '', save_key: false };
+  const values: NewValues = { name: '', image, cpu: '', memory: '', gpu: '', storage: '10Gi', ssh_public_key: keys[0] ?? '', repo: '', repo_ref: '', repo_path: '', autostart: '', autostop: '', max_running: '', time_zone: '', save_key: false };
   sendPage(ctx, newPage(assets, viewerOf(ctx)!, { values, images, quota, errors: {}, hasSavedKeys: keys.length > 0 }));
 }
 
@@ -108,6 +116,9 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
   if (values.repo || values.repo_ref || values.repo_path) {
     request.source = { git: Object.fromEntries(Object.entries({ url: values.repo, ref: values.repo_ref, path: values.repo_path }).filter(([, v]) => v !== '')) };
   }
+  const schedule = Object.fromEntries(Object.entries({ autostart: values.autostart, autostop: values.autostop, max_running: values.max_running }).filter(([, v]) => v !== ''));
+  // A zone alone (the page may fill in the browser's) is no schedule.
+  if (Object.keys(schedule).length > 0) request.schedule = { ...schedule, ...(values.time_zone ? { time_zone: values.time_zone } : {}) };
   try {
     const req = createWorkspaceRequest.validateSync(request, { strict: true, abortEarly: false });
     await createWorkspaceOf(caller, kube, req, deps.resources);
@@ -117,6 +128,7 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
         const path = e.path ?? '';
         // The repository's rules say each refusal in words beside its own field, as the webhook would.
         if (path.startsWith('source')) for (const v of sourceViolations(request.source)) errors[formFieldOf('source', v.field)!] ??= v.advice;
+        else if (path.startsWith('schedule')) errors[scheduleFieldOf(path)] ??= e.message;
         else errors[path as NewField] ??= e.message;
       }
     } else if (err instanceof KubeApiError && err.status < 500) {

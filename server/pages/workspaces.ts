@@ -33,23 +33,25 @@ import type { PageContext, PageDeps, PageRouter } from './types.js';
 import { pageActor, sendPage, wantsLivePart } from './send.js';
 import { readPlacement, slowPartsOf, sourceFactOf } from './workspace-placement.js';
 import { catalogEntryOf, catalogFacts, catalogFactsOf, entriesShownBy, showsEntry, type CatalogFacts } from './catalog-facts.js';
+import { scheduleFormValues, scheduleSummary } from '../../contract/schedule.js';
+import { dormancyNotice } from '../../contract/dormancy.js';
 
 /**
  * The namespace a workspace page or form is about: `namespace` in the query (a page) or the
  * form (an action) when an administrator opens someone else's, else the person's own. RBAC
  * decides whether the token may read or change it there.
  */
-function namespaceOf(ctx: PageContext): string | undefined {
+export function namespaceOf(ctx: PageContext): string | undefined {
   const asked = ctx.method === 'POST' ? ctx.request.form?.namespace : typeof ctx.query.namespace === 'string' ? ctx.query.namespace : undefined;
   if (!asked || asked === ctx.state.caller.namespace) return undefined;
   if (!isDns1123Label(asked)) throw new HttpError(404, `not found: "${asked}" is not a valid namespace name`);
   return asked;
 }
 
-const targetNamespace = (ctx: PageContext) => namespaceOf(ctx) ?? ctx.state.caller.namespace;
+export const targetNamespace = (ctx: PageContext) => namespaceOf(ctx) ?? ctx.state.caller.namespace;
 
 /** The workspace page's own path, with the namespace of another's. */
-function pagePath(name: string, namespace: string | undefined): string {
+export function pagePath(name: string, namespace: string | undefined): string {
   return `/w/${name}${namespace ? `?namespace=${encodeURIComponent(namespace)}` : ''}`;
 }
 
@@ -65,7 +67,8 @@ async function dashboard(ctx: PageContext, deps: PageDeps): Promise<void> {
     if (failure) failures.set(ws.metadata?.name ?? '', failure);
   }
   const homePaths = new Map([...entries].map(([name, facts]) => [name, facts.homePath]));
-  const view = { workspaces: sorted, homePaths, defaultHomePath: WORKSPACE_IMAGE_DEFAULTS.homePath, failures, gatewayPort: deps.gatewayPort, now: deps.now() };
+  const dormancy = new Map(sorted.map((ws) => [ws.metadata?.name ?? '', dormancyNotice(ws as Workspace, deps.now())] as const).filter((e): e is [string, string] => e[1] !== undefined));
+  const view = { workspaces: sorted, homePaths, defaultHomePath: WORKSPACE_IMAGE_DEFAULTS.homePath, failures, gatewayPort: deps.gatewayPort, now: deps.now(), dormancy };
   const viewer = viewerOf(ctx)!;
   if (wantsLivePart(ctx)) sendPage(ctx, dashboardCards(view, viewer.csrf).text);
   else sendPage(ctx, dashboardPage(assets, viewer, { ...view, notice: takeNotice(ctx, deps.secureCookies) }));
@@ -159,13 +162,13 @@ function detailsOf(ctx: PageContext, deps: PageDeps, ws: WorkspaceView, events: 
   return {
     events,
     yaml: stringify(shown),
-    facts: { createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()), gpuResource: deps.resources.gpuResource, gatewayPort: deps.gatewayPort, source: sourceFactOf(ws as Workspace) },
+    facts: { createdBy: createdBy(ctx, ws), idle: idleLine(ws, deps.now()), gpuResource: deps.resources.gpuResource, gatewayPort: deps.gatewayPort, source: sourceFactOf(ws as Workspace), schedule: scheduleSummary((ws as Workspace).spec?.schedule) },
     entry: entry && { title: entry.title },
     appLinks: appLinksOf(deps, ws.metadata?.name ?? '', targetNamespace(ctx)),
   };
 }
 
-type PageRefusals = Pick<WorkspacePageView, 'changeRefusal' | 'deleteRefusal'>;
+export type PageRefusals = Pick<WorkspacePageView, 'changeRefusal' | 'deleteRefusal' | 'scheduleRefusal'>;
 
 /** Host-based addresses of a workspace's ports, when the server has an apps domain. */
 function appLinksOf(deps: PageDeps, workspace: string, namespace: string): AppLinks | undefined {
@@ -175,7 +178,7 @@ function appLinksOf(deps: PageDeps, workspace: string, namespace: string): AppLi
   return { href: (port, path) => appUrl({ port, workspace, person }, path) };
 }
 
-async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageRefusals = {}, status = 200): Promise<void> {
+export async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageRefusals = {}, status = 200): Promise<void> {
   const { kube, assets } = ctx.state;
   const notice = ctx.method === 'GET' ? takeNotice(ctx, deps.secureCookies) : undefined;
   const ws = await readWorkspace(ctx);
@@ -203,6 +206,8 @@ async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals: PageR
       gatewayPort: deps.gatewayPort,
       namespace: namespaceOf(ctx),
       sharing: portSharingOf(deps, (ws.spec as { sharedPorts?: unknown } | undefined)?.sharedPorts, !namespaceOf(ctx), { workspace: ws.metadata?.name ?? '', person: userSpaceOfNamespace(targetNamespace(ctx)) }),
+      scheduleValues: scheduleFormValues((ws as Workspace).spec?.schedule),
+      dormancy: dormancyNotice(ws as Workspace, deps.now()),
       ...refusals,
     }),
     status,

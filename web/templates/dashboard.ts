@@ -17,6 +17,8 @@ export interface DashboardView {
   now: number;
   /** What the last action did (a delete says what it deleted). */
   notice?: string;
+  /** Workspaces close to being stopped or deleted for being unused (contract/dormancy.ts), by name. */
+  dormancy?: ReadonlyMap<string, string>;
 }
 
 /** `vscode://vscode-remote/ssh-remote+<name>@<host>[:port]/<homePath>`: VS Code's Remote-SSH opens the home folder. */
@@ -72,6 +74,7 @@ function card(ws: WorkspaceView, view: DashboardView, csrf: string): Html {
   return html`<article class="card workspace" data-workspace="${name}" aria-labelledby="ws-${name}" data-announce-key="${name}" data-announce="${`${name} is ${phaseOf(ws)}. ${reason}`.trim()}">
   <div class="row"><h2 id="ws-${name}"><a href="/w/${name}">${name}</a></h2>${phaseBadge(ws)}</div>
   ${reason && html`<p class="reason">${reason}</p>`}
+  ${view.dormancy?.get(name) && html`<p class="notice warning dormancy" role="status">${view.dormancy.get(name)}</p>`}
   <dl class="facts">
     <dt>Image</dt><dd>${image}</dd>
     <dt>Created</dt><dd>${ago(ws.metadata?.creationTimestamp, view.now)}</dd>

@@ -3,7 +3,7 @@
 import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 
-export const NEW_FIELDS = ['name', 'image', 'cpu', 'memory', 'gpu', 'storage', 'ssh_public_key', 'repo', 'repo_ref', 'repo_path'] as const;
+export const NEW_FIELDS = ['name', 'image', 'cpu', 'memory', 'gpu', 'storage', 'ssh_public_key', 'repo', 'repo_ref', 'repo_path', 'autostart', 'autostop', 'max_running', 'time_zone'] as const;
 export type NewField = (typeof NEW_FIELDS)[number];
 
 export interface NewValues {
@@ -18,6 +18,11 @@ export interface NewValues {
   repo: string;
   repo_ref: string;
   repo_path: string;
+  /** When it starts and stops by itself (REST's schedule, docs/schedules.md), in words. */
+  autostart: string;
+  autostop: string;
+  max_running: string;
+  time_zone: string;
   save_key: boolean;
 }
 
@@ -66,6 +71,18 @@ function text(id: NewField, v: NewView, extra: Html | string = ''): Html {
   return html`<input type="text" id="${id}" name="${id}" value="${v.values[id]}"${described(id, v.errors[id], true)}${extra}>`;
 }
 
+/** The schedule's four fields, on the create form and (with the same names) the workspace page's schedule form. */
+export function scheduleFields(v: { values: Pick<NewValues, 'autostart' | 'autostop' | 'max_running' | 'time_zone'>; errors: Partial<Record<NewField, string>>; clusterSaid?: Partial<Record<NewField, string>> }): Html {
+  const words = html` autocapitalize="none" spellcheck="false"`;
+  const input = (id: NewField, extra: Html) => html`<input type="text" id="${id}" name="${id}" value="${(v.values as Record<string, string>)[id] ?? ''}"${described(id, v.errors[id], true)}${extra}>`;
+  return html`<div class="grid2">
+    ${field('autostart', 'Start by itself at (optional)', input('autostart', html`${words} placeholder="weekdays 08:30"`), v.errors.autostart, 'Days and a time of day: weekdays 08:30, daily 07:00 or Mon,Wed 09:15.', v.clusterSaid?.autostart)}
+    ${field('autostop', 'Stop by itself at (optional)', input('autostop', html`${words} placeholder="19:00"`), v.errors.autostop, 'The same words; 19:00 is every day. A workspace you start by hand still stops then.', v.clusterSaid?.autostop)}
+    ${field('max_running', 'Longest running time (optional)', input('max_running', html`${words} placeholder="8h"`), v.errors.max_running, 'Stopped after running this long, such as 8h.', v.clusterSaid?.max_running)}
+    ${field('time_zone', 'Time zone', input('time_zone', html`${words} placeholder="Europe/Berlin" data-browser-zone`), v.errors.time_zone, 'The times are read in this zone, such as Europe/Berlin; needed with a start or stop time.', v.clusterSaid?.time_zone)}
+  </div>`;
+}
+
 export function newPage(assets: AssetUrls, viewer: Viewer, v: NewView): string {
   const { values, errors } = v;
   const imageOptions = v.images.map((i) => html`<option value="${i.name}"${i.name === values.image ? html` selected` : ''}>${i.displayName} (${i.name})</option>`);
@@ -105,6 +122,8 @@ ${v.formError && html`<div class="notice error" role="alert" id="form-error"><p>
     ${field('repo_ref', 'Branch, tag or commit', text('repo_ref', v, html` autocapitalize="none" spellcheck="false"`), errors.repo_ref, 'Empty: the default branch.', v.clusterSaid?.repo_ref)}
     ${field('repo_path', 'Folder in your home', text('repo_path', v, html` autocapitalize="none" spellcheck="false"`), errors.repo_path, 'Empty: the repository\'s name, as in ~/repo.', v.clusterSaid?.repo_path)}
   </div>
+  <h2>Schedule</h2>
+  ${scheduleFields(v)}
   <p><button type="submit">Create workspace</button> <a href="/">Cancel</a></p>
 </form>`;
   return page({ title: 'New workspace', assets, viewer, active: 'new', body });

@@ -5,7 +5,7 @@
 import { html, type Html } from '../html.js';
 import { ago, type WorkspaceView } from './format.js';
 import { csrfField } from './layout.js';
-import { clusterText } from './new.js';
+import { clusterText, scheduleFields, type NewField } from './new.js';
 
 export interface ImageChoice {
   name: string;
@@ -48,6 +48,8 @@ export interface FactsView {
   createdBy?: string;
   /** The idle timeout and when it would stop, in words. */
   idle: string;
+  /** What starts and stops it by the clock, in words (contract/schedule.ts scheduleSummary). */
+  schedule: string;
   /** The resource name GPUs are counted under (the platform's configuration). */
   gpuResource: string;
   /** Where people reach den gateway: named after the SSH address when it is not 22. */
@@ -122,6 +124,7 @@ export function factsList(ws: WorkspaceView, facts: FactsView, now: number): Htm
   ${sourceFact(facts.source)}
   ${endpointFact(ws, facts.gatewayPort)}
   <dt>Idle timeout</dt><dd>${facts.idle}</dd>
+  <dt>Schedule</dt><dd id="schedule-fact">${facts.schedule}</dd>
   <dt>Created</dt><dd>${ago(ws.metadata?.creationTimestamp, now)}${createdBy && ` by ${createdBy}`}</dd>
   <dt>Last activity</dt><dd>${ago(ws.status?.lastActivityTime, now)}</dd>`;
 }
@@ -157,5 +160,28 @@ export function changeForm(ws: WorkspaceView, gpuResource: string, action: strin
   </div>
   <p class="muted">Home volume: ${ws.spec?.storage ?? '–'}, fixed when the workspace was created.</p>
   <p><button type="submit">Save changes</button></p>
+</form></details>`;
+}
+
+export type ScheduleField = 'autostart' | 'autostop' | 'max_running' | 'time_zone';
+
+/** What the schedule form shows after a refusal: the refused field's message and what was typed. */
+export interface ScheduleRefusal {
+  field?: ScheduleField;
+  message: string;
+  cluster?: string;
+  values: Record<ScheduleField, string>;
+}
+
+/** The schedule form of the workspace page: the four fields of the create form, as the workspace has them; empty removes a part. */
+export function scheduleForm(values: Record<ScheduleField, string>, action: string, csrf: string, namespaceField: Html | '', refusal?: ScheduleRefusal): Html {
+  const errors: Partial<Record<NewField, string>> = refusal?.field ? { [refusal.field]: refusal.message } : {};
+  const clusterSaid: Partial<Record<NewField, string>> = refusal?.field && refusal.cluster ? { [refusal.field]: refusal.cluster } : {};
+  return html`<details id="schedule"${refusal ? html` open` : ''}><summary>Change the schedule…</summary>
+<form method="post" action="${action}" novalidate>${csrfField(csrf)}${namespaceField}
+  ${refusal && !refusal.field && html`<div class="notice error" role="alert" id="schedule-error"><p>${refusal.message}</p>${refusal.cluster && clusterText('schedule-error-cluster', refusal.cluster)}</div>`}
+  <p class="muted">Den starts and stops the workspace at these times; you may still start or stop it yourself, and a stop by hand holds until the next start time. Empty a field to remove it.</p>
+  ${scheduleFields({ values: refusal?.values ?? values, errors, clusterSaid })}
+  <p><button type="submit">Save the schedule</button></p>
 </form></details>`;
 }

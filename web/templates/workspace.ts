@@ -3,7 +3,7 @@
 // start, stop, restart and delete.
 import { html, type Html } from '../html.js';
 import { connectBlock, runForm } from './dashboard.js';
-import { changeForm, factsList, imageFact, placementFacts, type ChangeRefusal, type FactsView, type ImageChoice, type PlacementView } from './workspace-facts.js';
+import { changeForm, factsList, imageFact, placementFacts, scheduleForm, type ChangeRefusal, type FactsView, type ImageChoice, type PlacementView, type ScheduleField, type ScheduleRefusal } from './workspace-facts.js';
 import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseBadge, phaseOf, reasonOf, summaryOf, type Failure, type WorkspaceView } from './format.js';
 import { livePart, liveRegion, partInFragment } from './live.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
@@ -217,6 +217,11 @@ export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'>, Work
   deleteRefusal?: string;
   /** Who may open each port (contract/port-share.ts), and whether the viewer may change it here. */
   sharing?: Omit<PortSharingView, 'csrf'>;
+  /** The schedule as the form shows it, and a refused change of it. */
+  scheduleValues: Record<ScheduleField, string>;
+  scheduleRefusal?: ScheduleRefusal;
+  /** Unused for long: when the installation will stop or delete it (contract/dormancy.ts), shown above all. */
+  dormancy?: string;
 }
 
 /** `?namespace=…` for another's workspace, else nothing. */
@@ -255,9 +260,11 @@ export function workspacePage(assets: AssetUrls, viewer: Viewer, v: WorkspacePag
     html`<button type="button" role="tab" id="tab-${id}" aria-controls="panel-${id}" aria-selected="${selected ? 'true' : 'false'}" tabindex="${selected ? '0' : '-1'}">${label}</button>`;
   const body = html`<div class="row"><h1>${name}</h1>${v.namespace && html`<span class="muted">in ${v.namespace}</span>`}</div>
 ${v.notice && html`<div class="notice warning" role="status" id="notice">${v.notice}</div>`}
+${v.dormancy && html`<div class="notice warning" role="status" id="dormancy">${v.dormancy}</div>`}
 ${liveRegion(statusUrl(name, v.ws.spec?.imageRef?.name ?? '', v.namespace), workspaceLive({ ...v, csrf: viewer.csrf }), PORTS_EVERY_POLLS)}
 <section class="card" aria-labelledby="details-title"><h2 id="details-title">Details</h2><dl class="facts" id="facts">${part('image')}${part('facts')}${part('placement')}</dl>
-${changeForm(v.ws, v.facts.gpuResource, `/w/${name}/change`, viewer.csrf, v.images, namespaceField(v.namespace), v.changeRefusal)}</section>
+${changeForm(v.ws, v.facts.gpuResource, `/w/${name}/change`, viewer.csrf, v.images, namespaceField(v.namespace), v.changeRefusal)}
+${scheduleForm(v.scheduleValues, `/w/${name}/schedule`, viewer.csrf, namespaceField(v.namespace), v.scheduleRefusal)}</section>
 <div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('activity', 'Activity')}${v.namespace ? '' : tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
 <section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs${ns}">
   <div class="row"><label for="tail">Lines</label><select id="tail" name="tail"><option value="100">100</option><option value="200" selected>200</option><option value="500">500</option><option value="1000">1000</option></select></div>
