@@ -73,6 +73,7 @@ const CASES: Case[] = [
   { method: 'GET', path: '/workspaces/dev?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 200, admin: 200 } },
   { method: 'POST', path: '/workspaces/dev/stop?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 403, admin: 200 } },
   { method: 'POST', path: '/workspaces/dev/start?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 403, admin: 200 } },
+  { method: 'PATCH', path: '/workspaces/dev/schedule?namespace=svc-alice', body: { max_running: '8h' }, expect: { anonymous: 401, owner: 200, other: 403, readonly: 403, admin: 200 } },
   { method: 'GET', path: '/workspaces/dev/logs?namespace=svc-alice&tail=1', expect: { anonymous: 401, owner: 200, other: 403, readonly: 200, admin: 200 },
     check: (_, body) => expect(body.lines).to.equal('ready\n') },
   { method: 'GET', path: '/workspaces/dev/events?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 200, admin: 200 } },
