@@ -35,3 +35,10 @@ document.addEventListener('change', (event) => {
 
 // The script is deferred: the document is parsed when it runs.
 document.querySelector<HTMLFormElement>('form[data-submit-on-load]')?.requestSubmit();
+
+// A time zone field marked data-browser-zone starts with this browser's zone when it is empty
+// (the schedule's times are read in it); the person may change it, and the server ignores a zone
+// sent with no start, stop or running time.
+for (const input of document.querySelectorAll<HTMLInputElement>('input[data-browser-zone]')) {
+  if (input.value === '') input.value = Intl.DateTimeFormat().resolvedOptions().timeZone ?? '';
+}

@@ -44,6 +44,8 @@ describe('schedules and dormancy on the pages, in Chromium', function () {
     await alice.fill('#autostart', 'weekdays 08:30');
     await alice.fill('#autostop', '19:00');
     await alice.fill('#max_running', '8h');
+    // The field starts with the browser's own zone.
+    expect(await alice.inputValue('#time_zone')).to.equal(await alice.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone));
     await alice.fill('#time_zone', 'Europe/Berlin');
     await alice.click('form[action="/new"] button[type="submit"]');
     await alice.waitForURL((u) => u.pathname === '/w/day');
