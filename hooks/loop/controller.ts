@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Log } from '../../process/role.js';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
-import { isConflict, isNotFound } from '../../kube/errors.js';
+import { isConflict, isNotFound, KubeApiError } from '../../kube/errors.js';
 import { reconcileAdvice } from './advice.js';
 import { FIELD_MANAGERS } from '../../kube/group.js';
 import { DenEventRecorder, DEN_REPORTING_COMPONENTS } from '../../kube/den-events.js';
@@ -272,10 +272,18 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
   private async changeParent(parent: KubeObject, change: ParentChange, stop: AbortSignal): Promise<void> {
     stopIfAborted(stop);
     const { name = '', namespace, resourceVersion } = parent.metadata ?? {};
-    const changed = await this.client.patch<KubeObject>(this.spec.parent, name, {
-      metadata: { resourceVersion, ...(change.annotations ? { annotations: change.annotations } : {}) },
-      ...(change.spec ? { spec: change.spec } : {}),
-    }, { namespace, type: 'merge', fieldManager: FIELD_MANAGERS.manager, signal: stop });
+    let changed: KubeObject;
+    try {
+      changed = await this.client.patch<KubeObject>(this.spec.parent, name, {
+        metadata: { resourceVersion, ...(change.annotations ? { annotations: change.annotations } : {}) },
+        ...(change.spec ? { spec: change.spec } : {}),
+      }, { namespace, type: 'merge', fieldManager: FIELD_MANAGERS.manager, signal: stop });
+    } catch (err) {
+      const refused = err instanceof KubeApiError && [400, 403, 422].includes(err.status);
+      if (!refused || !change.onRefusal) throw err;
+      const said = messageOf(err);
+      return this.changeParent(parent, { ...change.onRefusal, events: (change.onRefusal.events ?? []).map((e) => ({ ...e, message: `${e.message} The cluster said: ${said}` })) }, stop);
+    }
     await this.recordEvents(changed, change.events ?? []);
   }
 

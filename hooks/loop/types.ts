@@ -56,6 +56,12 @@ export interface ParentChange {
   spec?: Record<string, unknown>;
   /** Kubernetes Events about the parent, as `kubectl describe` and the web UI show them. */
   events?: ParentEvent[];
+  /**
+   * Written instead when the API server refuses this change (400, 403, 422: an admission
+   * webhook, quota), each of its events' messages followed by the cluster's words: a start the
+   * cluster refuses is recorded and said, not retried until the reconcile loop gives up.
+   */
+  onRefusal?: ParentChange;
 }
 
 export interface ParentDeletion {

@@ -17,6 +17,8 @@ import type { ParentChange, ParentEvent } from '../loop/types.js';
 import type { Workspace } from './types.js';
 
 export const SCHEDULE_STOPPED_BY = 'schedule';
+/** The Warning Event of an autostart the cluster refused. */
+export const SCHEDULE_REFUSED_REASON = 'ScheduleNotStarted';
 
 const MAX_WAIT_MS = 6 * 3_600_000;
 
@@ -75,8 +77,10 @@ export function scheduleStep(workspace: Workspace, policy: SchedulePolicy | unde
     const late = t - last.at > SCHEDULE_CATCH_UP_MS;
     const label = occurrenceLabel(last.zoned.rule, last.zoned.timeZone);
     if (!late && last.kind === 'autostart' && !running) {
+      // Refused (no SSH key, the quota full): recorded and said, so it is not tried again until the next occurrence.
+      const onRefusal: ParentChange = { annotations: { ...annotations }, events: [{ type: 'Warning', reason: SCHEDULE_REFUSED_REASON, message: `Not started by its schedule ${label}: the cluster refused the start; it is tried again at the next occurrence.`, annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' } }] };
       annotations[ANNOTATIONS.stoppedBy] = null;
-      return { parentChange: { annotations, spec: { running: true }, events: [lifecycle(DEN_EVENT_REASONS.started, `Started by its schedule ${label}.`)] } };
+      return { parentChange: { annotations, spec: { running: true }, events: [lifecycle(DEN_EVENT_REASONS.started, `Started by its schedule ${label}.`)], onRefusal } };
     }
     if (!late && last.kind === 'autostop' && running) {
       const source = effective.autostop?.fromPolicy ? " (the space's default autostop, UserSpace spec.schedules.defaultAutostop)" : '';

@@ -85,6 +85,21 @@ describe('den manager: schedules and dormancy', () => {
     expect(startedCount()).to.equal(1);
   });
 
+  it('records an autostart the cluster refuses and says why in a Warning Event, instead of retrying it', async () => {
+    startManager(options());
+    await userNamespaceReady();
+    const time = minuteAhead(3);
+    const refusal = 'admission webhook "vworkspace.den.dev" denied the request: spec.sshAuthorizedKeys: a running workspace (spec.running: true, the default) needs at least one SSH key';
+    world.api.failNext('PATCH', /\/workspaces\/alice-dev\?/, 422, { reason: 'Invalid', message: refusal });
+    await createWorkspace({ running: false, schedule: { timeZone: 'UTC', autostart: { time } } });
+    const [warning] = await eventually(() => events('ScheduleNotStarted').length > 0 && events('ScheduleNotStarted'), 'the Warning Event', 15_000);
+    expect(warning!.message).to.equal(`Not started by its schedule daily ${time} UTC: the cluster refused the start; it is tried again at the next occurrence. The cluster said: ${refusal}`);
+    const ws = get(RESOURCES.workspace, 'alice-dev', 'svc-alice')!;
+    expect(ws.spec?.running).to.equal(false);
+    expect(ws.metadata?.annotations?.['den.dev/schedule-autostart']).to.match(new RegExp(`T${time}:00Z$`));
+    expect(events('Started')).to.deep.equal([]);
+  });
+
   it('stops a workspace unused for --dormant-stop-days, then deletes it and its home --dormant-delete-days later, recording it', async () => {
     startManager(options({ dormancy: { stopAfterDays: 14, deleteAfterDays: 7, home: 'Delete' } }));
     await userNamespaceReady();
