@@ -60,6 +60,7 @@ export interface ScheduleViolation {
 
 // The text grammar, for the CLI, the page and REST: `weekdays 08:30`, `daily 19:00`, `Mon,Wed 08:30`, `08:30`.
 
+const DAY_NAMES: Record<ScheduleDay, string> = { Mon: 'monday', Tue: 'tuesday', Wed: 'wednesday', Thu: 'thursday', Fri: 'friday', Sat: 'saturday', Sun: 'sunday' };
 const DAY_WORDS: Record<string, readonly ScheduleDay[]> = { weekdays: WEEKDAYS, weekends: WEEKEND, daily: SCHEDULE_DAYS, everyday: SCHEDULE_DAYS };
 
 export const DAILY_TIME_EXAMPLES = '"weekdays 08:30", "daily 19:00", "Mon,Wed,Fri 07:45" or "18:00"';
@@ -73,7 +74,7 @@ export function parseDailyTime(text: string): DailyTime | string {
   const days: ScheduleDay[] = [];
   for (const word of words.join(',').split(',').filter(Boolean)) {
     const named = DAY_WORDS[word.toLowerCase()];
-    const day = SCHEDULE_DAYS.find((d) => d.toLowerCase() === word.toLowerCase().slice(0, 3) && word.length >= 3);
+    const day = SCHEDULE_DAYS.find((d) => [d.toLowerCase(), DAY_NAMES[d]].includes(word.toLowerCase()));
     if (named) days.push(...named);
     else if (day) days.push(day);
     else return `"${word}" is not a day: write weekdays, weekends, daily, or days such as Mon,Wed,Fri`;

@@ -80,6 +80,8 @@ describe('schedule maths', () => {
     it('says what is wrong with a time or a day', () => {
       expect(parseDailyTime('weekdays 8.30')).to.match(/does not end with a time of day as HH:MM/);
       expect(parseDailyTime('someday 08:30')).to.match(/"someday" is not a day/);
+      expect(parseDailyTime('Monxyz 08:30')).to.match(/"Monxyz" is not a day/);
+      expect(parseDailyTime('Monday,friday 08:30')).to.deep.equal({ days: ['Mon', 'Fri'], time: '08:30' });
       expect(parseDailyTime('24:00')).to.match(/HH:MM/);
     });
 
