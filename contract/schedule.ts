@@ -228,7 +228,8 @@ export function nextOccurrence(zoned: ZonedRule, now: number): number | undefine
 export interface EffectiveSchedule {
   autostart?: ZonedRule;
   autostop?: ZonedRule & { fromPolicy: boolean };
-  maxRunning?: { ms: number; text: string; fromPolicy: boolean };
+  /** Where it comes from: the Workspace's own, or the UserSpace's default or limit (`spec.schedules.<source>`). */
+  maxRunning?: { ms: number; text: string; source: 'own' | 'defaultMaxRunning' | 'maxRunningLimit' };
 }
 
 export function effectiveSchedule(schedule: WorkspaceSchedule | undefined, policy: SchedulePolicy | undefined): EffectiveSchedule {
@@ -242,9 +243,9 @@ export function effectiveSchedule(schedule: WorkspaceSchedule | undefined, polic
   const limit = limitMs(policy);
   const own = schedule?.maxRunning ? durationMs(schedule.maxRunning) : undefined;
   const fallback = policy?.defaultMaxRunning ? durationMs(policy.defaultMaxRunning) : undefined;
-  if (own !== undefined && own >= MIN_MAX_RUNNING_MS && (limit === undefined || own <= limit)) effective.maxRunning = { ms: own, text: schedule!.maxRunning!, fromPolicy: false };
-  else if (fallback !== undefined && fallback >= MIN_MAX_RUNNING_MS) effective.maxRunning = { ms: Math.min(fallback, limit ?? fallback), text: policy!.defaultMaxRunning!, fromPolicy: true };
-  else if (limit !== undefined && limit >= MIN_MAX_RUNNING_MS) effective.maxRunning = { ms: limit, text: policy!.maxRunningLimit!, fromPolicy: true };
+  if (own !== undefined && own >= MIN_MAX_RUNNING_MS && (limit === undefined || own <= limit)) effective.maxRunning = { ms: own, text: schedule!.maxRunning!, source: 'own' };
+  else if (fallback !== undefined && fallback >= MIN_MAX_RUNNING_MS) effective.maxRunning = { ms: Math.min(fallback, limit ?? fallback), text: policy!.defaultMaxRunning!, source: 'defaultMaxRunning' };
+  else if (limit !== undefined && limit >= MIN_MAX_RUNNING_MS) effective.maxRunning = { ms: limit, text: policy!.maxRunningLimit!, source: 'maxRunningLimit' };
   return effective;
 }
 
@@ -254,7 +255,7 @@ export function scheduleSummary(schedule: WorkspaceSchedule | undefined, policy?
   const parts: string[] = [];
   if (effective.autostart) parts.push(`starts ${occurrenceLabel(effective.autostart.rule, effective.autostart.timeZone)}`);
   if (effective.autostop) parts.push(`stops ${occurrenceLabel(effective.autostop.rule, effective.autostop.timeZone)}${effective.autostop.fromPolicy ? " (your space's default)" : ''}`);
-  if (effective.maxRunning) parts.push(`stops after running ${effective.maxRunning.text}${effective.maxRunning.fromPolicy ? " (your space's limit)" : ''}`);
+  if (effective.maxRunning) parts.push(`stops after running ${effective.maxRunning.text}${{ own: '', defaultMaxRunning: " (your space's default)", maxRunningLimit: " (your space's limit)" }[effective.maxRunning.source]}`);
   return parts.length ? parts.join('; ') : 'none: it starts and stops only when you say';
 }
 

@@ -99,7 +99,8 @@ export function scheduleStep(workspace: Workspace, policy: SchedulePolicy | unde
   if (effective.maxRunning && since !== undefined) {
     const ranMs = t - since;
     if (ranMs >= effective.maxRunning.ms) {
-      const source = effective.maxRunning.fromPolicy ? `the space's ${workspace.spec?.schedule?.maxRunning ? 'limit' : 'default'} maxRunning ${effective.maxRunning.text}, UserSpace spec.schedules` : `spec.schedule.maxRunning ${effective.maxRunning.text}`;
+      const { source: from, text } = effective.maxRunning;
+      const source = from === 'own' ? `spec.schedule.maxRunning ${text}` : `the space's ${from === 'defaultMaxRunning' ? 'default' : 'limit'}, UserSpace spec.schedules.${from} ${text}`;
       return {
         parentChange: {
           annotations: { [ANNOTATIONS.stoppedBy]: SCHEDULE_STOPPED_BY },

@@ -127,9 +127,9 @@ describe('schedule maths', () => {
       const policy = { maxRunningLimit: '10h', defaultMaxRunning: '8h', defaultAutostop: { time: '20:00', timeZone: 'UTC' } };
       const effective = effectiveSchedule({ autostart: { time: '08:00' }, timeZone: 'Europe/Berlin' }, policy);
       expect(effective.autostop).to.deep.equal({ rule: policy.defaultAutostop, timeZone: 'UTC', fromPolicy: true });
-      expect(effective.maxRunning).to.deep.equal({ ms: 8 * 3_600_000, text: '8h', fromPolicy: true });
-      expect(effectiveSchedule({}, { maxRunningLimit: '10h' }).maxRunning).to.deep.equal({ ms: 10 * 3_600_000, text: '10h', fromPolicy: true });
-      expect(effectiveSchedule({ maxRunning: '2h' }, policy).maxRunning).to.deep.equal({ ms: 2 * 3_600_000, text: '2h', fromPolicy: false });
+      expect(effective.maxRunning).to.deep.equal({ ms: 8 * 3_600_000, text: '8h', source: 'defaultMaxRunning' });
+      expect(effectiveSchedule({}, { maxRunningLimit: '10h' }).maxRunning).to.deep.equal({ ms: 10 * 3_600_000, text: '10h', source: 'maxRunningLimit' });
+      expect(effectiveSchedule({ maxRunning: '2h' }, policy).maxRunning).to.deep.equal({ ms: 2 * 3_600_000, text: '2h', source: 'own' });
     });
   });
 });

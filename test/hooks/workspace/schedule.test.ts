@@ -104,7 +104,7 @@ describe('schedule: the manager starts and stops by the clock', () => {
     const stop = scheduleStep({ ...ws, metadata: { ...ws.metadata, annotations: {} } } as Workspace, policy, at('2026-11-30T20:00:01Z'));
     expect(stop.parentChange?.events?.[0]?.message).to.equal("Stopped by its schedule daily 20:00 UTC (the space's default autostop, UserSpace spec.schedules.defaultAutostop). The home volume is kept; start the workspace to use it again.");
     const limit = scheduleStep(scheduled({ running: true, schedule: {}, readySince: '2026-11-30T08:00:00Z', annotations: { 'den.dev/schedule-autostop': '2026-11-30T20:00:00Z' } }), { maxRunningLimit: '12h' }, at('2026-11-30T20:00:01Z'));
-    expect(limit.parentChange?.events?.[0]?.message).to.match(/^Stopped after running 12h \(the space's default maxRunning 12h, UserSpace spec.schedules\)/);
+    expect(limit.parentChange?.events?.[0]?.message).to.match(/^Stopped after running 12h \(the space's limit, UserSpace spec.schedules.maxRunningLimit 12h\)/);
   });
 
   it('does nothing for a workspace without a schedule', () => {
