@@ -268,3 +268,12 @@ export function scheduleFormValues(schedule: WorkspaceSchedule | undefined): { a
     time_zone: schedule?.timeZone ?? '',
   };
 }
+
+/** What an administrator set for every workspace of a space, in words; undefined when nothing. */
+export function policySummary(policy: SchedulePolicy | undefined): string | undefined {
+  const parts: string[] = [];
+  if (policy?.maxRunningLimit) parts.push(`a workspace runs at most ${policy.maxRunningLimit} at a time`);
+  if (policy?.defaultMaxRunning) parts.push(`one without a longest running time stops after ${policy.defaultMaxRunning}`);
+  if (policy?.defaultAutostop?.time && policy.defaultAutostop.timeZone) parts.push(`one without a stop time stops ${occurrenceLabel(policy.defaultAutostop, policy.defaultAutostop.timeZone)}`);
+  return parts.length ? `Set by an administrator for your space: ${parts.join('; ')}.` : undefined;
+}

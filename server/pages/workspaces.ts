@@ -33,7 +33,8 @@ import type { PageContext, PageDeps, PageRouter } from './types.js';
 import { pageActor, sendPage, wantsLivePart } from './send.js';
 import { readPlacement, slowPartsOf, sourceFactOf } from './workspace-placement.js';
 import { catalogEntryOf, catalogFacts, catalogFactsOf, entriesShownBy, showsEntry, type CatalogFacts } from './catalog-facts.js';
-import { scheduleFormValues, scheduleSummary } from '../../contract/schedule.js';
+import { policySummary, scheduleFormValues, scheduleSummary } from '../../contract/schedule.js';
+import type { UserSpace } from '../../contract/user-space.js';
 import { dormancyNotice } from '../../contract/dormancy.js';
 
 /**
@@ -182,7 +183,13 @@ export async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals
   const { kube, assets } = ctx.state;
   const notice = ctx.method === 'GET' ? takeNotice(ctx, deps.secureCookies) : undefined;
   const ws = await readWorkspace(ctx);
-  const [events, catalog, placement] = await Promise.all([eventsOf(kube, ws, targetNamespace(ctx)), catalogFactsOf(kube), readPlacement(kube, ws, targetNamespace(ctx))]);
+  const [events, catalog, placement, userSpace] = await Promise.all([
+    eventsOf(kube, ws, targetNamespace(ctx)),
+    catalogFactsOf(kube),
+    readPlacement(kube, ws, targetNamespace(ctx)),
+    // Its spec.schedules, said beside the schedule form; the page is whole without it.
+    kube.get<UserSpace>(RESOURCES.userSpace, userSpaceOfNamespace(targetNamespace(ctx)) ?? '').catch(() => undefined),
+  ]);
   const entry = catalog.get(ws.spec?.imageRef?.name ?? '');
   const images = [...catalog]
     .filter(([, facts]) => !facts.deprecated)
@@ -207,6 +214,7 @@ export async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals
       namespace: namespaceOf(ctx),
       sharing: portSharingOf(deps, (ws.spec as { sharedPorts?: unknown } | undefined)?.sharedPorts, !namespaceOf(ctx), { workspace: ws.metadata?.name ?? '', person: userSpaceOfNamespace(targetNamespace(ctx)) }),
       scheduleValues: scheduleFormValues((ws as Workspace).spec?.schedule),
+      schedulePolicy: policySummary(userSpace?.spec?.schedules),
       dormancy: dormancyNotice(ws as Workspace, deps.now()),
       ...refusals,
     }),

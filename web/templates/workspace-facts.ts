@@ -174,13 +174,14 @@ export interface ScheduleRefusal {
 }
 
 /** The schedule form of the workspace page: the four fields of the create form, as the workspace has them; empty removes a part. */
-export function scheduleForm(values: Record<ScheduleField, string>, action: string, csrf: string, namespaceField: Html | '', refusal?: ScheduleRefusal): Html {
+export function scheduleForm(values: Record<ScheduleField, string>, action: string, csrf: string, namespaceField: Html | '', refusal?: ScheduleRefusal, policy?: string): Html {
   const errors: Partial<Record<NewField, string>> = refusal?.field ? { [refusal.field]: refusal.message } : {};
   const clusterSaid: Partial<Record<NewField, string>> = refusal?.field && refusal.cluster ? { [refusal.field]: refusal.cluster } : {};
   return html`<details id="schedule"${refusal ? html` open` : ''}><summary>Change the schedule…</summary>
 <form method="post" action="${action}" novalidate>${csrfField(csrf)}${namespaceField}
   ${refusal && !refusal.field && html`<div class="notice error" role="alert" id="schedule-error"><p>${refusal.message}</p>${refusal.cluster && clusterText('schedule-error-cluster', refusal.cluster)}</div>`}
   <p class="muted">Den starts and stops the workspace at these times; you may still start or stop it yourself, and a stop by hand holds until the next start time. Empty a field to remove it.</p>
+  ${policy && html`<p class="muted" id="schedule-policy">${policy}</p>`}
   ${scheduleFields({ values: refusal?.values ?? values, errors, clusterSaid })}
   <p><button type="submit">Save the schedule</button></p>
 </form></details>`;

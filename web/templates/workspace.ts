@@ -220,6 +220,8 @@ export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'>, Work
   /** The schedule as the form shows it, and a refused change of it. */
   scheduleValues: Record<ScheduleField, string>;
   scheduleRefusal?: ScheduleRefusal;
+  /** What an administrator set for every workspace of the space (UserSpace spec.schedules), in words. */
+  schedulePolicy?: string;
   /** Unused for long: when the installation will stop or delete it (contract/dormancy.ts), shown above all. */
   dormancy?: string;
 }
@@ -264,7 +266,7 @@ ${v.dormancy && html`<div class="notice warning" role="status" id="dormancy">${v
 ${liveRegion(statusUrl(name, v.ws.spec?.imageRef?.name ?? '', v.namespace), workspaceLive({ ...v, csrf: viewer.csrf }), PORTS_EVERY_POLLS)}
 <section class="card" aria-labelledby="details-title"><h2 id="details-title">Details</h2><dl class="facts" id="facts">${part('image')}${part('facts')}${part('placement')}</dl>
 ${changeForm(v.ws, v.facts.gpuResource, `/w/${name}/change`, viewer.csrf, v.images, namespaceField(v.namespace), v.changeRefusal)}
-${scheduleForm(v.scheduleValues, `/w/${name}/schedule`, viewer.csrf, namespaceField(v.namespace), v.scheduleRefusal)}</section>
+${scheduleForm(v.scheduleValues, `/w/${name}/schedule`, viewer.csrf, namespaceField(v.namespace), v.scheduleRefusal, v.schedulePolicy)}</section>
 <div class="tabs" role="tablist" aria-label="Workspace details">${tab('logs', 'Logs', true)}${tab('events', 'Events')}${tab('activity', 'Activity')}${v.namespace ? '' : tab('terminal', 'Terminal')}${tab('yaml', 'YAML')}</div>
 <section role="tabpanel" id="panel-logs" aria-labelledby="tab-logs" data-logs-url="/w/${name}/logs${ns}">
   <div class="row"><label for="tail">Lines</label><select id="tail" name="tail"><option value="100">100</option><option value="200" selected>200</option><option value="500">500</option><option value="1000">1000</option></select></div>

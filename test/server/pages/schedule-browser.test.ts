@@ -54,8 +54,10 @@ describe('schedules and dormancy on the pages, in Chromium', function () {
   });
 
   it('refuses a time it cannot read beside its field, keeping what was typed, then saves and removes parts', async () => {
+    await world.api.client().patch(RESOURCES.userSpace, 'alice', { spec: { schedules: { maxRunningLimit: '10h', defaultAutostop: { time: '20:00', timeZone: 'Europe/Berlin' } } } }, { type: 'merge' });
     await alice.goto(`${world.den.url}/w/day`);
     await alice.click('#schedule summary');
+    expect(await alice.locator('#schedule-policy').innerText()).to.equal('Set by an administrator for your space: a workspace runs at most 10h at a time; one without a stop time stops daily 20:00 Europe/Berlin.');
     expect(await alice.inputValue('#schedule #autostart')).to.equal('weekdays 08:30');
     await alice.fill('#schedule #autostart', 'weekdays 8am');
     await alice.click('#schedule button[type="submit"]');
