@@ -4,7 +4,7 @@
 // manager's hook: the shapes, the text grammar (`weekdays 08:30`), the checks, and the maths
 // of when an occurrence is due.
 import { durationMs } from './duration.js';
-import { addDays, isTimeZone, localParts, weekdayOf, zonedInstant, type LocalDate } from './zoned-time.js';
+import { addDays, isTimeZone, localDate, weekdayOf, zonedInstant, type LocalDate } from './zoned-time.js';
 
 export { isTimeZone } from './zoned-time.js';
 
@@ -200,8 +200,7 @@ function instantOn(date: LocalDate, { rule, timeZone }: ZonedRule): number | und
 }
 
 function today(now: number, timeZone: string): LocalDate {
-  const { year, month, day } = localParts(now, timeZone);
-  return { year, month, day };
+  return localDate(now, timeZone);
 }
 
 /** The latest occurrence at or before `now` (ms), within the last 8 days; undefined when the rule has none. */

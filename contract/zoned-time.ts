@@ -60,6 +60,38 @@ function offsetAt(instant: number, timeZone: string): number {
  * (03:30). A time the clock shows twice (02:30 on the day summer time ends) is the first.
  */
 export function zonedInstant(date: LocalDate, hour: number, minute: number, timeZone: string): number {
+  // The same few schedules are asked about for every Workspace on every reconcile: remembered.
+  const key = `${timeZone}|${date.year}-${date.month}-${date.day}|${hour}:${minute}`;
+  const known = instants.get(key);
+  if (known !== undefined) return known;
+  const at = computeInstant(date, hour, minute, timeZone);
+  remember(instants, key, at);
+  return at;
+}
+
+/** What the wall clock of a zone showed, by zone and minute (a local date changes only on a minute). */
+const dates = new Map<string, LocalDate>();
+const instants = new Map<string, number>();
+const REMEMBERED = 20_000;
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size >= REMEMBERED) map.clear();
+  map.set(key, value);
+}
+
+/** The local date of `instant` in the zone. */
+export function localDate(instant: number, timeZone: string): LocalDate {
+  const key = `${timeZone}|${Math.floor(instant / 60_000)}`;
+  let date = dates.get(key);
+  if (!date) {
+    const { year, month, day } = localParts(instant, timeZone);
+    date = { year, month, day };
+    remember(dates, key, date);
+  }
+  return date;
+}
+
+function computeInstant(date: LocalDate, hour: number, minute: number, timeZone: string): number {
   const wall = Date.UTC(date.year, date.month - 1, date.day, hour, minute);
   const day = 86_400_000;
   const before = offsetAt(wall - day, timeZone);
