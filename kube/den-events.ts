@@ -20,11 +20,13 @@ export const DEN_EVENT_REASONS = {
   deleted: 'Deleted',
   /** Who may open a port through the host-based preview changed (contract/port-share.ts). */
   portShareChanged: 'PortShareChanged',
+  shared: 'Shared',
+  unshared: 'Unshared',
 } as const;
 export type DenEventReason = (typeof DEN_EVENT_REASONS)[keyof typeof DEN_EVENT_REASONS];
 
 /** What kind of act an Event records (`den.dev/kind`), the activity filter's values. */
-export const ACTIVITY_KINDS = ['shell', 'exec', 'sftp', 'forward', 'terminal', 'lifecycle'] as const;
+export const ACTIVITY_KINDS = ['shell', 'exec', 'sftp', 'forward', 'terminal', 'lifecycle', 'share'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
 export const DEN_EVENT_ANNOTATIONS = {

@@ -13,6 +13,9 @@ export const AUDIT_ACTS = {
   sessionClosed: 'session-closed',
   clusterRefused: 'cluster-refused',
   portShareChanged: 'port-share-changed',
+  shareGranted: 'share-granted',
+  shareRemoved: 'share-removed',
+  shareEnded: 'share-ended',
 } as const;
 
 export type AuditAct = (typeof AUDIT_ACTS)[keyof typeof AUDIT_ACTS];
@@ -61,6 +64,10 @@ export interface AuditFields {
   level?: string;
   /** The UserSpace names a port is shared with. */
   people?: string[];
+  /** A share's guest (their UserSpace), on share-granted, share-removed and share-ended. */
+  guest?: string;
+  /** A shared workspace's owner (their UserSpace), where the acting person is a guest. */
+  owner?: string;
 }
 
 /** Writes one audit line: `msg: "audit"`, `audit: <act>`, then the fields. */

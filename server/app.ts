@@ -106,7 +106,7 @@ export function createApp(deps: AppDeps): Koa {
   const limit = config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const https = config.baseUrl.startsWith('https:');
   const routeDeps = { ...auth, localAuth: config.localAuth, secureCookies: https, now, log: deps.log };
-  const resources = { ...deps.resources, appUrl: appUrlsOf(config.appsDomain, config.baseUrl), allowPublicPorts: Boolean(config.appsDomain && config.allowPublicPorts) };
+  const resources = { serverClient: deps.serverClient, ...deps.resources, appUrl: appUrlsOf(config.appsDomain, config.baseUrl), allowPublicPorts: Boolean(config.appsDomain && config.allowPublicPorts) };
 
   const publicApi = new Router({ prefix: API_PREFIX });
   mountLogin(publicApi, routeDeps);

@@ -80,6 +80,8 @@ export function managerClusterRules(): PolicyRule[] {
       resources: ['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'],
       verbs: CHILD,
     },
+    // get on Roles and RoleBindings is held only to grant it to owners, who read their shares (contract/share.ts).
+    { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['get'] },
     {
       apiGroups: ['rbac.authorization.k8s.io'],
       resources: ['clusterroles'],
@@ -122,6 +124,10 @@ export function serverClusterRules(): PolicyRule[] {
     { apiGroups: [GROUP], resources: ['userspaces'], verbs: ['get', ...CACHE] },
     // status.lastActivityTime while a browser terminal is open (shell/activity.ts), as the gateway does for SSH.
     { apiGroups: [GROUP], resources: ['workspaces/status'], verbs: ['patch'] },
+    // A guest's "shared with you" list: the share RoleBindings labelled with their name, in every
+    // owner's namespace (contract/share.ts). Only a pointer: each workspace is then read with the
+    // guest's own token, so the cluster decides what they see (docs/sharing.md).
+    { apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'], verbs: ['list'] },
   ];
 }
 
@@ -143,6 +149,8 @@ export function gatewayClusterRules(): PolicyRule[] {
     { apiGroups: [GROUP], resources: ['workspaceimages'], verbs: CACHE },
     { apiGroups: [CORE], resources: ['pods'], verbs: ['get'] },
     { apiGroups: [CORE], resources: ['serviceaccounts/token'], verbs: ['create'], resourceNames: [SERVICE_ACCOUNTS.session] },
+    // A shared workspace (docs/sharing.md) takes the guest's own profile keys: UserSpaces cached.
+    { apiGroups: [GROUP], resources: ['userspaces'], verbs: CACHE },
     // SSHSessionOpened / SSHSessionClosed on the Workspace; a burst is counted on one Event, read
     // (get, list: the other replica's) and patched (kube/den-events.ts).
     { apiGroups: [CORE], resources: ['events'], verbs: ['get', 'list', 'create', 'patch'] },

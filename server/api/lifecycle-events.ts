@@ -21,8 +21,8 @@ export function actorName(caller: Pick<Caller, 'userspace' | 'namespace'>, names
   return namespace === caller.namespace ? caller.userspace : `${caller.userspace} (administrator)`;
 }
 
-export async function recordLifecycleEvent(deps: Pick<ResourceDeps, 'events' | 'log'>, actor: Actor, workspace: WorkspaceRef, reason: DenEventReason, message: string): Promise<void> {
-  const annotations: Record<string, string> = { [DEN_EVENT_ANNOTATIONS.person]: actor.caller.userspace, [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' };
+export async function recordLifecycleEvent(deps: Pick<ResourceDeps, 'events' | 'log'>, actor: Actor, workspace: WorkspaceRef, reason: DenEventReason, message: string, kind: 'lifecycle' | 'share' = 'lifecycle'): Promise<void> {
+  const annotations: Record<string, string> = { [DEN_EVENT_ANNOTATIONS.person]: actor.caller.userspace, [DEN_EVENT_ANNOTATIONS.kind]: kind };
   if (actor.clientAddress) annotations[DEN_EVENT_ANNOTATIONS.clientAddress] = actor.clientAddress;
   try {
     await deps.events(actor.kube, workspace, { reason, message, annotations });

@@ -9,6 +9,7 @@ import { peoplePaths, peopleSchemas } from './openapi-people.js';
 import { personalPaths, personalSchemas } from './openapi-personal.js';
 import { closed, errors, json, op, PUBLIC, str, type Operation, type Schema } from './openapi-shapes.js';
 import { workspacePaths, workspaceSchemas } from './openapi-workspaces.js';
+import { sharePaths, shareSchemas } from './openapi-shares.js';
 
 function commonSchemas(): Record<string, Schema> {
   return {
@@ -49,8 +50,8 @@ export function openApiDocument(): Record<string, unknown> {
         csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'From the login response header or GET /session csrf_token; needed on mutating cookie requests only.' },
         bearer: { type: 'http', scheme: 'bearer', description: 'An API token svc_... from POST /tokens.' },
       },
-      schemas: { ...commonSchemas(), ...accountSchemas(), ...workspaceSchemas(), ...catalogSchemas(), ...peopleSchemas(), ...personalSchemas() },
+      schemas: { ...commonSchemas(), ...accountSchemas(), ...workspaceSchemas(), ...catalogSchemas(), ...peopleSchemas(), ...personalSchemas(), ...shareSchemas() },
     },
-    paths: { ...metaPaths(), ...accountPaths(), ...workspacePaths(), ...catalogPaths(), ...peoplePaths(), ...personalPaths() },
+    paths: { ...metaPaths(), ...accountPaths(), ...workspacePaths(), ...catalogPaths(), ...peoplePaths(), ...personalPaths(), ...sharePaths() },
   };
 }

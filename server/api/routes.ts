@@ -12,6 +12,7 @@ import { mountUserSpaceRoutes } from './userspaces.js';
 import { mountWorkspaceRoutes } from './workspaces.js';
 import { mountWorkspaceAppRoutes } from './apps.js';
 import { mountPortShareRoutes } from './port-share.js';
+import { mountShareRoutes } from './shares.js';
 
 export type { ResourceDeps } from './types.js';
 export { DEFAULT_QUOTA } from './userspaces.js';
@@ -29,6 +30,7 @@ export function mountResourceRoutes(router: ApiRouter, deps: ResourceDeps): void
   mountWorkspaceRoutes(router, deps);
   mountWorkspaceAppRoutes(router, deps);
   mountPortShareRoutes(router, deps);
+  mountShareRoutes(router, deps);
   mountCatalogRoutes(router, deps);
   mountRegistryRoutes(router, deps);
   mountUserSpaceRoutes(router, deps);

@@ -1,6 +1,7 @@
 // What every resource route sees: the authenticated state (server/http/context.ts) and the
 // few settings the app passes down.
 import type Router from '@koa/router';
+import type { KubeClient } from '../../kube/client.js';
 import type { RecordDenEvent } from '../../kube/den-events.js';
 import type { Log } from '../../process/role.js';
 import type { AppUrl } from '../../contract/apps-domain.js';
@@ -18,6 +19,12 @@ export interface ResourceDeps {
   events: RecordDenEvent;
   /** Access reviews in flight at once when the catalog is filtered (default 16). */
   catalogConcurrency?: number;
+  /**
+   * The server's own client, for the one thing no person may do: finding the share RoleBindings
+   * that name a guest, in every namespace (server/api/shares.ts). createApp sets it; without it
+   * the shared list answers 503.
+   */
+  serverClient?: KubeClient;
   /** Host-based app addresses (`--apps-domain`); absent when they are off. */
   appUrl?: AppUrl;
   /** `--apps-allow-public-ports` (with an apps domain): a port may be shared with anyone. */

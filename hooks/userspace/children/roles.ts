@@ -32,6 +32,10 @@ export const USER_RULES: PolicyRule[] = [
   // The person's own variables and git credentials, by name only: no other Secret of the
   // namespace (the mirrored pull Secrets) is theirs to read. The manager creates both.
   { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'patch'], resourceNames: PERSONAL_SECRETS },
+  // Sharing a workspace with another person (contract/share.ts, docs/sharing.md): the owner writes
+  // a Role and a RoleBinding with their own token. Kubernetes' escalation check lets them grant
+  // only what they hold here; no update or patch, so the manager's own bindings keep their subjects.
+  { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: [...READ, 'create', 'delete'] },
 ];
 
 export const READER_RULES: PolicyRule[] = [
