@@ -103,12 +103,14 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: [...CACHE, 'get'], group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'server/auth/directory.ts (resolveConfirmed for writes)' },
     { verbs: ['patch'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'shell/activity.ts for server/terminal/upgrade.ts (lastActivityTime)' },
     { verbs: [...CACHE, 'get', 'create', 'patch', 'delete'], group: '', resource: 'secrets', scope: 'svc-system', why: 'server/auth/state.ts' },
+    { verbs: ['list'], group: RBAC, resource: 'rolebindings', scope: 'cluster', why: 'server/api/shares.ts listSharedWith (the share RoleBindings naming a guest)' },
   ],
   'den-gateway': [
     { verbs: CACHE, group: 'den.dev', resource: 'workspaces', scope: 'cluster', why: 'gateway/role.ts cache' },
     { verbs: ['get'], group: 'den.dev', resource: 'workspaces', scope: 'any namespace', why: 'gateway/target.ts re-fetch (SPEC 1.5 step 4)' },
     { verbs: ['patch'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'shell/activity.ts for gateway/server.ts (lastActivityTime)' },
     { verbs: CACHE, group: 'den.dev', resource: 'workspaceimages', scope: 'cluster', why: 'gateway/role.ts cache (shell, home path)' },
+    { verbs: CACHE, group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: "gateway/role.ts cache (a guest's profile keys, gateway/guest.ts)" },
     { verbs: ['get'], group: '', resource: 'pods', scope: 'any namespace', why: 'gateway/target.ts label check' },
     // exec and port forwarding run as the workspace owner's `session` ServiceAccount, never as the gateway.
     { verbs: ['create'], group: '', resource: 'serviceaccounts/token', scope: 'any namespace', names: ['session'], why: 'kube/minting.ts for gateway/server.ts (the owner\'s token)' },

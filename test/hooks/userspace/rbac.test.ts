@@ -12,7 +12,7 @@ function render(labels: Record<string, string> = {}): KubeObject[] {
 }
 
 describe('syncUserSpace RBAC (SPEC 1.2 rules 1-6)', () => {
-  it('gives svc-workspace-user full CRUD on Workspaces, pod/log/event reads, writing Den\'s Events, pods/exec, pods/portforward, home PVC deletion and its own two personal Secrets by name', () => {
+  it('gives svc-workspace-user full CRUD on Workspaces, pod/log/event reads, writing Den\'s Events, pods/exec, pods/portforward, home PVC deletion, its own two personal Secrets by name, and making and removing Roles and RoleBindings (shares) in its namespace', () => {
     expect(childOf(render(), 'Role', 'svc-workspace-user').rules).to.deep.equal([
       { apiGroups: ['den.dev'], resources: ['workspaces'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] },
       { apiGroups: [''], resources: ['pods', 'events'], verbs: ['get', 'list', 'watch'] },
@@ -21,6 +21,7 @@ describe('syncUserSpace RBAC (SPEC 1.2 rules 1-6)', () => {
       { apiGroups: [''], resources: ['pods/exec', 'pods/portforward'], verbs: ['create', 'get'] },
       { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list', 'watch', 'delete'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'patch'], resourceNames: ['den-personal-env', 'den-git-credentials'] },
+      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
     ]);
   });
 
@@ -42,7 +43,9 @@ describe('syncUserSpace RBAC (SPEC 1.2 rules 1-6)', () => {
     const minusWrites = owner
       .map((r) => ({ ...r, verbs: r.verbs.filter((v) => !writes.has(v)) }))
       // pods/exec and pods/portforward reach into the pod: their "get" is a websocket upgrade, a write in effect.
-      .filter((r) => r.verbs.length > 0 && !r.resources.includes('pods/exec'));
+      .filter((r) => r.verbs.length > 0 && !r.resources.includes('pods/exec'))
+      // Sharing a workspace is the owner's act (docs/sharing.md): a read-scoped token does not read the shares' RBAC either.
+      .filter((r) => !r.apiGroups.includes('rbac.authorization.k8s.io'));
     expect(reader).to.deep.equal(minusWrites);
   });
 
