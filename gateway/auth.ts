@@ -12,6 +12,9 @@ import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.j
 import { SessionRefused, type GatewayTarget } from './target.js';
 import type { Workspace } from './workspaces.js';
 import type { AuthFailureReason } from './metrics.js';
+import { parseSharedSshUser } from '../contract/share.js';
+import type { UserSpace } from '../contract/user-space.js';
+import { keyHolders } from './guest.js';
 
 /** sshd's default MaxAuthTries: the failed attempts after which a client is disconnected. */
 export const DEFAULT_MAX_AUTH_TRIES = 6;
@@ -24,6 +27,10 @@ export interface AuthDeps {
    */
   current?: (name: string) => Promise<Workspace[]>;
   resolve: (ws: Workspace, offered: OfferedKey) => Promise<GatewayTarget>;
+  /** Every cached UserSpace: whose own profile keys a shared workspace's username (`<workspace>.<owner>`) takes. None: no shared workspaces. */
+  people?: () => Iterable<UserSpace>;
+  /** Where a guest's session to `owner`'s `workspace` goes, read as the guest (gateway/guest.ts); throws SessionRefused. */
+  resolveGuest?: (person: UserSpace, owner: string, workspace: string) => Promise<GatewayTarget>;
   banner: Pick<BannerSender, 'send'>;
   log: Log;
   /** Failed attempts after which `onTooManyFailures` ends the connection (sshd's MaxAuthTries). */
@@ -121,6 +128,8 @@ export class ConnectionAuth {
 
   private async publicKey(ctx: AuthRequest, offered: OfferedKey): Promise<void> {
     const fingerprint = keyFingerprint(offered.data);
+    const shared = parseSharedSshUser(ctx.username);
+    if (shared) return this.guestKey(ctx, offered, shared, fingerprint);
     const found = await this.matches(ctx.username, offered);
     // Unknown workspace and wrong key look the same to the client: no name enumeration.
     if (found.length === 0) return this.fail(ctx, 'unknown-key', 'no workspace of that name authorizes this key', { fingerprint });
@@ -136,23 +145,66 @@ export class ConnectionAuth {
       return this.fail(ctx, 'ambiguous-name', `ambiguous workspace name (namespaces ${namespaces})`, { fingerprint });
     }
     const { ws } = found[0]!;
-    try {
-      this.target = await this.deps.resolve(ws, offered);
-      this.fingerprint = fingerprint;
-    } catch (err) {
-      if (!(err instanceof SessionRefused)) throw err;
-      if (err.userMessage) this.deps.banner.send(ctx, err.userMessage);
-      return this.fail(ctx, 'workspace-unavailable', err.message, { namespace: ws.metadata?.namespace, fingerprint });
-    }
+    if (!(await this.settle(ctx, () => this.deps.resolve(ws, offered), fingerprint, ws.metadata?.namespace))) return;
     audit(this.deps.log, AUDIT_ACTS.signIn, {
       outcome: 'success',
       method: 'publickey',
       username: printable(ctx.username),
       client: this.remote,
       via: 'ssh',
-      userspace: userSpaceOfNamespace(this.target.namespace) ?? this.target.namespace,
-      namespace: this.target.namespace,
-      workspace: this.target.workspace,
+      userspace: userSpaceOfNamespace(this.target!.namespace) ?? this.target!.namespace,
+      namespace: this.target!.namespace,
+      workspace: this.target!.workspace,
+      fingerprint,
+    });
+    ctx.accept();
+  }
+
+  /** Resolves where the session goes; on a SessionRefused tells the client (banner) and counts the failure. */
+  private async settle(ctx: AuthRequest, resolve: () => Promise<GatewayTarget>, fingerprint: string, namespace: string | undefined): Promise<boolean> {
+    try {
+      this.target = await resolve();
+      this.fingerprint = fingerprint;
+      return true;
+    } catch (err) {
+      if (!(err instanceof SessionRefused)) throw err;
+      if (err.userMessage) this.deps.banner.send(ctx, err.userMessage);
+      this.fail(ctx, 'workspace-unavailable', err.message, { namespace, fingerprint });
+      return false;
+    }
+  }
+
+  /**
+   * `<workspace>.<owner>`: a shared workspace (docs/sharing.md). The key must be one of a person's
+   * own profile keys; the session then runs as that person, and the cluster decides (the share's
+   * RoleBinding) whether they may read the workspace and exec into it.
+   */
+  private async guestKey(ctx: AuthRequest, offered: OfferedKey, shared: { workspace: string; owner: string }, fingerprint: string): Promise<void> {
+    const holders = this.deps.people && this.deps.resolveGuest ? keyHolders(this.deps.people(), offered) : [];
+    if (holders.length === 0) return this.fail(ctx, 'unknown-key', "no person's profile lists this key", { fingerprint });
+    if (!ctx.signature || !ctx.blob) {
+      ctx.accept();
+      return;
+    }
+    const problem = holders[0]!.key.signatureProblem(ctx.blob, ctx.signature, ctx.hashAlgo);
+    if (problem) return this.fail(ctx, 'bad-signature', problem, { fingerprint });
+    if (holders.length > 1) {
+      const people = holders.map((h) => h.person.metadata?.name).join(', ');
+      this.deps.banner.send(ctx, `this key is in the profiles of several people (${people}); each person needs a key of their own`);
+      return this.fail(ctx, 'ambiguous-name', `key in several people's profiles (${people})`, { fingerprint });
+    }
+    const person = holders[0]!.person;
+    if (!(await this.settle(ctx, () => this.deps.resolveGuest!(person, shared.owner, shared.workspace), fingerprint, `svc-${shared.owner}`))) return;
+    audit(this.deps.log, AUDIT_ACTS.signIn, {
+      outcome: 'success',
+      method: 'publickey',
+      username: printable(ctx.username),
+      client: this.remote,
+      via: 'ssh',
+      userspace: person.metadata?.name,
+      owner: shared.owner,
+      namespace: this.target!.namespace,
+      workspace: this.target!.workspace,
       fingerprint,
     });
     ctx.accept();

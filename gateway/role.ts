@@ -11,6 +11,7 @@ import { KubeClient } from '../kube/client.js';
 import { apiServerReachable } from '../kube/availability.js';
 import { inCluster, loadConnection } from '../kube/connection.js';
 import { Informer } from '../kube/informer.js';
+import type { UserSpace } from '../contract/user-space.js';
 import { untilAborted } from '../process/timers.js';
 import { RESOURCES } from '../kube/resources.js';
 import { GATEWAY_HOST_KEY_DIR, GATEWAY_HOST_KEY_FILE } from '../contract/names.js';
@@ -127,6 +128,8 @@ export const gatewayRole: Role<typeof settings> = {
     const onError = (what: string) => (err: unknown) => logLine(`${what} cache error`, { error: (err as Error).message });
     const workspaces = new Informer<Workspace>(client, RESOURCES.workspace, { onError: onError('workspace') });
     const images = new Informer<WorkspaceImage>(client, RESOURCES.workspaceImage, { onError: onError('workspaceimage') });
+    // People's own profile keys, which a workspace shared with them takes (gateway/guest.ts).
+    const people = new Informer<UserSpace>(client, RESOURCES.userSpace, { onError: onError('userspace') });
     const directory = new WorkspaceDirectory(workspaces, client);
     const caches = new AbortController();
     const running: Promise<void>[] = [];
@@ -140,6 +143,8 @@ export const gatewayRole: Role<typeof settings> = {
       named: (name) => directory.named(name),
       current: (name) => directory.current(name),
       image: (name) => images.get(name),
+      people: () => people.list(),
+      person: (name) => people.get(name),
       keepaliveIntervalMs: s.keepaliveInterval,
       limits: { loginGraceMs: s.loginGraceTime, maxStartups: s.maxStartups, maxStartupsPerSource: s.maxStartupsPerSource, maxAuthTries: s.maxAuthTries },
       proxyProtocolFrom: s.proxyProtocolFrom,
@@ -151,8 +156,8 @@ export const gatewayRole: Role<typeof settings> = {
 
     try {
       if (!(await apiServerReachable(client, { log: logLine, signal }))) return;
-      running.push(workspaces.run(caches.signal), images.run(caches.signal));
-      await Promise.race([Promise.all([workspaces.synced, images.synced]), untilAborted(signal)]);
+      running.push(workspaces.run(caches.signal), images.run(caches.signal), people.run(caches.signal));
+      await Promise.race([Promise.all([workspaces.synced, images.synced, people.synced]), untilAborted(signal)]);
       if (signal.aborted) return;
       const address = await gateway.listen(s.listen.host, s.listen.port);
       logLine('ssh listening', { address: `${address.address}:${address.port}` });

@@ -11,7 +11,11 @@ import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { sleep } from '../process/timers.js';
 import { ActivityRecorder } from '../shell/activity.js';
-import { FIELD_MANAGERS, SERVICE_ACCOUNTS } from '../kube/group.js';
+import { FIELD_MANAGERS, SERVICE_ACCOUNTS, userSpaceOfNamespace } from '../kube/group.js';
+import { audit, AUDIT_ACTS } from '../process/audit.js';
+import { EXEC_FAILURE_CODE } from '../kube/exec.js';
+import type { UserSpace } from '../contract/user-space.js';
+import { ConnectionChannels, DEFAULT_SHARE_CHECK_MS, guestClient, resolveGuestTarget, watchShare } from './guest.js';
 import { DenEventRecorder, denEventSink, DEN_REPORTING_COMPONENTS, type DenEventSink } from '../kube/den-events.js';
 import { KubeApiError } from '../kube/errors.js';
 import { ForwardingClient } from '../kube/forwarding.js';
@@ -28,7 +32,7 @@ import { DEFAULT_PRE_AUTH_LIMITS, PreAuthGate, type PreAuthLimits } from './pre-
 import { readProxyHeader, startsLikeProxyHeader, type ProxiedAddress } from './proxy-protocol.js';
 import { normaliseAddress, TrustedProxies } from '../process/trusted-proxies.js';
 import { serveSession } from './session.js';
-import { SessionRecorder, type ConnectionFacts, type SessionTally } from './session-record.js';
+import { ownerIdentity, SessionRecorder, type ConnectionFacts, type SessionTally } from './session-record.js';
 import { resolveTarget } from './target.js';
 import type { Workspace, WorkspaceImage } from './workspaces.js';
 
@@ -58,6 +62,12 @@ export interface GatewayOptions {
   metrics?: Metrics;
   /** Addresses or CIDR ranges of load balancers whose connections begin with a PROXY protocol header; none: PROXY protocol off. */
   proxyProtocolFrom?: readonly string[];
+  /** Every cached UserSpace: a shared workspace takes its guest's own profile keys (gateway/guest.ts). None: shared workspaces are refused. */
+  people?: () => Iterable<UserSpace>;
+  /** The cached UserSpace of that name: an open guest session ends when its person is disabled or removed. */
+  person?: (name: string) => UserSpace | undefined;
+  /** Milliseconds between the checks that a guest's share still stands (DEFAULT_SHARE_CHECK_MS unless a test says). */
+  shareCheckMs?: number;
   /** In [0, 1): MaxStartups' random early drop (tests make it predictable). */
   random?: () => number;
 }
@@ -255,6 +265,8 @@ export class Gateway {
         named: this.opts.named,
         current: this.opts.current,
         resolve: (ws: Workspace, offered: OfferedKey) => resolveTarget({ client: this.opts.client, image: this.opts.image }, ws, offered),
+        people: this.opts.people,
+        resolveGuest: (person, owner, workspace) => resolveGuestTarget({ client: this.opts.client, minter: this.minter, image: this.opts.image }, person, owner, workspace),
         banner: this.banner,
         log,
         maxAuthTries: this.limits.maxAuthTries,
@@ -279,17 +291,23 @@ export class Gateway {
       this.metrics.sessionsOpen.inc();
       const closed = this.activity.open(target.namespace, target.workspace);
       const facts: ConnectionFacts = { target, fingerprint, client: remote };
-      // The minted token is cached under the Workspace's UID, which a person deleted and created again never shares.
-      const owner = new ForwardingClient(this.opts.client, this.minter, { ownerUid: target.workspaceUid, namespace: target.namespace, serviceAccount: SERVICE_ACCOUNTS.session });
+      // The minted token is cached under the Workspace's UID, which a person deleted and created again never shares;
+      // a guest's under their UserSpace's UID.
+      const owner = target.guest
+        ? guestClient(this.opts.client, this.minter, target.guest)
+        : new ForwardingClient(this.opts.client, this.minter, { ownerUid: target.workspaceUid, namespace: target.namespace, serviceAccount: SERVICE_ACCOUNTS.session });
+      const running = new ConnectionChannels(this.running);
+      const stopWatching = target.guest ? this.watchGuest(conn, owner, facts, running) : undefined;
       let forwards: SessionTally | undefined;
       conn.on('session', (acceptSession) => {
         const session = acceptSession();
-        if (session) serveSession(session, { client: owner, facts, record: this.record, log, running: this.running });
+        if (session) serveSession(session, { client: owner, facts, record: this.record, log, running });
       });
       conn.on('tcpip', (acceptChannel, reject, info) => {
         this.forward(owner, facts, () => (forwards ??= this.record.opened(facts, 'forward')), acceptChannel, reject, info);
       });
       conn.once('close', () => {
+        stopWatching?.();
         closed();
         forwards?.close();
       });
@@ -298,6 +316,30 @@ export class Gateway {
       this.connections.delete(conn);
       if (authenticated) this.metrics.sessionsOpen.dec();
       else this.metrics.setups.inc({ result: 'failed' });
+    });
+  }
+
+  /** A guest's connection ends within a check interval of the share's removal, saying why on every running channel. */
+  private watchGuest(conn: Connection, asGuest: KubeClient, facts: ConnectionFacts, running: Set<ServerChannel>): () => void {
+    const { log } = this.opts;
+    const { target } = facts;
+    const guest = target.guest!;
+    return watchShare({
+      asGuest,
+      target,
+      person: () => this.opts.person?.(guest.userspace),
+      intervalMs: this.opts.shareCheckMs ?? DEFAULT_SHARE_CHECK_MS,
+      failed: (err) => log('cannot check a shared workspace session', { namespace: target.namespace, workspace: target.workspace, guest: guest.userspace, error: err.message }),
+      ended: (message) => {
+        audit(log, AUDIT_ACTS.shareEnded, { userspace: guest.userspace, owner: userSpaceOfNamespace(target.namespace), identity: ownerIdentity(target), client: facts.client, via: 'ssh', namespace: target.namespace, workspace: target.workspace, fingerprint: facts.fingerprint, reason: message });
+        for (const channel of running) {
+          channel.stderr.write(`\r\n${message}\r\n`);
+          channel.exit(EXEC_FAILURE_CODE);
+          channel.close();
+        }
+        conn.end();
+        setTimeout(() => destroyConnection(conn), 2_000).unref();
+      },
     });
   }
 

@@ -34,9 +34,19 @@ export interface SessionTally {
   close(): void;
 }
 
-/** The identity a session of `target` runs as on the cluster: the owner's `session` ServiceAccount. */
-export function ownerIdentity(target: Pick<GatewayTarget, 'namespace'>): string {
-  return serviceAccountUsername(target.namespace, SERVICE_ACCOUNTS.session);
+/** The identity a session of `target` runs as on the cluster: the guest's `session` ServiceAccount on a shared workspace, else the owner's. */
+export function ownerIdentity(target: Pick<GatewayTarget, 'namespace' | 'guest'>): string {
+  return serviceAccountUsername(target.guest?.namespace ?? target.namespace, SERVICE_ACCOUNTS.session);
+}
+
+/** The person a session of `target` is: the guest on a shared workspace, else the owner (their UserSpace). */
+export function sessionPerson(target: Pick<GatewayTarget, 'namespace' | 'guest'>): string {
+  return target.guest?.userspace ?? userSpaceOfNamespace(target.namespace) ?? target.namespace;
+}
+
+/** On a shared workspace the audit line also names its owner. */
+function ownerField(target: Pick<GatewayTarget, 'namespace' | 'guest'>): { owner?: string } {
+  return target.guest ? { owner: userSpaceOfNamespace(target.namespace) ?? target.namespace } : {};
 }
 
 function countWrites(stream: Writable, add: (n: number) => void): void {
@@ -72,7 +82,7 @@ export class SessionRecorder {
   /** Records the session opened and answers its tally, which records it closed. */
   opened(facts: ConnectionFacts, kind: SessionKind): SessionTally {
     const { target, fingerprint, client } = facts;
-    const person = userSpaceOfNamespace(target.namespace) ?? target.namespace;
+    const person = sessionPerson(target);
     const ref = { namespace: target.namespace, name: target.workspace, uid: target.workspaceUid };
     const annotations = {
       [DEN_EVENT_ANNOTATIONS.person]: person,
@@ -80,7 +90,7 @@ export class SessionRecorder {
       [DEN_EVENT_ANNOTATIONS.fingerprint]: fingerprint,
       [DEN_EVENT_ANNOTATIONS.clientAddress]: client,
     };
-    const fields = { userspace: person, identity: ownerIdentity(target), client, via: 'ssh' as const, namespace: target.namespace, workspace: target.workspace, kind, fingerprint };
+    const fields = { userspace: person, ...ownerField(target), identity: ownerIdentity(target), client, via: 'ssh' as const, namespace: target.namespace, workspace: target.workspace, kind, fingerprint };
     const startedAt = this.now();
     audit(this.log, AUDIT_ACTS.sessionOpened, fields);
     void this.events.record(ref, {
@@ -123,7 +133,8 @@ export class SessionRecorder {
   refused(facts: ConnectionFacts, kind: SessionKind, request: string, status: number | undefined, reason: string): void {
     const { target, fingerprint, client } = facts;
     audit(this.log, AUDIT_ACTS.clusterRefused, {
-      userspace: userSpaceOfNamespace(target.namespace) ?? target.namespace,
+      userspace: sessionPerson(target),
+      ...ownerField(target),
       identity: ownerIdentity(target),
       client,
       via: 'ssh',

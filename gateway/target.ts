@@ -21,9 +21,19 @@ export class SessionRefused extends Error {
   }
 }
 
+/** The person a guest session runs as (a workspace shared with them, gateway/guest.ts). */
+export interface GuestIdentity {
+  userspace: string;
+  namespace: string;
+  /** Their UserSpace's UID: their minted token is cached under it. */
+  uid: string;
+}
+
 /** Where a session goes, and the Workspace's UID: the owner's minted token is cached under it (kube/minting.ts). */
 export interface GatewayTarget extends SessionTarget {
   workspaceUid: string;
+  /** Set when the session runs as a guest of a shared workspace rather than as its owner. */
+  guest?: GuestIdentity;
 }
 
 export interface ResolveDeps {

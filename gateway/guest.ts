@@ -1,0 +1,157 @@
+// A workspace shared with another person (docs/sharing.md), reached through the gateway as that
+// person: the SSH username `<workspace>.<owner>` (contract/share.ts) names the owner's workspace,
+// the offered key must be one of a person's own profile keys (UserSpace spec.sshAuthorizedKeys),
+// and the Workspace and its pod are read, and every exec and port forward opened, with a token
+// minted for that person's `session` ServiceAccount: the share's RoleBinding is what lets it
+// through, the cluster decides, and its audit log names the guest. While a session is open the
+// gateway asks the cluster every few seconds whether the guest may still exec into the pod
+// (a SelfSubjectAccessReview with the guest's token); once the share is gone, the session ends.
+import type { KubeClient } from '../kube/client.js';
+import { ForwardingClient } from '../kube/forwarding.js';
+import { KubeApiError } from '../kube/errors.js';
+import { SERVICE_ACCOUNTS, userNamespace } from '../kube/group.js';
+import type { TokenMinter } from '../kube/minting.js';
+import { isDisabled, type UserSpace } from '../contract/user-space.js';
+import { resolveSessionTarget } from '../shell/target.js';
+import type { WorkspaceImage } from '../contract/workspace-image.js';
+import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.js';
+import { SessionRefused, type GatewayTarget, type GuestIdentity } from './target.js';
+
+/** How often an open guest session asks whether the share still stands (`--share-check-interval`). */
+export const DEFAULT_SHARE_CHECK_MS = 3_000;
+
+export interface KeyHolder {
+  person: UserSpace;
+  key: AuthorizedKey;
+}
+
+/** The people, not disabled, whose own profile keys include the offered key. */
+export function keyHolders(people: Iterable<UserSpace>, offered: OfferedKey): KeyHolder[] {
+  const out: KeyHolder[] = [];
+  for (const person of people) {
+    if (isDisabled(person) || !person.metadata?.name) continue;
+    const key = findAuthorizedKey(offered, person.spec?.sshAuthorizedKeys);
+    if (key) out.push({ person, key });
+  }
+  return out.sort((a, b) => a.person.metadata!.name!.localeCompare(b.person.metadata!.name!));
+}
+
+export function guestIdentityOf(person: UserSpace): GuestIdentity {
+  const userspace = person.metadata?.name ?? '';
+  return { userspace, namespace: userNamespace(userspace), uid: person.metadata?.uid ?? '' };
+}
+
+/** A client acting as the guest: every request carries a token minted for their `session` ServiceAccount. */
+export function guestClient(client: KubeClient, minter: TokenMinter, guest: GuestIdentity): KubeClient {
+  return new ForwardingClient(client, minter, { ownerUid: guest.uid, namespace: guest.namespace, serviceAccount: SERVICE_ACCOUNTS.session });
+}
+
+export interface GuestResolveDeps {
+  client: KubeClient;
+  minter: TokenMinter;
+  image: (name: string) => WorkspaceImage | undefined;
+}
+
+/** What a guest is told when the cluster does not let them read the workspace: the same whether it exists or not. */
+export function notSharedMessage(workspace: string, owner: string, guest: string): string {
+  return `workspace ${workspace} of ${owner} is not shared with you (${guest}); ask ${owner} to run: den share ${workspace} ${guest}`;
+}
+
+/** Reads `owner`'s Workspace `workspace` and its pod as the guest and says where the session goes, or throws SessionRefused. */
+export async function resolveGuestTarget(deps: GuestResolveDeps, person: UserSpace, owner: string, workspace: string): Promise<GatewayTarget> {
+  const guest = guestIdentityOf(person);
+  const namespace = userNamespace(owner);
+  const asGuest = guestClient(deps.client, deps.minter, guest);
+  const refused = (message: string) => new SessionRefused(message, `${namespace}/${workspace} for guest ${guest.userspace}: ${message}`);
+  const notShared = () => refused(notSharedMessage(workspace, owner, guest.userspace));
+  const unavailable = (what: string, err: unknown) => {
+    if (err instanceof KubeApiError && err.status === 403) return notShared();
+    const detail = err instanceof KubeApiError ? `HTTP ${err.status}: ${err.message}` : (err as Error).message;
+    return new SessionRefused('den gateway cannot reach the cluster API right now; try again shortly', `${what} as guest ${guest.userspace}: ${detail}`);
+  };
+  const target = await resolveSessionTarget(asGuest, namespace, workspace, {
+    workspaceMissing: notShared,
+    workspaceUnreadable: (err) => unavailable(`get workspace ${namespace}/${workspace}`, err),
+    notRunning: refused,
+    podMissing: (podName) => refused(`workspace ${workspace} has no pod ${podName} yet; try again shortly`),
+    podUnreadable: (podName, err) => unavailable(`get pod ${namespace}/${podName}`, err),
+    podMismatch: refused,
+    image: deps.image,
+  });
+  return { ...target, workspaceUid: target.workspaceUid ?? '', guest };
+}
+
+/** Whether the guest's identity may still open an exec in the target's pod, as the cluster answers now. */
+export async function stillShared(asGuest: KubeClient, target: Pick<GatewayTarget, 'namespace' | 'pod'>): Promise<boolean> {
+  const answer = await asGuest.request<{ status?: { allowed?: boolean } }>({
+    method: 'POST',
+    path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+    body: {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { verb: 'create', group: '', resource: 'pods', subresource: 'exec', namespace: target.namespace, name: target.pod } },
+    },
+  });
+  return answer.status?.allowed === true;
+}
+
+export interface ShareWatchDeps {
+  asGuest: KubeClient;
+  target: GatewayTarget;
+  /** The guest's UserSpace as the gateway's cache holds it now (a disabled or deleted person ends too). */
+  person: () => UserSpace | undefined;
+  intervalMs: number;
+  /** Told once, with the sentence to show, when the share no longer stands. */
+  ended: (message: string) => void;
+  /** A check that could not be made (the API server unreachable): the session goes on. */
+  failed: (err: Error) => void;
+}
+
+/** Asks every `intervalMs` whether the share still stands; answers a function that stops asking. */
+export function watchShare(deps: ShareWatchDeps): () => void {
+  const { target } = deps;
+  const guest = target.guest!;
+  const owner = target.namespace.replace(/^svc-/, '');
+  let stopped = false;
+  let busy = false;
+  const end = (message: string) => {
+    if (stopped) return;
+    stop();
+    deps.ended(message);
+  };
+  const check = async () => {
+    const person = deps.person();
+    if (!person || isDisabled(person)) return end(`den: your Den account ${guest.userspace} is disabled or removed; the session is closed`);
+    if (!(await stillShared(deps.asGuest, target))) end(`den: ${owner} no longer shares workspace ${target.workspace} with you; the session is closed`);
+  };
+  const timer = setInterval(() => {
+    if (busy || stopped) return;
+    busy = true;
+    check()
+      .catch((err: unknown) => deps.failed(err as Error))
+      .finally(() => (busy = false));
+  }, deps.intervalMs);
+  timer.unref();
+  function stop(): void {
+    stopped = true;
+    clearInterval(timer);
+  }
+  return stop;
+}
+
+/** The channels of one connection with a running command, also kept in the gateway's set of all (for shutdown). */
+export class ConnectionChannels<T> extends Set<T> {
+  constructor(private readonly all: Set<T>) {
+    super();
+  }
+
+  override add(value: T): this {
+    this.all.add(value);
+    return super.add(value);
+  }
+
+  override delete(value: T): boolean {
+    this.all.delete(value);
+    return super.delete(value);
+  }
+}
