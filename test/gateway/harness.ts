@@ -14,6 +14,7 @@ import { gatewayClusterRules } from '../../infra/install/rbac-rules.js';
 import { generateHostKey } from '../../ssh/host-key.js';
 import { Gateway, type GatewayLimits } from '../../gateway/server.js';
 import { WorkspaceDirectory, type Workspace, type WorkspaceImage } from '../../gateway/workspaces.js';
+import type { UserSpace } from '../../contract/user-space.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import { FakeExec } from '../support/fake-exec.js';
 import { provision } from '../support/userspaces.js';
@@ -99,9 +100,11 @@ export class GatewayHarness {
   port = 0;
   readonly logs: { msg: string; fields?: Record<string, unknown> }[] = [];
   workspaces!: Informer<Workspace>;
+  /** The gateway's UserSpace cache: people's own profile keys, for shared workspaces. */
+  people!: Informer<UserSpace>;
   private readonly stop = new AbortController();
 
-  async start(opts: { protocols?: string[]; keepaliveIntervalMs?: number; limits?: Partial<GatewayLimits>; proxyProtocolFrom?: string[] } = {}): Promise<this> {
+  async start(opts: { protocols?: string[]; keepaliveIntervalMs?: number; limits?: Partial<GatewayLimits>; proxyProtocolFrom?: string[]; shareCheckMs?: number } = {}): Promise<this> {
     this.home = await mkdtemp(join(tmpdir(), 'den-gw-home-'));
     this.keys = await mkdtemp(join(tmpdir(), 'den-gw-keys-'));
     await this.api.start();
@@ -112,15 +115,20 @@ export class GatewayHarness {
     const client = this.api.client(GATEWAY_TOKEN);
     this.workspaces = new Informer<Workspace>(client, RESOURCES.workspace, { backoffMs: 50 });
     const images = new Informer<WorkspaceImage>(client, RESOURCES.workspaceImage, { backoffMs: 50 });
+    this.people = new Informer<UserSpace>(client, RESOURCES.userSpace, { backoffMs: 50 });
     const directory = new WorkspaceDirectory(this.workspaces);
     void this.workspaces.run(this.stop.signal);
     void images.run(this.stop.signal);
-    await Promise.all([this.workspaces.synced, images.synced]);
+    void this.people.run(this.stop.signal);
+    await Promise.all([this.workspaces.synced, images.synced, this.people.synced]);
     this.gateway = new Gateway({
       hostKey: generateHostKey().privateKey,
       client,
       named: (name) => directory.named(name),
       image: (name) => images.get(name),
+      people: () => this.people.list(),
+      person: (name) => this.people.get(name),
+      shareCheckMs: opts.shareCheckMs,
       keepaliveIntervalMs: opts.keepaliveIntervalMs ?? 30_000,
       limits: opts.limits,
       proxyProtocolFrom: opts.proxyProtocolFrom,
