@@ -10,6 +10,7 @@ import { env, gitCredential } from './dev/personal.js';
 import { code, forward, ssh } from './dev/ssh.js';
 import { version } from './dev/version.js';
 import { port } from './dev/ports.js';
+import { share } from './dev/share.js';
 import { denVersion } from '../process/version.js';
 import { create, images, logs, ls, remove, start, stop } from './dev/workspaces.js';
 import { schedule } from './dev/schedule.js';
@@ -34,6 +35,7 @@ export const DEV_COMMANDS: Record<string, { summary: string; run: Run }> = {
   logs: { summary: "print a workspace's log", run: logs },
   schedule: { summary: "start and stop a workspace by the clock: den schedule <name> --autostart 'weekdays 08:30' --autostop 19:00", run: schedule },
   images: { summary: 'list the catalog entries you may use', run: images },
+  share: { summary: 'share a workspace with a person, list its shares, or end one: den share <name> [<person> [--remove]]', run: share },
   'config-ssh': { summary: 'write Host entries for your workspaces into ~/.ssh/config', run: configSsh },
   ssh: { summary: 'open a shell (or run a command) in a workspace, starting it if stopped', run: ssh },
   code: { summary: "open VS Code's Remote-SSH in a workspace", run: code },

@@ -1,4 +1,5 @@
-// den config-ssh: one `Host <workspace>.<context>` per workspace in a delimited block of
+// den config-ssh: one `Host <workspace>.<context>` per workspace (and `<workspace>.<owner>.<context>`
+// per workspace shared with the person) in a delimited block of
 // ~/.ssh/config (or --file), so plain ssh, scp, rsync, git and editors reach the workspaces
 // through the gateway. Offers to save the person's public key in their UserSpace when none
 // of their saved keys is it.
@@ -10,7 +11,8 @@ import { CONTEXT_OPTIONS, parse, usage } from './args.js';
 import { CommandError, type DevIo } from './io.js';
 import { findKeyPair, homeOf, sameKey } from './keys.js';
 import { connect } from './session.js';
-import { BlockError, lineDiff, placeBlock, renderBlock, sshHosts } from './ssh-config.js';
+import { sharedWithMe } from './workspaces.js';
+import { BlockError, lineDiff, placeBlock, renderBlock, sharedSshHosts, sshHosts } from './ssh-config.js';
 
 async function readIfThere(path: string): Promise<string> {
   try {
@@ -46,14 +48,17 @@ export async function configSsh(argv: string[], io: DevIo): Promise<number> {
   const { name, context, api } = await connect(io, values);
   const keyPair = await findKeyPair(io.env, values.identity);
   const path = values.file ?? join(homeOf(io.env), '.ssh', 'config');
-  const [session, list, saved] = await Promise.all([
+  const [session, list, saved, shared] = await Promise.all([
     api.request<{ namespace: string }>('GET', '/session'),
     api.request<{ items: Json[] }>('GET', '/workspaces'),
     api.request<{ items: string[] }>('GET', '/profile/ssh-keys'),
+    sharedWithMe(api),
   ]);
   // An administrator lists every namespace; the block holds the person's own workspaces.
   const own = list.items.filter((w) => w.metadata?.namespace === session.namespace);
-  const hosts = sshHosts(own, name, { host: new URL(context.url).hostname, port: context.sshPort, override: context.sshHost });
+  const gateway = { host: new URL(context.url).hostname, port: context.sshPort, override: context.sshHost };
+  // Then those others shared with the person: reached with the person's own profile keys (docs/sharing.md).
+  const hosts = [...sshHosts(own, name, gateway), ...sharedSshHosts(shared.items, name, gateway)];
   const before = await readIfThere(path);
   let after: string;
   try {

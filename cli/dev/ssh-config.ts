@@ -31,6 +31,21 @@ export function sshHosts(workspaces: Json[], context: string, gateway: { host: s
     .sort((a, b) => a.alias.localeCompare(b.alias));
 }
 
+/**
+ * One Host per workspace shared with the caller (GET /shared-workspaces): `<workspace>.<owner>.<context>`,
+ * the SSH user `<workspace>.<owner>` that den gateway reads as the owner's workspace, the caller's own key.
+ */
+export function sharedSshHosts(shared: Json[], context: string, gateway: { host: string; port: number; override?: string }): SshHost[] {
+  return shared
+    .filter((s) => typeof s.ssh_user === 'string')
+    .map((s) => {
+      const endpoint = typeof s.workspace?.status?.endpoint === 'string' ? (s.workspace.status.endpoint as string) : '';
+      const host = gateway.override || endpoint.slice(endpoint.lastIndexOf('@') + 1) || gateway.host;
+      return { alias: `${s.ssh_user}.${context}`, hostName: host, port: gateway.port, user: s.ssh_user as string };
+    })
+    .sort((a, b) => a.alias.localeCompare(b.alias));
+}
+
 /** Quotes a path for ssh_config when it holds a space. */
 function configWord(value: string): string {
   return /\s/.test(value) ? `"${value}"` : value;

@@ -30,10 +30,30 @@ function splitAtName(argv: string[], valueFlags: string[]): [string[], string[]]
 const SSH_FLAGS = { ...CONTEXT_OPTIONS, identity: { type: 'string', short: 'i' } } as const;
 const VALUE_FLAGS = ['--context', '--url', '--identity', '-i'];
 
-/** The workspace, started if it was stopped, once its phase is Running. */
+/**
+ * A workspace someone shared with the caller, by its SSH username `<workspace>.<owner>` (GET
+ * /shared-workspaces); undefined for any name without a dot (the caller's own).
+ */
+async function sharedWorkspace(api: DenApi, name: string): Promise<{ path: string; query: Record<string, string>; owner: string } | undefined> {
+  if (!name.includes('.')) return undefined;
+  const { items } = await api.request<{ items: Json[] }>('GET', '/shared-workspaces');
+  const found = items.find((s) => s.ssh_user === name);
+  if (!found) throw new CommandError(`no workspace ${name} is shared with you (den ls lists the ones that are)`);
+  return { path: `/workspaces/${encodeURIComponent(found.name)}`, query: { namespace: found.namespace }, owner: found.owner };
+}
+
+/** The SSH username of a workspace `den ssh` was given: a shared one's `<workspace>.<owner>`, else its name. */
+export function sshUserOf(ws: Json, given: string): string {
+  return given.includes('.') ? given : ws.metadata.name;
+}
+
+/** The workspace, started if it was stopped (one's own only: a guest cannot start another's), once its phase is Running. */
 export async function runningWorkspace(api: DenApi, name: string, io: DevIo): Promise<Json> {
-  const path = `/workspaces/${encodeURIComponent(name)}`;
-  let ws = await api.request('GET', path);
+  const shared = await sharedWorkspace(api, name);
+  const path = shared?.path ?? `/workspaces/${encodeURIComponent(name)}`;
+  const query = shared?.query ?? {};
+  let ws = await api.request('GET', path, { query });
+  if (ws.spec?.running === false && shared) throw new CommandError(`workspace ${name} is stopped, and only ${shared.owner} can start it`);
   if (ws.spec?.running === false) {
     io.stderr.write(`starting workspace ${name}\n`);
     ws = await api.request('POST', `${path}/start`);
@@ -51,7 +71,7 @@ export async function runningWorkspace(api: DenApi, name: string, io: DevIo): Pr
     shownClone = cloning;
     if (Date.now() > deadline) throw new CommandError(`workspace ${name} is still ${phase} after ${RUNNING_WAIT_MS / 60_000} minutes`);
     await new Promise((r) => setTimeout(r, POLL_MS));
-    ws = await api.request('GET', path);
+    ws = await api.request('GET', path, { query });
   }
   return ws;
 }
@@ -68,10 +88,10 @@ function failure(ws: Json): string {
 }
 
 /** `ssh` arguments that reach the workspace through the gateway without any ~/.ssh/config. */
-export function sshTarget(ws: Json, context: Context, identityFile: string): string[] {
+export function sshTarget(ws: Json, context: Context, identityFile: string, user: string = ws.metadata.name): string[] {
   const endpoint: string = ws.status?.endpoint ?? '';
   const host = context.sshHost || endpoint.slice(endpoint.lastIndexOf('@') + 1) || new URL(context.url).hostname;
-  return ['-p', String(context.sshPort), '-i', identityFile, '-o', 'IdentitiesOnly=yes', '-l', ws.metadata.name, host];
+  return ['-p', String(context.sshPort), '-i', identityFile, '-o', 'IdentitiesOnly=yes', '-l', user, host];
 }
 
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -99,11 +119,11 @@ function exec(io: DevIo, args: string[]): Promise<number> {
 export async function ssh(argv: string[], io: DevIo): Promise<number> {
   const [own, command] = splitAtName(argv, VALUE_FLAGS);
   const { values, positionals, help } = parse(own, SSH_FLAGS, { min: 1, max: 1, names: 'the workspace name' });
-  if (help) return usage(io, 'den ssh <name> [command...]  a shell (or the command) in the workspace, started if stopped');
+  if (help) return usage(io, 'den ssh <name> [command...]  a shell (or the command) in the workspace, started if stopped; <workspace>.<owner> for one shared with you');
   const { context, api } = await connect(io, values);
   const ws = await runningWorkspace(api, positionals[0]!, io);
   const { identityFile } = await findKeyPair(io.env, values.identity);
-  return exec(io, [...sshTarget(ws, context, identityFile), ...command]);
+  return exec(io, [...sshTarget(ws, context, identityFile, sshUserOf(ws, positionals[0]!)), ...command]);
 }
 
 export async function forward(argv: string[], io: DevIo): Promise<number> {
@@ -116,7 +136,7 @@ export async function forward(argv: string[], io: DevIo): Promise<number> {
   const ws = await runningWorkspace(api, positionals[0]!, io);
   const { identityFile } = await findKeyPair(io.env, values.identity);
   io.stderr.write(`forwarding 127.0.0.1:${ports[0]} to port ${ports[1]} in workspace ${positionals[0]}; Ctrl-C stops\n`);
-  return exec(io, ['-N', '-o', 'ExitOnForwardFailure=yes', '-L', `127.0.0.1:${ports[0]}:localhost:${ports[1]}`, ...sshTarget(ws, context, identityFile)]);
+  return exec(io, ['-N', '-o', 'ExitOnForwardFailure=yes', '-L', `127.0.0.1:${ports[0]}:localhost:${ports[1]}`, ...sshTarget(ws, context, identityFile, sshUserOf(ws, positionals[0]!))]);
 }
 
 export async function code(argv: string[], io: DevIo): Promise<number> {
@@ -125,7 +145,7 @@ export async function code(argv: string[], io: DevIo): Promise<number> {
   const { name: contextName, api } = await connect(io, values);
   const ws = await runningWorkspace(api, positionals[0]!, io);
   const image = await api.request('GET', `/workspace-images/${encodeURIComponent(ws.spec.imageRef.name)}`);
-  const alias = `${ws.metadata.name}.${contextName}`;
+  const alias = `${sshUserOf(ws, positionals[0]!)}.${contextName}`;
   // No ~/.ssh/config at all reads as one without the host: the note below says what to do.
   const config = await readFile(join(homeOf(io.env), '.ssh', 'config'), 'utf8').catch(() => '');
   if (!config.split('\n').some((l) => l.trim() === `Host ${alias}`)) io.stderr.write(`note: ~/.ssh/config has no Host ${alias}; run den config-ssh so VS Code can reach it\n`);

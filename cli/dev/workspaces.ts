@@ -1,7 +1,7 @@
 // den ls, create, start, stop, delete, logs, images: one REST call each, a table on a
 // terminal or the REST answer exactly with -o json.
 import { CONTEXT_OPTIONS, OUTPUT_OPTIONS, parse, usage } from './args.js';
-import type { Json } from './api.js';
+import { ApiError, type DenApi, type Json } from './api.js';
 import { colourOn, outputOf, table, writeJson, UsageError, type DevIo } from './io.js';
 import { findKeyPair } from './keys.js';
 import { connect } from './session.js';
@@ -39,15 +39,43 @@ export function workspaceTable(items: Json[], now: number, colour: boolean): str
   return table(['NAMESPACE', ...WORKSPACE_HEADER], rows.map((r, i) => [items[i]!.metadata?.namespace ?? '', ...r]), colour);
 }
 
+/** GET /shared-workspaces; a server from before sharing (404) has none to list. */
+export async function sharedWithMe(api: DenApi): Promise<{ items: Json[] }> {
+  try {
+    return await api.request<{ items: Json[] }>('GET', '/shared-workspaces');
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return { items: [] };
+    throw err;
+  }
+}
+
+/** The table of the workspaces others shared with the caller (GET /shared-workspaces). */
+export function sharedTable(items: Json[], now: number, colour: boolean): string {
+  const rows = items.map((s) => {
+    const [row] = workspaceRows([s.workspace ?? {}], now);
+    return [s.ssh_user ?? '', s.owner ?? '', ...row!.slice(1, 4), age(s.workspace?.metadata?.creationTimestamp, now)];
+  });
+  return table(['SHARED WITH YOU', 'OWNER', 'PHASE', 'RUNNING', 'IMAGE', 'AGE'], rows, colour);
+}
+
 export async function ls(argv: string[], io: DevIo): Promise<number> {
-  const { values, help } = parse(argv, { ...CONTEXT_OPTIONS, ...OUTPUT_OPTIONS }, { min: 0, max: 0, names: '' });
-  if (help) return usage(io, 'den ls [-o json]  the workspaces you can see');
+  const { values, help } = parse(argv, { ...CONTEXT_OPTIONS, ...OUTPUT_OPTIONS, shared: { type: 'boolean' } }, { min: 0, max: 0, names: '' });
+  if (help) return usage(io, 'den ls [--shared] [-o json]  the workspaces you can see, then those others shared with you (--shared: only those)');
   const output = outputOf(values.output);
   const { api } = await connect(io, values);
-  const list = await api.request<{ items: Json[] }>('GET', '/workspaces');
+  const colour = colourOn(io.stdout, io.env);
+  if (values.shared) {
+    const shared = await api.request<{ items: Json[] }>('GET', '/shared-workspaces');
+    if (output === 'json') writeJson(io, shared);
+    else if (shared.items.length === 0) io.stderr.write('nobody has shared a workspace with you\n');
+    else io.stdout.write(sharedTable(shared.items, Date.now(), colour));
+    return 0;
+  }
+  const [list, shared] = await Promise.all([api.request<{ items: Json[] }>('GET', '/workspaces'), sharedWithMe(api)]);
   if (output === 'json') writeJson(io, list);
   else if (list.items.length === 0) io.stderr.write('no workspaces yet (create one with den create <name> --image <entry>)\n');
-  else io.stdout.write(workspaceTable(list.items, Date.now(), colourOn(io.stdout, io.env)));
+  else io.stdout.write(workspaceTable(list.items, Date.now(), colour));
+  if (output !== 'json' && shared.items.length > 0) io.stdout.write(`${list.items.length > 0 ? '\n' : ''}${sharedTable(shared.items, Date.now(), colour)}`);
   return 0;
 }
 
