@@ -122,7 +122,12 @@ export async function removeShare(actor: Actor, name: string, person: string, de
 export async function listSharedWith(guest: string, kube: KubeClient, deps: ShareDeps): Promise<SharedWorkspace[]> {
   if (!deps.serverClient) throw new HttpError(503, 'the shared list is not available on this server');
   const bindings = await deps.serverClient.list(RESOURCES.roleBinding, { labelSelector: `${SHARE_LABELS.guest}=${guest}` });
-  const shares = bindings.items.map((b) => shareOfBinding(b as Parameters<typeof shareOfBinding>[0])).filter((s): s is ShareView => s !== undefined && s.person === guest && s.owner !== guest);
+  const seen = new Set<string>();
+  const shares = bindings.items
+    .map((b) => shareOfBinding(b as Parameters<typeof shareOfBinding>[0]))
+    .filter((s): s is ShareView => s !== undefined && s.person === guest && s.owner !== guest)
+    // Two bindings naming one workspace (one made by hand, say) list it once.
+    .filter((s) => !seen.has(`${s.owner}/${s.workspace}`) && Boolean(seen.add(`${s.owner}/${s.workspace}`)));
   const found = await Promise.all(
     shares.map(async (share): Promise<SharedWorkspace | undefined> => {
       const namespace = userNamespace(share.owner);

@@ -11,6 +11,7 @@ import { doc, documentedPath } from './openapi-check.js';
 import { KEY, serveUserSpaceValidator } from './support.js';
 import { FakeExec } from '../../support/fake-exec.js';
 import { tmpdir } from 'node:os';
+import { shareObjectName, shareObjects } from '../../../contract/share.js';
 
 /** A key alice's UserSpace does not hold yet when her read token tries to save it. */
 const SECOND_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBx+HcgO3kajo8CmXfZxgfXd5bhRpU0aU/5aQdcqiIW7 alice@desktop';
@@ -82,6 +83,15 @@ const CASES: Case[] = [
     check: (_, body) => expect(body.listening.map((p: { port: number; preview_path: string }) => p.preview_path)).to.deep.equal(body.listening.map((p: { port: number }) => `/w/dev/ports/${p.port}/`)) },
   // Written with the caller's token: the cluster decides who may share alice's port (an administrator may change her workspace).
   { method: 'PUT', path: '/workspaces/dev/ports/3000/share?namespace=svc-alice', body: { level: 'owner' }, expect: { anonymous: 401, owner: 200, other: 403, readonly: 403, admin: 200 } },
+  // Sharing (docs/sharing.md): only in the caller's own namespace. alice's dev is shared with erin (who has no UserSpace,
+  // so nobody here holds more than the matrix says) at the start of each caller; test/server/api/shares.test.ts has a guest.
+  { method: 'GET', path: '/workspaces/dev/shares', expect: { anonymous: 401, owner: 200, other: 404, readonly: 403, admin: 404 },
+    check: (_, body) => expect(body.items.map((s: { person: string }) => s.person)).to.deep.equal(['erin']) },
+  // carol is the caller herself when she is the administrator.
+  { method: 'PUT', path: '/workspaces/dev/shares/carol', expect: { anonymous: 401, owner: 201, other: 404, readonly: 403, admin: 400 } },
+  { method: 'DELETE', path: '/workspaces/dev/shares/erin', expect: { anonymous: 401, owner: 204, other: 404, readonly: 403, admin: 404 } },
+  { method: 'GET', path: '/shared-workspaces', expect: { anonymous: 401, owner: 200, other: 200, readonly: 200, admin: 200 },
+    check: (_, body) => expect(body.items).to.deep.equal([]) },
   { method: 'DELETE', path: '/workspaces/dev?namespace=svc-alice', expect: { anonymous: 401, owner: 204, other: 403, readonly: 403, admin: 204 } },
   { method: 'DELETE', path: '/workspaces/dev?namespace=svc-alice&delete_volume=false', expect: { anonymous: 401, owner: 204, other: 403, readonly: 403, admin: 204 } },
   { method: 'GET', path: '/workspace-images', expect: { anonymous: 401, owner: 200, other: 200, readonly: 200, admin: 200 },
@@ -140,6 +150,9 @@ describe('cross-tenant matrix over every endpoint', () => {
       { apiVersion: 'den.dev/v1alpha1', kind: 'ImageRegistry', metadata: { name: 'ecr' }, spec: { provider: 'cloud-registry', cloud: { region: 'eu-west-1' } } },
     );
     api.setPodLog('svc-alice', 'dev-0', 'booting\nready\n');
+    for (const resource of [RESOURCES.role, RESOURCES.roleBinding]) api.remove(resource, shareObjectName('dev', 'carol'), 'svc-alice');
+    const shared = shareObjects('alice', 'dev', 'erin');
+    api.seed(shared.role as KubeObject, shared.binding as KubeObject);
     for (const ns of ['svc-alice', 'svc-bob', 'svc-carol']) {
       const b64 = (text: string) => Buffer.from(text).toString('base64');
       api.seed(
@@ -194,7 +207,7 @@ describe('cross-tenant matrix over every endpoint', () => {
           expect(snapshot(api), `${who} was denied but something changed`).to.equal(before);
         } else {
           c.check?.(who, res.body);
-          if (c.method === 'DELETE' && c.path.startsWith('/workspaces/')) {
+          if (c.method === 'DELETE' && c.path.startsWith('/workspaces/') && !c.path.includes('/shares/')) {
             const kept = api.object(RESOURCES.persistentVolumeClaim, 'home-dev-0', 'svc-alice') !== undefined;
             expect(kept, `${who}: home volume kept`).to.equal(c.path.includes('delete_volume=false'));
           }
