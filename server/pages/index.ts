@@ -13,6 +13,7 @@ import { mountLoginPages, mountLogoutPage } from './session.js';
 import { mountWorkspacePages } from './workspaces.js';
 import { mountPortSharePages } from './port-share.js';
 import { mountSchedulePage } from './schedule.js';
+import { mountSharePages } from './shares.js';
 import { mountCatalogPages } from './catalog.js';
 import { mountNewPage } from './new.js';
 import { mountProfilePages } from './profile.js';
@@ -49,6 +50,7 @@ export function webUi(deps: PageDeps): Middleware {
   mountWorkspacePages(pages, deps);
   mountPortSharePages(pages, deps);
   mountSchedulePage(pages, deps);
+  mountSharePages(pages, deps);
   mountCatalogPages(pages, deps);
   mountNewPage(pages, deps);
   mountProfilePages(pages, deps);

@@ -32,6 +32,7 @@ import { leaveNotice, takeNotice } from './notice.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 import { pageActor, sendPage, wantsLivePart } from './send.js';
 import { readPlacement, slowPartsOf, sourceFactOf } from './workspace-placement.js';
+import { sharedWithCaller, sharingCardOf } from './shares.js';
 import { catalogEntryOf, catalogFacts, catalogFactsOf, entriesShownBy, showsEntry, type CatalogFacts } from './catalog-facts.js';
 import { policySummary, scheduleFormValues, scheduleSummary } from '../../contract/schedule.js';
 import type { UserSpace } from '../../contract/user-space.js';
@@ -67,9 +68,10 @@ async function dashboard(ctx: PageContext, deps: PageDeps): Promise<void> {
     const failure = failureOf(ws, entries.get(ws.spec?.imageRef?.name ?? '')?.title);
     if (failure) failures.set(ws.metadata?.name ?? '', failure);
   }
+  const shared = await sharedWithCaller(ctx, deps);
   const homePaths = new Map([...entries].map(([name, facts]) => [name, facts.homePath]));
   const dormancy = new Map(sorted.map((ws) => [ws.metadata?.name ?? '', dormancyNotice(ws as Workspace, deps.now())] as const).filter((e): e is [string, string] => e[1] !== undefined));
-  const view = { workspaces: sorted, homePaths, defaultHomePath: WORKSPACE_IMAGE_DEFAULTS.homePath, failures, gatewayPort: deps.gatewayPort, now: deps.now(), dormancy };
+  const view = { workspaces: sorted, homePaths, defaultHomePath: WORKSPACE_IMAGE_DEFAULTS.homePath, failures, gatewayPort: deps.gatewayPort, now: deps.now(), dormancy, ...shared };
   const viewer = viewerOf(ctx)!;
   if (wantsLivePart(ctx)) sendPage(ctx, dashboardCards(view, viewer.csrf).text);
   else sendPage(ctx, dashboardPage(assets, viewer, { ...view, notice: takeNotice(ctx, deps.secureCookies) }));
@@ -183,12 +185,14 @@ export async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals
   const { kube, assets } = ctx.state;
   const notice = ctx.method === 'GET' ? takeNotice(ctx, deps.secureCookies) : undefined;
   const ws = await readWorkspace(ctx);
-  const [events, catalog, placement, userSpace] = await Promise.all([
+  // Only one's own workspace is shared from its page (docs/sharing.md).
+  const [events, catalog, placement, userSpace, shareCard] = await Promise.all([
     eventsOf(kube, ws, targetNamespace(ctx)),
     catalogFactsOf(kube),
     readPlacement(kube, ws, targetNamespace(ctx)),
     // Its spec.schedules, said beside the schedule form; the page is whole without it.
     kube.get<UserSpace>(RESOURCES.userSpace, userSpaceOfNamespace(targetNamespace(ctx)) ?? '').catch(() => undefined),
+    namespaceOf(ctx) ? undefined : sharingCardOf(ctx, deps, ws.metadata?.name ?? ''),
   ]);
   const entry = catalog.get(ws.spec?.imageRef?.name ?? '');
   const images = [...catalog]
@@ -216,6 +220,7 @@ export async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals
       scheduleValues: scheduleFormValues((ws as Workspace).spec?.schedule),
       schedulePolicy: policySummary(userSpace?.spec?.schedules),
       dormancy: dormancyNotice(ws as Workspace, deps.now()),
+      workspaceSharing: shareCard,
       ...refusals,
     }),
     status,

@@ -4,6 +4,7 @@ import { html, type Html } from '../html.js';
 import { ago, canRestart, canStart, canStop, phaseBadge, phaseOf, summaryOf, type Failure, type WorkspaceView } from './format.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { liveRegion } from './live.js';
+import { sharedWithYou, type SharedWorkspaceView } from './shares.js';
 
 export interface DashboardView {
   workspaces: WorkspaceView[];
@@ -19,6 +20,9 @@ export interface DashboardView {
   notice?: string;
   /** Workspaces close to being stopped or deleted for being unused (contract/dormancy.ts), by name. */
   dormancy?: ReadonlyMap<string, string>;
+  /** Workspaces others shared with the viewer (docs/sharing.md), and why they could not be listed. */
+  shared?: SharedWorkspaceView[];
+  sharedUnread?: string;
 }
 
 /** `vscode://vscode-remote/ssh-remote+<name>@<host>[:port]/<homePath>`: VS Code's Remote-SSH opens the home folder. */
@@ -87,6 +91,11 @@ function card(ws: WorkspaceView, view: DashboardView, csrf: string): Html {
 
 /** The cards, or the empty state: the dashboard's live part (web/templates/live.ts). */
 export function dashboardCards(view: DashboardView, csrf: string): Html {
+  const shared = sharedWithYou(view.shared ?? [], connectBlock, (image) => view.homePaths.get(image) ?? view.defaultHomePath, view.gatewayPort, view.now, view.sharedUnread);
+  return html`${ownCards(view, csrf)}${shared}`;
+}
+
+function ownCards(view: DashboardView, csrf: string): Html {
   if (view.workspaces.length === 0) {
     return html`<div class="card empty" id="empty-state">
   <h2>You have no workspace yet</h2>

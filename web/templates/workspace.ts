@@ -224,6 +224,8 @@ export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'>, Work
   schedulePolicy?: string;
   /** Unused for long: when the installation will stop or delete it (contract/dormancy.ts), shown above all. */
   dormancy?: string;
+  /** The Sharing card of a workspace shared with people (web/templates/shares.ts), on one's own workspace only. */
+  workspaceSharing?: Html;
 }
 
 /** `?namespace=…` for another's workspace, else nothing. */
@@ -282,6 +284,7 @@ ${!v.namespace && html`<section role="tabpanel" id="panel-terminal" aria-labelle
 </section>`}
 <section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden>${part('yaml')}</section>
 ${appsCard(name, v.apps ?? [], livePart('ports', portsPart(name, portsBeforeReading(running), !v.namespace, v.appLinks)), running, v.appLinks, v.sharing && { ...v.sharing, csrf: viewer.csrf })}
+${v.workspaceSharing}
 <section class="card" aria-labelledby="delete-title">
   <h2 id="delete-title">Delete</h2>
   <details${v.deleteRefusal ? html` open` : ''}><summary>Delete this workspace…</summary>
