@@ -127,7 +127,7 @@ export function serverClusterRules(): PolicyRule[] {
     // A guest's "shared with you" list: the share RoleBindings labelled with their name, in every
     // owner's namespace (contract/share.ts). Only a pointer: each workspace is then read with the
     // guest's own token, so the cluster decides what they see (docs/sharing.md).
-    { apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'], verbs: ['list'] },
+    { apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'], verbs: CACHE },
   ];
 }
 

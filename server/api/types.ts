@@ -1,7 +1,7 @@
 // What every resource route sees: the authenticated state (server/http/context.ts) and the
 // few settings the app passes down.
 import type Router from '@koa/router';
-import type { KubeClient } from '../../kube/client.js';
+import type { KubeClient, KubeObject } from '../../kube/client.js';
 import type { RecordDenEvent } from '../../kube/den-events.js';
 import type { Log } from '../../process/role.js';
 import type { AppUrl } from '../../contract/apps-domain.js';
@@ -25,6 +25,11 @@ export interface ResourceDeps {
    * the shared list answers 503.
    */
   serverClient?: KubeClient;
+  /**
+   * The share RoleBindings labelled for a guest, from den server's watch-backed cache
+   * (server/role.ts); without it `serverClient` lists them cluster-wide on each call.
+   */
+  sharesNaming?: (guest: string) => KubeObject[];
   /** Host-based app addresses (`--apps-domain`); absent when they are off. */
   appUrl?: AppUrl;
   /** `--apps-allow-public-ports` (with an apps domain): a port may be shared with anyone. */

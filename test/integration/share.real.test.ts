@@ -9,6 +9,7 @@ import { KubeApiError } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { shareObjectName } from '../../contract/share.js';
 import { generateSshKey } from '../support/ssh-keys.js';
+import { eventually } from '../support/platform.js';
 import { realClient } from '../support/real-kube/cluster.js';
 import { addImage, addPerson, mintSessionToken, removePerson, sessionUser, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
 import { sharedRealKube, type SharedRealKube } from '../support/real-kube/shared.js';
@@ -88,9 +89,13 @@ describe('sharing a workspace on a real API server: the cluster decides what the
 
     const shares = await rest.call('GET', `/workspaces/${workspace}/shares`, { as: { session: aliceSession } });
     expect(shares.body.items.map((s: { person: string }) => s.person)).to.deep.equal([bob.name]);
-    const mine = await rest.call('GET', '/shared-workspaces', { as: { session: bobSession } });
-    expect(mine.status, JSON.stringify(mine.body)).to.equal(200);
-    expect(mine.body.items.map((s: any) => [s.owner, s.name, s.ssh_user])).to.deep.equal([[alice.name, workspace, `${workspace}.${alice.name}`]]);
+    // Each server replica finds shares in its watch-backed cache: a share made a moment ago shows once the watch brought it.
+    const listed = await eventually(async () => {
+      const mine = await rest.call('GET', '/shared-workspaces', { as: { session: bobSession } });
+      expect(mine.status, JSON.stringify(mine.body)).to.equal(200);
+      return mine.body.items.length > 0 && mine.body.items;
+    }, "dev in bob's shared list", 10_000, 100);
+    expect(listed.map((s: any) => [s.owner, s.name, s.ssh_user])).to.deep.equal([[alice.name, workspace, `${workspace}.${alice.name}`]]);
     const events = await rest.call('GET', `/workspaces/${workspace}/events`, { as: { session: aliceSession } });
     expect(events.body.items.map((e: any) => `${e.reason}: ${e.message}`)).to.include(`Shared: Shared with ${bob.name} by ${alice.name}: SSH, terminal and apps, not stop, resize or delete.`);
   });
