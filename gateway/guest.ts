@@ -13,12 +13,12 @@ import { SERVICE_ACCOUNTS, userNamespace } from '../kube/group.js';
 import type { TokenMinter } from '../kube/minting.js';
 import { isDisabled, type UserSpace } from '../contract/user-space.js';
 import { resolveSessionTarget } from '../shell/target.js';
+import { DEFAULT_SHARE_CHECK_MS, notSharedMessage, shareEndedMessage, stillShared } from '../shell/share-check.js';
 import type { WorkspaceImage } from '../contract/workspace-image.js';
 import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.js';
 import { SessionRefused, type GatewayTarget, type GuestIdentity } from './target.js';
 
-/** How often an open guest session asks whether the share still stands (`--share-check-interval`). */
-export const DEFAULT_SHARE_CHECK_MS = 3_000;
+export { DEFAULT_SHARE_CHECK_MS };
 
 export interface KeyHolder {
   person: UserSpace;
@@ -52,11 +52,6 @@ export interface GuestResolveDeps {
   image: (name: string) => WorkspaceImage | undefined;
 }
 
-/** What a guest is told when the cluster does not let them read the workspace: the same whether it exists or not. */
-export function notSharedMessage(workspace: string, owner: string, guest: string): string {
-  return `workspace ${workspace} of ${owner} is not shared with you (${guest}); ask ${owner} to run: den share ${workspace} ${guest}`;
-}
-
 /** Reads `owner`'s Workspace `workspace` and its pod as the guest and says where the session goes, or throws SessionRefused. */
 export async function resolveGuestTarget(deps: GuestResolveDeps, person: UserSpace, owner: string, workspace: string): Promise<GatewayTarget> {
   const guest = guestIdentityOf(person);
@@ -79,20 +74,6 @@ export async function resolveGuestTarget(deps: GuestResolveDeps, person: UserSpa
     image: deps.image,
   });
   return { ...target, workspaceUid: target.workspaceUid ?? '', guest };
-}
-
-/** Whether the guest's identity may still open an exec in the target's pod, as the cluster answers now. */
-export async function stillShared(asGuest: KubeClient, target: Pick<GatewayTarget, 'namespace' | 'pod'>): Promise<boolean> {
-  const answer = await asGuest.request<{ status?: { allowed?: boolean } }>({
-    method: 'POST',
-    path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-    body: {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      spec: { resourceAttributes: { verb: 'create', group: '', resource: 'pods', subresource: 'exec', namespace: target.namespace, name: target.pod } },
-    },
-  });
-  return answer.status?.allowed === true;
 }
 
 export interface ShareWatchDeps {
@@ -122,7 +103,7 @@ export function watchShare(deps: ShareWatchDeps): () => void {
   const check = async () => {
     const person = deps.person();
     if (!person || isDisabled(person)) return end(`den: your Den account ${guest.userspace} is disabled or removed; the session is closed`);
-    if (!(await stillShared(deps.asGuest, target))) end(`den: ${owner} no longer shares workspace ${target.workspace} with you; the session is closed`);
+    if (!(await stillShared(deps.asGuest, target))) end(`den: ${shareEndedMessage(owner, target.workspace)}; the session is closed`);
   };
   const timer = setInterval(() => {
     if (busy || stopped) return;

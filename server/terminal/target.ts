@@ -8,6 +8,7 @@ import { RESOURCES } from '../../kube/resources.js';
 import { resolveSessionTarget, type SessionTarget } from '../../shell/target.js';
 import type { WorkspaceImage } from '../../contract/workspace-image.js';
 import { CLOSE } from '../../web/terminal-protocol.js';
+import { notSharedMessage } from '../../shell/share-check.js';
 
 /** The terminal cannot open; `message` is shown in the browser, `code` closes the websocket. */
 export class TerminalRefused extends Error {
@@ -38,11 +39,16 @@ export interface TerminalTarget extends SessionTarget {
   workspaceUid?: string;
 }
 
-/** Reads the Workspace, its pod and its image as the person; throws TerminalRefused with what they can act on. */
-export function resolveTerminalTarget(client: KubeClient, namespace: string, name: string): Promise<TerminalTarget> {
+/**
+ * Reads the Workspace, its pod and its image as the person; throws TerminalRefused with what they
+ * can act on. `shared` names the owner and the guest of a workspace shared with the person
+ * (docs/sharing.md): a workspace the cluster does not let them read is then said to be not shared.
+ */
+export function resolveTerminalTarget(client: KubeClient, namespace: string, name: string, shared?: { owner: string; guest: string }): Promise<TerminalTarget> {
+  const notShared = () => new TerminalRefused(CLOSE.forbidden, notSharedMessage(name, shared!.owner, shared!.guest));
   return resolveSessionTarget(client, namespace, name, {
-    workspaceMissing: () => new TerminalRefused(CLOSE.notFound, `you have no workspace named ${name}`),
-    workspaceUnreadable: (err) => refusalOf(err, `reading workspace ${name}`),
+    workspaceMissing: () => (shared ? notShared() : new TerminalRefused(CLOSE.notFound, `you have no workspace named ${name}`)),
+    workspaceUnreadable: (err) => (shared && err instanceof KubeApiError && err.status === 403 ? notShared() : refusalOf(err, `reading workspace ${name}`)),
     notRunning: (message) => new TerminalRefused(CLOSE.notRunning, message),
     podMissing: (podName) => new TerminalRefused(CLOSE.notRunning, `workspace ${name} has no pod ${podName} yet; try again shortly`),
     podUnreadable: (podName, err) => refusalOf(err, `reading pod ${podName}`),

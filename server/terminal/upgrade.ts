@@ -27,6 +27,8 @@ import { clientAddress, TrustedProxies } from '../http/client-address.js';
 import { CLOSE, CSRF_PROTOCOL_PREFIX, dimension, TERMINAL_PROTOCOL } from '../../web/terminal-protocol.js';
 import { refuse, relayTerminal, type Relay } from './relay.js';
 import { refusalOf, resolveTerminalTarget, type TerminalTarget } from './target.js';
+import { DEFAULT_SHARE_CHECK_MS, shareEndedMessage, stillShared } from '../../shell/share-check.js';
+import { userNamespace } from '../../kube/group.js';
 
 /** The terminal's websocket path; the workspace name in it must also be a DNS label (isDns1123Label). */
 export const TERMINAL_PATH = /^\/w\/([^/]+)\/terminal\/ws$/;
@@ -55,6 +57,8 @@ export interface TerminalDeps {
   activity: ActivityRecorder;
   /** Writes the TerminalOpened and TerminalClosed Events, with the person's own token. */
   events: RecordDenEvent;
+  /** How often a guest's terminal asks whether the share still stands (DEFAULT_SHARE_CHECK_MS). */
+  shareCheckMs?: number;
   /** `--trusted-proxies`: whose X-Forwarded-For names the client in those Events (none: the TCP peer). */
   trustedProxies?: readonly string[];
 }
@@ -68,6 +72,8 @@ interface Opened {
   size: { cols: number; rows: number };
   /** The client's address (server/http/client-address.ts), for the terminal's Events. */
   clientAddress: string;
+  /** The owner of a workspace shared with the caller (`?owner=`, docs/sharing.md); absent for one's own. */
+  owner?: string;
 }
 
 /** Offered subprotocols of an upgrade request, in order. */
@@ -192,12 +198,19 @@ export class TerminalServer {
     const rows = url.searchParams.has('rows') ? dimension(Number(url.searchParams.get('rows'))) : DEFAULT_SIZE.rows;
     if (!cols || !rows) throw new HttpError(400, 'cols and rows must be whole numbers from 1 to 1000');
     const forwardedFor = typeof req.headers['x-forwarded-for'] === 'string' ? req.headers['x-forwarded-for'] : undefined;
-    return { sessionId: id, caller, client, workspace: match[1]!, size: { cols, rows }, clientAddress: clientAddress(req.socket.remoteAddress, forwardedFor, this.trusted) };
+    const owner = url.searchParams.get('owner') ?? undefined;
+    if (owner !== undefined && !isDns1123Label(owner)) throw new HttpError(400, "owner must be the Den user name of the workspace's owner");
+    const shared = owner !== undefined && owner !== caller.userspace ? { owner } : {};
+    return { sessionId: id, caller, client, workspace: match[1]!, size: { cols, rows }, clientAddress: clientAddress(req.socket.remoteAddress, forwardedFor, this.trusted), ...shared };
   }
 
-  /** Writes a terminal Event as the person; a failure is logged, and the terminal goes on. */
+  /**
+   * Writes a terminal Event as the person; a failure is logged, and the terminal goes on. A guest's
+   * terminal writes none: a share grants no Events in the owner's namespace (docs/sharing.md).
+   */
   private record(opened: Opened, target: TerminalTarget, reason: DenEventReason, message: string): void {
     const { caller, client } = opened;
+    if (opened.owner) return;
     const ref = { name: target.workspace, namespace: target.namespace, ...(target.workspaceUid ? { uid: target.workspaceUid } : {}) };
     const annotations: Record<string, string> = { [DEN_EVENT_ANNOTATIONS.person]: caller.userspace, [DEN_EVENT_ANNOTATIONS.kind]: 'terminal' };
     if (opened.clientAddress) annotations[DEN_EVENT_ANNOTATIONS.clientAddress] = opened.clientAddress;
@@ -213,10 +226,32 @@ export class TerminalServer {
     await Promise.allSettled([...this.recording]);
   }
 
+  /** A guest's terminal closes within a check interval of the share's removal, saying why. */
+  private watchShare(relay: Relay, opened: Opened, target: TerminalTarget, audited: Record<string, unknown>): () => void {
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      stillShared(opened.client, target)
+        .then((allowed) => {
+          if (allowed) return;
+          clearInterval(timer);
+          const message = `${shareEndedMessage(opened.owner!, target.workspace)}; the terminal is closed`;
+          audit(this.deps.log, AUDIT_ACTS.shareEnded, { ...audited, reason: message });
+          relay.close(CLOSE.forbidden, message);
+        })
+        .catch((err: unknown) => this.deps.log('cannot check a shared workspace terminal', { namespace: target.namespace, workspace: target.workspace, error: (err as Error)?.message ?? String(err) }))
+        .finally(() => (busy = false));
+    }, this.deps.shareCheckMs ?? DEFAULT_SHARE_CHECK_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   private serve(ws: WebSocket, opened: Opened): void {
     const { caller, workspace } = opened;
-    const fields = { namespace: caller.namespace, workspace, owner: caller.email };
-    const audited = { person: caller.email, userspace: caller.userspace, via: 'terminal' as const, kind: 'terminal', namespace: caller.namespace, workspace };
+    const namespace = opened.owner ? userNamespace(opened.owner) : caller.namespace;
+    const fields = { namespace, workspace, owner: caller.email };
+    const audited = { person: caller.email, userspace: caller.userspace, via: 'terminal' as const, kind: 'terminal', namespace, workspace, ...(opened.owner ? { owner: opened.owner } : {}) };
     const openedAt = this.now();
     ws.on('error', (err) => this.deps.log('terminal websocket error', { ...fields, error: err.message }));
     // Keystrokes and resizes typed while the workspace is being resolved wait in the socket, not in a lost event.
@@ -233,7 +268,7 @@ export class TerminalServer {
       if (left > 0) this.openByOwner.set(caller.email, left);
       else this.openByOwner.delete(caller.email);
     });
-    resolveTerminalTarget(opened.client, caller.namespace, workspace).then(
+    resolveTerminalTarget(opened.client, namespace, workspace, opened.owner ? { owner: opened.owner, guest: caller.userspace } : undefined).then(
       (target) => {
         if (ws.readyState !== ws.OPEN) return;
         const ended = this.deps.activity.open(target.namespace, target.workspace);
@@ -253,7 +288,9 @@ export class TerminalServer {
         });
         this.relays.add(relay);
         this.sessionOf.set(relay, opened.sessionId);
+        const stopWatching = opened.owner ? this.watchShare(relay, opened, target, audited) : undefined;
         void relay.done.then(() => {
+          stopWatching?.();
           this.relays.delete(relay);
           this.sessionOf.delete(relay);
         });

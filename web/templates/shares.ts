@@ -3,7 +3,7 @@
 // "Shared with you" cards on the guest's dashboard (owner, phase, how to connect).
 import { html, type Html } from '../html.js';
 import { ago, phaseBadge, phaseOf, type WorkspaceView } from './format.js';
-import { csrfField } from './layout.js';
+import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 
 export interface ShareLine {
   person: string;
@@ -42,6 +42,7 @@ export function sharingCard(v: SharingView): Html {
 
 export interface SharedWorkspaceView {
   owner: string;
+  namespace: string;
   name: string;
   ssh_user: string;
   workspace: WorkspaceView;
@@ -51,7 +52,7 @@ export interface SharedWorkspaceView {
 /** How the dashboard draws the ssh command and VS Code link of a workspace (dashboard.ts connectBlock). */
 export type ConnectBlock = (ws: WorkspaceView, homePath: string, port: number) => Html;
 
-function sharedCard(s: SharedWorkspaceView, homePath: string, port: number, now: number, connectBlock: ConnectBlock): Html {
+function sharedCard(s: SharedWorkspaceView, homePath: string, port: number, now: number, connectBlock: ConnectBlock, withLink = true): Html {
   const endpoint = s.workspace.status?.endpoint;
   const host = endpoint ? endpoint.slice(endpoint.lastIndexOf('@') + 1) : '';
   const asGuest: WorkspaceView = { ...s.workspace, status: { ...s.workspace.status, endpoint: host ? `${s.ssh_user}@${host}` : undefined } };
@@ -60,7 +61,36 @@ function sharedCard(s: SharedWorkspaceView, homePath: string, port: number, now:
   <div class="row"><h3 id="shared-${s.ssh_user}">${s.name} <span class="muted">of ${s.owner}</span></h3>${phaseBadge(s.workspace)}</div>
   <dl class="facts"><dt>Image</dt><dd>${s.workspace.spec?.imageRef?.name ?? ''}</dd><dt>Last activity</dt><dd>${ago(s.workspace.status?.lastActivityTime, now)}</dd></dl>
   ${phase === 'Suspended' ? html`<p class="muted connect-state">Stopped: only ${s.owner} can start it.</p>` : connectBlock(asGuest, homePath, port)}
+  ${withLink && phase === 'Running' && html`<p><a class="button" href="${sharedPagePath(s.owner, s.name)}">Open a terminal</a></p>`}
 </article>`;
+}
+
+/** The page of a workspace shared with the viewer: `/shared/<owner>/<name>`. */
+export function sharedPagePath(owner: string, name: string): string {
+  return `/shared/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
+}
+
+export interface SharedPageView {
+  shared: SharedWorkspaceView;
+  homePath: string;
+  gatewayPort: number;
+  now: number;
+  connect: ConnectBlock;
+}
+
+/** A workspace shared with the viewer: how to connect, and a browser terminal in it as the viewer while it is Running. */
+export function sharedWorkspacePage(assets: AssetUrls, viewer: Viewer, v: SharedPageView): string {
+  const { shared: s } = v;
+  const running = phaseOf(s.workspace) === 'Running';
+  const body = html`<div class="row"><h1>${s.name} <span class="muted">of ${s.owner}</span></h1>${phaseBadge(s.workspace)}</div>
+<p class="muted">${s.owner} shares this workspace with you: SSH, this terminal and its apps, as yourself. Only ${s.owner} can start, stop, resize or delete it.</p>
+${sharedCard(s, v.homePath, v.gatewayPort, v.now, v.connect, false)}
+${running
+  ? html`<section id="panel-terminal" aria-labelledby="terminal-title"><div class="row terminal-bar"><h2 id="terminal-title">Terminal</h2><p class="muted" id="terminal-help">The terminal keeps Tab and Esc for the shell: <kbd>Shift</kbd>+<kbd>Esc</kbd> leaves it.</p>
+  <button type="button" class="secondary" id="terminal-fullscreen" aria-pressed="false">Full screen</button></div>
+  <div id="terminal" data-workspace="${s.name}" data-namespace="${s.namespace}" data-csrf="${viewer.csrf}" data-ws-url="/w/${s.name}/terminal/ws?owner=${encodeURIComponent(s.owner)}"></div></section>`
+  : html`<p class="muted" id="terminal-idle">A terminal opens here while the workspace is Running.</p>`}`;
+  return page({ title: `${s.name} of ${s.owner}`, assets, viewer, body, active: 'dashboard', scripts: running ? ['terminal.js'] : [], styles: running ? ['terminal.css'] : [] });
 }
 
 /** The dashboard's "Shared with you" section: nothing when nobody shared a workspace with the viewer. */
