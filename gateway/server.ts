@@ -332,13 +332,16 @@ export class Gateway {
       failed: (err) => log('cannot check a shared workspace session', { namespace: target.namespace, workspace: target.workspace, guest: guest.userspace, error: err.message }),
       ended: (message) => {
         audit(log, AUDIT_ACTS.shareEnded, { userspace: guest.userspace, owner: userSpaceOfNamespace(target.namespace), identity: ownerIdentity(target), client: facts.client, via: 'ssh', namespace: target.namespace, workspace: target.workspace, fingerprint: facts.fingerprint, reason: message });
-        for (const channel of running) {
+        const told = [...running];
+        for (const channel of told) {
           channel.stderr.write(`\r\n${message}\r\n`);
           channel.exit(EXEC_FAILURE_CODE);
           channel.close();
         }
-        conn.end();
-        setTimeout(() => destroyConnection(conn), 2_000).unref();
+        // OpenSSH exits on a disconnect without printing what it has not printed yet: the client closes
+        // after its channels do, and the connection (port forwards included) is cut a moment later.
+        setTimeout(() => conn.end(), told.length > 0 ? 1_000 : 0).unref();
+        setTimeout(() => destroyConnection(conn), 3_000).unref();
       },
     });
   }
