@@ -6,7 +6,7 @@ import { UsageError, type DevIo } from './io.js';
 import { connect } from './session.js';
 
 /** Commands whose first argument is a workspace name. */
-export const TAKES_WORKSPACE = ['start', 'stop', 'delete', 'logs', 'ssh', 'code', 'forward'];
+export const TAKES_WORKSPACE = ['start', 'stop', 'delete', 'logs', 'ssh', 'code', 'forward', 'share'];
 
 function bash(commands: string[]): string {
   return `# den completion for bash: source <(den completion bash)
