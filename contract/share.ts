@@ -2,7 +2,7 @@
 // owner's namespace, written with the owner's own token, naming exactly that workspace's objects
 // and bound to the guest's `session` ServiceAccount. One home for their names, labels and rules,
 // read by REST (server/api/shares.ts), the gateway (gateway/guest.ts) and the tests.
-import { GROUP, PLURALS, SERVICE_ACCOUNTS, defaultPodName, userNamespace, userSpaceOfNamespace } from '../kube/group.js';
+import { API_VERSION, GROUP, KINDS, PLURALS, SERVICE_ACCOUNTS, defaultPodName, userNamespace, userSpaceOfNamespace } from '../kube/group.js';
 import { isDns1123Label } from '../kube/names.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -68,8 +68,12 @@ export interface ShareObjects {
   binding: Record<string, unknown>;
 }
 
-/** The Role and RoleBinding that share `workspace` of `owner` with `guest`. */
-export function shareObjects(owner: string, workspace: string, guest: string): ShareObjects {
+/**
+ * The Role and RoleBinding that share `workspace` of `owner` with `guest`. With the Workspace's
+ * `uid` both are owned by it, so Kubernetes' garbage collector deletes them with the Workspace: a
+ * workspace deleted and created again under the same name is not shared by an old grant.
+ */
+export function shareObjects(owner: string, workspace: string, guest: string, uid?: string): ShareObjects {
   const namespace = userNamespace(owner);
   const name = shareObjectName(workspace, guest);
   const metadata = {
@@ -77,6 +81,7 @@ export function shareObjects(owner: string, workspace: string, guest: string): S
     namespace,
     labels: { [SHARE_LABELS.workspace]: workspace, [SHARE_LABELS.guest]: guest },
     annotations: { [SHARE_GRANTED_BY]: owner },
+    ...(uid ? { ownerReferences: [{ apiVersion: API_VERSION, kind: KINDS.workspace, name: workspace, uid }] } : {}),
   };
   return {
     role: { apiVersion: `${RBAC_GROUP}/v1`, kind: 'Role', metadata, rules: shareRules(workspace) },

@@ -81,9 +81,15 @@ export async function grantShare(actor: Actor, name: string, person: string, dep
       throw err;
     }
   }
-  const { role, binding } = shareObjects(caller.userspace, name, person);
-  await ensure(kube, RESOURCES.role, role, (held) => JSON.stringify((held as { rules?: unknown }).rules) === JSON.stringify(role.rules));
-  const created = await ensure(kube, RESOURCES.roleBinding, binding, (held) => shareOfBinding(held as Parameters<typeof shareOfBinding>[0])?.person === person);
+  const uid = workspace.metadata?.uid;
+  const { role, binding } = shareObjects(caller.userspace, name, person, uid);
+  // Held objects of an earlier workspace of that name, or changed by hand, are made anew.
+  const ownedHere = (held: KubeObject) => !uid || (held.metadata?.ownerReferences ?? []).some((r) => r.uid === uid);
+  await ensure(kube, RESOURCES.role, role, (held) => ownedHere(held) && JSON.stringify((held as { rules?: unknown }).rules) === JSON.stringify(role.rules));
+  const created = await ensure(kube, RESOURCES.roleBinding, binding, (held) => {
+    const roleRef = (held as { roleRef?: { kind?: string; name?: string } }).roleRef;
+    return ownedHere(held) && roleRef?.kind === 'Role' && roleRef.name === shareObjectName(name, person) && shareOfBinding(held as Parameters<typeof shareOfBinding>[0])?.person === person;
+  });
   const stored = await kube.get<KubeObject>(RESOURCES.roleBinding, shareObjectName(name, person), caller.namespace);
   if (created) {
     audit(deps.log, AUDIT_ACTS.shareGranted, { person: caller.email, userspace: caller.userspace, guest: person, namespace: caller.namespace, workspace: name, via: via(actor), client: actor.clientAddress });

@@ -161,4 +161,18 @@ describe('sharing a workspace on a real API server: the cluster decides what the
     const left = await admin.list(RESOURCES.roleBinding, { namespace: alice.namespace, labelSelector: 'den.dev/share-guest' });
     expect(left.items).to.deep.equal([]);
   });
+
+  it('goes with the workspace: the share is owned by it, so deleting dev leaves no grant for a new dev of that name', async () => {
+    expect((await rest.call('PUT', `/workspaces/${workspace}/shares/${bob.name}`, { as: { session: aliceSession } })).status).to.equal(201);
+    const owned = await admin.get<any>(RESOURCES.roleBinding, shareObjectName(workspace, bob.name), alice.namespace);
+    const ws = await admin.get<any>(RESOURCES.workspace, workspace, alice.namespace);
+    expect(owned.metadata.ownerReferences).to.deep.equal([{ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', name: workspace, uid: ws.metadata.uid }]);
+    expect((await rest.call('DELETE', `/workspaces/${workspace}`, { as: { session: aliceSession } })).status).to.equal(204);
+    await eventually(
+      async () => (await admin.list(RESOURCES.roleBinding, { namespace: alice.namespace, labelSelector: 'den.dev/share-guest' })).items.length === 0 && (await admin.list(RESOURCES.role, { namespace: alice.namespace, labelSelector: 'den.dev/share-guest' })).items.length === 0,
+      "the share's Role and RoleBinding collected with the workspace",
+      60_000,
+      250,
+    );
+  });
 });
