@@ -86,7 +86,7 @@ export const activityParams = [
   { name: 'kind', in: 'query', required: false, description: 'Only this kind of act.', schema: { type: 'string', enum: [...ACTIVITY_KINDS] } },
   { name: 'limit', in: 'query', required: false, description: 'At most this many entries, the newest.', schema: { type: 'integer', minimum: 1, maximum: ACTIVITY_LIMIT.max, default: ACTIVITY_LIMIT.default } },
 ];
-export const ACTIVITY_ORDER = 'Newest first. Den records as core/v1 Events on the Workspace (source.component den, so kubectl describe workspace shows them too): SSH sessions opened and closed, browser terminals opened and closed, starts and stops (by whom), resizes and deletions. A burst of the same act is one entry with a count. Events expire with the cluster\'s event TTL (one hour by default).';
+export const ACTIVITY_ORDER = 'Newest first. Den records as core/v1 Events on the Workspace (source.component den, so kubectl describe workspace shows them too): SSH sessions opened and closed, browser terminals opened and closed, starts and stops (by whom), resizes and deletions, shares made and removed. A burst of the same act is one entry with a count. Events expire with the cluster\'s event TTL (one hour by default).';
 
 export function op(tag: string, summary: string, rest: Operation): Operation {
   return { tags: [tag], summary, ...rest };

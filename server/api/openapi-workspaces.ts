@@ -21,7 +21,7 @@ export function workspaceSchemas(): Record<string, Schema> {
         workspace: str('Name of the workspace.'),
         person: str('Who acted (a UserSpace name); empty when Den itself acted (idle auto-stop).'),
         kind: str('What kind of act.', { enum: [...ACTIVITY_KINDS] }),
-        reason: str('The Event\'s reason: SSHSessionOpened, SSHSessionClosed, TerminalOpened, TerminalClosed, Started, Stopped, Resized or Deleted.'),
+        reason: str('The Event\'s reason: SSHSessionOpened, SSHSessionClosed, TerminalOpened, TerminalClosed, Started, Stopped, Resized, Deleted, Shared or Unshared.'),
         message: str('What happened, as a sentence.'),
         reporter: str('The process that recorded it: den.dev/server, den.dev/gateway or den.dev/manager.'),
         fingerprint: str('SHA256 fingerprint of the SSH key, for SSH sessions.'),

@@ -150,7 +150,7 @@ describe('REST activity: Den\'s Events about workspaces', () => {
     });
 
     it('answers 400 naming the parameter for a bad filter', async () => {
-      expect((await env.request('GET', '/admin/activity?kind=keystroke', { token: carol })).body).to.deep.equal({ error: 'kind must be one of shell, exec, sftp, forward, terminal, lifecycle' });
+      expect((await env.request('GET', '/admin/activity?kind=keystroke', { token: carol })).body).to.deep.equal({ error: 'kind must be one of shell, exec, sftp, forward, terminal, lifecycle, share' });
       expect((await env.request('GET', '/admin/activity?person=Not_A_Name', { token: carol })).body.error).to.match(/^person must be an RFC 1123 label/);
       expect((await env.request('GET', '/admin/activity?limit=0', { token: carol })).body).to.deep.equal({ error: 'limit must be an integer from 1 to 1000' });
       expect((await env.request('GET', '/admin/activity?limit=5000', { token: carol })).body).to.deep.equal({ error: 'limit must be an integer from 1 to 1000' });

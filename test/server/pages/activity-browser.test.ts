@@ -85,7 +85,7 @@ describe('the activity pages in Chromium', function () {
   it('refuses a bad filter with a page naming the parameter', async () => {
     const answer = await root.goto(`${world.den.url}/admin/activity?kind=keystroke`);
     expect(answer?.status()).to.equal(400);
-    expect(await root.locator('[role="alert"]').textContent()).to.contain('kind must be one of shell, exec, sftp, forward, terminal, lifecycle');
+    expect(await root.locator('[role="alert"]').textContent()).to.contain('kind must be one of shell, exec, sftp, forward, terminal, lifecycle, share');
   });
 
   it("refuses a person who may not read everyone's Events, in the cluster's words", async () => {
