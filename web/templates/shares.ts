@@ -26,7 +26,7 @@ export function sharingCard(v: SharingView): Html {
   const user = `${v.name}.${v.owner}`;
   const rows = v.shares.map(
     (s) => html`<li data-guest="${s.person}"><strong>${s.person}</strong> <span class="muted">since ${ago(s.created ?? undefined, v.now)}</span>
-  <form class="inline" method="post" action="/w/${v.name}/unshare">${csrfField(v.csrf)}<input type="hidden" name="person" value="${s.person}"><button type="submit" class="secondary" aria-label="Stop sharing ${v.name} with ${s.person}">Remove</button></form></li>`,
+  <form class="inline" method="post" action="/w/${v.name}/unshare">${csrfField(v.csrf)}<input type="hidden" name="person" value="${s.person}"><button type="submit" class="secondary" aria-label="Remove the share with ${s.person}">Remove</button></form></li>`,
   );
   return html`<section class="card" aria-labelledby="sharing-title" id="sharing">
   <h2 id="sharing-title">Sharing</h2>

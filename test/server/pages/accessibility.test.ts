@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import type { KubeObject } from '../../../kube/client.js';
 import { startBrowserDen, type BrowserDen } from '../../support/browser-den.js';
+import { shareObjects } from '../../../contract/share.js';
 
 const require = createRequire(import.meta.url);
 
@@ -73,8 +74,11 @@ describe('every page passes axe-core in both themes at desktop and phone width',
 
   before(async () => {
     axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
-    world = await startBrowserDen({ alice: {}, root: { admin: true } }, (api) => {
+    world = await startBrowserDen({ alice: {}, root: { admin: true }, bob: {} }, (api) => {
+      const shared = shareObjects('alice', 'dev', 'bob');
       api.seed(
+        shared.role as KubeObject,
+        shared.binding as KubeObject,
         image('ubuntu', 'Ubuntu 24.04'),
         image('python', 'Python 3.12'),
         workspace('dev', {
@@ -158,6 +162,15 @@ describe('every page passes axe-core in both themes at desktop and phone width',
         })),
       );
     }
+    expect(found).to.deep.equal([]);
+  });
+
+  it("a guest's pages: the dashboard's Shared with you, and the shared workspace's page with its terminal", async () => {
+    const page = await world.signedIn('bob');
+    const found: string[] = [];
+    found.push(...(await check(page, '/')));
+    found.push(...(await check(page, '/shared/alice/dev', { prepare: (p) => p.locator('#terminal .xterm-rows').waitFor() })));
+    expect(await page.locator('h1').textContent()).to.equal('dev of alice');
     expect(found).to.deep.equal([]);
   });
 
