@@ -1,4 +1,4 @@
-// Sharing on the pages (docs/sharing.md): the Sharing card of one's own workspace page, its Share
+// Sharing on the pages (docs/sharing.md): the "Share this workspace" card of one's own workspace page, its Share
 // and Remove forms, and the dashboard's "Shared with you" list, through REST's functions
 // (server/api/shares.ts) with the person's own minted token.
 import { describeError, HttpError } from '../../koa/errors.js';
@@ -23,7 +23,7 @@ import { viewerOf } from './middleware.js';
 import { pageActor } from './send.js';
 import type { PageContext, PageDeps, PageRouter } from './types.js';
 
-/** The Sharing card of the caller's own workspace `name`; a refused read is said on the card. */
+/** The "Share this workspace" card of the caller's own workspace `name`; a refused read is said on the card. */
 export async function sharingCardOf(ctx: PageContext, deps: PageDeps, name: string): Promise<Html> {
   const { caller, kube } = ctx.state;
   const base = { name, owner: caller.userspace, csrf: viewerOf(ctx)!.csrf, now: deps.now() };

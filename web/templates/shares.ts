@@ -1,4 +1,4 @@
-// Sharing a workspace with another person (docs/sharing.md): the Sharing card on the owner's
+// Sharing a workspace with another person (docs/sharing.md): the "Share this workspace" card on the owner's
 // workspace page (who may use it, a Remove button each, a form to add someone), and the
 // "Shared with you" cards on the guest's dashboard (owner, phase, how to connect).
 import { html, type Html } from '../html.js';
@@ -21,15 +21,15 @@ export interface SharingView {
   unread?: string;
 }
 
-/** The Sharing card of one's own workspace page. */
+/** The "Share this workspace" card of one's own workspace page. */
 export function sharingCard(v: SharingView): Html {
   const user = `${v.name}.${v.owner}`;
   const rows = v.shares.map(
     (s) => html`<li data-guest="${s.person}"><strong>${s.person}</strong> <span class="muted">since ${ago(s.created ?? undefined, v.now)}</span>
   <form class="inline" method="post" action="/w/${v.name}/unshare">${csrfField(v.csrf)}<input type="hidden" name="person" value="${s.person}"><button type="submit" class="secondary" aria-label="Remove the share with ${s.person}">Remove</button></form></li>`,
   );
-  return html`<section class="card" aria-labelledby="sharing-title" id="sharing">
-  <h2 id="sharing-title">Sharing</h2>
+  return html`<section class="card" aria-labelledby="workspace-sharing-title" id="sharing">
+  <h2 id="workspace-sharing-title">Share this workspace</h2>
   <p class="muted">A person you share this workspace with reaches it with their own SSH key as <code>${user}</code> (<code>den ssh ${user}</code>), and its apps, as themselves: they cannot stop, resize or delete it. Removing a share ends their open sessions within seconds.</p>
   ${v.unread ? html`<p class="notice warning" role="status">Who it is shared with could not be read: ${v.unread}</p>` : v.shares.length === 0 ? html`<p id="shares-none">Not shared with anyone.</p>` : html`<ul id="shares">${rows}</ul>`}
   <form method="post" action="/w/${v.name}/share" class="row">${csrfField(v.csrf)}

@@ -224,7 +224,7 @@ export interface WorkspacePageView extends Omit<WorkspaceLiveView, 'csrf'>, Work
   schedulePolicy?: string;
   /** Unused for long: when the installation will stop or delete it (contract/dormancy.ts), shown above all. */
   dormancy?: string;
-  /** The Sharing card of a workspace shared with people (web/templates/shares.ts), on one's own workspace only. */
+  /** The "Share this workspace" card (web/templates/shares.ts), on one's own workspace only. */
   workspaceSharing?: Html;
 }
 
