@@ -141,6 +141,24 @@ describe('sharing a port of a workspace (host-based previews)', function () {
     expect((await ask(den, APP, '/echo', { cookie })).status).to.equal(403);
   });
 
+  it("serves every port of a workspace shared with bob as a whole (docs/sharing.md) to bob, as bob, and stops once the share is removed", async () => {
+    const shared = await call(den, 'PUT', '/workspaces/dev/shares/bob', { as: alice });
+    expect(shared.status, JSON.stringify(shared.body)).to.equal(201);
+    try {
+      const cookie = await appCookie(den, bob, APP);
+      const served = await ask(den, APP, '/echo?from=guest', { cookie });
+      expect(served.status, served.text).to.equal(200);
+      expect(JSON.parse(served.text).url).to.equal('/echo?from=guest');
+      expect(forwardsBy().at(-1), "the guest's own identity: the share grants his port forward").to.equal('system:serviceaccount:svc-bob:session');
+      expect((await call(den, 'DELETE', '/workspaces/dev/shares/bob', { as: alice })).status).to.equal(204);
+      const after = await ask(den, APP, '/echo', { cookie });
+      expect(after.status).to.equal(403);
+      expect(after.text).to.include('system:serviceaccount:svc-bob:session');
+    } finally {
+      await call(den, 'DELETE', '/workspaces/dev/shares/bob', { as: alice });
+    }
+  });
+
   it('refuses a public share where the install does not allow it, naming the setting, and serves one to anyone where it does', async () => {
     const refused = await call(den, 'PUT', SHARE, { as: alice, body: { level: 'public' } });
     expect(refused.status).to.equal(400);
