@@ -36,9 +36,12 @@ export function parseSharedSshUser(username: string): { workspace: string; owner
   return { workspace, owner };
 }
 
-/** The Role's and the RoleBinding's name (one name, two kinds). */
+/**
+ * The Role's and the RoleBinding's name (one name, two kinds): `den-share.<workspace>.<guest>`.
+ * Dots, which neither name can hold, keep `a-b` shared with `c` apart from `a` shared with `b-c`.
+ */
 export function shareObjectName(workspace: string, guest: string): string {
-  return `den-share-${workspace}-${guest}`;
+  return `den-share.${workspace}.${guest}`;
 }
 
 export interface ShareRule {

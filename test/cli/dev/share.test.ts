@@ -54,7 +54,7 @@ describe('den share: a workspace shared from one laptop and used from another', 
     const shared = await alice.den(['share', 'dev', 'bob']);
     expect(shared.code, shared.stderr).to.equal(0);
     expect(shared.stdout).to.equal('workspace dev shared with bob: they reach it as dev.alice (den ssh dev.alice, or ssh after den config-ssh)\n');
-    expect(api.object(RESOURCES.roleBinding, 'den-share-dev-bob', 'svc-alice'), 'the RoleBinding alice wrote').to.not.equal(undefined);
+    expect(api.object(RESOURCES.roleBinding, 'den-share.dev.bob', 'svc-alice'), 'the RoleBinding alice wrote').to.not.equal(undefined);
     const listed = await alice.den(['share', 'dev']);
     expect(listed.stdout).to.match(/^PERSON +SINCE\nbob +\d{4}-\d\d-\d\dT/);
     const json = JSON.parse((await alice.den(['share', 'dev', '-o', 'json'])).stdout);

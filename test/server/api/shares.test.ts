@@ -12,6 +12,7 @@ import { addPerson, call, login, startCluster, startDen, type Den, type Signed }
 interface CoreEvent extends KubeObject {
   reason: string;
   message: string;
+  involvedObject?: { name?: string };
 }
 
 describe('REST: sharing a workspace with a person', function () {
@@ -22,7 +23,7 @@ describe('REST: sharing a workspace with a person', function () {
   let bob: Signed;
   const logs: { msg: string; fields?: Record<string, unknown> }[] = [];
   const audits = (act: string) => logs.filter((l) => l.msg === 'audit' && l.fields?.audit === act).map((l) => l.fields!);
-  const events = () => api.objects<CoreEvent>(RESOURCES.event, 'svc-alice').filter((e) => e.reason === 'Shared' || e.reason === 'Unshared');
+  const events = () => api.objects<CoreEvent>(RESOURCES.event, 'svc-alice').filter((e) => e.involvedObject?.name === 'dev' && (e.reason === 'Shared' || e.reason === 'Unshared'));
 
   before(async () => {
     api = await startCluster();
@@ -95,6 +96,22 @@ describe('REST: sharing a workspace with a person', function () {
     expect(bad.status).to.equal(400);
     expect(bad.body).to.deep.equal({ error: 'person "Carol" is not a person\'s name: use their Den user name (lower-case letters, digits and \'-\')' });
     expect(api.object(RESOURCES.roleBinding, shareObjectName('dev', 'carol'), 'svc-alice')).to.equal(undefined);
+  });
+
+  it('keeps workspace a-b shared with carol apart from workspace a shared with b-carol: the names cannot collide', async () => {
+    await addPerson(api, 'b-carol');
+    await addPerson(api, 'carol');
+    const ws = (name: string) => ({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name, namespace: 'svc-alice' }, spec: { imageRef: { name: 'python' }, storage: '1Gi', sshAuthorizedKeys: [], running: true } }) as KubeObject;
+    api.seed(ws('a'), ws('a-b'));
+    try {
+      expect((await call(den, 'PUT', '/workspaces/a/shares/b-carol', { as: alice })).status).to.equal(201);
+      expect((await call(den, 'PUT', '/workspaces/a-b/shares/carol', { as: alice })).status).to.equal(201);
+      expect((await call(den, 'GET', '/workspaces/a/shares', { as: alice })).body.items.map((s: { person: string }) => s.person)).to.deep.equal(['b-carol']);
+      expect((await call(den, 'GET', '/workspaces/a-b/shares', { as: alice })).body.items.map((s: { person: string }) => s.person)).to.deep.equal(['carol']);
+    } finally {
+      for (const name of ['a', 'a-b']) api.remove(RESOURCES.workspace, name, 'svc-alice');
+      for (const [w, p] of [['a', 'b-carol'], ['a-b', 'carol']] as const) for (const r of [RESOURCES.role, RESOURCES.roleBinding]) api.remove(r, shareObjectName(w, p), 'svc-alice');
+    }
   });
 
   it('DELETE answers 204, removes both objects, records Unshared and an audit line; then 404', async () => {
