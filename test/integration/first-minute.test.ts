@@ -118,8 +118,6 @@ describe('the first minute after install, on a real API server', function () {
     const page = await fetchPage(`${den.baseUrl}/new`, {
       cookie: session.cookie,
       form: { _csrf: session.csrf, name: 'dev', image, cpu: '500m', memory: '512Mi', storage: '1Gi', ssh_public_key: me.publicKey },
-      // What a browser sends with a form it submits: Den takes changes from its pages' forms, not from a script.
-      headers: { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' },
     });
     expect(page.status).to.equal(400);
     expect(page.text).to.include(`Nothing was created, because ${SET_UP}.`);
