@@ -6,9 +6,24 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { GIT_CREDENTIALS_FILE, parseCredentialStoreFile, type GitCredential } from '../contract/personal.js';
 import { CLONE_ENV, TERMINATION_LOG } from '../contract/workspace-source.js';
 import { cloneSource } from './clone.js';
+import { CLONE_REPORT_LIMIT, type CloneReport, type DevcontainerSummary } from '../contract/devcontainer.js';
 
 /** The kubelet keeps at most 4096 bytes of a termination message. */
-const MESSAGE_LIMIT = 4000;
+const MESSAGE_LIMIT = CLONE_REPORT_LIMIT;
+
+/**
+ * The termination message: JSON `{message, devcontainer}` the Workspace hook reads
+ * (contract/devcontainer.ts parseCloneReport). A summary that would not fit is replaced by a
+ * problem saying so, so the workspace says why nothing of the file applies instead of losing it.
+ */
+export function cloneReport(report: CloneReport): string {
+  const whole = JSON.stringify(report);
+  if (Buffer.byteLength(whole) <= MESSAGE_LIMIT || !report.devcontainer) return whole.length <= MESSAGE_LIMIT ? whole : JSON.stringify({ message: report.message.slice(0, MESSAGE_LIMIT - 100) });
+  const size = Buffer.byteLength(JSON.stringify(report.devcontainer));
+  const problem = `what Den would apply from it takes ${size} bytes, more than the ${MESSAGE_LIMIT - 500} the clone step can hand to the workspace: move long commands into a script in the repository (postCreateCommand: "sh .devcontainer/setup.sh") and keep the environment short`;
+  const devcontainer: DevcontainerSummary = { file: report.devcontainer.file, problem };
+  return JSON.stringify({ ...report, devcontainer, message: `${report.message.replace(/ Read ~\/\S+; the workspace applies it\.$/, '')} ~/${devcontainer.file}: ${problem}; Den applies none of it.`.slice(0, 1000) });
+}
 
 export async function runCloneCommand(env: NodeJS.ProcessEnv, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
   const url = env[CLONE_ENV.url];
@@ -23,9 +38,11 @@ export async function runCloneCommand(env: NodeJS.ProcessEnv, out: (line: string
     return 2;
   }
   const credentials = await keptCredentials(env[CLONE_ENV.credentialsFile] || GIT_CREDENTIALS_FILE);
-  const outcome = await cloneSource({ url: url!, ref: env[CLONE_ENV.ref] || undefined, home: home!, directory: directory!, credentials }, out);
+  const outcome = await cloneSource({ url: url!, ref: env[CLONE_ENV.ref] || undefined, home: home!, directory: directory!, credentials, devcontainer: env[CLONE_ENV.devcontainer] || undefined }, out);
   out(outcome.message);
-  await writeFile(statusFile, outcome.message.slice(0, MESSAGE_LIMIT)).catch((err: unknown) => out(`(could not write ${statusFile}: ${(err as Error).message})`));
+  // A failure stays plain words; a success carries what the clone's devcontainer.json says.
+  const report = outcome.ok ? cloneReport({ message: outcome.message, ...(outcome.devcontainer ? { devcontainer: outcome.devcontainer } : {}) }) : outcome.message.slice(0, MESSAGE_LIMIT);
+  await writeFile(statusFile, report).catch((err: unknown) => out(`(could not write ${statusFile}: ${(err as Error).message})`));
   return outcome.ok ? 0 : 1;
 }
 

@@ -15,6 +15,7 @@ export function cloneInitContainer(props: WorkspaceChildrenProps): Record<string
     { name: CLONE_ENV.url, value: source.url },
     ...(source.ref ? [{ name: CLONE_ENV.ref, value: source.ref }] : []),
     { name: CLONE_ENV.directory, value: source.directory },
+    ...(source.devcontainer ? [{ name: CLONE_ENV.devcontainer, value: source.devcontainer }] : []),
     { name: CLONE_ENV.home, value: props.homePath },
   ];
   return {
