@@ -63,16 +63,16 @@ describe('den create --repo and den ssh while cloning (issue 34)', () => {
   }
 
   it('sends the repository, ref and folder as REST\'s source.git', async () => {
-    const code = await create(['dev', '--image', 'ubuntu', '--repo', 'https://git.example.com/team/api.git', '--ref', 'v2', '--repo-path', 'src/api'], io());
+    const code = await create(['dev', '--image', 'ubuntu', '--repo', 'https://git.example.com/team/api.git', '--ref', 'v2', '--repo-path', 'src/api', '--devcontainer', 'python'], io());
     expect(code).to.equal(0);
-    expect(posted[0]!.source).to.deep.equal({ git: { url: 'https://git.example.com/team/api.git', ref: 'v2', path: 'src/api' } });
+    expect(posted[0]!.source).to.deep.equal({ git: { url: 'https://git.example.com/team/api.git', ref: 'v2', path: 'src/api' }, devcontainer: 'python' });
   });
 
   it('sends no source without --repo, and refuses --ref alone', async () => {
     await create(['dev', '--image', 'ubuntu'], io());
     expect(posted[0]).to.not.have.property('source');
     const refused = await create(['dev', '--image', 'ubuntu', '--ref', 'main'], io()).then(() => undefined, (e: Error) => e.message);
-    expect(refused).to.equal('--ref and --repo-path go with --repo (the repository to clone into the home)');
+    expect(refused).to.equal('--ref, --repo-path and --devcontainer go with --repo (the repository to clone into the home)');
   });
 
   it("sends --env NAME=value, repeated, as REST's env (a value may hold = and $), and refuses one without a name", async () => {
