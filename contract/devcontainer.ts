@@ -3,6 +3,7 @@
 // `status.devcontainer` (docs/workspace-source.md "devcontainer.json"). The clone step writes it
 // (source/devcontainer.ts), the hook renders the pod from it (hooks/workspace/devcontainer.ts),
 // the session target and the apps API read it. Every reader checks what it reads.
+import { APP_LIMITS, type DeclaredApp } from './workspace-image-rules.js';
 
 /** One app from `forwardPorts`, labelled by `portsAttributes`. */
 export interface DevcontainerPort {
@@ -103,3 +104,19 @@ export function stringRecord(value: unknown): Record<string, string> {
 
 /** On the workspace pod's template: a digest of what devcontainer.json and the dotfiles changed in it. */
 export const DEVCONTAINER_APPLIED_ANNOTATION = 'den.dev/devcontainer-applied';
+
+/**
+ * The workspace's apps: its catalog entry's (spec.apps), then devcontainer.json's forwardPorts
+ * labelled by portsAttributes (a port or name the entry already has is not repeated).
+ */
+export function workspaceApps(entryApps: readonly DeclaredApp[], devcontainer: unknown): DeclaredApp[] {
+  if (!isSummary(devcontainer) || devcontainer.problem || !Array.isArray(devcontainer.ports)) return [...entryApps];
+  const apps = [...entryApps];
+  for (const { port, label } of devcontainer.ports) {
+    if (!Number.isInteger(port) || port < APP_LIMITS.portMin || port > APP_LIMITS.portMax || apps.length >= APP_LIMITS.maxApps) continue;
+    const name = typeof label === 'string' && label.trim() !== '' && !/[\x00-\x1f\x7f]/.test(label) ? label.trim().slice(0, APP_LIMITS.nameMaxLength) : `Port ${port}`;
+    if (apps.some((a) => a.port === port || a.name === name)) continue;
+    apps.push({ name, port });
+  }
+  return apps;
+}

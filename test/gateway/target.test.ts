@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { envArgs, envRefusal, execCommand, isScpSink, MAX_ENV_VARS, sanitizeTerm, sftpCommand, shellCommand } from '../../shell/commands.js';
 import { activityPatch } from '../../shell/activity.js';
 import { isLocalDestination } from '../../gateway/local-destination.js';
-import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, shellAndHome, type SessionTarget } from '../../shell/target.js';
+import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, sessionSettings, shellAndHome, type SessionTarget } from '../../shell/target.js';
 import type { Workspace } from '../../gateway/workspaces.js';
 
 const run = promisify(execFile);
@@ -70,7 +70,7 @@ describe('gateway pod commands', () => {
   const env = { term: 'xterm-256color', vars: new Map([['LANG', 'C.UTF-8']]) };
 
   it('runs the shell as a login shell through env, never through a string built from input', () => {
-    expect(shellCommand(target, env).slice(3)).to.deep.equal(['den-shell', '/tmp', 'env', 'HOME=/tmp', 'SHELL=/bin/sh', 'TERM=xterm-256color', 'LANG=C.UTF-8', '/bin/sh', '-l']);
+    expect(shellCommand(target, env).slice(3)).to.deep.equal(['den-shell', '/tmp', '/tmp', 'env', 'HOME=/tmp', 'SHELL=/bin/sh', 'TERM=xterm-256color', 'LANG=C.UTF-8', '/bin/sh', '-l']);
     expect(envArgs(target, { vars: new Map() })).to.deep.equal(['env', 'HOME=/tmp', 'SHELL=/bin/sh']);
   });
 
@@ -78,6 +78,17 @@ describe('gateway pod commands', () => {
     const command = execCommand({ ...target, homePath: '/' }, { vars: new Map([['X', "'; echo injected; '"]]) }, 'pwd; printf "%s\\n" "$X"');
     const { stdout } = await run(command[0]!, command.slice(1));
     expect(stdout).to.equal("/\n'; echo injected; '\n");
+  });
+
+  it('starts in devcontainer.json\'s workspace folder with its remoteEnv, the client\'s own variables winning, and in the home when the folder is gone', async () => {
+    const ws = { status: { devcontainer: { file: 'api/.devcontainer.json', workspaceFolder: '/usr', remoteEnv: { EDITOR: 'vim', LANG: 'C', HOME: '/x' } } } };
+    const settings = sessionSettings(ws);
+    expect(settings).to.deep.equal({ startDir: '/usr', remoteEnv: [['EDITOR', 'vim'], ['LANG', 'C'], ['HOME', '/x']] });
+    const command = execCommand({ ...target, homePath: '/', ...settings }, { vars: new Map([['LANG', 'C.UTF-8']]) }, 'pwd; echo "$EDITOR $LANG $HOME"');
+    expect((await run(command[0]!, command.slice(1))).stdout).to.equal('/usr\nvim C.UTF-8 /\n');
+    const gone = execCommand({ ...target, homePath: '/', startDir: '/nonexistent/api' }, { vars: new Map() }, 'pwd');
+    expect((await run(gone[0]!, gone.slice(1))).stdout).to.equal('/\n');
+    expect(sessionSettings({ status: { devcontainer: { file: 'x', problem: 'unreadable', workspaceFolder: '/usr' } } })).to.deep.equal({});
   });
 
   it('falls back to / with a message when the home folder is missing, like sshd', async () => {

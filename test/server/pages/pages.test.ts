@@ -270,6 +270,32 @@ describe('web UI pages (server side)', function () {
     }
   });
 
+  it('shows what the repository\'s devcontainer.json changed, its failed command, its extensions as VS Code links, its ports as apps, and opens VS Code in its folder', async () => {
+    const ws = workspace('dc');
+    const said = 'From ~/api/.devcontainer/devcontainer.json: containerEnv: GREETING set in the workspace container. Not applied: build (Den builds no images: the catalog is the administrators\' gate; ask for a catalog entry with this image).';
+    const failed = 'postCreateCommand failed (exit 3): about to fail. Its output is in ~/.den/logs/postCreateCommand.log and the workspace log; the workspace runs anyway.';
+    api.seed({ ...ws, spec: { ...(ws.spec as object), source: { git: { url: 'https://git.example.com/team/api.git' } } }, status: {
+      phase: 'Running', endpoint: 'dc@ssh.den.test',
+      devcontainer: { file: 'api/.devcontainer/devcontainer.json', workspaceFolder: '/home/dev/api', extensions: ['dbaeumer.vscode-eslint', '"><script>'], ports: [{ port: 3000, label: 'Web <b>' }, { port: 8080 }] },
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'PodReady', message: 'ready', lastTransitionTime: '2030-01-01T00:00:00Z' },
+        { type: 'Devcontainer', status: 'True', reason: 'PartlyApplied', message: said, lastTransitionTime: '2030-01-01T00:00:00Z' },
+        { type: 'Lifecycle', status: 'False', reason: 'CommandFailed', message: failed, lastTransitionTime: '2030-01-01T00:00:00Z' },
+      ] } } as KubeObject);
+    try {
+      const page = await fetchPage(`${den.url}/w/dc`, { cookie: alice.cookie });
+      expect(page.status).to.equal(200);
+      expect(page.text).to.contain('<p id="devcontainer-said">From ~/api/.devcontainer/devcontainer.json: containerEnv: GREETING set in the workspace container. Not applied: build (Den builds no images: the catalog is the administrators&#39; gate');
+      expect(page.text).to.contain(`<p id="lifecycle-said" class="error">${failed}</p>`);
+      expect(page.text).to.contain('<li><a href="vscode:extension/dbaeumer.vscode-eslint">dbaeumer.vscode-eslint</a></li>');
+      expect(page.text).not.to.contain('<script>"');
+      expect(page.text).to.contain('href="vscode://vscode-remote/ssh-remote+dc@ssh.den.test/home/dev/api"');
+      expect(page.text).to.contain('Web &lt;b&gt;').and.contain('Port 8080');
+    } finally {
+      api.remove(RESOURCES.workspace, 'dc', 'svc-alice');
+    }
+  });
+
   it("answers the status poll as JSON when asked (phase, reason, conditions, the pod's events) and the log as REST's JSON", async () => {
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'dev-0', namespace: 'svc-alice', labels: { 'den.dev/workspace': 'dev' } }, spec: { containers: [{ name: 'workspace', image: 'ubuntu' }] }, status: { phase: 'Running' } };
     const event = (name: string, kind: string, object: string, reason: string, message: string, at: string) => ({
