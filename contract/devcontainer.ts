@@ -92,7 +92,7 @@ export function isSummary(value: unknown): value is DevcontainerSummary {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { file?: unknown }).file === 'string';
 }
 
-function isDotfiles(value: unknown): value is DotfilesReport {
+export function isDotfiles(value: unknown): value is DotfilesReport {
   return typeof value === 'object' && value !== null && typeof (value as { url?: unknown }).url === 'string';
 }
 

@@ -58,6 +58,8 @@ export const CLONE_ENV = {
   statusFile: 'DEN_SOURCE_STATUS_FILE',
   /** Where the person's git credentials are (default: where the workspace pod mounts them). */
   credentialsFile: 'DEN_SOURCE_CREDENTIALS_FILE',
+  /** Where the person's dotfiles URL is (default: the `dotfiles` key of the mounted den-git-credentials). */
+  dotfilesFile: 'DEN_SOURCE_DOTFILES_FILE',
   /** spec.source.devcontainer, when set. */
   devcontainer: 'DEN_SOURCE_DEVCONTAINER',
 } as const;
@@ -141,6 +143,11 @@ function urlViolations(url: unknown): SourceViolation[] {
     return [{ field, message: `"${url}" names a host but no repository`, advice: 'Add the repository to the address, such as https://github.com/owner/repo.git.' }];
   }
   return [];
+}
+
+/** What is wrong with a repository URL Den would clone (the rule of spec.source.git.url), or undefined. */
+export function gitUrlProblem(url: unknown): string | undefined {
+  return urlViolations(url)[0]?.message;
 }
 
 /** git check-ref-format's rules for one branch, tag or commit name. */

@@ -25,6 +25,8 @@ export interface CloneRequest {
   credentials?: readonly GitCredential[];
   /** spec.source.devcontainer: which devcontainer.json applies (the default places when absent). */
   devcontainer?: string;
+  /** The marker that keeps a later start from cloning again, relative to the home (CLONE_MARKER when absent). */
+  marker?: string;
 }
 
 /** The kept credential for `url`'s protocol and host, if any. */
@@ -111,11 +113,12 @@ export async function cloneSource(request: CloneRequest, log: (line: string) => 
   return { ok: true, message: outcome.message + devcontainerNote(reading), ...(reading.found ? { devcontainer: reading.summary } : {}) };
 }
 
-async function cloneOnce(request: CloneRequest, log: (line: string) => void): Promise<CloneOutcome> {
+/** Clones `request.url` into the home unless its marker says an earlier start did; nothing half-cloned is ever left. */
+export async function cloneOnce(request: CloneRequest, log: (line: string) => void): Promise<CloneOutcome> {
   const { url, ref, home, directory } = request;
   const shown = `~/${directory}`;
   const denDir = join(home, DEN_HOME_DIR);
-  const marker = join(home, CLONE_MARKER);
+  const marker = join(home, request.marker ?? CLONE_MARKER);
   const target = join(home, directory);
   if (await exists(marker)) {
     return { ok: true, message: `The repository was cloned on an earlier start; Den leaves ${shown} as it is.` };

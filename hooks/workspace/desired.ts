@@ -172,6 +172,7 @@ export function decide(workspace: Workspace, image: WorkspaceImage, clone: Works
       logsEnabled: flag(spec.observability?.logsEnabled),
       metricsEnabled: flag(spec.observability?.metricsEnabled),
       ...(source ? { source } : {}),
+      cloneImage: { image: clone.image, imagePullPolicy: clone.imagePullPolicy, imagePullSecrets: clone.imagePullSecrets ?? [] },
     },
   };
 }

@@ -2,7 +2,7 @@
 // changed, whether the pod already runs with it, and what the `lifecycle` init container said
 // (hooks/workspace/children/lifecycle.ts writes `ok` or `failed`, then its words). A failed
 // command is a condition and a Warning Event; the workspace runs anyway.
-import { DEVCONTAINER_APPLIED_ANNOTATION, LIFECYCLE_CONTAINER } from '../../contract/devcontainer.js';
+import { DEVCONTAINER_APPLIED_ANNOTATION, LIFECYCLE_CONTAINER, type DotfilesReport } from '../../contract/devcontainer.js';
 import { DEN_EVENT_ANNOTATIONS } from '../../kube/den-events.js';
 import type { ParentEvent } from '../loop/types.js';
 import type { Applied } from './devcontainer.js';
@@ -40,7 +40,14 @@ export function podPredates(pod: ObservedPod | undefined, digest: string | undef
 }
 
 /** The assessment with the Devcontainer and Lifecycle words, and the Events they call for. */
-export function withDevcontainer(assessment: Assessment, applied: Applied, pod: ObservedPod | undefined, previous: Condition[] | undefined): { assessment: Assessment; events: ParentEvent[] } {
+/** The Dotfiles condition: where the person's dotfiles are and what runs, or why they were not cloned. */
+export function dotfilesCondition(dotfiles: DotfilesReport): ConditionInput {
+  if (dotfiles.problem) return { type: 'Dotfiles', status: 'False', reason: 'CloneFailed', message: `Your dotfiles repository ${dotfiles.url} was not cloned: ${dotfiles.problem} The workspace runs without them; they are tried again on the next start.` };
+  const how = dotfiles.script ? `~/.dotfiles/${dotfiles.script} runs once in the workspace image` : 'it has no install script, so its dot files are linked into the home once';
+  return { type: 'Dotfiles', status: 'True', reason: 'Cloned', message: `Your dotfiles repository ${dotfiles.url} is in ~/.dotfiles; ${how} (see the Lifecycle condition).` };
+}
+
+export function withDevcontainer(assessment: Assessment, applied: Applied, pod: ObservedPod | undefined, previous: Condition[] | undefined, dotfiles?: DotfilesReport): { assessment: Assessment; events: ParentEvent[] } {
   const conditions = [...assessment.conditions];
   const events: ParentEvent[] = [];
   const annotations = { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' };
@@ -48,6 +55,12 @@ export function withDevcontainer(assessment: Assessment, applied: Applied, pod: 
     conditions.push(applied.condition);
     const before = previous?.find((c) => c.type === 'Devcontainer');
     if (before?.message !== applied.condition.message) events.push({ type: 'Normal', reason: 'DevcontainerRead', message: applied.condition.message, annotations });
+  }
+  if (dotfiles) {
+    const said = dotfilesCondition(dotfiles);
+    conditions.push(said);
+    const before = previous?.find((c) => c.type === 'Dotfiles');
+    if (said.reason === 'CloneFailed' && before?.message !== said.message) events.push({ type: 'Warning', reason: 'DotfilesCloneFailed', message: said.message, annotations });
   }
   let phase = assessment.phase;
   if (applied.props.lifecycle) {

@@ -22,7 +22,7 @@ import { latestRefusal } from './refusal.js';
 import { cloneCondition, cloneEvent, cloneReportOf, withClone } from './clone-status.js';
 import { applyDevcontainer, type Applied } from './devcontainer.js';
 import { withDevcontainer } from './lifecycle-status.js';
-import { isSummary, type DevcontainerSummary, type DotfilesReport } from '../../contract/devcontainer.js';
+import { isDotfiles, isSummary, type DevcontainerSummary, type DotfilesReport } from '../../contract/devcontainer.js';
 import {
   childrenRejected,
   imageMissing,
@@ -76,7 +76,7 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
   const previous = workspace.status ?? {};
   const report = cloneReportOf(pod);
   const devcontainer: DevcontainerSummary | undefined = workspace.spec?.source?.git?.url ? (report ? report.devcontainer : isSummary(previous.devcontainer) ? previous.devcontainer : undefined) : undefined;
-  const dotfiles: DotfilesReport | undefined = report ? report.dotfiles : previous.dotfiles;
+  const dotfiles: DotfilesReport | undefined = report ? report.dotfiles : isDotfiles(previous.dotfiles) ? previous.dotfiles : undefined;
   let applied: Applied | undefined;
 
   // Decide, then render: a Workspace that cannot be rendered leaves its children alone.
@@ -139,7 +139,7 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
     if (event) events.push(event);
   }
   if (applied && assessment.conditions.some((c) => c.type === 'ImageResolved' && c.status === 'True')) {
-    const said = withDevcontainer(assessment, applied, pod, previous.conditions as Condition[] | undefined);
+    const said = withDevcontainer(assessment, applied, pod, previous.conditions as Condition[] | undefined, dotfiles);
     assessment = said.assessment;
     events.push(...said.events);
   }

@@ -51,7 +51,7 @@ export interface ObservedPod extends KubeObject {
 }
 
 
-export type ConditionType = 'Ready' | 'Degraded' | 'ImageResolved' | 'Cloned' | 'Devcontainer' | 'Lifecycle';
+export type ConditionType = 'Ready' | 'Degraded' | 'ImageResolved' | 'Cloned' | 'Devcontainer' | 'Lifecycle' | 'Dotfiles';
 
 export type Condition = LoopCondition<ConditionType>;
 export type ConditionInput = LoopConditionInput<ConditionType>;

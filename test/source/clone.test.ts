@@ -234,9 +234,9 @@ describe('the clone step of a workspace with spec.source (source/clone.ts, again
     it('exits 2 naming the variables it lacks', async () => {
       const statusFile = `${home}-status`;
       try {
-        const code = await runCloneCommand({ HOME: home, DEN_SOURCE_STATUS_FILE: statusFile }, () => {});
+        const code = await runCloneCommand({ DEN_SOURCE_URL: `${server.base}/app.git`, DEN_SOURCE_STATUS_FILE: statusFile }, () => {});
         expect(code).to.equal(2);
-        expect(readFileSync(statusFile, 'utf8')).to.include('needs DEN_SOURCE_URL, DEN_SOURCE_DIRECTORY in its environment');
+        expect(readFileSync(statusFile, 'utf8')).to.include('needs DEN_SOURCE_DIRECTORY, HOME in its environment');
       } finally {
         rmSync(statusFile, { force: true });
       }

@@ -96,9 +96,12 @@ export async function startGitHttpServer(credential = 'person:secret', host = '1
     '.devcontainer.json': '{\n  // JSON with comments, as containers.dev writes it\n  "name": "api",\n  "image": "mcr.microsoft.com/devcontainers/base:ubuntu", /* the image */\n  "containerEnv": { "GREETING": "hello // not a comment" },\n  "forwardPorts": [3000, 8080,],\n  "postCreateCommand": "npm ci",\n}\n',
   });
   makeRepository(root, 'lifecycle', LIFECYCLE_REPOSITORY);
+  makeRepository(root, 'dotfiles-script', { 'install.sh': 'echo "installing dotfiles from $PWD"\necho installed > "$HOME/installed.txt"\n', 'setup.sh': 'echo setup > "$HOME/setup.txt"\n', '.bashrc': 'export FROM_DOTFILES=1\n' });
+  makeRepository(root, 'dotfiles-plain', { '.bashrc': 'export FROM_DOTFILES=1\n', '.vimrc': 'set number\n', '.gitignore': 'x\n' });
   makeRepository(root, 'broken-devcontainer', { '.devcontainer.json': '{ "image": "x", \n' });
   execFileSync('mkdir', ['-p', join(root, 'private')]);
   makeRepository(join(root, 'private'), 'secret');
+  makeRepository(join(root, 'private'), 'dotfiles', { 'script/setup': 'echo private > "$HOME/private.txt"\n' });
   const expected = `Basic ${Buffer.from(credential).toString('base64')}`;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');

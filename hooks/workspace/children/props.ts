@@ -42,6 +42,8 @@ export interface WorkspaceChildrenProps {
   metricsEnabled: boolean;
   /** spec.source.git, already checked, with where it lands and the image that clones it. */
   source?: CloneProps;
+  /** Den's own image, which runs the clone step in every workspace pod (the person's dotfiles), with or without spec.source. */
+  cloneImage?: { image: string; imagePullPolicy: PullPolicy; imagePullSecrets: string[] };
   /** The once-only steps (devcontainer.json's onCreate/postCreate, the user check, the dotfiles) run by the `lifecycle` init container in the workspace image. */
   lifecycle?: LifecycleProps;
   /** devcontainer.json's postStartCommand, run in the background by the workspace container's command on every start. */

@@ -115,9 +115,9 @@ export class WorkspaceStatefulSet extends Construct {
   }
 }
 
-/** The image's pull Secret, then those of Den's clone image where the pod clones; each once. */
+/** The image's pull Secret, then those of Den's clone image (every pod runs the clone step); each once. */
 function podPullSecrets(props: WorkspaceChildrenProps): { name: string }[] | undefined {
-  const names = [...new Set([...(props.imagePullSecret ? [props.imagePullSecret] : []), ...(props.source?.imagePullSecrets ?? [])])];
+  const names = [...new Set([...(props.imagePullSecret ? [props.imagePullSecret] : []), ...(props.source?.imagePullSecrets ?? props.cloneImage?.imagePullSecrets ?? [])])];
   return names.length ? names.map((name) => ({ name })) : undefined;
 }
 
