@@ -189,6 +189,9 @@ describe('a workspace from a repository on a real one-node Kubernetes 1.25', fun
   });
 
   it("applies the repository's devcontainer.json and the person's dotfiles: env in the session, postCreateCommand and install.sh once, postStartCommand each start, the port among the apps", async () => {
+    // The person may have 3 workspaces: the failed one of the test before makes room (when it ran).
+    await admin.delete(RESOURCES.workspace, `missing-${suffix}`, namespace).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+    await eventually(async () => !(await admin.getIfExists(RESOURCES.workspace, `missing-${suffix}`, namespace)), `Workspace missing-${suffix} gone`, 60_000, 1000);
     const dotfiles = await rest('PUT', '/profile/dotfiles', { url: `${git!.base}/dotfiles-script.git` });
     expect(dotfiles.status, await dotfiles.clone().text()).to.equal(200);
     makeRepository(git!.root, 'dc', {
