@@ -39,7 +39,7 @@ export function devcontainerCard(ws: WorkspaceView, homePath: string, gatewayPor
   const folder = workspaceFolderOf(ws, homePath);
   return html`<section class="card" id="devcontainer-card" aria-labelledby="devcontainer-title"><h2 id="devcontainer-title">Dev container</h2>
 <p class="muted">From <code>~/${String(summary.file)}</code>.</p>
-${said && html`<p id="devcontainer-said">${said.message ?? ''}</p>`}
+${said && html`<p id="devcontainer-said">${(said.message ?? '').replace(`From ~/${String(summary.file)}: `, '')}</p>`}
 ${lifecycle && html`<p id="lifecycle-said" class="${lifecycle.reason === 'CommandFailed' ? 'error' : 'muted'}">${lifecycle.message ?? ''}</p>`}
 ${extensions.length > 0 && html`<h3>VS Code extensions the repository recommends</h3>
 <ul id="devcontainer-extensions">${extensions.map((id) => html`<li><a href="vscode:extension/${id}">${id}</a></li>`)}</ul>

@@ -46,7 +46,7 @@ describe('the workspace page shows the repository\'s devcontainer.json', functio
     try {
       const page = await fetchPage(`${den.url}/w/dc`, { cookie: alice.cookie });
       expect(page.status).to.equal(200);
-      expect(page.text).to.contain('<p id="devcontainer-said">From ~/api/.devcontainer/devcontainer.json: containerEnv: GREETING set in the workspace container. Not applied: build (Den builds no images: the catalog is the administrators&#39; gate');
+      expect(page.text).to.contain('<p id="devcontainer-said">containerEnv: GREETING set in the workspace container. Not applied: build (Den builds no images: the catalog is the administrators&#39; gate');
       expect(page.text).to.contain(`<p id="lifecycle-said" class="error">${failed}</p>`);
       expect(page.text).to.contain('<li><a href="vscode:extension/dbaeumer.vscode-eslint">dbaeumer.vscode-eslint</a></li>');
       expect(page.text).not.to.contain('<script>"');
