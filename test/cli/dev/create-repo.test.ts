@@ -96,4 +96,18 @@ describe('den create --repo and den ssh while cloning (issue 34)', () => {
     expect(out.err()).to.equal(`waiting for workspace dev to be Running (now Starting)\n${cloning.message}\n`);
     expect(err).to.equal(`workspace dev failed: ${failed}`);
   });
+
+  it('den ssh says while the workspace applies the repository\'s devcontainer.json and runs its commands, then connects', async () => {
+    const applying = 'Restarting the workspace with what the repository\'s devcontainer.json (and your dotfiles) ask for; it is Running again in a moment.';
+    const running = 'Running the repository\'s onCreateCommand/postCreateCommand and your dotfiles in the workspace image; the workspace starts once they are done (output in ~/.den/logs and the workspace log).';
+    answers = [
+      { spec: { running: true }, status: { phase: 'Starting', conditions: [{ type: 'Ready', status: 'False', reason: 'ApplyingDevcontainer', message: applying }] } },
+      { spec: { running: true }, status: { phase: 'Starting', conditions: [{ type: 'Ready', status: 'False', reason: 'RunningLifecycleCommands', message: running }] } },
+      { spec: { running: true }, status: { phase: 'Running', endpoint: 'dev@den.example.com', conditions: [{ type: 'Ready', status: 'True', reason: 'PodReady', message: 'ready' }] } },
+    ];
+    const out = io();
+    const ws = await runningWorkspace(new DenApi(base, 'svc_token'), 'dev', out);
+    expect(ws.status.phase).to.equal('Running');
+    expect(out.err()).to.equal(`waiting for workspace dev to be Running (now Starting)\n${applying}\n${running}\n`);
+  });
 });
