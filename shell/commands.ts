@@ -57,9 +57,13 @@ export function shellCommand(target: SessionTarget, env: SessionEnv): string[] {
   return ['/bin/sh', '-c', IN_HOME, 'den-shell', target.startDir ?? target.homePath, target.homePath, ...envArgs(target, env), target.shell, '-l'];
 }
 
-/** The client's command run by the image's shell with `-c`, as sshd does, in the home folder. */
+/**
+ * The client's command run by the image's shell with `-c`, as sshd does, in the home folder:
+ * only an interactive shell starts in devcontainer.json's workspace folder, so `scp file ws:`,
+ * rsync and `ssh ws cmd` keep sshd's relative paths.
+ */
 export function execCommand(target: SessionTarget, env: SessionEnv, command: string): string[] {
-  return ['/bin/sh', '-c', IN_HOME, 'den-exec', target.startDir ?? target.homePath, target.homePath, ...envArgs(target, env), target.shell, '-c', command];
+  return ['/bin/sh', '-c', IN_HOME, 'den-exec', target.homePath, target.homePath, ...envArgs(target, env), target.shell, '-c', command];
 }
 
 /** OpenSSH's sftp-server from the image, in the home folder (scp uses it too since OpenSSH 9). */

@@ -127,7 +127,7 @@ export function applyDevcontainer(
   const users = (['containerUser', 'remoteUser'] as const).filter((k) => summary[k]).map((k) => `${k}=${summary[k]}`);
   if (users.length > 0) words.push(`${listed(users)}: checked against the image's users when the workspace starts (see the Lifecycle condition).`);
   const folder = summary.workspaceFolder ?? props.homePath;
-  if (summary.workspaceFolder) words.push(`Sessions start in ${summary.workspaceFolder}.`);
+  if (summary.workspaceFolder) words.push(`SSH shells and the terminal start in ${summary.workspaceFolder}.`);
   const once = [summary.onCreateCommand ? 'onCreateCommand' : '', summary.postCreateCommand ? 'postCreateCommand' : ''].filter(Boolean);
   if (once.length > 0) words.push(`${listed(once)}: run once, on the first start after the clone, in the workspace image.`);
   if (summary.postStartCommand) words.push('postStartCommand: run on every start, in the background.');

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { envArgs, envRefusal, execCommand, isScpSink, MAX_ENV_VARS, sanitizeTerm, sftpCommand, shellCommand } from '../../shell/commands.js';
 import { activityPatch } from '../../shell/activity.js';
@@ -80,14 +80,18 @@ describe('gateway pod commands', () => {
     expect(stdout).to.equal("/\n'; echo injected; '\n");
   });
 
-  it('starts in devcontainer.json\'s workspace folder with its remoteEnv, the client\'s own variables winning, and in the home when the folder is gone', async () => {
+  it('starts a shell in devcontainer.json\'s workspace folder (the home when it is gone), a command in the home, both with its remoteEnv and the client\'s own variables winning', async () => {
     const ws = { status: { devcontainer: { file: 'api/.devcontainer.json', workspaceFolder: '/usr', remoteEnv: { EDITOR: 'vim', LANG: 'C', HOME: '/x' } } } };
     const settings = sessionSettings(ws);
     expect(settings).to.deep.equal({ startDir: '/usr', remoteEnv: [['EDITOR', 'vim'], ['LANG', 'C'], ['HOME', '/x']] });
-    const command = execCommand({ ...target, homePath: '/', ...settings }, { vars: new Map([['LANG', 'C.UTF-8']]) }, 'pwd; echo "$EDITOR $LANG $HOME"');
-    expect((await run(command[0]!, command.slice(1))).stdout).to.equal('/usr\nvim C.UTF-8 /\n');
-    const gone = execCommand({ ...target, homePath: '/', startDir: '/nonexistent/api' }, { vars: new Map() }, 'pwd');
-    expect((await run(gone[0]!, gone.slice(1))).stdout).to.equal('/\n');
+    const shellIn = (startDir: string) => {
+      const argv = shellCommand({ ...target, homePath: '/', startDir, ...(startDir === '/usr' ? { remoteEnv: settings.remoteEnv } : {}) }, { vars: new Map([['LANG', 'C.UTF-8']]) });
+      return spawnSync(argv[0]!, argv.slice(1), { input: 'pwd; echo "$EDITOR $LANG $HOME"\n', encoding: 'utf8' }).stdout;
+    };
+    expect(shellIn('/usr')).to.equal('/usr\nvim C.UTF-8 /\n');
+    expect(shellIn('/nonexistent/api').split('\n')[0]).to.equal('/');
+    const command = execCommand({ ...target, homePath: '/tmp', ...settings }, { vars: new Map() }, 'pwd; echo "$EDITOR"');
+    expect((await run(command[0]!, command.slice(1))).stdout).to.equal('/tmp\nvim\n');
     expect(sessionSettings({ status: { devcontainer: { file: 'x', problem: 'unreadable', workspaceFolder: '/usr' } } })).to.deep.equal({});
   });
 
