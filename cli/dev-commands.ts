@@ -7,6 +7,7 @@ import { configSsh } from './dev/config-ssh.js';
 import { CommandError, UsageError, type DevIo } from './dev/io.js';
 import { login, logout } from './dev/login.js';
 import { env, gitCredential } from './dev/personal.js';
+import { dotfiles } from './dev/dotfiles.js';
 import { code, forward, ssh } from './dev/ssh.js';
 import { version } from './dev/version.js';
 import { port } from './dev/ports.js';
@@ -44,6 +45,7 @@ export const DEV_COMMANDS: Record<string, { summary: string; run: Run }> = {
   version: { summary: "print this den's version and the server's, and warn when they differ", run: version },
   env: { summary: 'keep environment variables for all your workspaces: den env set|ls|rm', run: env },
   'git-credential': { summary: 'keep a token per git host for git in your workspaces: den git-credential set|ls|rm', run: gitCredential },
+  dotfiles: { summary: 'keep a dotfiles repository for every new workspace: den dotfiles set|show|rm', run: dotfiles },
   completion: { summary: 'print bash or zsh completion: source <(den completion bash)', run: completion(() => [...Object.keys(DEV_COMMANDS), ...otherCommands()]) },
 };
 

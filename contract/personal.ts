@@ -24,6 +24,12 @@ export const PLAIN_NAMES_ANNOTATION = `${GROUP}/plain-names`;
 export const GIT_CREDENTIALS_DIR = '/var/run/secrets/den.dev/git';
 export const GIT_CREDENTIALS_FILE = `${GIT_CREDENTIALS_DIR}/${GIT_CREDENTIALS_KEY}`;
 export const GIT_CREDENTIALS_VOLUME = 'den-git-credentials';
+/**
+ * The person's dotfiles repository (issue 34 part 3): one more key of den-git-credentials, so the
+ * clone step finds it beside the credential that clones it, with no new Secret or RBAC rule.
+ */
+export const DOTFILES_KEY = 'dotfiles';
+export const DOTFILES_FILE = `${GIT_CREDENTIALS_DIR}/${DOTFILES_KEY}`;
 
 /**
  * git's credential helper inside a workspace: answers `get` from the mounted file and ignores

@@ -11,6 +11,34 @@ export interface GitSource {
 
 export interface WorkspaceSource {
   git?: GitSource;
+  /** Which devcontainer.json of the clone applies: a configuration name or a path relative to the clone (DEVCONTAINER_CHOICE). */
+  devcontainer?: string;
+}
+
+/** Where containers.dev looks when no configuration is chosen, in its order. */
+export const DEVCONTAINER_FILES = ['.devcontainer/devcontainer.json', '.devcontainer.json'] as const;
+
+/** A configuration name: `.devcontainer/<name>/devcontainer.json`. */
+const DEVCONTAINER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+/**
+ * The file spec.source.devcontainer chooses, relative to the clone: a name gives
+ * `.devcontainer/<name>/devcontainer.json`, a path ending in `.json` is taken as it is.
+ */
+export function devcontainerFileOf(choice: string): string {
+  return DEVCONTAINER_NAME.test(choice) && !choice.endsWith('.json') ? `.devcontainer/${choice}/devcontainer.json` : posix.normalize(choice);
+}
+
+/** What is wrong with spec.source.devcontainer, or undefined. */
+export function devcontainerChoiceProblem(choice: unknown): string | undefined {
+  if (typeof choice !== 'string' || choice === '') return 'must be a configuration name (.devcontainer/<name>/devcontainer.json) or a path to a .json file in the repository';
+  if (choice.length > MAX_PATH) return `must be at most ${MAX_PATH} characters`;
+  if (DEVCONTAINER_NAME.test(choice) && !choice.endsWith('.json')) return undefined;
+  if (!choice.endsWith('.json')) return `"${choice}" is neither a configuration name (letters, digits, . _ -) nor a path ending in .json`;
+  if (choice.startsWith('/') || choice.startsWith('~') || /[\x00-\x1f\\]/.test(choice)) return `"${choice}" must be relative to the repository (no leading / or ~, no control characters or \\)`;
+  const normalized = posix.normalize(choice);
+  if (normalized === '..' || normalized.startsWith('../')) return `"${choice}" must stay inside the repository`;
+  return undefined;
 }
 
 /** Den's release image: what runs `den clone-source` when the manager is given no --clone-image, and the install chart's default image. */
@@ -30,6 +58,10 @@ export const CLONE_ENV = {
   statusFile: 'DEN_SOURCE_STATUS_FILE',
   /** Where the person's git credentials are (default: where the workspace pod mounts them). */
   credentialsFile: 'DEN_SOURCE_CREDENTIALS_FILE',
+  /** Where the person's dotfiles URL is (default: the `dotfiles` key of the mounted den-git-credentials). */
+  dotfilesFile: 'DEN_SOURCE_DOTFILES_FILE',
+  /** spec.source.devcontainer, when set. */
+  devcontainer: 'DEN_SOURCE_DEVCONTAINER',
 } as const;
 
 /** The kubelet copies this file into the container's terminated state as its message. */
@@ -113,6 +145,11 @@ function urlViolations(url: unknown): SourceViolation[] {
   return [];
 }
 
+/** What is wrong with a repository URL Den would clone (the rule of spec.source.git.url), or undefined. */
+export function gitUrlProblem(url: unknown): string | undefined {
+  return urlViolations(url)[0]?.message;
+}
+
 /** git check-ref-format's rules for one branch, tag or commit name. */
 export function refProblem(ref: string): string | undefined {
   if (ref === '') return 'must not be empty (leave it out for the default branch)';
@@ -150,8 +187,13 @@ export function sourceViolations(source: unknown): SourceViolation[] {
   if (source === undefined || source === null) return [];
   if (typeof source !== 'object' || Array.isArray(source)) return [{ field: 'spec.source', message: 'must be an object with a git field', advice: 'Give the repository as source.git.url.' }];
   const git = (source as { git?: unknown }).git;
+  const choice = (source as { devcontainer?: unknown }).devcontainer;
+  const choiceProblem = choice === undefined || choice === null ? undefined : devcontainerChoiceProblem(choice);
+  const choiceViolations: SourceViolation[] = choiceProblem
+    ? [{ field: 'spec.source.devcontainer', message: choiceProblem, advice: 'Name a configuration of the repository (the folder under .devcontainer/, such as python), or a path such as .devcontainer/python/devcontainer.json; leave it empty for .devcontainer/devcontainer.json.' }]
+    : [];
   if (git === undefined || git === null || typeof git !== 'object' || Array.isArray(git)) {
-    return [{ field: FIELD, message: 'must be an object with the repository\'s url (and optionally ref and path)', advice: 'Give the repository as source.git.url.' }];
+    return [{ field: FIELD, message: 'must be an object with the repository\'s url (and optionally ref and path)', advice: 'Give the repository as source.git.url.' }, ...choiceViolations];
   }
   const { url, ref, path } = git as { url?: unknown; ref?: unknown; path?: unknown };
   const violations = urlViolations(url);
@@ -165,6 +207,6 @@ export function sourceViolations(source: unknown): SourceViolation[] {
       });
     }
   }
-  violations.push(...pathViolations(path, url));
+  violations.push(...pathViolations(path, url), ...choiceViolations);
   return violations;
 }

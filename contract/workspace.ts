@@ -5,6 +5,7 @@ import type { V1Affinity, V1EnvFromSource, V1EnvVar, V1Toleration, V1Volume, V1V
 import type { KubeObject } from '../kube/client.js';
 import type { WorkspaceSource } from './workspace-source.js';
 import { sharedPortsSchema, type PortShare } from './port-share.js';
+import type { DevcontainerSummary, DotfilesReport } from './devcontainer.js';
 import { KINDS, PLURALS } from '../kube/group.js';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.js';
 import { dormancyStatusSchema, workspaceScheduleSchema } from './schedule-crd.js';
@@ -140,6 +141,10 @@ export function workspaceCrd(): CustomResourceDefinition {
               },
               { required: ['url'] },
             ),
+            devcontainer: string(
+              'Which devcontainer.json of the repository applies: a configuration name (.devcontainer/<name>/devcontainer.json) or a path to a .json file in it; .devcontainer/devcontainer.json, else .devcontainer.json, when absent.',
+              { minLength: 1, maxLength: 255 },
+            ),
           },
           { required: ['git'] },
         ),
@@ -169,7 +174,9 @@ export function workspaceCrd(): CustomResourceDefinition {
       lastActivityTime: timestamp('Set by the gateway on session open and close.'),
       observedGeneration: observedGeneration(),
       dormancy: dormancyStatusSchema(),
-      conditions: conditions('Includes Ready, Degraded and ImageResolved; Cloned for a workspace with spec.source.'),
+      conditions: conditions('Includes Ready, Degraded and ImageResolved; Cloned for a workspace with spec.source; Devcontainer and Lifecycle where a devcontainer.json or dotfiles apply.'),
+      devcontainer: preserved('What the clone step read of the repository\'s devcontainer.json: the settings the workspace applies, and those it does not with why.'),
+      dotfiles: preserved('The person\'s dotfiles repository as the clone step left it in ~/.dotfiles.'),
     }),
     columns: [
       { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Pending, Starting, Running, Suspended or Failed.' },
@@ -220,6 +227,10 @@ export interface WorkspaceStatusFields {
   observedGeneration?: number;
   dormancy?: DormancyPolicy;
   conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string; observedGeneration?: number }[];
+  /** What the clone step read of devcontainer.json (contract/devcontainer.ts); a reader checks it. */
+  devcontainer?: DevcontainerSummary;
+  /** The person's dotfiles repository as the clone step left it. */
+  dotfiles?: DotfilesReport;
 }
 
 export interface Workspace extends KubeObject {

@@ -3,8 +3,11 @@
 // travel as separate arguments to a fixed /bin/sh snippet, so nothing is re-parsed.
 import type { SessionTarget } from './target.js';
 
-/** Starts in the home folder like sshd does (and says so when it cannot), then runs "$@". */
-const IN_HOME = 'cd -- "$1" 2>/dev/null || { echo "den: could not chdir to home directory $1" >&2; cd /; }; shift; exec "$@"';
+/**
+ * Starts in the workspace folder devcontainer.json names (`$1`, else the home), or the home
+ * folder (`$2`) like sshd does, and says so when it cannot reach the home either; then runs "$@".
+ */
+const IN_HOME = 'cd -- "$1" 2>/dev/null || cd -- "$2" 2>/dev/null || { echo "den: could not chdir to home directory $2" >&2; cd /; }; shift 2; exec "$@"';
 
 /** The places images put OpenSSH's sftp-server (Debian/Ubuntu/Alpine, Arch, Fedora/RHEL). */
 export const SFTP_SERVER_PATHS = ['/usr/lib/openssh/sftp-server', '/usr/lib/sftp-server', '/usr/libexec/openssh/sftp-server'] as const;
@@ -43,18 +46,24 @@ export interface SessionEnv {
 export function envArgs(target: SessionTarget, env: SessionEnv): string[] {
   const args = ['env', `HOME=${target.homePath}`, `SHELL=${target.shell}`];
   if (env.term) args.push(`TERM=${env.term}`);
+  // devcontainer.json's remoteEnv, then what the client sent (the person's own choice wins).
+  for (const [name, value] of target.remoteEnv ?? []) if (envRefusal(name, value, 0) === undefined) args.push(`${name}=${value}`);
   for (const [name, value] of env.vars) args.push(`${name}=${value}`);
   return args;
 }
 
 /** The image's shell as a login shell, started in the home folder. */
 export function shellCommand(target: SessionTarget, env: SessionEnv): string[] {
-  return ['/bin/sh', '-c', IN_HOME, 'den-shell', target.homePath, ...envArgs(target, env), target.shell, '-l'];
+  return ['/bin/sh', '-c', IN_HOME, 'den-shell', target.startDir ?? target.homePath, target.homePath, ...envArgs(target, env), target.shell, '-l'];
 }
 
-/** The client's command run by the image's shell with `-c`, as sshd does, in the home folder. */
+/**
+ * The client's command run by the image's shell with `-c`, as sshd does, in the home folder:
+ * only an interactive shell starts in devcontainer.json's workspace folder, so `scp file ws:`,
+ * rsync and `ssh ws cmd` keep sshd's relative paths.
+ */
 export function execCommand(target: SessionTarget, env: SessionEnv, command: string): string[] {
-  return ['/bin/sh', '-c', IN_HOME, 'den-exec', target.homePath, ...envArgs(target, env), target.shell, '-c', command];
+  return ['/bin/sh', '-c', IN_HOME, 'den-exec', target.homePath, target.homePath, ...envArgs(target, env), target.shell, '-c', command];
 }
 
 /** OpenSSH's sftp-server from the image, in the home folder (scp uses it too since OpenSSH 9). */

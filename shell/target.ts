@@ -12,6 +12,7 @@ import { defaultPodName, LABELS } from '../kube/group.js';
 import { WORKSPACE_CONTAINER } from '../contract/workspace.js';
 import type { Workspace } from '../contract/workspace.js';
 import { WORKSPACE_IMAGE_DEFAULTS, type WorkspaceImage } from '../contract/workspace-image.js';
+import { isSummary, stringRecord } from '../contract/devcontainer.js';
 
 export interface WorkspacePod extends KubeObject {
   spec?: { containers?: { name?: string }[]; nodeName?: string };
@@ -25,6 +26,22 @@ export interface SessionTarget {
   container?: string;
   shell: string;
   homePath: string;
+  /** Where sessions start: devcontainer.json's workspaceFolder (status.devcontainer); the home when absent. */
+  startDir?: string;
+  /** devcontainer.json's remoteEnv, for SSH and terminal sessions. */
+  remoteEnv?: [string, string][];
+}
+
+/** What the repository's devcontainer.json asks of sessions (status.devcontainer), when the workspace read one. */
+export function sessionSettings(ws: Workspace): Pick<SessionTarget, 'startDir' | 'remoteEnv'> {
+  const summary = ws.status?.devcontainer;
+  if (!isSummary(summary) || summary.problem) return {};
+  const folder = summary.workspaceFolder;
+  const remoteEnv = Object.entries(stringRecord(summary.remoteEnv));
+  return {
+    ...(typeof folder === 'string' && folder.startsWith('/') && !/[\x00-\x1f]/.test(folder) ? { startDir: folder } : {}),
+    ...(remoteEnv.length > 0 ? { remoteEnv } : {}),
+  };
 }
 
 export function podNameOf(ws: Workspace): string {
@@ -110,5 +127,5 @@ export async function resolveSessionTarget(client: KubeClient, namespace: string
   const imageName = ws.spec?.imageRef?.name ?? '';
   const image = imageName ? await steps.image(imageName) : undefined;
   const uid = ws.metadata?.uid;
-  return { namespace, workspace: name, pod: podName, container: containerOf(pod), ...shellAndHome(image), ...(uid ? { workspaceUid: uid } : {}) };
+  return { namespace, workspace: name, pod: podName, container: containerOf(pod), ...shellAndHome(image), ...sessionSettings(ws), ...(uid ? { workspaceUid: uid } : {}) };
 }

@@ -11,6 +11,7 @@ import type { GitCredential } from '../contract/personal.js';
 import { CLONE_MARKER, DEN_HOME_DIR } from '../contract/workspace-source.js';
 import { describeCloneFailure, MissingRefError } from './clone-failure.js';
 import { devcontainerNote, readDevcontainer } from './devcontainer.js';
+import type { DevcontainerSummary } from '../contract/devcontainer.js';
 
 export interface CloneRequest {
   url: string;
@@ -22,6 +23,10 @@ export interface CloneRequest {
   directory: string;
   /** The person's git credentials (their den-git-credentials Secret); the one for the URL's protocol and host is offered when the server asks. */
   credentials?: readonly GitCredential[];
+  /** spec.source.devcontainer: which devcontainer.json applies (the default places when absent). */
+  devcontainer?: string;
+  /** The marker that keeps a later start from cloning again, relative to the home (CLONE_MARKER when absent). */
+  marker?: string;
 }
 
 /** The kept credential for `url`'s protocol and host, if any. */
@@ -39,6 +44,8 @@ export interface CloneOutcome {
   ok: boolean;
   /** One or two sentences for the Workspace's status: what happened and, on failure, what to do. */
   message: string;
+  /** What the clone's devcontainer.json says, for the Workspace hook to apply. */
+  devcontainer?: DevcontainerSummary;
 }
 
 const TEMP_PREFIX = 'clone-';
@@ -96,21 +103,22 @@ async function detach(dir: string, oid: string): Promise<void> {
 }
 
 /**
- * Clones unless the home already has the clone; on success the message also says which settings
- * of the repository's devcontainer.json Den did not apply (read on every start, never written).
+ * Clones unless the home already has the clone; on success it also reads the repository's
+ * devcontainer.json (on every start, never writing it), for the workspace to apply.
  */
 export async function cloneSource(request: CloneRequest, log: (line: string) => void = () => {}): Promise<CloneOutcome> {
   const outcome = await cloneOnce(request, log);
   if (!outcome.ok) return outcome;
-  const note = devcontainerNote(await readDevcontainer(join(request.home, request.directory)), request.directory);
-  return { ok: true, message: outcome.message + note };
+  const reading = await readDevcontainer(request.home, request.directory, request.devcontainer);
+  return { ok: true, message: outcome.message + devcontainerNote(reading), ...(reading.found ? { devcontainer: reading.summary } : {}) };
 }
 
-async function cloneOnce(request: CloneRequest, log: (line: string) => void): Promise<CloneOutcome> {
+/** Clones `request.url` into the home unless its marker says an earlier start did; nothing half-cloned is ever left. */
+export async function cloneOnce(request: CloneRequest, log: (line: string) => void): Promise<CloneOutcome> {
   const { url, ref, home, directory } = request;
   const shown = `~/${directory}`;
   const denDir = join(home, DEN_HOME_DIR);
-  const marker = join(home, CLONE_MARKER);
+  const marker = join(home, request.marker ?? CLONE_MARKER);
   const target = join(home, directory);
   if (await exists(marker)) {
     return { ok: true, message: `The repository was cloned on an earlier start; Den leaves ${shown} as it is.` };

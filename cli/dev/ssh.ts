@@ -76,10 +76,19 @@ export async function runningWorkspace(api: DenApi, name: string, io: DevIo): Pr
   return ws;
 }
 
-/** While the clone step of spec.source runs, what it does (the Cloned condition, hooks/workspace/clone-status.ts). */
+/** Ready reasons of a start that say what it is doing (hooks/workspace/lifecycle-status.ts): devcontainer.json being applied, its commands running. */
+const PROGRESS_REASONS = new Set(['ApplyingDevcontainer', 'RunningLifecycleCommands']);
+
+/**
+ * While the workspace starts, what it does: the clone step of spec.source (the Cloned condition,
+ * hooks/workspace/clone-status.ts), applying devcontainer.json, running its commands.
+ */
 function cloningMessage(ws: Json): string {
-  const cloned = (ws.status?.conditions ?? []).find((c: Json) => c.type === 'Cloned');
-  return cloned?.reason === 'Cloning' && typeof cloned.message === 'string' ? cloned.message : '';
+  const conditions: Json[] = ws.status?.conditions ?? [];
+  const cloned = conditions.find((c) => c.type === 'Cloned');
+  if (cloned?.reason === 'Cloning' && typeof cloned.message === 'string') return cloned.message;
+  const ready = conditions.find((c) => c.type === 'Ready');
+  return PROGRESS_REASONS.has(ready?.reason) && typeof ready?.message === 'string' ? ready.message : '';
 }
 
 function failure(ws: Json): string {

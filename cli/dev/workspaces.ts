@@ -104,11 +104,12 @@ export async function create(argv: string[], io: DevIo): Promise<number> {
     ref: { type: 'string' },
     'repo-path': { type: 'string' },
     env: { type: 'string', multiple: true },
+    devcontainer: { type: 'string' },
   } as const;
   const { values, positionals, help } = parse(argv, options, { min: 1, max: 1, names: 'the workspace name' });
-  if (help) return usage(io, 'den create <name> --image <entry> [--cpu 2] [--memory 4Gi] [--gpu 1] [--storage 10Gi] [--repo https://host/owner/repo.git [--ref <branch|tag|commit>] [--repo-path <folder in the home>]] [--env NAME=value ...] [--identity ~/.ssh/id_ed25519] [-o json]');
+  if (help) return usage(io, 'den create <name> --image <entry> [--cpu 2] [--memory 4Gi] [--gpu 1] [--storage 10Gi] [--repo https://host/owner/repo.git [--ref <branch|tag|commit>] [--repo-path <folder in the home>] [--devcontainer <name|path.json>]] [--env NAME=value ...] [--identity ~/.ssh/id_ed25519] [-o json]');
   if (!values.image) throw new UsageError('--image is required (see den images)');
-  if (!values.repo && (values.ref !== undefined || values['repo-path'] !== undefined)) throw new UsageError('--ref and --repo-path go with --repo (the repository to clone into the home)');
+  if (!values.repo && (values.ref !== undefined || values['repo-path'] !== undefined || values.devcontainer !== undefined)) throw new UsageError('--ref, --repo-path and --devcontainer go with --repo (the repository to clone into the home)');
   const output = outputOf(values.output);
   const { api } = await connect(io, values);
   const { publicKey } = await findKeyPair(io.env, values.identity);
@@ -118,7 +119,7 @@ export async function create(argv: string[], io: DevIo): Promise<number> {
     const git: Json = { url: values.repo };
     if (values.ref !== undefined) git.ref = values.ref;
     if (values['repo-path'] !== undefined) git.path = values['repo-path'];
-    body.source = { git };
+    body.source = { git, ...(values.devcontainer !== undefined ? { devcontainer: values.devcontainer } : {}) };
   }
   if (values.env?.length) body.env = envOf(values.env);
   const created = await api.request('POST', '/workspaces', { body });

@@ -3,6 +3,7 @@
 // run while the kubelet backs off) is "CloneFailed" with the clone step's own words, its
 // termination message (source/clone-failure.ts).
 import { CLONE_CONTAINER, cloneDirectory, type GitSource } from '../../contract/workspace-source.js';
+import { parseCloneReport, type CloneReport } from '../../contract/devcontainer.js';
 import { DEN_EVENT_ANNOTATIONS } from '../../kube/den-events.js';
 import { stuckKindOf } from '../../kube/pod-reasons.js';
 import type { ParentEvent } from '../loop/types.js';
@@ -15,7 +16,7 @@ export const CLONE_REASONS = { pending: 'NotYetCloned', cloning: 'Cloning', clon
 const MESSAGE_LIMIT = 1000;
 
 function said(state: ContainerStateJson['terminated']): string | undefined {
-  const text = state?.message?.replace(/\s+/g, ' ').trim();
+  const text = state?.message === undefined ? undefined : parseCloneReport(state.message).message.replace(/\s+/g, ' ').trim();
   if (!text) return undefined;
   return text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT)}…` : text;
 }
@@ -90,4 +91,11 @@ export function cloneEvent(cloned: ConditionInput, previous: Condition[] | undef
   if (cloned.reason === CLONE_REASONS.cloned && before?.reason !== CLONE_REASONS.cloned) return { type: 'Normal', reason: CLONE_REASONS.cloned, message: cloned.message, annotations };
   if (cloned.reason === CLONE_REASONS.cloning && before?.reason !== CLONE_REASONS.cloning && before?.reason !== CLONE_REASONS.failed) return { type: 'Normal', reason: CLONE_REASONS.cloning, message: cloned.message, annotations };
   return undefined;
+}
+
+/** What this pod's clone step reported, once it has completed (exit 0); undefined before, or without a clone step. */
+export function cloneReportOf(pod: ObservedPod | undefined): CloneReport | undefined {
+  const terminated = pod?.status?.initContainerStatuses?.find((s) => s.name === CLONE_CONTAINER)?.state?.terminated;
+  if (!terminated || terminated.exitCode !== 0 || terminated.message === undefined) return undefined;
+  return parseCloneReport(terminated.message);
 }

@@ -140,7 +140,10 @@ export function decide(workspace: Workspace, image: WorkspaceImage, clone: Works
     return problem('InvalidSpec', `${sourceViolation.field}: ${sourceViolation.message}. Change spec.source (or recreate the workspace) with a repository Den can clone.`);
   }
   const git = spec.source?.git;
-  const source = git?.url ? { url: git.url, ...(git.ref ? { ref: git.ref } : {}), directory: cloneDirectory(git)!, image: clone.image, imagePullPolicy: clone.imagePullPolicy, imagePullSecrets: clone.imagePullSecrets ?? [] } : undefined;
+  const choice = spec.source?.devcontainer;
+  const source = git?.url
+    ? { url: git.url, ...(git.ref ? { ref: git.ref } : {}), directory: cloneDirectory(git)!, ...(choice ? { devcontainer: choice } : {}), image: clone.image, imagePullPolicy: clone.imagePullPolicy, imagePullSecrets: clone.imagePullSecrets ?? [] }
+    : undefined;
 
   return {
     props: {
@@ -169,6 +172,7 @@ export function decide(workspace: Workspace, image: WorkspaceImage, clone: Works
       logsEnabled: flag(spec.observability?.logsEnabled),
       metricsEnabled: flag(spec.observability?.metricsEnabled),
       ...(source ? { source } : {}),
+      cloneImage: { image: clone.image, imagePullPolicy: clone.imagePullPolicy, imagePullSecrets: clone.imagePullSecrets ?? [] },
     },
   };
 }

@@ -19,7 +19,10 @@ import type { SchedulePolicy } from '../../contract/schedule.js';
 import { byCodePoint } from '../../kube/names.js';
 import { workspacePod } from './pod.js';
 import { latestRefusal } from './refusal.js';
-import { cloneCondition, cloneEvent, withClone } from './clone-status.js';
+import { cloneCondition, cloneEvent, cloneReportOf, withClone } from './clone-status.js';
+import { applyDevcontainer, type Applied } from './devcontainer.js';
+import { withDevcontainer } from './lifecycle-status.js';
+import { isDotfiles, isSummary, type DevcontainerSummary, type DotfilesReport } from '../../contract/devcontainer.js';
 import {
   childrenRejected,
   imageMissing,
@@ -69,6 +72,13 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
   const podName = defaultPodName(name);
   const endpoint = `${name}@${input.config.gatewayHost}`;
 
+  // What the clone step read (this pod's report, else what the last start's said).
+  const previous = workspace.status ?? {};
+  const report = cloneReportOf(pod);
+  const devcontainer: DevcontainerSummary | undefined = workspace.spec?.source?.git?.url ? (report ? report.devcontainer : isSummary(previous.devcontainer) ? previous.devcontainer : undefined) : undefined;
+  const dotfiles: DotfilesReport | undefined = report ? report.dotfiles : isDotfiles(previous.dotfiles) ? previous.dotfiles : undefined;
+  let applied: Applied | undefined;
+
   // Decide, then render: a Workspace that cannot be rendered leaves its children alone.
   let assessment: Assessment;
   let children: KubeObject[];
@@ -90,7 +100,13 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
       assessment = specProblem(decision.problem, facts);
       children = unchangedChildren(input);
     } else {
-      children = renderWorkspaceChildren(decision.props);
+      applied = applyDevcontainer(decision.props, devcontainer, dotfiles, {
+        workspace,
+        entry,
+        catalog: (input.related.catalog ?? []) as WorkspaceImage[],
+        now: input.now,
+      });
+      children = renderWorkspaceChildren(applied.props);
       const observedSet = observedChild(input, childKey(RESOURCES.statefulSet), name);
       const desiredSet = children.find((c) => c.kind === RESOURCES.statefulSet.kind);
       const changes = observedSet && desiredSet ? resourceChanges(observedSet, desiredSet) : [];
@@ -115,13 +131,17 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
     }
   }
 
-  const previous = workspace.status ?? {};
   const git = workspace.spec?.source?.git;
   if (git?.url && assessment.conditions.some((c) => c.type === 'ImageResolved' && c.status === 'True')) {
     const cloned = cloneCondition(git, pod, previous.conditions as Condition[] | undefined);
     assessment = withClone(assessment, cloned);
     const event = cloneEvent(cloned, previous.conditions as Condition[] | undefined);
     if (event) events.push(event);
+  }
+  if (applied && assessment.conditions.some((c) => c.type === 'ImageResolved' && c.status === 'True')) {
+    const said = withDevcontainer(assessment, applied, pod, previous.conditions as Condition[] | undefined, dotfiles);
+    assessment = said.assessment;
+    events.push(...said.events);
   }
   if (stoppedForIdleness(workspace)) assessment = saidIdle(assessment, workspace);
   const generation = workspace.metadata?.generation;
@@ -133,6 +153,8 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
     conditions: withTransitionTimes(assessment.conditions, previous.conditions, input.now, generation),
     ...(typeof previous.lastActivityTime === 'string' ? { lastActivityTime: previous.lastActivityTime } : {}),
     ...(input.config.dormancy ? { dormancy: input.config.dormancy } : {}),
+    ...(devcontainer ? { devcontainer } : {}),
+    ...(dotfiles ? { dotfiles } : {}),
   };
   return { status, children, ...(events.length > 0 ? { events } : {}), ...lifecycleStep(workspace, input) };
 }

@@ -5,6 +5,7 @@ import type { V1Toleration } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/client.js';
 import type { WorkspacePhase } from '../../contract/workspace.js';
 import type { PullPolicy } from '../../contract/schema.js';
+import type { DevcontainerSummary, DotfilesReport } from '../../contract/devcontainer.js';
 import type { Condition as LoopCondition, ConditionInput as LoopConditionInput } from '../loop/conditions.js';
 import type { ChildError, HookInput, HookOutput } from '../loop/types.js';
 import type { DormancyPolicy } from '../../contract/dormancy.js';
@@ -50,7 +51,7 @@ export interface ObservedPod extends KubeObject {
 }
 
 
-export type ConditionType = 'Ready' | 'Degraded' | 'ImageResolved' | 'Cloned';
+export type ConditionType = 'Ready' | 'Degraded' | 'ImageResolved' | 'Cloned' | 'Devcontainer' | 'Lifecycle' | 'Dotfiles';
 
 export type Condition = LoopCondition<ConditionType>;
 export type ConditionInput = LoopConditionInput<ConditionType>;
@@ -66,6 +67,10 @@ export type WorkspaceStatus = {
   dormancy?: DormancyPolicy;
   /** Owned by the gateway; carried over untouched because the loop writes the whole status. */
   lastActivityTime?: string;
+  /** What the clone step read of the repository's devcontainer.json (contract/devcontainer.ts). */
+  devcontainer?: DevcontainerSummary;
+  /** The person's dotfiles repository as the clone step left it. */
+  dotfiles?: DotfilesReport;
 };
 
 export interface WorkspaceHookConfig {
@@ -82,6 +87,8 @@ export interface WorkspaceHookConfig {
 export interface WorkspaceRelated {
   /** The WorkspaceImage named by `spec.imageRef.name`; absent or null when it does not exist. */
   image?: KubeObject | null;
+  /** Every catalog entry: devcontainer.json's image is used only where one offers it. */
+  catalog?: KubeObject[];
   /** Pods of the Workspace's namespace labelled `den.dev/workspace=<name>`. */
   pods: KubeObject[];
   /** The UserSpace of the Workspace's namespace, for its spec.schedules; absent or null when there is none. */

@@ -9,6 +9,7 @@ import { RESOURCES } from '../../kube/resources.js';
 import type { Workspace } from '../../contract/workspace.js';
 import type { WorkspaceImage } from '../../contract/workspace-image.js';
 import { declaredApps } from '../../contract/workspace-image-rules.js';
+import { workspaceApps as withDevcontainerApps } from '../../contract/devcontainer.js';
 import { HttpError } from '../../koa/errors.js';
 import { readListeningPorts } from '../../shell/listening-ports.js';
 import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, type WorkspacePod } from '../../shell/target.js';
@@ -90,7 +91,7 @@ export async function readWorkspaceApps(kube: KubeClient, name: string, namespac
     namespace,
     workspace: name,
     pod: podName,
-    apps: declaredApps(image?.spec?.apps).map((app) => ({
+    apps: withDevcontainerApps(declaredApps(image?.spec?.apps), ws.status?.devcontainer).map((app) => ({
       name: app.name,
       port: app.port,
       path: app.path ?? '/',

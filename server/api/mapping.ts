@@ -45,7 +45,7 @@ export function workspaceObject(req: CreateWorkspaceRequest, namespace: string, 
   spec.storage = req.storage;
   spec.sshAuthorizedKeys = [req.ssh_public_key.trim()];
   spec.running = true;
-  if (req.source?.git) spec.source = { git: defined({ url: req.source.git.url, ref: req.source.git.ref, path: req.source.git.path }) };
+  if (req.source?.git) spec.source = { git: defined({ url: req.source.git.url, ref: req.source.git.ref, path: req.source.git.path }), ...(req.source.devcontainer ? { devcontainer: req.source.devcontainer } : {}) };
   if (req.env && !isEmpty(req.env)) spec.env = workspaceEnvOf(req.env as Record<string, string>);
   if (req.schedule) {
     const schedule = defined({

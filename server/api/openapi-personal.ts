@@ -1,6 +1,6 @@
 // The OpenAPI description of the person's own variables and git credentials (server/api/personal.ts).
 import { ENV_COUNT_MAX, ENV_NAME_MAX, ENV_NAME_PATTERN, ENV_VALUE_MAX, GIT_HOST_MAX, GIT_HOST_PATTERN } from '../../contract/personal.js';
-import { envRequest, gitCredentialRequest } from './personal.js';
+import { dotfilesRequest, envRequest, gitCredentialRequest } from './personal.js';
 import { requestBodySchema } from './openapi-requests.js';
 import { bool, body, closed, errors, json, LABEL_PARAMETER, listOf, noContent, op, str, type Operation, type Schema } from './openapi-shapes.js';
 
@@ -23,6 +23,8 @@ export function personalSchemas(): Record<string, Schema> {
       ['host', 'protocol', 'username'],
     ),
     GitCredentialList: listOf('GitCredential'),
+    Dotfiles: closed({ url: { type: 'string', nullable: true, description: 'The dotfiles repository\'s https URL; null when none is kept.' } }, ['url']),
+    DotfilesRequest: requestBodySchema('DotfilesRequest', dotfilesRequest, { url: 'The dotfiles repository\'s https (or http) URL, no credentials in it (a private one clones with the git credential kept for its host).' }),
     GitCredentialRequest: requestBodySchema('GitCredentialRequest', gitCredentialRequest, { token: 'The token (a personal access token); never shown again.', username: 'The username git sends (default x-access-token, which GitHub and GitLab accept with a token).', protocol: 'https (default) or http.' }),
   };
 }
@@ -38,6 +40,11 @@ export function personalPaths(): Record<string, Record<string, Operation>> {
     },
     '/profile/git-credentials': {
       get: op('Profile', 'The git hosts the caller keeps a token for, never the tokens', { parameters: [namespaceParam], responses: { '200': json('GitCredentialList', 'Sorted by host.'), ...errors([400, 401, 403], { 503: NOT_SET_UP }) } }),
+    },
+    '/profile/dotfiles': {
+      get: op('Profile', 'The caller\'s dotfiles repository, cloned into ~/.dotfiles on each new workspace\'s first start', { parameters: [namespaceParam], responses: { '200': json('Dotfiles', 'url is null when none is kept.'), ...errors([400, 401, 403], { 503: NOT_SET_UP }) } }),
+      put: op('Profile', 'Keep a dotfiles repository: a workspace\'s first start clones it into ~/.dotfiles and runs its install script (or links its dot files)', { description: OWN, requestBody: body('DotfilesRequest'), responses: { '200': json('Dotfiles', 'Saved.'), ...errors([400, 401, 403], { 503: NOT_SET_UP }) } }),
+      delete: op('Profile', 'Forget the dotfiles repository (workspaces that have it keep ~/.dotfiles)', { description: OWN, responses: { '204': noContent('Removed.'), ...errors([400, 401, 403, 404], { 404: 'The caller keeps no dotfiles repository.', 503: NOT_SET_UP }) } }),
     },
     '/profile/git-credentials/{host}': {
       put: op('Profile', 'Keep a token for one git host; git in every workspace of the caller uses it', { description: OWN, parameters: [hostParam], requestBody: body('GitCredentialRequest'), responses: { '200': json('GitCredential', 'Saved; the token is not answered.'), ...errors([400, 401, 403], { 503: NOT_SET_UP }) } }),

@@ -116,7 +116,7 @@ export function workspaceSchemas(): Record<string, Schema> {
       ssh_public_key: 'OpenSSH public key line accepted by the gateway.',
       env: 'Environment variables of this workspace, {NAME: value}: added to the person\'s own (docs/personal-env.md), or overriding one of the same name. Names: letters, digits and "_", not starting with a digit, at most 128 characters; not HOME, SHELL, GIT_CONFIG_COUNT or GIT_CONFIG_PARAMETERS, nor starting with DEN_, GIT_CONFIG_KEY_, GIT_CONFIG_VALUE_ or KUBERNETES_. Values are taken literally ($(VAR) is not expanded) and are stored in the Workspace, which anyone who may read the namespace can read: keep secrets as personal secret variables.',
       schedule: 'Workspace spec.schedule in words, as ScheduleRequest: {autostart?, autostop?, max_running?, time_zone?}.',
-      source: 'Workspace spec.source: {git: {url, ref?, path?}}, a repository cloned into the home on the first start. url is https (or http) without credentials; ref a branch, tag or commit (the default branch when absent); path a folder relative to the home (the repository name when absent).',
+      source: 'Workspace spec.source: {git: {url, ref?, path?}}, a repository cloned into the home on the first start. url is https (or http) without credentials; ref a branch, tag or commit (the default branch when absent); path a folder relative to the home (the repository name when absent). devcontainer (beside git) chooses the repository\'s devcontainer.json: a configuration name (.devcontainer/<name>/devcontainer.json) or a .json path in it.',
     }),
   };
 }

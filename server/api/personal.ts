@@ -1,6 +1,7 @@
 // REST for the person's own variables and git credentials (docs/personal-env.md):
 //   GET /profile/env, PUT and DELETE /profile/env/{variable}
 //   GET /profile/git-credentials, PUT and DELETE /profile/git-credentials/{host}
+//   GET, PUT and DELETE /profile/dotfiles
 // Each call runs with the caller's forwarded token against their own namespace (GET may name
 // another `namespace`, and the cluster answers 403 for anyone else's). A secret value is never
 // answered, a token never.
@@ -10,6 +11,7 @@ import { exact, fields, noQuery, validateBody, validateQuery } from '../http/val
 import type { CoreState } from '../auth/authenticate.js';
 import { DNS1123_LABEL, DNS1123_LABEL_MAX } from '../../kube/names.js';
 import { ENV_VALUE_MAX, GIT_HOST_MAX, GIT_HOST_PATTERN, GIT_PROTOCOLS, GIT_TOKEN_MAX, GIT_USERNAME_MAX } from '../../contract/personal.js';
+import { readDotfiles, removeDotfiles, setDotfiles } from './dotfiles-store.js';
 import { listEnv, listGitCredentials, removeEnv, removeGitCredential, setEnv, setGitCredential } from './personal-store.js';
 
 type Context = Router.RouterContext<CoreState>;
@@ -88,7 +90,28 @@ async function deleteGitCredential(ctx: Context): Promise<void> {
   ctx.status = 204;
 }
 
+export const dotfilesRequest = exact({ url: fields.string().required('url is required') });
+
+async function getDotfiles(ctx: Context): Promise<void> {
+  ctx.body = await readDotfiles(ctx.state.kube, namespaceOf(ctx));
+}
+
+async function putDotfiles(ctx: Context): Promise<void> {
+  validateQuery(ctx, noQuery);
+  const req = validateBody(ctx, dotfilesRequest);
+  ctx.body = await setDotfiles(ctx.state.kube, ctx.state.caller.namespace, req.url);
+}
+
+async function deleteDotfiles(ctx: Context): Promise<void> {
+  validateQuery(ctx, noQuery);
+  await removeDotfiles(ctx.state.kube, ctx.state.caller.namespace);
+  ctx.status = 204;
+}
+
 export function mountPersonalRoutes(router: Router<CoreState>): void {
+  router.get('/profile/dotfiles', getDotfiles);
+  router.put('/profile/dotfiles', putDotfiles);
+  router.delete('/profile/dotfiles', deleteDotfiles);
   router.get('/profile/env', getEnv);
   router.put('/profile/env/:variable', putEnv);
   router.delete('/profile/env/:variable', deleteEnv);

@@ -43,6 +43,7 @@ const gpuCount = () => string().matches(/^\d{1,4}$/, 'gpu must be a whole number
 function workspaceSource() {
   return exact({
     git: exact({ url: string().required('source.git.url is required'), ref: string(), path: string() }).required('source.git is required'),
+    devcontainer: string(),
   }).test('source', '${path} is refused', function check(source) {
     const violations = sourceViolations(source);
     if (!violations.length) return true;

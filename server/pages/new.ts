@@ -45,6 +45,7 @@ function formFieldOf(requestField: string | undefined, path: string): NewField |
   if (requestField !== 'source') return requestField as NewField | undefined;
   if (/(^|\.)git\.ref$/.test(path)) return 'repo_ref';
   if (/(^|\.)git\.path$/.test(path)) return 'repo_path';
+  if (/(^|\.)source\.devcontainer$/.test(path)) return 'repo_devcontainer';
   return 'repo';
 }
 
@@ -61,7 +62,7 @@ export function fieldOfRefusal(err: KubeApiError, gpuResource: string): NewField
 
 function valuesOf(form: Record<string, string>): NewValues {
   const v = (k: string) => (form[k] ?? '').trim();
-  return { name: v('name'), image: v('image'), cpu: v('cpu'), memory: v('memory'), gpu: v('gpu'), storage: v('storage'), ssh_public_key: v('ssh_public_key'), repo: v('repo'), repo_ref: v('repo_ref'), repo_path: v('repo_path'), autostart: v('autostart'), autostop: v('autostop'), max_running: v('max_running'), time_zone: v('time_zone'), save_key: form.save_key === '1' };
+  return { name: v('name'), image: v('image'), cpu: v('cpu'), memory: v('memory'), gpu: v('gpu'), storage: v('storage'), ssh_public_key: v('ssh_public_key'), repo: v('repo'), repo_ref: v('repo_ref'), repo_path: v('repo_path'), repo_devcontainer: v('repo_devcontainer'), autostart: v('autostart'), autostop: v('autostop'), max_running: v('max_running'), time_zone: v('time_zone'), save_key: form.save_key === '1' };
 }
 
 /**
@@ -101,7 +102,7 @@ async function showForm(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { images, userSpace, quota } = await context(kube, caller, deps, deps.now());
   const keys = userSpace.spec?.sshAuthorizedKeys ?? [];
   const image = typeof ctx.query.image === 'string' ? ctx.query.image : '';
-  const values: NewValues = { name: '', image, cpu: '', memory: '', gpu: '', storage: '10Gi', ssh_public_key: keys[0] ?? '', repo: '', repo_ref: '', repo_path: '', autostart: '', autostop: '', max_running: '', time_zone: '', save_key: false };
+  const values: NewValues = { name: '', image, cpu: '', memory: '', gpu: '', storage: '10Gi', ssh_public_key: keys[0] ?? '', repo: '', repo_ref: '', repo_path: '', repo_devcontainer: '', autostart: '', autostop: '', max_running: '', time_zone: '', save_key: false };
   sendPage(ctx, newPage(assets, viewerOf(ctx)!, { values, images, quota, errors: {}, hasSavedKeys: keys.length > 0 }));
 }
 
@@ -113,8 +114,11 @@ async function submit(ctx: PageContext, deps: PageDeps): Promise<void> {
   let formError: string | undefined;
   let formCluster: string | undefined;
   const request: Record<string, unknown> = Object.fromEntries(Object.entries({ name: values.name, image: values.image, cpu: values.cpu, memory: values.memory, gpu: values.gpu, storage: values.storage, ssh_public_key: values.ssh_public_key }).filter(([, v]) => v !== ''));
-  if (values.repo || values.repo_ref || values.repo_path) {
-    request.source = { git: Object.fromEntries(Object.entries({ url: values.repo, ref: values.repo_ref, path: values.repo_path }).filter(([, v]) => v !== '')) };
+  if (values.repo || values.repo_ref || values.repo_path || values.repo_devcontainer) {
+    request.source = {
+      git: Object.fromEntries(Object.entries({ url: values.repo, ref: values.repo_ref, path: values.repo_path }).filter(([, v]) => v !== '')),
+      ...(values.repo_devcontainer ? { devcontainer: values.repo_devcontainer } : {}),
+    };
   }
   const schedule = Object.fromEntries(Object.entries({ autostart: values.autostart, autostop: values.autostop, max_running: values.max_running }).filter(([, v]) => v !== ''));
   // A zone alone (the page may fill in the browser's) is no schedule.

@@ -13,6 +13,7 @@ import { issueTokenQuery, passwordRequest } from '../api/account-schemas.js';
 import { installCommand, npmInstallCommand } from '../api/cli-distribution.js';
 import { LAPTOP_NODE } from '../../process/version.js';
 import { describeToken, issueTokenFor, revokeTokenOf } from '../api/tokens.js';
+import { readDotfiles, removeDotfiles, setDotfiles } from '../api/dotfiles-store.js';
 import { checkEnvValue, checkGitHost, checkGitToken, gitCredentialRequest } from '../api/personal.js';
 import { listEnv, listGitCredentials, removeEnv, removeGitCredential, setEnv, setGitCredential } from '../api/personal-store.js';
 import type { PersonalView } from '../../web/templates/profile-personal.js';
@@ -53,8 +54,8 @@ async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, statu
 async function personalOf(ctx: PageContext): Promise<PersonalView> {
   const { kube, caller } = ctx.state;
   try {
-    const [env, gitCredentials] = await Promise.all([listEnv(kube, caller.namespace), listGitCredentials(kube, caller.namespace)]);
-    return { env, gitCredentials };
+    const [env, gitCredentials, dotfiles] = await Promise.all([listEnv(kube, caller.namespace), listGitCredentials(kube, caller.namespace), readDotfiles(kube, caller.namespace)]);
+    return { env, gitCredentials, dotfiles: dotfiles.url };
   } catch (err) {
     return { unreadable: refusal(err).message };
   }
@@ -108,6 +109,27 @@ async function forgetGitCredential(ctx: PageContext, deps: PageDeps): Promise<vo
   } catch (err) {
     const { message, status } = refusal(err);
     await render(ctx, deps, { personalError: { form: 'git', message } }, status);
+  }
+}
+
+async function saveDotfiles(ctx: PageContext, deps: PageDeps): Promise<void> {
+  const url = (ctx.request.form?.url ?? '').trim();
+  try {
+    await setDotfiles(ctx.state.kube, ctx.state.caller.namespace, url);
+    ctx.redirect('/profile?done=dotfiles-saved');
+  } catch (err) {
+    const { message, status, cluster } = refusal(err);
+    await render(ctx, deps, { personalError: { form: 'dotfiles', message, cluster, url } }, status);
+  }
+}
+
+async function forgetDotfiles(ctx: PageContext, deps: PageDeps): Promise<void> {
+  try {
+    await removeDotfiles(ctx.state.kube, ctx.state.caller.namespace);
+    ctx.redirect('/profile?done=dotfiles-removed');
+  } catch (err) {
+    const { message, status } = refusal(err);
+    await render(ctx, deps, { personalError: { form: 'dotfiles', message } }, status);
   }
 }
 
@@ -186,6 +208,8 @@ const DONE: Record<string, string> = {
   'env-removed': 'The variable was removed; your workspaces lose it at their next start.',
   'git-saved': 'The token was saved; git in your workspaces uses it.',
   'git-removed': 'The token was forgotten.',
+  'dotfiles-saved': 'Your dotfiles repository was saved; each new workspace clones it on its first start.',
+  'dotfiles-removed': 'Your dotfiles repository was forgotten.',
 };
 
 export function mountProfilePages(router: PageRouter, deps: PageDeps): void {
@@ -202,4 +226,6 @@ export function mountProfilePages(router: PageRouter, deps: PageDeps): void {
   router.post('/profile/env/remove', (ctx) => forgetEnv(ctx, deps));
   router.post('/profile/git-credentials', (ctx) => saveGitCredential(ctx, deps));
   router.post('/profile/git-credentials/remove', (ctx) => forgetGitCredential(ctx, deps));
+  router.post('/profile/dotfiles', (ctx) => saveDotfiles(ctx, deps));
+  router.post('/profile/dotfiles/remove', (ctx) => forgetDotfiles(ctx, deps));
 }

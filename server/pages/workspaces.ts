@@ -37,6 +37,7 @@ import { catalogEntryOf, catalogFacts, catalogFactsOf, entriesShownBy, showsEntr
 import { policySummary, scheduleFormValues, scheduleSummary } from '../../contract/schedule.js';
 import type { UserSpace } from '../../contract/user-space.js';
 import { dormancyNotice } from '../../contract/dormancy.js';
+import { workspaceApps } from '../../contract/devcontainer.js';
 
 /**
  * The namespace a workspace page or form is about: `namespace` in the query (a page) or the
@@ -212,7 +213,7 @@ export async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals
       notice,
       activity: events.activity,
       activityKinds: ACTIVITY_KINDS,
-      apps: entry?.apps ?? [],
+      apps: workspaceApps(entry?.apps ?? [], (ws.status as { devcontainer?: unknown } | undefined)?.devcontainer),
       images,
       gatewayPort: deps.gatewayPort,
       namespace: namespaceOf(ctx),

@@ -40,6 +40,8 @@ const STATUS: Fields<WorkspaceStatusFields> = {
   observedGeneration: 'integer',
   dormancy: 'object',
   conditions: 'array',
+  devcontainer: 'preserved',
+  dotfiles: 'preserved',
 };
 
 const NESTED: Record<string, Record<string, Kind>> = {

@@ -179,7 +179,7 @@ describe('den.dev CRDs', () => {
     const extensions = [
       'WorkspaceImage spec.apps',
       'Workspace spec.sharedPorts',
-      ...['', '.git', '.git.url', '.git.ref', '.git.path'].map((p) => `Workspace spec.source${p}`),
+      ...['', '.git', '.git.url', '.git.ref', '.git.path', '.devcontainer'].map((p) => `Workspace spec.source${p}`),
       // Schedules (docs/schedules.md).
       ...['', '.timeZone', '.autostart', '.autostart.days', '.autostart.time', '.autostop', '.autostop.days', '.autostop.time', '.maxRunning'].map((p) => `Workspace spec.schedule${p}`),
       ...['', '.maxRunningLimit', '.defaultMaxRunning', '.defaultAutostop', '.defaultAutostop.days', '.defaultAutostop.time', '.defaultAutostop.timeZone'].map((p) => `UserSpace spec.schedules${p}`),

@@ -18,7 +18,8 @@ import { localUserSecretName } from '../../server/auth/local-users.js';
 import { eventually, runDen, type CommandResult } from '../support/platform.js';
 import { applyAll, realClient, type RealKubeAddress } from '../support/real-kube/cluster.js';
 import { installCrds, RealDen } from '../support/real-kube/den.js';
-import { installChartObjects, runBounded, upShCluster } from './up-sh.js';
+import { installChartObjects, KC, runBounded, upShCluster } from './up-sh.js';
+import { importDenImage } from '../support/real-kube/den-image.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -27,6 +28,9 @@ const IMAGE = 'localhost/dev-base:bookworm';
 const BOUND_MS = 20_000;
 /** Scheduling, the home claim and the container's start on a busy two-core machine. */
 const CONVERGE_MS = 180_000;
+
+/** Den's own image, built from this checkout: it runs the clone step of every workspace pod. */
+const CLONE_IMAGE = 'localhost/den:cluster-test';
 
 describe('scp and sftp through the gateway on a real one-node Kubernetes 1.25 (exec v4)', function () {
   this.timeout(CONVERGE_MS + 120_000);
@@ -59,9 +63,11 @@ describe('scp and sftp through the gateway on a real one-node Kubernetes 1.25 (e
   before(async () => {
     address = await upShCluster();
     admin = realClient(address);
+    // Every workspace pod runs Den's clone step (the person's dotfiles), so the node needs Den's image.
+    await importDenImage(CLONE_IMAGE, join(KC, 'containerd', 'containerd.sock'));
     await installCrds(admin);
     await installChartObjects(admin);
-    den = await new RealDen(address, { replicas: 1 }).start();
+    den = await new RealDen(address, { replicas: 1, managerFlags: ['--clone-image', CLONE_IMAGE, '--clone-image-pull-policy', 'Never'] }).start();
     local = await mkdtemp(join(tmpdir(), 'den-cluster-files-'));
     key = join(local, 'id_ed25519');
     await execFileAsync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `${person}@cluster-test`, '-f', key]);

@@ -17,7 +17,7 @@ import { isNotFound } from '../../kube/errors.js';
 import { homeClaimName, SYSTEM_NAMESPACE, userNamespace } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { localUserSecretName } from '../../server/auth/local-users.js';
-import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.js';
+import { makeRepository, startGitHttpServer, type GitHttpServer } from '../support/git-http-server.js';
 import { eventually, runDen } from '../support/platform.js';
 import { applyAll, realClient, type RealKubeAddress } from '../support/real-kube/cluster.js';
 import { importDenImage } from '../support/real-kube/den-image.js';
@@ -186,5 +186,48 @@ describe('a workspace from a repository on a real one-node Kubernetes 1.25', fun
     const events = (await admin.list<Json>(RESOURCES.event, { namespace })).items ?? [];
     expect(events.filter((e: Json) => JSON.stringify(e).includes(secretValue))).to.deep.equal([]);
     expect(den!.processes.flatMap((p) => p.log).filter((line) => line.includes(secretValue) || line.includes('person:secret'))).to.deep.equal([]);
+  });
+
+  it("applies the repository's devcontainer.json and the person's dotfiles: env in the session, postCreateCommand and install.sh once, postStartCommand each start, the port among the apps", async () => {
+    // The person may have 3 workspaces: the failed one of the test before makes room (when it ran).
+    await admin.delete(RESOURCES.workspace, `missing-${suffix}`, namespace).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+    await eventually(async () => !(await admin.getIfExists(RESOURCES.workspace, `missing-${suffix}`, namespace)), `Workspace missing-${suffix} gone`, 60_000, 1000);
+    const dotfiles = await rest('PUT', '/profile/dotfiles', { url: `${git!.base}/dotfiles-script.git` });
+    expect(dotfiles.status, await dotfiles.clone().text()).to.equal(200);
+    makeRepository(git!.root, 'dc', {
+      '.devcontainer.json': JSON.stringify({
+        image: WORKSPACE_IMAGE,
+        containerEnv: { GREETING: 'hello' },
+        remoteEnv: { EDITOR: 'vim' },
+        postCreateCommand: 'echo post-create ran; echo created >> ~/post-create.txt',
+        postStartCommand: 'echo started >> ~/started.txt',
+        forwardPorts: [3000],
+        portsAttributes: { 3000: { label: 'Web' } },
+        features: {},
+      }),
+    });
+    const name = `dc-${suffix}`;
+    await createWorkspace(name, { git: { url: `${git!.base}/dc.git` } });
+    await phaseIs(name, 'Running');
+    expect(await condition(name, 'Devcontainer')).to.include({ status: 'True', reason: 'PartlyApplied' });
+    expect(await condition(name, 'Lifecycle')).to.include({ status: 'True', reason: 'Ran' });
+    expect(await condition(name, 'Dotfiles')).to.include({ status: 'True', reason: 'Cloned' });
+    const first = await ssh(name, 'echo "$GREETING $EDITOR"; pwd; cat ~/post-create.txt ~/installed.txt; wc -l < ~/.den/logs/dotfiles.log');
+    expect(first.code, first.stderr).to.equal(0);
+    // A command over SSH starts in the home, as with sshd (an interactive shell starts in the clone).
+    expect(first.stdout.split('\n').slice(0, 5)).to.deep.equal(['hello vim', '/home/dev', 'created', 'installed', '1']);
+    await eventually(async () => (await ssh(name, 'cat ~/started.txt')).stdout === 'started\n', 'postStartCommand ran', 30_000, 1000);
+    const logs = await rest('GET', `/workspaces/${name}/logs`);
+    expect(((await logs.json()) as { lines: string }).lines).to.contain('den: running postCreateCommand').and.contain('post-create ran');
+    const apps = (await (await rest('GET', `/workspaces/${name}/apps`)).json()) as { apps: { name: string; port: number }[] };
+    expect(apps.apps.map((a) => [a.name, a.port])).to.deep.include(['Web', 3000]);
+
+    await admin.patch(RESOURCES.workspace, name, { spec: { running: false } }, { namespace, type: 'merge' });
+    await phaseIs(name, 'Suspended');
+    await admin.patch(RESOURCES.workspace, name, { spec: { running: true } }, { namespace, type: 'merge' });
+    await phaseIs(name, 'Running');
+    await eventually(async () => (await ssh(name, 'cat ~/started.txt')).stdout === 'started\nstarted\n', 'postStartCommand ran again', 30_000, 1000);
+    const again = await ssh(name, 'cat ~/post-create.txt; wc -l < ~/.den/logs/dotfiles.log');
+    expect(again.stdout).to.equal('created\n1\n');
   });
 });

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { envArgs, envRefusal, execCommand, isScpSink, MAX_ENV_VARS, sanitizeTerm, sftpCommand, shellCommand } from '../../shell/commands.js';
 import { activityPatch } from '../../shell/activity.js';
 import { isLocalDestination } from '../../gateway/local-destination.js';
-import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, shellAndHome, type SessionTarget } from '../../shell/target.js';
+import { containerOf, notRunningMessage, podMismatchMessage, podNameOf, sessionSettings, shellAndHome, type SessionTarget } from '../../shell/target.js';
 import type { Workspace } from '../../gateway/workspaces.js';
 
 const run = promisify(execFile);
@@ -70,7 +70,7 @@ describe('gateway pod commands', () => {
   const env = { term: 'xterm-256color', vars: new Map([['LANG', 'C.UTF-8']]) };
 
   it('runs the shell as a login shell through env, never through a string built from input', () => {
-    expect(shellCommand(target, env).slice(3)).to.deep.equal(['den-shell', '/tmp', 'env', 'HOME=/tmp', 'SHELL=/bin/sh', 'TERM=xterm-256color', 'LANG=C.UTF-8', '/bin/sh', '-l']);
+    expect(shellCommand(target, env).slice(3)).to.deep.equal(['den-shell', '/tmp', '/tmp', 'env', 'HOME=/tmp', 'SHELL=/bin/sh', 'TERM=xterm-256color', 'LANG=C.UTF-8', '/bin/sh', '-l']);
     expect(envArgs(target, { vars: new Map() })).to.deep.equal(['env', 'HOME=/tmp', 'SHELL=/bin/sh']);
   });
 
@@ -78,6 +78,21 @@ describe('gateway pod commands', () => {
     const command = execCommand({ ...target, homePath: '/' }, { vars: new Map([['X', "'; echo injected; '"]]) }, 'pwd; printf "%s\\n" "$X"');
     const { stdout } = await run(command[0]!, command.slice(1));
     expect(stdout).to.equal("/\n'; echo injected; '\n");
+  });
+
+  it('starts a shell in devcontainer.json\'s workspace folder (the home when it is gone), a command in the home, both with its remoteEnv and the client\'s own variables winning', async () => {
+    const ws = { status: { devcontainer: { file: 'api/.devcontainer.json', workspaceFolder: '/usr', remoteEnv: { EDITOR: 'vim', LANG: 'C', HOME: '/x' } } } };
+    const settings = sessionSettings(ws);
+    expect(settings).to.deep.equal({ startDir: '/usr', remoteEnv: [['EDITOR', 'vim'], ['LANG', 'C'], ['HOME', '/x']] });
+    const shellIn = (startDir: string) => {
+      const argv = shellCommand({ ...target, homePath: '/', startDir, ...(startDir === '/usr' ? { remoteEnv: settings.remoteEnv } : {}) }, { vars: new Map([['LANG', 'C.UTF-8']]) });
+      return spawnSync(argv[0]!, argv.slice(1), { input: 'pwd; echo "$EDITOR $LANG $HOME"\n', encoding: 'utf8' }).stdout;
+    };
+    expect(shellIn('/usr')).to.equal('/usr\nvim C.UTF-8 /\n');
+    expect(shellIn('/nonexistent/api').split('\n')[0]).to.equal('/');
+    const command = execCommand({ ...target, homePath: '/tmp', ...settings }, { vars: new Map() }, 'pwd; echo "$EDITOR"');
+    expect((await run(command[0]!, command.slice(1))).stdout).to.equal('/tmp\nvim\n');
+    expect(sessionSettings({ status: { devcontainer: { file: 'x', problem: 'unreadable', workspaceFolder: '/usr' } } })).to.deep.equal({});
   });
 
   it('falls back to / with a message when the home folder is missing, like sshd', async () => {

@@ -10,6 +10,7 @@ import { RESOURCES } from '../../kube/resources.js';
 import { realClient } from '../support/real-kube/cluster.js';
 import { sharedRealKube } from '../support/real-kube/shared.js';
 import { eventually } from '../support/platform.js';
+import { summarizeDevcontainer } from '../../source/devcontainer.js';
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@laptop';
 
@@ -76,5 +77,48 @@ describe('a workspace from a repository on a real API server (issue 34)', functi
     }, 'a Cloned condition', 60_000);
     expect(cloned).to.include({ reason: 'NotYetCloned', message: 'https://git.example.com/team/api.git is cloned into ~/api when the workspace first starts.' });
     await admin.delete(RESOURCES.workspace, 'api', namespace);
+  });
+
+  it('refuses a devcontainer configuration outside the repository with the webhook\'s words', async () => {
+    const refused = (await workspace('baddc', { git: { url: 'https://git.example.com/team/api.git' }, devcontainer: '../elsewhere.json' }).catch((e: unknown) => e)) as KubeApiError;
+    expect(refused).to.be.instanceOf(KubeApiError);
+    expect(refused.status).to.equal(422);
+    expect(refused.message).to.contain('spec.source.devcontainer: "../elsewhere.json" must stay inside the repository');
+  });
+
+  it('keeps what the clone step reported in status.devcontainer and renders a pod the API server accepts: the lifecycle init container, the wrapped command', async () => {
+    await workspace('dc', { git: { url: 'https://git.example.com/team/api.git' }, devcontainer: 'python' });
+    const set = await eventually(() => admin.get<any>(RESOURCES.statefulSet, 'dc', namespace).catch(() => false), 'the StatefulSet dc', 60_000);
+    expect(set.spec.template.spec.initContainers[0].env).to.deep.include({ name: 'DEN_SOURCE_DEVCONTAINER', value: 'python' });
+    const summary = summarizeDevcontainer(
+      { containerEnv: { GREETING: 'hello' }, postCreateCommand: 'npm ci', postStartCommand: 'npm run dev &', forwardPorts: [3000], portsAttributes: { 3000: { label: 'Web' } }, remoteUser: 'ubuntu', build: {} },
+      '.devcontainer/python/devcontainer.json',
+      '/home/dev',
+      'api',
+    );
+    const report = JSON.stringify({ message: 'Cloned https://git.example.com/team/api.git (branch main) into ~/api.', devcontainer: summary });
+    // No node runs the pod here: the kubelet's report of the clone step is written as the kubelet would.
+    await eventually(() => admin.get<any>(RESOURCES.pod, 'dc-0', namespace).then(() => true, () => false), 'the pod dc-0', 60_000);
+    await admin.patch(RESOURCES.pod, 'dc-0', {
+      status: { initContainerStatuses: [{ name: 'clone', image: 'den', imageID: '', ready: true, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed', message: report } } }] },
+    }, { namespace, type: 'merge', subresource: 'status' });
+    const stored = await eventually(async () => (await admin.get<any>(RESOURCES.workspace, 'dc', namespace)).status?.devcontainer ?? false, 'status.devcontainer', 60_000);
+    expect(stored).to.deep.equal(summary);
+    const applied = await eventually(async () => {
+      const s = await admin.get<any>(RESOURCES.statefulSet, 'dc', namespace);
+      return s.spec.template.spec.initContainers.length === 2 ? s.spec.template : false;
+    }, 'the lifecycle init container', 60_000);
+    const [, lifecycle] = applied.spec.initContainers;
+    expect(lifecycle).to.deep.include({ name: 'lifecycle', image: 'docker.io/library/ubuntu:24.04', terminationMessagePolicy: 'File' });
+    expect(lifecycle.command.slice(0, 2)).to.deep.equal(['/bin/sh', '-c']);
+    expect(lifecycle.command.slice(3)).to.deep.equal(['den-lifecycle', '/home/dev/api', '', 'npm ci', 'remoteUser=ubuntu', '']);
+    expect(applied.spec.containers[0].command.slice(3)).to.deep.equal(['den-start', '/home/dev/api', 'npm run dev &', 'sleep', 'infinity']);
+    expect(applied.spec.containers[0].env).to.deep.include({ name: 'GREETING', value: 'hello' });
+    expect(applied.metadata.annotations['den.dev/devcontainer-applied']).to.match(/^[0-9a-f]{16}$/);
+    const ws = await admin.get<any>(RESOURCES.workspace, 'dc', namespace);
+    const said = ws.status.conditions.find((c: { type: string }) => c.type === 'Devcontainer');
+    expect(said).to.include({ status: 'True', reason: 'PartlyApplied' });
+    expect(said.message).to.contain('forwardPorts: 3000 (Web) are the workspace\'s apps.').and.contain('Not applied: build (Den builds no images');
+    await admin.delete(RESOURCES.workspace, 'dc', namespace);
   });
 });

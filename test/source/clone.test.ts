@@ -89,20 +89,31 @@ describe('the clone step of a workspace with spec.source (source/clone.ts, again
     expect(existsSync(join(home, CLONE_MARKER))).to.equal(true);
   });
 
-  it('says which settings of the repository\'s devcontainer.json (JSON with comments) Den did not apply, on this start and the next', async () => {
+  it('reads the repository\'s devcontainer.json (JSON with comments) on this start and the next, for the workspace to apply', async () => {
     const request = { url: `${server.base}/devcontainer.git`, home, directory: 'api' };
     const outcome = await cloneSource(request);
     expect(outcome).to.deep.equal({
       ok: true,
-      message: `Cloned ${server.base}/devcontainer.git (branch main) into ~/api. Den does not apply devcontainer.json yet; not applied from ~/api/.devcontainer.json: containerEnv, forwardPorts, image, postCreateCommand.`,
+      message: `Cloned ${server.base}/devcontainer.git (branch main) into ~/api. Read ~/api/.devcontainer.json; the workspace applies it.`,
+      devcontainer: {
+        file: 'api/.devcontainer.json',
+        image: 'mcr.microsoft.com/devcontainers/base:ubuntu',
+        containerEnv: { GREETING: 'hello // not a comment' },
+        workspaceFolder: `${home}/api`,
+        postCreateCommand: 'npm ci',
+        ports: [{ port: 3000 }, { port: 8080 }],
+      },
     });
-    expect((await cloneSource(request)).message).to.equal('The repository was cloned on an earlier start; Den leaves ~/api as it is. Den does not apply devcontainer.json yet; not applied from ~/api/.devcontainer.json: containerEnv, forwardPorts, image, postCreateCommand.');
+    const again = await cloneSource(request);
+    expect(again.message).to.equal('The repository was cloned on an earlier start; Den leaves ~/api as it is. Read ~/api/.devcontainer.json; the workspace applies it.');
+    expect(again.devcontainer).to.deep.equal(outcome.devcontainer);
   });
 
   it('says a devcontainer.json that does not parse could not be read, and the clone still lands', async () => {
     const outcome = await cloneSource({ url: `${server.base}/broken-devcontainer.git`, home, directory: 'api' });
     expect(outcome.ok).to.equal(true);
-    expect(outcome.message).to.match(/into ~\/api\. ~\/api\/\.devcontainer\.json could not be read as JSON with comments \(.+\); Den applies none of it\.$/);
+    expect(outcome.message).to.match(/into ~\/api\. ~\/api\/\.devcontainer\.json: it could not be read as JSON with comments \(.+\); Den applies none of it\.$/);
+    expect(outcome.devcontainer?.problem).to.match(/^it could not be read as JSON with comments/);
   });
 
   describe('a private repository', () => {
@@ -186,7 +197,7 @@ describe('the clone step of a workspace with spec.source (source/clone.ts, again
       try {
         const code = await runCloneCommand({ DEN_SOURCE_URL: `${server.base}/app.git`, DEN_SOURCE_REF: 'feature', DEN_SOURCE_DIRECTORY: 'app', HOME: home, DEN_SOURCE_STATUS_FILE: statusFile }, (l) => lines.push(l));
         expect(code).to.equal(0);
-        expect(readFileSync(statusFile, 'utf8')).to.equal(`Cloned ${server.base}/app.git (branch feature) into ~/app.`);
+        expect(JSON.parse(readFileSync(statusFile, 'utf8'))).to.deep.equal({ message: `Cloned ${server.base}/app.git (branch feature) into ~/app.` });
         expect(lines[0]).to.equal(`Cloning ${server.base}/app.git (feature) into ~/app`);
       } finally {
         rmSync(statusFile, { force: true });
@@ -213,7 +224,7 @@ describe('the clone step of a workspace with spec.source (source/clone.ts, again
         });
         expect(run.code, run.stderr).to.equal(0);
         expect(run.stdout).to.contain(`Cloned ${server.base}/app.git (branch main) into ~/app.`);
-        expect(readFileSync(statusFile, 'utf8')).to.equal(`Cloned ${server.base}/app.git (branch main) into ~/app.`);
+        expect(JSON.parse(readFileSync(statusFile, 'utf8'))).to.deep.equal({ message: `Cloned ${server.base}/app.git (branch main) into ~/app.` });
         expect(readFileSync(join(home, 'app/README.md'), 'utf8')).to.equal('main\n');
       } finally {
         rmSync(statusFile, { force: true });
@@ -223,9 +234,9 @@ describe('the clone step of a workspace with spec.source (source/clone.ts, again
     it('exits 2 naming the variables it lacks', async () => {
       const statusFile = `${home}-status`;
       try {
-        const code = await runCloneCommand({ HOME: home, DEN_SOURCE_STATUS_FILE: statusFile }, () => {});
+        const code = await runCloneCommand({ DEN_SOURCE_URL: `${server.base}/app.git`, DEN_SOURCE_STATUS_FILE: statusFile }, () => {});
         expect(code).to.equal(2);
-        expect(readFileSync(statusFile, 'utf8')).to.include('needs DEN_SOURCE_URL, DEN_SOURCE_DIRECTORY in its environment');
+        expect(readFileSync(statusFile, 'utf8')).to.include('needs DEN_SOURCE_DIRECTORY, HOME in its environment');
       } finally {
         rmSync(statusFile, { force: true });
       }

@@ -2,11 +2,11 @@
 // repositories made with real git. Repositories under `private/` answer 401 without the
 // server's Basic credential, as a private repository on a forge does.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const BACKEND = '/usr/lib/git-core/git-http-backend';
 
@@ -37,7 +37,10 @@ export function makeRepository(root: string, name: string, files: Record<string,
   try {
     git(work, 'init', '-q', '-b', 'main');
     writeFileSync(join(work, 'README.md'), 'main\n');
-    for (const [file, body] of Object.entries(files)) writeFileSync(join(work, file), body);
+    for (const [file, body] of Object.entries(files)) {
+      mkdirSync(dirname(join(work, file)), { recursive: true });
+      writeFileSync(join(work, file), body);
+    }
     git(work, 'add', '.');
     git(work, 'commit', '-q', '-m', 'first');
     const first = git(work, 'rev-parse', 'HEAD');
@@ -59,6 +62,31 @@ export function makeRepository(root: string, name: string, files: Record<string,
   }
 }
 
+/** `lifecycle.git`: a devcontainer.json using every setting Den applies and some it does not, and a `failing` configuration. */
+export const LIFECYCLE_REPOSITORY: Record<string, string> = {
+  '.devcontainer/devcontainer.json': `{
+    "name": "lifecycle",
+    "image": "registry.example/dev:1",
+    "containerEnv": { "GREETING": "hello", "WHERE": "\${containerWorkspaceFolder}", "TOKEN": "\${localEnv:TOKEN:none}" },
+    "remoteEnv": { "EDITOR": "vim", "PATH": "\${containerEnv:PATH}:/opt/tools" },
+    "remoteUser": "root",
+    "containerUser": "no-such-user",
+    "workspaceFolder": "/workspaces/\${localWorkspaceFolderBasename}/src",
+    "onCreateCommand": ["sh", "-c", "echo created >> created.txt"],
+    "postCreateCommand": { "one": "echo post-create ran; echo \\"$GREETING\\" >> post-create.txt", "two": "pwd > where.txt" },
+    "postStartCommand": "echo started >> started.txt",
+    "forwardPorts": [3000, "localhost:8080", "db:5432"],
+    "portsAttributes": { "3000": { "label": "Web" } },
+    "customizations": { "vscode": { "extensions": ["dbaeumer.vscode-eslint", "not an id"] }, "jetbrains": {} },
+    "hostRequirements": { "cpus": 4, "memory": "8gb", "storage": "32gb" },
+    "features": { "ghcr.io/devcontainers/features/node:1": {} },
+    "build": { "dockerfile": "Dockerfile" },
+  }
+`,
+  'src/.keep': '',
+  '.devcontainer/failing/devcontainer.json': '{ "postCreateCommand": "echo about to fail; exit 3", "postStartCommand": "exit 4" }\n',
+};
+
 /** `host`: where it listens (the cluster suites give the address pods reach this machine on). */
 export async function startGitHttpServer(credential = 'person:secret', host = '127.0.0.1'): Promise<GitHttpServer> {
   const root = mkdtempSync(join(tmpdir(), 'den-git-http-'));
@@ -67,9 +95,13 @@ export async function startGitHttpServer(credential = 'person:secret', host = '1
   makeRepository(root, 'devcontainer', {
     '.devcontainer.json': '{\n  // JSON with comments, as containers.dev writes it\n  "name": "api",\n  "image": "mcr.microsoft.com/devcontainers/base:ubuntu", /* the image */\n  "containerEnv": { "GREETING": "hello // not a comment" },\n  "forwardPorts": [3000, 8080,],\n  "postCreateCommand": "npm ci",\n}\n',
   });
+  makeRepository(root, 'lifecycle', LIFECYCLE_REPOSITORY);
+  makeRepository(root, 'dotfiles-script', { 'install.sh': 'echo "installing dotfiles from $PWD"\necho installed > "$HOME/installed.txt"\n', 'setup.sh': 'echo setup > "$HOME/setup.txt"\n', '.bashrc': 'export FROM_DOTFILES=1\n' });
+  makeRepository(root, 'dotfiles-plain', { '.bashrc': 'export FROM_DOTFILES=1\n', '.vimrc': 'set number\n', '.gitignore': 'x\n' });
   makeRepository(root, 'broken-devcontainer', { '.devcontainer.json': '{ "image": "x", \n' });
   execFileSync('mkdir', ['-p', join(root, 'private')]);
   makeRepository(join(root, 'private'), 'secret');
+  makeRepository(join(root, 'private'), 'dotfiles', { 'script/setup': 'echo private > "$HOME/private.txt"\n' });
   const expected = `Basic ${Buffer.from(credential).toString('base64')}`;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');

@@ -3,7 +3,7 @@
 import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 
-export const NEW_FIELDS = ['name', 'image', 'cpu', 'memory', 'gpu', 'storage', 'ssh_public_key', 'repo', 'repo_ref', 'repo_path', 'autostart', 'autostop', 'max_running', 'time_zone'] as const;
+export const NEW_FIELDS = ['name', 'image', 'cpu', 'memory', 'gpu', 'storage', 'ssh_public_key', 'repo', 'repo_ref', 'repo_path', 'repo_devcontainer', 'autostart', 'autostop', 'max_running', 'time_zone'] as const;
 export type NewField = (typeof NEW_FIELDS)[number];
 
 export interface NewValues {
@@ -18,6 +18,7 @@ export interface NewValues {
   repo: string;
   repo_ref: string;
   repo_path: string;
+  repo_devcontainer: string;
   /** When it starts and stops by itself (REST's schedule, docs/schedules.md), in words. */
   autostart: string;
   autostop: string;
@@ -121,6 +122,7 @@ ${v.formError && html`<div class="notice error" role="alert" id="form-error"><p>
   <div class="grid2">
     ${field('repo_ref', 'Branch, tag or commit', text('repo_ref', v, html` autocapitalize="none" spellcheck="false"`), errors.repo_ref, 'Empty: the default branch.', v.clusterSaid?.repo_ref)}
     ${field('repo_path', 'Folder in your home', text('repo_path', v, html` autocapitalize="none" spellcheck="false"`), errors.repo_path, 'Empty: the repository\'s name, as in ~/repo.', v.clusterSaid?.repo_path)}
+    ${field('repo_devcontainer', 'Dev container configuration', text('repo_devcontainer', v, html` autocapitalize="none" spellcheck="false"`), errors.repo_devcontainer, 'Empty: .devcontainer/devcontainer.json. A name picks .devcontainer/<name>/devcontainer.json.', v.clusterSaid?.repo_devcontainer)}
   </div>
   <h2>Schedule</h2>
   ${scheduleFields(v)}

@@ -9,12 +9,14 @@ export interface PersonalView {
   /** Undefined when they could not be read; `unreadable` says why. */
   env?: { name: string; secret: boolean; value?: string }[];
   gitCredentials?: { host: string; protocol: string; username: string }[];
+  /** The dotfiles repository kept, or null. */
+  dotfiles?: string | null;
   unreadable?: string;
-  /** A refusal of the env or git form; `name` or `host` is what was typed (never a value or token). */
-  error?: { form: 'env' | 'git'; message: string; cluster?: string; name?: string; host?: string };
+  /** A refusal of the env, git or dotfiles form; `name`, `host` or `url` is what was typed (never a value or token). */
+  error?: { form: 'env' | 'git' | 'dotfiles'; message: string; cluster?: string; name?: string; host?: string; url?: string };
 }
 
-function formError(v: PersonalView, form: 'env' | 'git', id: string): Html | '' {
+function formError(v: PersonalView, form: 'env' | 'git' | 'dotfiles', id: string): Html | '' {
   return v.error?.form === form ? html`<p class="error" id="${id}" role="alert">${v.error.message}</p>${v.error.cluster && clusterText(`${id}-cluster`, v.error.cluster)}` : '';
 }
 
@@ -68,4 +70,17 @@ ${v.unreadable ? '' : creds.length === 0 ? html`<p class="muted" id="no-git">No 
   <button type="submit">Save token</button>
 </form>
 ${formError(v, 'git', 'git-error')}</section>`;
+}
+
+export function dotfilesSection(v: PersonalView, csrf: string): Html {
+  const invalid = v.error?.form === 'dotfiles';
+  const kept = v.dotfiles ?? null;
+  return html`<section class="card" aria-labelledby="dotfiles-title"><h2 id="dotfiles-title">Dotfiles</h2>
+<p class="muted">A repository of your dotfiles, cloned into <code>~/.dotfiles</code> on each new workspace's first start (a private one with your git credential for its host). The first of <code>install.sh</code>, <code>install</code>, <code>bootstrap.sh</code>, <code>bootstrap</code>, <code>script/bootstrap</code>, <code>setup.sh</code>, <code>setup</code>, <code>script/setup</code> runs once; without one, its dot files are linked into your home.</p>
+${v.unreadable ? '' : kept === null ? html`<p class="muted" id="no-dotfiles">No dotfiles repository yet.</p>` : html`<div class="row" id="dotfiles-kept"><p><code>${kept}</code></p><form class="inline" method="post" action="/profile/dotfiles/remove" data-confirm="Forget your dotfiles repository? Workspaces that have ~/.dotfiles keep it.">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Forget the dotfiles repository">Forget</button></form></div>`}
+<form method="post" action="/profile/dotfiles" class="row" autocomplete="off">${csrfField(csrf)}
+  <div class="field${invalid ? ' invalid' : ''}"><label for="dotfiles-url">Repository (https)</label><input type="text" inputmode="url" id="dotfiles-url" name="url" required autocapitalize="none" spellcheck="false" placeholder="https://github.com/you/dotfiles.git" value="${invalid ? v.error?.url ?? '' : kept ?? ''}"${invalid ? html` aria-invalid="true" aria-describedby="dotfiles-error"` : ''}></div>
+  <button type="submit">Save dotfiles</button>
+</form>
+${formError(v, 'dotfiles', 'dotfiles-error')}</section>`;
 }

@@ -4,7 +4,7 @@ import { html, type Html } from '../html.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
 import { clusterText, type QuotaLine } from './new.js';
 import { dataTable } from './table.js';
-import { envSection, gitSection, type PersonalView } from './profile-personal.js';
+import { dotfilesSection, envSection, gitSection, type PersonalView } from './profile-personal.js';
 
 export interface TokenLine {
   name: string;
@@ -125,6 +125,7 @@ ${v.done && html`<div class="notice" role="status" id="done">${v.done}</div>`}
 ${keysSection(v, viewer.csrf)}
 ${envSection(v.personal, viewer.csrf)}
 ${gitSection(v.personal, viewer.csrf)}
+${dotfilesSection(v.personal, viewer.csrf)}
 ${tokensSection(v, viewer.csrf)}
 ${cliSection(v)}
 ${passwordSection(v, viewer.csrf)}`;

@@ -10,17 +10,24 @@ import type { WorkspaceChildrenProps } from './props.js';
 /** The init container as JSON, or undefined for a workspace with nothing to clone. */
 export function cloneInitContainer(props: WorkspaceChildrenProps): Record<string, unknown> | undefined {
   const source = props.source;
-  if (!source) return undefined;
+  const runner = source ?? props.cloneImage;
+  if (!runner) return undefined;
+  // Without spec.source the step only clones the person's dotfiles (when they keep a repository).
   const env = [
-    { name: CLONE_ENV.url, value: source.url },
-    ...(source.ref ? [{ name: CLONE_ENV.ref, value: source.ref }] : []),
-    { name: CLONE_ENV.directory, value: source.directory },
+    ...(source
+      ? [
+          { name: CLONE_ENV.url, value: source.url },
+          ...(source.ref ? [{ name: CLONE_ENV.ref, value: source.ref }] : []),
+          { name: CLONE_ENV.directory, value: source.directory },
+          ...(source.devcontainer ? [{ name: CLONE_ENV.devcontainer, value: source.devcontainer }] : []),
+        ]
+      : []),
     { name: CLONE_ENV.home, value: props.homePath },
   ];
   return {
     name: CLONE_CONTAINER,
-    image: source.image,
-    imagePullPolicy: source.imagePullPolicy,
+    image: runner.image,
+    imagePullPolicy: runner.imagePullPolicy,
     // The image's entrypoint is `node build/cli/den.js`.
     args: ['clone-source'],
     env,

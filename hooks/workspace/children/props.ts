@@ -42,6 +42,25 @@ export interface WorkspaceChildrenProps {
   metricsEnabled: boolean;
   /** spec.source.git, already checked, with where it lands and the image that clones it. */
   source?: CloneProps;
+  /** Den's own image, which runs the clone step in every workspace pod (the person's dotfiles), with or without spec.source. */
+  cloneImage?: { image: string; imagePullPolicy: PullPolicy; imagePullSecrets: string[] };
+  /** The once-only steps (devcontainer.json's onCreate/postCreate, the user check, the dotfiles) run by the `lifecycle` init container in the workspace image. */
+  lifecycle?: LifecycleProps;
+  /** devcontainer.json's postStartCommand, run in the background by the workspace container's command on every start. */
+  postStart?: { folder: string; command: string };
+  /** A digest of what devcontainer.json or the dotfiles changed in the pod: the pod template's den.dev/devcontainer-applied annotation. */
+  appliedDigest?: string;
+}
+
+export interface LifecycleProps {
+  /** Where the commands start (devcontainer.json's workspaceFolder). */
+  folder: string;
+  onCreate?: string;
+  postCreate?: string;
+  /** `containerUser=vscode`, `remoteUser=vscode`: names checked in the image's /etc/passwd. */
+  users: string[];
+  /** `script:install.sh` runs ~/.dotfiles/install.sh; `link` links its dot files into the home. */
+  dotfiles?: string;
 }
 
 export interface CloneProps {
@@ -49,6 +68,8 @@ export interface CloneProps {
   ref?: string;
   /** Relative to the home. */
   directory: string;
+  /** spec.source.devcontainer: which devcontainer.json applies. */
+  devcontainer?: string;
   /** Den's own image (`den clone-source`), so the workspace image needs no git. */
   image: string;
   imagePullPolicy: PullPolicy;

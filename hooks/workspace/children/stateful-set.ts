@@ -17,6 +17,8 @@ import {
 } from './props.js';
 import { PRE_STOP, STOP_GRACE_SECONDS } from './stop.js';
 import { cloneInitContainer } from './clone.js';
+import { lifecycleInitContainer, workspaceCommand } from './lifecycle.js';
+import { DEVCONTAINER_APPLIED_ANNOTATION } from '../../../contract/devcontainer.js';
 
 /**
  * A KubeStatefulSet whose `verbatim` patches land after the typed rendering. The 1.28 classes
@@ -31,12 +33,13 @@ class StatefulSetWithVerbatimFields extends KubeStatefulSet {
     id: string,
     props: KubeStatefulSetProps,
     private readonly verbatim: JsonPatch[],
+    private readonly finish: (json: Record<string, unknown>) => Record<string, unknown> = (json) => json,
   ) {
     super(scope, id, props);
   }
 
   override toJson(): Record<string, unknown> {
-    return JsonPatch.apply(super.toJson(), ...this.verbatim);
+    return this.finish(JsonPatch.apply(super.toJson(), ...this.verbatim));
   }
 }
 
@@ -73,7 +76,10 @@ export class WorkspaceStatefulSet extends Construct {
           template: {
             metadata: {
               labels: { ...podSelector(props), [LABELS.metricsEnabled]: String(props.metricsEnabled) },
-              annotations: { [ANNOTATIONS.logsEnabled]: String(props.logsEnabled) },
+              annotations: {
+                [ANNOTATIONS.logsEnabled]: String(props.logsEnabled),
+                ...(props.appliedDigest ? { [DEVCONTAINER_APPLIED_ANNOTATION]: props.appliedDigest } : {}),
+              },
             },
             spec: {
               serviceAccountName: SERVICE_ACCOUNTS.workspace,
@@ -93,7 +99,7 @@ export class WorkspaceStatefulSet extends Construct {
                   name: WORKSPACE_CONTAINER,
                   image: props.image,
                   imagePullPolicy: props.imagePullPolicy,
-                  command: props.command,
+                  command: workspaceCommand(props),
                   workingDir: props.homePath,
                   securityContext: { allowPrivilegeEscalation: false },
                   lifecycle: { preStop: PRE_STOP },
@@ -104,13 +110,14 @@ export class WorkspaceStatefulSet extends Construct {
         },
       },
       verbatimFields(props),
+      (json) => withInitContainers(json, props),
     );
   }
 }
 
-/** The image's pull Secret, then those of Den's clone image where the pod clones; each once. */
+/** The image's pull Secret, then those of Den's clone image (every pod runs the clone step); each once. */
 function podPullSecrets(props: WorkspaceChildrenProps): { name: string }[] | undefined {
-  const names = [...new Set([...(props.imagePullSecret ? [props.imagePullSecret] : []), ...(props.source?.imagePullSecrets ?? [])])];
+  const names = [...new Set([...(props.imagePullSecret ? [props.imagePullSecret] : []), ...(props.source?.imagePullSecrets ?? props.cloneImage?.imagePullSecrets ?? [])])];
   return names.length ? names.map((name) => ({ name })) : undefined;
 }
 
@@ -139,9 +146,15 @@ function verbatimFields(props: WorkspaceChildrenProps): JsonPatch[] {
   if (props.resources !== undefined) patches.push(JsonPatch.add(`${CONTAINER}/resources`, props.resources));
   if (props.tolerations !== undefined) patches.push(JsonPatch.add(`${POD}/tolerations`, props.tolerations));
   if (props.affinity !== undefined) patches.push(JsonPatch.add(`${POD}/affinity`, props.affinity));
-  const clone = cloneInitContainer(props);
-  if (clone !== undefined) patches.push(JsonPatch.add(`${POD}/initContainers`, [clone]));
   return patches;
+}
+
+/** The clone step, then the once-only commands in the workspace image (a copy of the rendered workspace container). */
+function withInitContainers(json: Record<string, unknown>, props: WorkspaceChildrenProps): Record<string, unknown> {
+  const pod = (json.spec as { template: { spec: { containers: Record<string, unknown>[]; initContainers?: unknown[] } } }).template.spec;
+  const initContainers = [cloneInitContainer(props), lifecycleInitContainer(props, pod.containers[0]!)].filter((c) => c !== undefined);
+  if (initContainers.length > 0) pod.initContainers = initContainers;
+  return json;
 }
 
 /**

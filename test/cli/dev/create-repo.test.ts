@@ -63,16 +63,16 @@ describe('den create --repo and den ssh while cloning (issue 34)', () => {
   }
 
   it('sends the repository, ref and folder as REST\'s source.git', async () => {
-    const code = await create(['dev', '--image', 'ubuntu', '--repo', 'https://git.example.com/team/api.git', '--ref', 'v2', '--repo-path', 'src/api'], io());
+    const code = await create(['dev', '--image', 'ubuntu', '--repo', 'https://git.example.com/team/api.git', '--ref', 'v2', '--repo-path', 'src/api', '--devcontainer', 'python'], io());
     expect(code).to.equal(0);
-    expect(posted[0]!.source).to.deep.equal({ git: { url: 'https://git.example.com/team/api.git', ref: 'v2', path: 'src/api' } });
+    expect(posted[0]!.source).to.deep.equal({ git: { url: 'https://git.example.com/team/api.git', ref: 'v2', path: 'src/api' }, devcontainer: 'python' });
   });
 
   it('sends no source without --repo, and refuses --ref alone', async () => {
     await create(['dev', '--image', 'ubuntu'], io());
     expect(posted[0]).to.not.have.property('source');
     const refused = await create(['dev', '--image', 'ubuntu', '--ref', 'main'], io()).then(() => undefined, (e: Error) => e.message);
-    expect(refused).to.equal('--ref and --repo-path go with --repo (the repository to clone into the home)');
+    expect(refused).to.equal('--ref, --repo-path and --devcontainer go with --repo (the repository to clone into the home)');
   });
 
   it("sends --env NAME=value, repeated, as REST's env (a value may hold = and $), and refuses one without a name", async () => {
@@ -95,5 +95,19 @@ describe('den create --repo and den ssh while cloning (issue 34)', () => {
     const err = await runningWorkspace(new DenApi(base, 'svc_token'), 'dev', out).then(() => undefined, (e: Error) => e.message);
     expect(out.err()).to.equal(`waiting for workspace dev to be Running (now Starting)\n${cloning.message}\n`);
     expect(err).to.equal(`workspace dev failed: ${failed}`);
+  });
+
+  it('den ssh says while the workspace applies the repository\'s devcontainer.json and runs its commands, then connects', async () => {
+    const applying = 'Restarting the workspace with what the repository\'s devcontainer.json (and your dotfiles) ask for; it is Running again in a moment.';
+    const running = 'Running the repository\'s onCreateCommand/postCreateCommand and your dotfiles in the workspace image; the workspace starts once they are done (output in ~/.den/logs and the workspace log).';
+    answers = [
+      { spec: { running: true }, status: { phase: 'Starting', conditions: [{ type: 'Ready', status: 'False', reason: 'ApplyingDevcontainer', message: applying }] } },
+      { spec: { running: true }, status: { phase: 'Starting', conditions: [{ type: 'Ready', status: 'False', reason: 'RunningLifecycleCommands', message: running }] } },
+      { spec: { running: true }, status: { phase: 'Running', endpoint: 'dev@den.example.com', conditions: [{ type: 'Ready', status: 'True', reason: 'PodReady', message: 'ready' }] } },
+    ];
+    const out = io();
+    const ws = await runningWorkspace(new DenApi(base, 'svc_token'), 'dev', out);
+    expect(ws.status.phase).to.equal('Running');
+    expect(out.err()).to.equal(`waiting for workspace dev to be Running (now Starting)\n${applying}\n${running}\n`);
   });
 });

@@ -1,4 +1,4 @@
-// den env and den git-credential against den server's app on the fake API server, as a person
+// den env, den git-credential and den dotfiles against den server's app on the fake API server, as a person
 // runs them on their laptop with their own API token.
 import { rm } from 'node:fs/promises';
 import { expect } from 'chai';
@@ -70,5 +70,19 @@ describe('den env and den git-credential', function () {
     const set = await me.den(['git-credential', 'set', 'github.com'], { stdin: '' });
     expect(set.code).to.equal(2);
     expect(set.stderr).to.match(/^den git-credential: no token on stdin: pipe it in/);
+  });
+
+  it('den dotfiles set keeps the repository beside the git credentials, show prints it, rm forgets it; a URL Den cannot clone is refused in words', async () => {
+    const set = await me.den(['dotfiles', 'set', 'https://github.com/alice/dotfiles.git']);
+    expect(set.code, set.stderr).to.equal(0);
+    expect(set.stderr).to.equal('dotfiles https://github.com/alice/dotfiles.git kept; each new workspace clones them into ~/.dotfiles on its first start\n');
+    expect(Buffer.from(data('den-git-credentials').dotfiles!, 'base64').toString()).to.equal('https://github.com/alice/dotfiles.git');
+    expect((await me.den(['dotfiles', 'show'])).stdout).to.equal('https://github.com/alice/dotfiles.git\n');
+    const refused = await me.den(['dotfiles', 'set', 'git@github.com:alice/dotfiles.git']);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.contain('url "git@github.com:alice/dotfiles.git" is an SSH URL');
+    expect((await me.den(['dotfiles', 'rm'])).code).to.equal(0);
+    const none = await me.den(['dotfiles', 'show']);
+    expect(none.stderr).to.equal('no dotfiles repository yet (keep one with den dotfiles set <https URL>)\n');
   });
 });

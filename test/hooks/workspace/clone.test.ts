@@ -90,18 +90,21 @@ describe('a workspace with spec.source (issue 34)', () => {
       expect(clone).to.not.have.property('resources');
     });
 
-    it("lists the clone image's pull Secrets after the entry's in the pod's imagePullSecrets, each once, and only where the pod clones", () => {
+    it("lists the clone image's pull Secrets after the entry's in the pod's imagePullSecrets, each once, in every pod (every pod runs the clone step)", () => {
       const withSecrets = (spec: Json) => {
         const base = input({ parent: workspace(spec), image: workspaceImage({ imagePullSecretRef: { name: 'team-registry' } }) });
         const { children } = syncWorkspace({ ...base, config: { ...base.config, clone: { ...CLONE, imagePullSecrets: ['den-registry', 'team-registry'] } } });
         return (children.find((c) => c.kind === 'StatefulSet') as Json).spec.template.spec.imagePullSecrets;
       };
       expect(withSecrets({ source: SOURCE })).to.deep.equal([{ name: 'team-registry' }, { name: 'den-registry' }]);
-      expect(withSecrets({})).to.deep.equal([{ name: 'team-registry' }]);
+      expect(withSecrets({})).to.deep.equal([{ name: 'team-registry' }, { name: 'den-registry' }]);
     });
 
-    it('has no init container without spec.source', () => {
-      expect(podSpecOf({})).to.not.have.property('initContainers');
+    it('runs the clone step without spec.source too, with no repository in its environment (it clones the person\'s dotfiles)', () => {
+      const [clone, ...others] = podSpecOf({}).initContainers;
+      expect(others).to.deep.equal([]);
+      expect(clone).to.deep.include({ name: 'clone', image: DEN_IMAGE, args: ['clone-source'], env: [{ name: 'HOME', value: '/home/dev' }] });
+      expect(clone.volumeMounts).to.deep.include({ name: 'den-git-credentials', mountPath: '/var/run/secrets/den.dev/git', readOnly: true });
     });
 
     it('renders nothing and says why for a source the webhook would refuse (admitted before the rule)', () => {

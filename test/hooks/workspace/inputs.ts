@@ -354,6 +354,8 @@ export interface InputOptions {
   errors?: { child: string; message: string }[];
   now?: Date;
   idleStop?: boolean;
+  /** Every catalog entry (devcontainer.json's image is used where one offers it). */
+  catalog?: KubeObject[];
 }
 
 export function input(opts: InputOptions = {}): WorkspaceHookInput {
@@ -364,7 +366,7 @@ export function input(opts: InputOptions = {}): WorkspaceHookInput {
   return {
     parent: opts.parent ?? workspace(),
     children,
-    related: { image: opts.image === undefined ? workspaceImage() : opts.image, pods: opts.pods ?? [], ...(opts.refusals ? { refusals: opts.refusals } : {}) },
+    related: { image: opts.image === undefined ? workspaceImage() : opts.image, pods: opts.pods ?? [], ...(opts.refusals ? { refusals: opts.refusals } : {}), ...(opts.catalog ? { catalog: opts.catalog } : {}) },
     now: opts.now ?? NOW,
     config: { gatewayHost: 'den.example.com', idleStop: opts.idleStop ?? false },
     ...(opts.errors ? { errors: opts.errors } : {}),

@@ -59,6 +59,10 @@ const CASES: Case[] = [
     check: (_, body) => expect(body.items).to.deep.equal([{ host: 'github.com', protocol: 'https', username: 'x-access-token' }]) },
   { method: 'PUT', path: '/profile/git-credentials/gitlab.com', body: { token: 'glpat-x' }, expect: { anonymous: 401, owner: 200, other: 200, readonly: 403, admin: 200 } },
   { method: 'DELETE', path: '/profile/git-credentials/github.com', expect: { anonymous: 401, owner: 204, other: 204, readonly: 403, admin: 204 } },
+  { method: 'GET', path: '/profile/dotfiles?namespace=svc-alice', expect: { anonymous: 401, owner: 200, other: 403, readonly: 200, admin: 403 },
+    check: (_, body) => expect(body).to.deep.equal({ url: 'https://github.com/alice/dotfiles.git' }) },
+  { method: 'PUT', path: '/profile/dotfiles', body: { url: 'https://gitlab.com/me/dotfiles.git' }, expect: { anonymous: 401, owner: 200, other: 200, readonly: 403, admin: 200 } },
+  { method: 'DELETE', path: '/profile/dotfiles', expect: { anonymous: 401, owner: 204, other: 204, readonly: 403, admin: 204 } },
   { method: 'POST', path: '/logout', expect: { anonymous: 401, owner: 204, other: 204, readonly: 400, admin: 204 } },
   { method: 'GET', path: '/admin/local-users', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 },
     check: (_, body) => expect(body.items.map((u: { username: string }) => u.username)).to.deep.equal(['alice', 'bob', 'carol']) },
@@ -157,7 +161,7 @@ describe('cross-tenant matrix over every endpoint', () => {
       const b64 = (text: string) => Buffer.from(text).toString('base64');
       api.seed(
         { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'den-personal-env', namespace: ns, annotations: { 'den.dev/plain-names': 'EDITOR' } }, type: 'Opaque', data: { EDITOR: b64('vim'), NPM_TOKEN: b64('npm_secret') } } as KubeObject,
-        { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'den-git-credentials', namespace: ns }, type: 'Opaque', data: { credentials: b64('https://x-access-token:ghp_x@github.com\n') } } as KubeObject,
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'den-git-credentials', namespace: ns }, type: 'Opaque', data: { credentials: b64('https://x-access-token:ghp_x@github.com\n'), dotfiles: b64(`https://github.com/${ns.slice(4)}/dotfiles.git`) } } as KubeObject,
       );
     }
   }

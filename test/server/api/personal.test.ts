@@ -158,3 +158,44 @@ describe("a person's git credentials (GET /profile/git-credentials, PUT and DELE
     });
   }
 });
+
+describe("a person's dotfiles repository (GET, PUT and DELETE /profile/dotfiles)", () => {
+  let api: FakeApiServer;
+  let den: Den;
+  let alice: Signed;
+  let bob: Signed;
+
+  beforeEach(async () => {
+    ({ api, den, signed: { alice, bob } } = await startSignedIn({ alice: {}, bob: {} }));
+  });
+  afterEach(() => stopAll(den, api));
+
+  it('keeps the URL as the dotfiles key of den-git-credentials beside the credentials, and forgets it with 204 (404 once gone)', async () => {
+    expect((await call(den, 'GET', '/profile/dotfiles', { as: alice })).body).to.deep.equal({ url: null });
+    await call(den, 'PUT', '/profile/git-credentials/github.com', { as: alice, body: { token: 'ghp_abc123' } });
+    const put = await call(den, 'PUT', '/profile/dotfiles', { as: alice, body: { url: 'https://github.com/alice/dotfiles.git' } });
+    expect(put).to.deep.include({ status: 200, body: { url: 'https://github.com/alice/dotfiles.git' } });
+    expect(decoded(stored(api, 'den-git-credentials').data)).to.deep.equal({ credentials: 'https://x-access-token:ghp_abc123@github.com\n', dotfiles: 'https://github.com/alice/dotfiles.git' });
+    expect((await call(den, 'GET', '/profile/dotfiles', { as: alice })).body).to.deep.equal({ url: 'https://github.com/alice/dotfiles.git' });
+    expect((await call(den, 'DELETE', '/profile/dotfiles', { as: alice })).status).to.equal(204);
+    expect(Object.keys(stored(api, 'den-git-credentials').data ?? {})).to.deep.equal(['credentials']);
+    expect(await call(den, 'DELETE', '/profile/dotfiles', { as: alice })).to.deep.include({ status: 404, body: { error: 'you keep no dotfiles repository' } });
+  });
+
+  it('refuses a URL Den could not clone with 400 naming url, by the rule of spec.source.git.url, and keeps nothing', async () => {
+    for (const [url, error] of [
+      ['git@github.com:alice/dotfiles.git', 'url "git@github.com:alice/dotfiles.git" is an SSH URL; Den clones over HTTPS and takes no SSH key for the clone'],
+      ['https://alice:tok@github.com/alice/dotfiles.git', 'url must not carry a user name or token: the Workspace is readable by anyone who can read your namespace'],
+    ]) {
+      expect(await call(den, 'PUT', '/profile/dotfiles', { as: alice, body: { url } })).to.deep.include({ status: 400, body: { error } });
+    }
+    expect(await call(den, 'PUT', '/profile/dotfiles', { as: alice, body: {} })).to.deep.include({ status: 400, body: { error: 'url is required' } });
+    expect(stored(api, 'den-git-credentials').data ?? {}).to.deep.equal({});
+  });
+
+  it("answers another person's read of alice's dotfiles with the cluster's 403", async () => {
+    const res = await call(den, 'GET', '/profile/dotfiles?namespace=svc-alice', { as: bob });
+    expect(res.status).to.equal(403);
+    expect(res.body.error).to.contain('cannot get resource "secrets"');
+  });
+});

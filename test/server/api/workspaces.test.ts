@@ -101,7 +101,7 @@ describe('REST workspaces (SPEC 4.2)', () => {
     });
 
     it('creates the Workspace with spec.source.git from source, ref and path as given', async () => {
-      const source = { git: { url: 'https://git.example.com/team/api.git', ref: 'v1.2.0', path: 'src/api' } };
+      const source = { git: { url: 'https://git.example.com/team/api.git', ref: 'v1.2.0', path: 'src/api' }, devcontainer: 'python' };
       const res = await env.request('POST', '/workspaces', { token: alice, body: { ...CREATE, source } });
       expect(res.status).to.equal(201);
       expect(env.api.object<any>(RESOURCES.workspace, 'dev', 'svc-alice').spec.source).to.deep.equal(source);
@@ -117,6 +117,7 @@ describe('REST workspaces (SPEC 4.2)', () => {
         [{ git: { url: 'https://git.example.com/api.git', path: '../elsewhere' } }, 'source.git.path "../elsewhere" must name a folder inside the home'],
         [{ git: { url: 'https://git.example.com/api.git', path: '/etc' } }, 'source.git.path "/etc" must be relative to the home'],
         [{ git: {} }, 'source.git.url is required'],
+        [{ git: { url: 'https://git.example.com/api.git' }, devcontainer: '../up.json' }, 'source.devcontainer "../up.json" must stay inside the repository'],
         [{ git: { url: 'https://git.example.com/api.git', branch: 'x' } }, 'unknown field source.git.branch'],
       ] as const) {
         const res = await env.request('POST', '/workspaces', { token: alice, body: { ...CREATE, source } });

@@ -86,7 +86,13 @@ describe('every page passes axe-core in both themes at desktop and phone width',
           endpoint: 'dev@ssh.den.test',
           podName: 'dev-0',
           lastActivityTime: new Date(Date.now() - 600_000).toISOString(),
-          conditions: [{ type: 'Ready', status: 'True', reason: 'Running', message: 'the pod is running and ready', lastTransitionTime: new Date().toISOString() }],
+          // The Dev container card (issue 34) is checked with the rest of the page.
+          devcontainer: { file: 'api/.devcontainer/devcontainer.json', workspaceFolder: '/home/dev/api', extensions: ['dbaeumer.vscode-eslint'], ports: [{ port: 3000, label: 'Web' }] },
+          conditions: [
+            { type: 'Ready', status: 'True', reason: 'Running', message: 'the pod is running and ready', lastTransitionTime: new Date().toISOString() },
+            { type: 'Devcontainer', status: 'True', reason: 'PartlyApplied', message: 'From ~/api/.devcontainer/devcontainer.json: containerEnv: GREETING set in the workspace container. Not applied: features (Den installs no features at start).', lastTransitionTime: new Date().toISOString() },
+            { type: 'Lifecycle', status: 'False', reason: 'CommandFailed', message: 'postCreateCommand failed (exit 3): about to fail.', lastTransitionTime: new Date().toISOString() },
+          ],
         }),
         workspace('broken', {
           phase: 'Failed',

@@ -221,7 +221,7 @@ describe('web UI pages (server side)', function () {
   it('creates a workspace from a repository given in the form\'s Repository fields', async () => {
     const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@laptop';
     const form = await fetchPage(`${den.url}/new`, { cookie: alice.cookie });
-    for (const id of ['repo', 'repo_ref', 'repo_path']) expect(form.text).to.match(new RegExp(`<input type="text" id="${id}" name="${id}" value=""`));
+    for (const id of ['repo', 'repo_ref', 'repo_path', 'repo_devcontainer']) expect(form.text).to.match(new RegExp(`<input type="text" id="${id}" name="${id}" value=""`));
     try {
       const created = await fetchPage(`${den.url}/new`, { cookie: alice.cookie, form: { _csrf: alice.csrf, name: 'fromrepo', image: 'ubuntu', storage: '1Gi', ssh_public_key: key, repo: 'https://git.example.com/team/api.git', repo_ref: 'v2', repo_path: '' } });
       expect(created.status, created.text).to.equal(302);
@@ -237,6 +237,7 @@ describe('web UI pages (server side)', function () {
       [{ repo: 'git@github.com:team/api.git' }, 'repo', 'Den cannot clone over SSH (it would need your SSH key): use the repository&#39;s https address instead, such as https://github.com/owner/repo.git.'],
       [{ repo: 'https://git.example.com/team/api.git', repo_ref: 'a b' }, 'repo_ref', '&quot;a b&quot; is not a branch, tag or commit name git accepts (it must not contain spaces, control characters or any of ~ ^ : ? * [ \\): give one such as main, v1.2.0 or 3f2c1ab, or leave it empty for the default branch.'],
       [{ repo: 'https://git.example.com/team/api.git', repo_path: '../up' }, 'repo_path', 'Give a folder inside your home, such as src/app (no leading /, no ..).'],
+      [{ repo: 'https://git.example.com/team/api.git', repo_devcontainer: 'a b' }, 'repo_devcontainer', 'Name a configuration of the repository (the folder under .devcontainer/, such as python), or a path such as .devcontainer/python/devcontainer.json; leave it empty for .devcontainer/devcontainer.json.'],
     ] as const) {
       const answer = await fetchPage(`${den.url}/new`, { cookie: alice.cookie, form: { _csrf: alice.csrf, name: 'badrepo', image: 'ubuntu', storage: '1Gi', ssh_public_key: key, ...fields } });
       expect(answer.status, id).to.equal(400);

@@ -84,13 +84,33 @@ describe('the profile page keeps my environment variables and git credentials, i
     expect(await page.content()).to.not.include('glpat-x');
   });
 
+  it('keeps a dotfiles repository beside the git token, refuses one Den cannot clone beside its form keeping what was typed, and forgets it after asking', async () => {
+    await page.getByLabel('Repository (https)').fill('git@github.com:alice/dotfiles.git');
+    await page.click('form[action="/profile/dotfiles"] button[type="submit"]');
+    expect(await page.locator('#dotfiles-error').textContent()).to.match(/^url "git@github\.com:alice\/dotfiles\.git" is an SSH URL; Den clones over HTTPS/);
+    expect(await page.getByLabel('Repository (https)').inputValue()).to.equal('git@github.com:alice/dotfiles.git');
+    expect(stored('den-git-credentials').dotfiles).to.equal(undefined);
+    await page.getByLabel('Repository (https)').fill('https://github.com/alice/dotfiles.git');
+    await page.click('form[action="/profile/dotfiles"] button[type="submit"]');
+    expect(await page.locator('#done').textContent()).to.equal('Your dotfiles repository was saved; each new workspace clones it on its first start.');
+    expect(await page.locator('#dotfiles-kept code').textContent()).to.equal('https://github.com/alice/dotfiles.git');
+    expect(stored('den-git-credentials')).to.deep.equal({ credentials: `https://x-access-token:${TOKEN}@github.com\n`, dotfiles: 'https://github.com/alice/dotfiles.git' });
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click('form[action="/profile/dotfiles/remove"] button[type="submit"]');
+    expect(await page.locator('#done').textContent()).to.equal('Your dotfiles repository was forgotten.');
+    expect(await page.locator('#no-dotfiles').textContent()).to.equal('No dotfiles repository yet.');
+    expect(stored('den-git-credentials').dotfiles).to.equal(undefined);
+  });
+
   it('refuses the forms without the session\'s CSRF token, and changes nothing', async () => {
     const { id } = await world.den.auth.sessions.create({ owner: 'alice@example.com', method: 'local', username: 'alice' }, Date.now());
     const cookie = sessionCookie(id, { secure: false, maxAgeSeconds: 3600 }).split(';')[0]!;
     const env = await fetchPage(`${world.den.url}/profile/env`, { cookie, form: { name: 'EVIL', value: 'x', secret: 'true' } });
     const git = await fetchPage(`${world.den.url}/profile/git-credentials`, { cookie, form: { host: 'evil.example', token: 'x' } });
-    expect([env.status, git.status]).to.deep.equal([403, 403]);
-    for (const answer of [env, git]) expect(answer.text).to.include('its CSRF token does not match your session');
+    const dotfiles = await fetchPage(`${world.den.url}/profile/dotfiles`, { cookie, form: { url: 'https://evil.example/d.git' } });
+    expect([env.status, git.status, dotfiles.status]).to.deep.equal([403, 403, 403]);
+    expect(stored('den-git-credentials').dotfiles).to.equal(undefined);
+    for (const answer of [env, git, dotfiles]) expect(answer.text).to.include('its CSRF token does not match your session');
     expect(Object.keys(stored('den-personal-env'))).to.deep.equal(['NPM_TOKEN']);
     expect(stored('den-git-credentials').credentials ?? '').to.not.include('evil.example');
   });

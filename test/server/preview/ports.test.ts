@@ -60,6 +60,22 @@ describe('listening ports of a workspace (GET /api/v1/workspaces/{name}/apps)', 
     ]);
   });
 
+  it('adds the forwardPorts of the repository\'s devcontainer.json as apps labelled by portsAttributes, after the entry\'s and without repeating a port', async () => {
+    const ws = api.object<any>(RESOURCES.workspace, 'dev', 'svc-alice')!;
+    api.seed({ ...ws, status: { ...ws.status, devcontainer: { file: 'api/.devcontainer.json', ports: [{ port: pod.apps.wsPort, label: 'Socket' }, { port: CLOSED_PORT, label: 'Again' }, { port: 9 }] } } });
+    try {
+      const answer = await call(den, 'GET', '/workspaces/dev/apps', { as: alice });
+      expect(answer.body.apps.map((a: { name: string; port: number; listening: boolean }) => [a.name, a.port, a.listening])).to.deep.equal([
+        ['Web app', pod.apps.httpPort, true],
+        ['Notebook', CLOSED_PORT, false],
+        ['Socket', pod.apps.wsPort, true],
+        ['Port 9', 9, false],
+      ]);
+    } finally {
+      api.seed(ws);
+    }
+  });
+
   it('gives each app and port its own origin too when the server has an apps domain, on the scheme and port of the base URL', async () => {
     const hosted = await startDen(api, { baseUrl: 'https://den.example.com:8443', appsDomain: 'den-apps.example' });
     try {
