@@ -47,11 +47,11 @@ describe('a workspace from a repository on a real API server (issue 34)', functi
     }, namespace);
   }
 
-  it('refuses an SSH URL and a path outside the home with the webhook\'s words, and stores nothing', async () => {
-    const refused = (await workspace('bad', { git: { url: 'git@github.com:team/api.git', path: '../x' } }).catch((e: unknown) => e)) as KubeApiError;
+  it('refuses an SSH URL carrying a password and a path outside the home with the webhook\'s words, and stores nothing', async () => {
+    const refused = (await workspace('bad', { git: { url: 'ssh://git:pw@github.com/team/api.git', path: '../x' } }).catch((e: unknown) => e)) as KubeApiError;
     expect(refused).to.be.instanceOf(KubeApiError);
     expect(refused.status).to.equal(422);
-    expect(refused.message).to.contain('spec.source.git.url: "git@github.com:team/api.git" is an SSH URL; Den clones over HTTPS');
+    expect(refused.message).to.contain('spec.source.git.url: must not carry a password');
     expect(refused.message).to.contain('spec.source.git.path: "../x" must name a folder inside the home');
     expect((await admin.list(RESOURCES.workspace, { namespace })).items).to.deep.equal([]);
   });

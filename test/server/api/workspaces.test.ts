@@ -110,9 +110,9 @@ describe('REST workspaces (SPEC 4.2)', () => {
     it('answers 400 naming source\'s field and creates nothing for a repository Den cannot clone', async () => {
       const before = env.api.resourceVersion;
       for (const [source, message] of [
-        [{ git: { url: 'git@github.com:team/api.git' } }, 'source.git.url "git@github.com:team/api.git" is an SSH URL'],
+        [{ git: { url: 'ssh://git:pw@github.com/team/api.git' } }, 'source.git.url must not carry a password'],
         [{ git: { url: 'https://alice:tok@git.example.com/api.git' } }, 'source.git.url must not carry a user name or token'],
-        [{ git: { url: 'ftp://git.example.com/api.git' } }, 'only https (or http) URLs can be cloned'],
+        [{ git: { url: 'ftp://git.example.com/api.git' } }, 'only https (or http) and SSH URLs can be cloned'],
         [{ git: { url: 'https://git.example.com/api.git', ref: 'a b' } }, 'source.git.ref "a b" must not contain spaces'],
         [{ git: { url: 'https://git.example.com/api.git', path: '../elsewhere' } }, 'source.git.path "../elsewhere" must name a folder inside the home'],
         [{ git: { url: 'https://git.example.com/api.git', path: '/etc' } }, 'source.git.path "/etc" must be relative to the home'],
