@@ -2,6 +2,7 @@
 // den-git-credentials Secret beside the https tokens, as two keys per host, the private key and
 // the host's public key as the person got it from `ssh-keyscan`. The clone step reads both from
 // the mounted Secret (source/ssh-transport.ts) and never trusts a host key it was not given.
+import { createHash } from 'node:crypto';
 import ssh2 from 'ssh2';
 
 /** The Secret keys of one host's SSH key and known host key (`ssh-key.git.example.com_2222`). */
@@ -86,4 +87,17 @@ export function parseKnownHost(text: string, host: string): KnownHostKey | strin
 /** The host key algorithms a client offers to see a key of this type (an RSA key is shown under its SHA-2 signatures too). */
 export function hostKeyAlgorithms(type: string): string[] {
   return type === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [type];
+}
+
+/** `SHA256:…`, as `ssh-keygen -lf` and the forges show a key. */
+export function keyFingerprint(blob: Buffer): string {
+  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+
+/** The public half of a kept private key, as the line to add to the git host (`ssh-ed25519 AAAA…`); undefined when it cannot be read. */
+export function publicLineOf(privateKey: string): string | undefined {
+  const parsed = ssh2.utils.parseKey(privateKey);
+  const key = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (!key || key instanceof Error) return undefined;
+  return `${key.type} ${key.getPublicSSH().toString('base64')}`;
 }

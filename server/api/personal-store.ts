@@ -40,7 +40,7 @@ export interface GitCredentialLine {
 /** Attempts of a read-modify-write before a concurrent writer wins with 409. */
 const WRITE_ATTEMPTS = 3;
 
-async function readSecret(kube: KubeClient, name: string, namespace: string): Promise<StoredSecret> {
+export async function readSecret(kube: KubeClient, name: string, namespace: string): Promise<StoredSecret> {
   try {
     return await kube.get<StoredSecret>(RESOURCES.secret, name, namespace);
   } catch (err) {
@@ -53,7 +53,7 @@ async function readSecret(kube: KubeClient, name: string, namespace: string): Pr
 }
 
 /** Reads, changes and patches one Secret, conditional on its resourceVersion; a concurrent write is retried. */
-async function rewrite(kube: KubeClient, name: string, namespace: string, change: (current: StoredSecret) => object): Promise<void> {
+export async function rewrite(kube: KubeClient, name: string, namespace: string, change: (current: StoredSecret) => object): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const current = await readSecret(kube, name, namespace);
     const patch = change(current) as { metadata?: object };
@@ -71,7 +71,7 @@ function plainNamesOf(secret: StoredSecret): Set<string> {
   return new Set(listed.split(',').filter(Boolean));
 }
 
-function decode(value: string): string {
+export function decode(value: string): string {
   return Buffer.from(value, 'base64').toString('utf8');
 }
 

@@ -129,7 +129,7 @@ describe("a person's git credentials (GET /profile/git-credentials, PUT and DELE
     await call(den, 'PUT', '/profile/git-credentials/git.example.com:8443', { as: alice, body: { token: 'glpat-x/y', username: 'alice', protocol: 'http' } });
     expect(file()).to.equal('http://alice:glpat-x%2Fy@git.example.com:8443\nhttps://x-access-token:ghp_abc123@github.com\n');
     const list = await call(den, 'GET', '/profile/git-credentials', { as: alice });
-    expect(list.body).to.deep.equal({ items: [{ host: 'git.example.com:8443', protocol: 'http', username: 'alice' }, { host: 'github.com', protocol: 'https', username: 'x-access-token' }] });
+    expect(list.body).to.deep.equal({ items: [{ host: 'git.example.com:8443', protocol: 'http', username: 'alice' }, { host: 'github.com', protocol: 'https', username: 'x-access-token' }], ssh_keys: [] });
     expect(JSON.stringify(list.body)).to.not.include('ghp_abc123');
   });
 
