@@ -15,6 +15,7 @@ import { LAPTOP_NODE } from '../../process/version.js';
 import { describeToken, issueTokenFor, revokeTokenOf } from '../api/tokens.js';
 import { checkEnvValue, checkGitHost, checkGitToken, gitCredentialRequest } from '../api/personal.js';
 import { listEnv, listGitCredentials, removeEnv, removeGitCredential, setEnv, setGitCredential } from '../api/personal-store.js';
+import { listSshKeys, removeSshKey, setSshKey } from '../api/ssh-key-store.js';
 import type { PersonalView } from '../../web/templates/profile-personal.js';
 import { viewerOf } from './middleware.js';
 import { refusalOf } from './refusal.js';
@@ -26,7 +27,7 @@ interface OwnUserSpace {
   spec?: { quota?: Record<string, unknown>; sshAuthorizedKeys?: string[] };
 }
 
-type Extra = Pick<ProfileView, 'issued' | 'error' | 'done'> & { personalError?: PersonalView['error'] };
+type Extra = Pick<ProfileView, 'issued' | 'error' | 'done'> & { personalError?: PersonalView['error']; sshKeyError?: PersonalView['sshKeyError'] };
 
 async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, status = 200): Promise<void> {
   const { kube, caller, assets } = ctx.state;
@@ -43,7 +44,7 @@ async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, statu
     localLogin: caller.localLogin,
     username: caller.username,
     install: { curl: installCommand(deps.baseUrl), npm: npmInstallCommand(deps.baseUrl), node: LAPTOP_NODE },
-    personal: { ...(await personalOf(ctx)), error: extra.personalError },
+    personal: { ...(await personalOf(ctx)), error: extra.personalError, sshKeyError: extra.sshKeyError },
     ...extra,
   };
   sendPage(ctx, profilePage(assets, viewerOf(ctx)!, view), status);
@@ -53,8 +54,8 @@ async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, statu
 async function personalOf(ctx: PageContext): Promise<PersonalView> {
   const { kube, caller } = ctx.state;
   try {
-    const [env, gitCredentials] = await Promise.all([listEnv(kube, caller.namespace), listGitCredentials(kube, caller.namespace)]);
-    return { env, gitCredentials };
+    const [env, gitCredentials, sshKeys] = await Promise.all([listEnv(kube, caller.namespace), listGitCredentials(kube, caller.namespace), listSshKeys(kube, caller.namespace)]);
+    return { env, gitCredentials, sshKeys };
   } catch (err) {
     return { unreadable: refusal(err).message };
   }
@@ -108,6 +109,32 @@ async function forgetGitCredential(ctx: PageContext, deps: PageDeps): Promise<vo
   } catch (err) {
     const { message, status } = refusal(err);
     await render(ctx, deps, { personalError: { form: 'git', message } }, status);
+  }
+}
+
+async function saveSshKey(ctx: PageContext, deps: PageDeps): Promise<void> {
+  const form = ctx.request.form ?? {};
+  const host = (form.host ?? '').trim().toLowerCase();
+  const knownHost = (form.ssh_known_host ?? '').trim();
+  try {
+    checkGitHost(host);
+    await setSshKey(ctx.state.kube, ctx.state.caller.namespace, host, form.ssh_private_key ?? '', knownHost);
+    ctx.redirect('/profile?done=ssh-key-saved');
+  } catch (err) {
+    const { message, status, cluster } = refusal(err);
+    await render(ctx, deps, { sshKeyError: { message, cluster, host, knownHost } }, status);
+  }
+}
+
+async function forgetSshKey(ctx: PageContext, deps: PageDeps): Promise<void> {
+  try {
+    const host = ctx.request.form?.host ?? '';
+    checkGitHost(host);
+    await removeSshKey(ctx.state.kube, ctx.state.caller.namespace, host);
+    ctx.redirect('/profile?done=ssh-key-removed');
+  } catch (err) {
+    const { message, status } = refusal(err);
+    await render(ctx, deps, { sshKeyError: { message } }, status);
   }
 }
 
@@ -186,6 +213,8 @@ const DONE: Record<string, string> = {
   'env-removed': 'The variable was removed; your workspaces lose it at their next start.',
   'git-saved': 'The token was saved; git in your workspaces uses it.',
   'git-removed': 'The token was forgotten.',
+  'ssh-key-saved': 'The SSH key was saved; a workspace cloning an SSH address of its host uses it.',
+  'ssh-key-removed': 'The SSH key was forgotten.',
 };
 
 export function mountProfilePages(router: PageRouter, deps: PageDeps): void {
@@ -202,4 +231,6 @@ export function mountProfilePages(router: PageRouter, deps: PageDeps): void {
   router.post('/profile/env/remove', (ctx) => forgetEnv(ctx, deps));
   router.post('/profile/git-credentials', (ctx) => saveGitCredential(ctx, deps));
   router.post('/profile/git-credentials/remove', (ctx) => forgetGitCredential(ctx, deps));
+  router.post('/profile/git-credentials/ssh-key', (ctx) => saveSshKey(ctx, deps));
+  router.post('/profile/git-credentials/ssh-key/remove', (ctx) => forgetSshKey(ctx, deps));
 }

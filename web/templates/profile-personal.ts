@@ -4,11 +4,16 @@ import { html, type Html } from '../html.js';
 import { csrfField } from './layout.js';
 import { clusterText } from './new.js';
 import { dataTable } from './table.js';
+import { sshKeysPart, type SshKeyError, type SshKeyView } from './profile-ssh-keys.js';
 
 export interface PersonalView {
   /** Undefined when they could not be read; `unreadable` says why. */
   env?: { name: string; secret: boolean; value?: string }[];
   gitCredentials?: { host: string; protocol: string; username: string }[];
+  /** The hosts an SSH key is kept for (its public half), never the private key. */
+  sshKeys?: SshKeyView[];
+  /** A refusal of the SSH key form. */
+  sshKeyError?: SshKeyError;
   unreadable?: string;
   /** A refusal of the env or git form; `name` or `host` is what was typed (never a value or token). */
   error?: { form: 'env' | 'git'; message: string; cluster?: string; name?: string; host?: string };
@@ -67,5 +72,6 @@ ${v.unreadable ? '' : creds.length === 0 ? html`<p class="muted" id="no-git">No 
   <div class="field"><label for="git-token">Token</label><input type="password" id="git-token" name="token" required autocomplete="off"></div>
   <button type="submit">Save token</button>
 </form>
-${formError(v, 'git', 'git-error')}</section>`;
+${formError(v, 'git', 'git-error')}
+${v.unreadable ? '' : sshKeysPart(v.sshKeys, v.sshKeyError, csrf)}</section>`;
 }
