@@ -46,7 +46,7 @@ export interface KnownHostKey {
   type: string;
   /** The key's blob in SSH wire format, as the server shows it during the key exchange. */
   blob: Buffer;
-  /** `type base64`: the form Den keeps. */
+  /** `type base64`. */
   line: string;
 }
 
@@ -82,6 +82,11 @@ export function parseKnownHost(text: string, host: string): KnownHostKey | strin
     return `ssh_known_host is not a host's public key line (such as "${host} ssh-ed25519 AAAA…"): give one line of ssh-keyscan's output`;
   }
   return { type: key.type, blob: key.getPublicSSH(), line: `${key.type} ${key.getPublicSSH().toString('base64')}` };
+}
+
+/** The known_hosts line Den keeps for `host` (`[git.example.com]:2222 ssh-ed25519 AAAA…`): ssh itself reads it as a known_hosts file. */
+export function knownHostsLine(host: string, key: KnownHostKey): string {
+  return `${knownHostNames(host)[0]} ${key.line}`;
 }
 
 /** The host key algorithms a client offers to see a key of this type (an RSA key is shown under its SHA-2 signatures too). */

@@ -5,7 +5,7 @@
 import type { KubeClient } from '../../kube/client.js';
 import { HttpError } from '../../koa/errors.js';
 import { GIT_CREDENTIALS_SECRET } from '../../contract/personal.js';
-import { hostOfKeyPart, keyFingerprint, knownHostName, parseKnownHost, privateKeyProblem, publicLineOf, SSH_KEY_PREFIX, SSH_KNOWN_HOST_MAX, sshKeyName } from '../../contract/git-ssh.js';
+import { hostOfKeyPart, keyFingerprint, knownHostName, knownHostsLine, parseKnownHost, privateKeyProblem, publicLineOf, SSH_KEY_PREFIX, SSH_KNOWN_HOST_MAX, sshKeyName } from '../../contract/git-ssh.js';
 import { decode, readSecret, rewrite } from './personal-store.js';
 
 /** One host's SSH key as REST answers it: never the private key. */
@@ -50,7 +50,7 @@ export async function setSshKey(kube: KubeClient, namespace: string, host: strin
   checkSshKey(host, privateKey, knownHost);
   const known = parseKnownHost(knownHost, host) as Exclude<ReturnType<typeof parseKnownHost>, string>;
   const key = privateKey.replace(/\r\n/g, '\n').trim() + '\n';
-  const data = { [sshKeyName(host)]: Buffer.from(key, 'utf8').toString('base64'), [knownHostName(host)]: Buffer.from(`${known.line}\n`, 'utf8').toString('base64') };
+  const data = { [sshKeyName(host)]: Buffer.from(key, 'utf8').toString('base64'), [knownHostName(host)]: Buffer.from(`${knownHostsLine(host, known)}\n`, 'utf8').toString('base64') };
   await rewrite(kube, GIT_CREDENTIALS_SECRET, namespace, () => ({ data }));
   return { host, public_key: publicLineOf(key)!, host_key_fingerprint: keyFingerprint(known.blob) };
 }

@@ -38,7 +38,7 @@ describe("a person's SSH key per git host (PUT and DELETE /profile/git-credentia
     const fingerprint = `SHA256:${execFileSync('ssh-keygen', ['-lf', '-'], { input: `${hostKey}\n`, encoding: 'utf8' }).split(' ')[1]!.slice('SHA256:'.length)}`;
     const answer = { host: 'git.example.com:2222', public_key: keyPart(key.publicKey), host_key_fingerprint: fingerprint };
     expect(res).to.deep.include({ status: 200, body: answer });
-    expect(stored()).to.deep.equal({ 'ssh-key.git.example.com_2222': `${key.privateKey.trim()}\n`, 'ssh-known-host.git.example.com_2222': `${hostKey}\n` });
+    expect(stored()).to.deep.equal({ 'ssh-key.git.example.com_2222': `${key.privateKey.trim()}\n`, 'ssh-known-host.git.example.com_2222': `[git.example.com]:2222 ${hostKey}\n` });
     await call(den, 'PUT', '/profile/git-credentials/github.com', { as: alice, body: { token: 'ghp_abc' } });
     const list = await call(den, 'GET', '/profile/git-credentials', { as: alice });
     expect(list.body).to.deep.equal({ items: [{ host: 'github.com', protocol: 'https', username: 'x-access-token' }], ssh_keys: [answer] });

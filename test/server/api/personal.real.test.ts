@@ -61,7 +61,7 @@ describe("a person's variables and git credentials on a real API server", functi
     expect(put.body).to.include({ host: 'git.example.com:2222', public_key: key.publicKey.split(' ').slice(0, 2).join(' ') });
     const secret = await admin.get<{ data: Record<string, string> }>(RESOURCES.secret, 'den-git-credentials', `svc-${alice}`);
     expect(Buffer.from(secret.data['ssh-key.git.example.com_2222']!, 'base64').toString()).to.equal(`${key.privateKey.trim()}\n`);
-    expect(Buffer.from(secret.data['ssh-known-host.git.example.com_2222']!, 'base64').toString()).to.equal(`${hostKey}\n`);
+    expect(Buffer.from(secret.data['ssh-known-host.git.example.com_2222']!, 'base64').toString()).to.equal(`[git.example.com]:2222 ${hostKey}\n`);
     const list = await rest.call('GET', '/profile/git-credentials', { as: { session: sessions[alice]! } });
     expect(list.body.ssh_keys.map((k: { host: string }) => k.host)).to.deep.equal(['git.example.com:2222']);
     expect(JSON.stringify(list.body)).to.not.include(key.privateKey.split('\n')[1]);

@@ -42,7 +42,7 @@ describe('the profile page keeps an SSH key per git host for cloning, in Chromiu
     const fingerprint = execFileSync('ssh-keygen', ['-lf', '-'], { input: `${hostKey}\n`, encoding: 'utf8' }).split(' ')[1]!;
     expect(await page.locator('#ssh-keys tr[data-ssh-host="git.example.com:2222"] td').allTextContents()).to.deep.equal(['git.example.com:2222', keyPart(key.publicKey), fingerprint, 'Forget']);
     expect(await page.content()).to.not.include(secretLine);
-    expect(stored()).to.deep.equal({ 'ssh-key.git.example.com_2222': `${key.privateKey.trim()}\n`, 'ssh-known-host.git.example.com_2222': `${hostKey}\n` });
+    expect(stored()).to.deep.equal({ 'ssh-key.git.example.com_2222': `${key.privateKey.trim()}\n`, 'ssh-known-host.git.example.com_2222': `[git.example.com]:2222 ${hostKey}\n` });
     const patch = world.api.requests.find((r) => r.method === 'PATCH' && r.path.endsWith('/secrets/den-git-credentials'));
     expect(patch?.user).to.equal('system:serviceaccount:svc-alice:session');
   });
