@@ -78,7 +78,7 @@ export function describeCloneFailure(err: unknown, request: { url: string; ref?:
     return `Cloning ${url} failed: ${host} does not answer as a git server at this address. Check that it is the repository's clone address (it often ends in .git).`;
   }
   if (facts.code === 'UrlParseError' || facts.code === 'UnknownTransportError') {
-    return `Cloning ${url} failed: the address cannot be cloned (${facts.message ?? facts.code}). Give the repository's https address.`;
+    return `Cloning ${url} failed: the address cannot be cloned (${facts.message ?? facts.code}). Give the repository's https or SSH address.`;
   }
   const said = (facts.message ?? String(err)).replace(/\s+/g, ' ').replace(/[.\s]+$/, '').slice(0, 300);
   return `Cloning ${url} failed: ${said}. Nothing was left behind; check the address and ref, then start the workspace again.`;
