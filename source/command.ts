@@ -3,6 +3,7 @@
 // one message in the termination log, which the kubelet copies into the pod's status for the
 // Workspace hook to read. Exit 0 when the home holds the repository, 1 when it could not.
 import { readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { GIT_CREDENTIALS_FILE, parseCredentialStoreFile, type GitCredential } from '../contract/personal.js';
 import { CLONE_ENV, TERMINATION_LOG } from '../contract/workspace-source.js';
 import { cloneSource } from './clone.js';
@@ -22,8 +23,10 @@ export async function runCloneCommand(env: NodeJS.ProcessEnv, out: (line: string
     await writeFile(statusFile, message).catch(() => {});
     return 2;
   }
-  const credentials = await keptCredentials(env[CLONE_ENV.credentialsFile] || GIT_CREDENTIALS_FILE);
-  const outcome = await cloneSource({ url: url!, ref: env[CLONE_ENV.ref] || undefined, home: home!, directory: directory!, credentials }, out);
+  const credentialsFile = env[CLONE_ENV.credentialsFile] || GIT_CREDENTIALS_FILE;
+  const credentials = await keptCredentials(credentialsFile);
+  // The SSH keys are files beside the tokens' (the same mounted Secret).
+  const outcome = await cloneSource({ url: url!, ref: env[CLONE_ENV.ref] || undefined, home: home!, directory: directory!, credentials, credentialsDir: dirname(credentialsFile) }, out);
   out(outcome.message);
   await writeFile(statusFile, outcome.message.slice(0, MESSAGE_LIMIT)).catch((err: unknown) => out(`(could not write ${statusFile}: ${(err as Error).message})`));
   return outcome.ok ? 0 : 1;

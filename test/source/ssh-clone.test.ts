@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cloneSource } from '../../source/clone.js';
+import { runCloneCommand } from '../../source/command.js';
 import { knownHostName, sshKeyName } from '../../contract/git-ssh.js';
 import { generateHostKey } from '../../ssh/host-key.js';
 import { startGitSshServer, type GitSshServer } from '../support/git-ssh-server.js';
@@ -66,6 +67,17 @@ describe('cloning an SSH address (source/ssh-transport.ts, against git-upload-pa
     expect(gitState(join(home, 'app'))).to.deep.equal({ head: server.commits.main, branch: 'main', clean: true, origin: url });
     expect(readdirSync(join(home, 'app')).sort()).to.deep.equal(['.git', 'README.md', 'second.txt']);
     expect(server.commands.at(-1)).to.equal(`git-upload-pack '/app.git'`);
+  });
+
+  it('den clone-source finds the SSH key beside the mounted credentials file, and its termination message says what it cloned', async () => {
+    keep(host, { privateKey: server.personKey.privateKey, knownHost: server.knownHostLine });
+    const statusFile = join(keys, 'termination-log');
+    const lines: string[] = [];
+    const code = await runCloneCommand({ DEN_SOURCE_URL: url, DEN_SOURCE_DIRECTORY: 'app', HOME: home, DEN_SOURCE_STATUS_FILE: statusFile, DEN_SOURCE_CREDENTIALS_FILE: join(keys, 'credentials') }, (l) => lines.push(l));
+    expect(code).to.equal(0);
+    expect(readFileSync(statusFile, 'utf8')).to.equal(`Cloned ${url} (branch main) into ~/app.`);
+    expect(lines.join('\n')).to.not.include(server.personKey.privateKey.split('\n')[2]);
+    expect(gitState(join(home, 'app'))).to.include({ head: server.commits.main, clean: true });
   });
 
   it('checks out a branch named as the ref over SSH', async () => {
