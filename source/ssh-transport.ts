@@ -164,6 +164,9 @@ export function sshTransport(url: string, remote: SshRemote, keys: SshKeys, opti
       username: remote.user,
       privateKey: keys.privateKey,
       readyTimeout: options.readyTimeout ?? 20_000,
+      // A host that stops answering mid-clone ends the connection (and the clone) instead of hanging the start.
+      keepaliveInterval: 15_000,
+      keepaliveCountMax: 4,
       algorithms: { serverHostKey: hostKeyAlgorithms(known.type) as ssh2.ServerHostKeyAlgorithm[] },
       hostVerifier: (key: Buffer) => (hostKeyShown = key.equals(known.blob)),
     });
@@ -172,6 +175,7 @@ export function sshTransport(url: string, remote: SshRemote, keys: SshKeys, opti
     channel.on('data', (chunk: Buffer) => out.push(chunk));
     channel.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-2000)));
     channel.on('close', () => out.end());
+    channel.on('error', () => out.end());
     return out;
   }
 

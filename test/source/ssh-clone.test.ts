@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:net';
+import ssh2 from 'ssh2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cloneSource } from '../../source/clone.js';
@@ -78,6 +80,21 @@ describe('cloning an SSH address (source/ssh-transport.ts, against git-upload-pa
     expect(readFileSync(statusFile, 'utf8')).to.equal(`Cloned ${url} (branch main) into ~/app.`);
     expect(lines.join('\n')).to.not.include(server.personKey.privateKey.split('\n')[2]);
     expect(gitState(join(home, 'app'))).to.include({ head: server.commits.main, clean: true });
+  });
+
+  it('checks a host by the RSA key kept for it, when the host has an ed25519 key too', async () => {
+    keep(host, { privateKey: server.personKey.privateKey, knownHost: server.rsaKnownHostLine });
+    const outcome = await cloneSource({ url, home, directory: 'app', credentialsDir: keys });
+    expect(outcome.message).to.equal(`Cloned ${url} (branch main) into ~/app.`);
+  });
+
+  it('refuses a host that offers no host key of the kept type, saying so', async () => {
+    const ecdsa = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'sec1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+    const line = `[127.0.0.1]:${server.port} ecdsa-sha2-nistp256 ${(ssh2.utils.parseKey(ecdsa) as ssh2.ParsedKey).getPublicSSH().toString('base64')}`;
+    keep(host, { privateKey: server.personKey.privateKey, knownHost: line });
+    const outcome = await cloneSource({ url, home, directory: 'app', credentialsDir: keys });
+    expect(outcome.message).to.match(new RegExp(`^Cloning ${url} failed: ${host} offers no ecdsa-sha2-nistp256 host key, the type you keep for it, so Den cannot check it is the real ${host}\\. If ${host}'s key really changed`));
+    homeHoldsNothing();
   });
 
   it('checks out a branch named as the ref over SSH', async () => {

@@ -2,6 +2,7 @@
 // host key that lets in exactly one public key and, on `git-upload-pack '<path>'`, runs the real
 // `git-upload-pack` on a bare repository under its root and pipes it to the channel.
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,8 @@ export interface GitSshServer {
   port: number;
   /** `[127.0.0.1]:<port> ssh-ed25519 AAAA…`: what ssh-keyscan prints for it. */
   knownHostLine: string;
+  /** The line of its second host key, an RSA one. */
+  rsaKnownHostLine: string;
   /** The key pair the server lets in (OpenSSH private key, public line). */
   personKey: HostKeyPair;
   /** The commits of the `app.git` repository (makeRepository's). */
@@ -33,10 +36,12 @@ export async function startGitSshServer(): Promise<GitSshServer> {
   const root = mkdtempSync(join(tmpdir(), 'den-git-ssh-'));
   const commits = makeRepository(root, 'app');
   const hostKey = generateHostKey('test-git-host');
+  const rsaHostKey = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+  const rsaPublic = (ssh2.utils.parseKey(rsaHostKey) as ssh2.ParsedKey).getPublicSSH().toString('base64');
   const personKey = generateHostKey('person');
   const allowed = ssh2.utils.parseKey(personKey.publicKey) as ssh2.ParsedKey;
   const commands: string[] = [];
-  const server = new ssh2.Server({ hostKeys: [hostKey.privateKey] }, (client) => {
+  const server = new ssh2.Server({ hostKeys: [hostKey.privateKey, rsaHostKey] }, (client) => {
     client.on('error', () => {});
     client.on('authentication', (ctx) => {
       if (ctx.method !== 'publickey' || ctx.username !== 'git' || !ctx.key.data.equals(allowed.getPublicSSH())) return ctx.reject(['publickey']);
@@ -74,6 +79,7 @@ export async function startGitSshServer(): Promise<GitSshServer> {
   return {
     port,
     knownHostLine: `[127.0.0.1]:${port} ${hostKey.publicKey.split(' ').slice(0, 2).join(' ')}`,
+    rsaKnownHostLine: `[127.0.0.1]:${port} ssh-rsa ${rsaPublic}`,
     personKey,
     commits,
     commands,
