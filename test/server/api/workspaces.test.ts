@@ -100,11 +100,12 @@ describe('REST workspaces (SPEC 4.2)', () => {
       expect(env.api.requests.filter((r) => r.method === 'POST' && r.path.includes('/workspaces'))).to.deep.equal([]);
     });
 
-    it('creates the Workspace with spec.source.git from source, ref and path as given', async () => {
-      const source = { git: { url: 'https://git.example.com/team/api.git', ref: 'v1.2.0', path: 'src/api' } };
-      const res = await env.request('POST', '/workspaces', { token: alice, body: { ...CREATE, source } });
-      expect(res.status).to.equal(201);
-      expect(env.api.object<any>(RESOURCES.workspace, 'dev', 'svc-alice').spec.source).to.deep.equal(source);
+    it('creates the Workspace with spec.source.git from source, ref and path as given, for an https or an SSH address', async () => {
+      for (const [name, url] of [['dev', 'https://git.example.com/team/api.git'], ['dev2', 'git@git.example.com:team/api.git']] as const) {
+        const source = { git: { url, ref: 'v1.2.0', path: 'src/api' } };
+        const res = await env.request('POST', '/workspaces', { token: alice, body: { ...CREATE, name, source } });
+        expect([res.status, env.api.object<any>(RESOURCES.workspace, name, 'svc-alice')?.spec.source]).to.deep.equal([201, source]);
+      }
     });
 
     it('answers 400 naming source\'s field and creates nothing for a repository Den cannot clone', async () => {
