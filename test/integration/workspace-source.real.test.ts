@@ -56,6 +56,14 @@ describe('a workspace from a repository on a real API server (issue 34)', functi
     expect((await admin.list(RESOURCES.workspace, { namespace })).items).to.deep.equal([]);
   });
 
+  it('admits an SSH address in either form, as the webhook\'s rule says, and stores it as given', async () => {
+    for (const [name, url] of [['scp', 'git@github.com:team/api.git'], ['sshurl', 'ssh://git@git.example.com:2222/team/api.git']]) {
+      await workspace(name!, { git: { url } });
+      expect((await admin.get<{ spec: { source: unknown } }>(RESOURCES.workspace, name!, namespace)).spec.source).to.deep.equal({ git: { url } });
+      await admin.delete(RESOURCES.workspace, name!, namespace);
+    }
+  });
+
   it('refuses a source without a url by the CRD schema', async () => {
     const refused = (await workspace('nourl', { git: { ref: 'main' } }).catch((e: unknown) => e)) as KubeApiError;
     expect(refused.status).to.equal(422);
