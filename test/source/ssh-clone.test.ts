@@ -97,6 +97,22 @@ describe('cloning an SSH address (source/ssh-transport.ts, against git-upload-pa
     homeHoldsNothing();
   });
 
+  it('clones an scp-like address (git@host:path, port 22, the path as the account gives it to git-upload-pack)', async () => {
+    // A loopback address of this test's own, so port 22 is free whatever else runs.
+    const address = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+    const onPort22 = await startGitSshServer(address, 22);
+    try {
+      const scp = `git@${address}:app.git`;
+      keep(address, { privateKey: onPort22.personKey.privateKey, knownHost: onPort22.knownHostLine });
+      const outcome = await cloneSource({ url: scp, home, directory: 'app', credentialsDir: keys });
+      expect(outcome).to.deep.equal({ ok: true, message: `Cloned ${scp} (branch main) into ~/app.` });
+      expect(gitState(join(home, 'app'))).to.deep.equal({ head: onPort22.commits.main, branch: 'main', clean: true, origin: scp });
+      expect(onPort22.commands).to.deep.equal([`git-upload-pack 'app.git'`]);
+    } finally {
+      await onPort22.close();
+    }
+  });
+
   it('checks out a branch named as the ref over SSH', async () => {
     keep(host, { privateKey: server.personKey.privateKey, knownHost: server.knownHostLine });
     const outcome = await cloneSource({ url, ref: 'feature', home, directory: 'f', credentialsDir: keys });

@@ -13,7 +13,7 @@ import { makeRepository } from './git-http-server.js';
 
 export interface GitSshServer {
   port: number;
-  /** `[127.0.0.1]:<port> ssh-ed25519 AAAA…`: what ssh-keyscan prints for it. */
+  /** `[127.0.0.1]:<port> ssh-ed25519 AAAA…` (the bare address on port 22): what ssh-keyscan prints for it. */
   knownHostLine: string;
   /** The line of its second host key, an RSA one. */
   rsaKnownHostLine: string;
@@ -32,7 +32,8 @@ function uploadPackPath(command: string): string | undefined {
   return m ? m[1]!.replace(/'\\''/g, "'") : undefined;
 }
 
-export async function startGitSshServer(): Promise<GitSshServer> {
+/** `host` and `port`: where it listens (port 22 on a loopback address of its own for an scp-like address, which names no port). */
+export async function startGitSshServer(host = '127.0.0.1', listenPort = 0): Promise<GitSshServer> {
   const root = mkdtempSync(join(tmpdir(), 'den-git-ssh-'));
   const commits = makeRepository(root, 'app');
   const hostKey = generateHostKey('test-git-host');
@@ -74,12 +75,15 @@ export async function startGitSshServer(): Promise<GitSshServer> {
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listenPort, host, resolve);
+  });
   const { port } = server.address() as AddressInfo;
   return {
     port,
-    knownHostLine: `[127.0.0.1]:${port} ${hostKey.publicKey.split(' ').slice(0, 2).join(' ')}`,
-    rsaKnownHostLine: `[127.0.0.1]:${port} ssh-rsa ${rsaPublic}`,
+    knownHostLine: `${port === 22 ? host : `[${host}]:${port}`} ${hostKey.publicKey.split(' ').slice(0, 2).join(' ')}`,
+    rsaKnownHostLine: `${port === 22 ? host : `[${host}]:${port}`} ssh-rsa ${rsaPublic}`,
     personKey,
     commits,
     commands,
