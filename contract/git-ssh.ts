@@ -31,7 +31,8 @@ export function privateKeyProblem(text: string): string | undefined {
   if (text.trim() === '') return 'ssh_private_key is empty: give the contents of the private key file (such as ~/.ssh/id_ed25519), not the .pub file';
   if (text.length > SSH_PRIVATE_KEY_MAX) return `ssh_private_key must be at most ${SSH_PRIVATE_KEY_MAX} characters`;
   const parsed = ssh2.utils.parseKey(text);
-  const encrypted = /ENCRYPTED|passphrase/i.test(parsed instanceof Error ? `${text}\n${parsed.message}` : text);
+  // PKCS#8 `BEGIN ENCRYPTED PRIVATE KEY`, PEM's `Proc-Type: 4,ENCRYPTED`, or ssh2's word for an encrypted OpenSSH key.
+  const encrypted = /^-----BEGIN ENCRYPTED |^Proc-Type: 4,ENCRYPTED/m.test(text) || (parsed instanceof Error && /passphrase|encrypted/i.test(parsed.message));
   if (encrypted) {
     return 'ssh_private_key is protected by a passphrase, and Den cannot type one when it clones: make a key without a passphrase for this host (ssh-keygen -t ed25519 -N "" -f den_key) and add its .pub to the git host as a deploy or account key';
   }
@@ -50,6 +51,12 @@ export interface KnownHostKey {
   line: string;
 }
 
+/** `ssh-keyscan [-p port] name`: the command that prints `host`'s key lines. */
+export function keyscanCommand(host: string): string {
+  const [name, port] = host.split(':');
+  return port ? `ssh-keyscan -p ${port} ${name}` : `ssh-keyscan ${name}`;
+}
+
 /** The names a known_hosts line's first field lists for `host` (`[h]:2222` for a port other than 22). */
 function knownHostNames(host: string): string[] {
   const [name, port] = host.split(':');
@@ -64,7 +71,7 @@ export function parseKnownHost(text: string, host: string): KnownHostKey | strin
   const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
   if (lines.length !== 1) {
     return lines.length === 0
-      ? `ssh_known_host is empty: give one line of "ssh-keyscan ${host.replace(/:(\d+)$/, ' -p $1')}" (the host's public key), so Den can tell the real ${host} from an impostor`
+      ? `ssh_known_host is empty: give one line of "${keyscanCommand(host)}" (the host's public key), so Den can tell the real ${host} from an impostor`
       : `ssh_known_host must be one line, the host key of the type you trust (ssh-keyscan prints one per type; keep the ssh-ed25519 one): ${lines.length} lines were given`;
   }
   const words = lines[0]!.split(/\s+/);

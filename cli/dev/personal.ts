@@ -84,7 +84,7 @@ export async function gitCredential(argv: string[], io: DevIo): Promise<number> 
     if (help) return usage(io, GIT_USAGE);
     if (values['ssh-key-file'] !== undefined || values['known-host'] !== undefined) {
       if (values['ssh-key-file'] === undefined || values['known-host'] === undefined) {
-        throw new UsageError(`--ssh-key-file and --known-host go together: give the key file and one line of ssh-keyscan ${positionals[0]!.replace(/:(\d+)$/, ' -p $1')}`);
+        throw new UsageError(`--ssh-key-file and --known-host go together: give the key file and one line of ssh-keyscan ${positionals[0]!.replace(/^(.*):(\d+)$/, '-p $2 $1')}`);
       }
       if (values.username !== undefined || values.protocol !== undefined) throw new UsageError('--username and --protocol are for a token, not an SSH key');
       return setSshKey(positionals[0]!, values, io, (await connect(io, values)).api);
