@@ -149,7 +149,7 @@ async function cloneOnce(request: CloneRequest, log: (line: string) => void): Pr
         if (phase !== lastPhase) log(`  ${(lastPhase = phase)}`);
       },
     });
-    // git inside the workspace fetches and pushes over SSH, with the person's own key.
+    // The origin is the SSH address: git in the workspace fetches and pushes over SSH (core.sshCommand offers the kept key).
     if (ssh) await git.setConfig({ fs, dir: temp, path: 'remote.origin.url', value: url });
     const what = await checkoutRef(temp, ref);
     await mkdir(dirname(target), { recursive: true });
