@@ -38,12 +38,30 @@ export const DOTFILES_FILE = `${GIT_CREDENTIALS_DIR}/${DOTFILES_KEY}`;
  */
 export const GIT_CREDENTIAL_HELPER = `!f() { if [ "$1" = get ]; then git credential-store --file=${GIT_CREDENTIALS_FILE} get; fi; }; f`;
 
+/** The identities ssh tries by default, which naming any IdentityFile would otherwise drop. */
+const DEFAULT_IDENTITIES = ['id_rsa', 'id_ecdsa', 'id_ecdsa_sk', 'id_ed25519', 'id_ed25519_sk'];
+
+/**
+ * git's ssh inside a workspace: besides the person's own keys and known_hosts, the SSH key and
+ * known host they keep for the host git connects to (the Secret's `ssh-key.<host>` and
+ * `ssh-known-host.<host>`, `_<port>` for a port: ssh's %h and %p), so `git fetch` and `git push`
+ * of a clone made over SSH work as the clone did. A file that is not there is skipped by ssh.
+ */
+export const GIT_SSH_COMMAND = [
+  'ssh',
+  ...DEFAULT_IDENTITIES.map((id) => `-o IdentityFile=~/.ssh/${id}`),
+  `-o IdentityFile=${GIT_CREDENTIALS_DIR}/ssh-key.%h -o IdentityFile=${GIT_CREDENTIALS_DIR}/ssh-key.%h_%p`,
+  `-o 'UserKnownHostsFile=~/.ssh/known_hosts ~/.ssh/known_hosts2 ${GIT_CREDENTIALS_DIR}/ssh-known-host.%h ${GIT_CREDENTIALS_DIR}/ssh-known-host.%h_%p'`,
+].join(' ');
+
 /** Configuration for git through its environment (git 2.31+): no file in the home, nothing in a repository's config. */
 export function gitConfigEnv(): { name: string; value: string }[] {
   return [
-    { name: 'GIT_CONFIG_COUNT', value: '1' },
+    { name: 'GIT_CONFIG_COUNT', value: '2' },
     { name: 'GIT_CONFIG_KEY_0', value: 'credential.helper' },
     { name: 'GIT_CONFIG_VALUE_0', value: GIT_CREDENTIAL_HELPER },
+    { name: 'GIT_CONFIG_KEY_1', value: 'core.sshCommand' },
+    { name: 'GIT_CONFIG_VALUE_1', value: GIT_SSH_COMMAND },
   ];
 }
 

@@ -2,6 +2,7 @@
 // start. The rules the URL, ref and path must satisfy, shared by the admission webhook, REST and
 // the clone step itself (source/clone.ts), and where in the home the clone lands.
 import { posix } from 'node:path';
+import { GIT_HOST_MAX, GIT_HOST_PATTERN } from './personal.js';
 
 export interface GitSource {
   url?: string;
@@ -84,19 +85,51 @@ const MAX_URL = 2048;
 const MAX_REF = 255;
 const MAX_PATH = 255;
 
-/** `git@host:owner/repo.git`, the scp-like form of an SSH URL. */
-const SCP_LIKE = /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:/;
+/** `git@host:owner/repo.git`, the scp-like form of an SSH URL (git's own rule: a user, a host, a colon, no slash before it). */
+const SCP_LIKE = /^([^/@:]+)@([^/@:]+):(.*)$/;
+/** `ssh://[user@]host[:port]/path`. */
+const SSH_URL = /^ssh:\/\/(?:([^/@:]+)@)?([^/@:]+)(?::(\d*))?(\/.*)?$/i;
+const SSH_USER = /^[A-Za-z0-9._-]+$/;
+/** The user git names when an ssh:// URL gives none: every forge's. */
+export const DEFAULT_SSH_USER = 'git';
+
+/** An SSH remote as the clone step connects to it. */
+export interface SshRemote {
+  user: string;
+  /** Lower-case, with `:port` unless the port is 22: the host a key is kept for (GIT_HOST_PATTERN). */
+  host: string;
+  hostname: string;
+  port: number;
+  /** What `git-upload-pack` is given: absolute for ssh://, as written (relative to the account's home) for the scp-like form. */
+  path: string;
+}
+
+/** Whether `url` is written as an SSH URL (either form), sound or not. */
+export function looksLikeSsh(url: string): boolean {
+  return /^ssh:\/\//i.test(url) || SCP_LIKE.test(url);
+}
+
+/** The SSH remote `url` names, or undefined when it is not an SSH URL Den reads. */
+export function sshRemoteOf(url: string): SshRemote | undefined {
+  const scp = /^ssh:\/\//i.test(url) ? undefined : SCP_LIKE.exec(url);
+  const full = scp ? undefined : SSH_URL.exec(url);
+  const [user, hostname, portText, path] = scp ? [scp[1], scp[2], undefined, scp[3]] : full ? [full[1], full[2], full[3], full[4]] : [];
+  if (hostname === undefined || path === undefined) return undefined;
+  const port = portText === undefined || portText === '' ? 22 : Number(portText);
+  const name = hostname.toLowerCase();
+  return { user: user ?? DEFAULT_SSH_USER, hostname: name, port, host: port === 22 ? name : `${name}:${port}`, path };
+}
 
 /** The repository's name from its URL (`https://h/o/api.git` gives `api`), or undefined when the URL has none. */
 export function repositoryName(url: string): string | undefined {
-  let pathname: string;
+  let last: string;
+  const ssh = looksLikeSsh(url) ? sshRemoteOf(url) : undefined;
   try {
-    pathname = new URL(url).pathname;
+    last = ssh ? ssh.path.split('/').filter(Boolean).pop() ?? '' : decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).pop() ?? '');
   } catch {
     return undefined;
   }
-  const last = pathname.split('/').filter(Boolean).pop() ?? '';
-  const name = decodeURIComponent(last).replace(/\.git$/, '');
+  const name = last.replace(/\.git$/, '');
   if (name === '' || name === '.' || name === '..' || name.startsWith('.') || /[\/\\\0]/.test(name)) return undefined;
   return name;
 }
@@ -107,27 +140,40 @@ export function cloneDirectory(source: GitSource): string | undefined {
   return source.url ? repositoryName(source.url) : undefined;
 }
 
+function sshUrlViolations(url: string): SourceViolation[] {
+  const field = `${FIELD}.url`;
+  const example = 'such as git@github.com:owner/repo.git or ssh://git@git.example.com:2222/owner/repo.git';
+  if (/^ssh:\/\/[^/@]*:[^/@]*@/i.test(url)) {
+    return [{ field, message: 'must not carry a password: the Workspace is readable by anyone who can read your namespace', advice: `Remove the password from the address; Den clones over SSH with the key you keep for the host (den git-credential set <host> --ssh-key-file <file>).` }];
+  }
+  const remote = sshRemoteOf(url);
+  if (!remote) return [{ field, message: `"${url}" is not an SSH URL Den can read (ssh://[user@]host[:port]/path or user@host:path)`, advice: `Give the repository's SSH address as the git host shows it, ${example}.` }];
+  if (!SSH_USER.test(remote.user)) return [{ field, message: `"${url}" names the user "${remote.user}"; an SSH user is letters, digits, ".", "_" or "-"`, advice: `Give the SSH address as the git host shows it, ${example}.` }];
+  if (remote.port < 1 || remote.port > 65535 || remote.host.length > GIT_HOST_MAX || !GIT_HOST_PATTERN.test(remote.host)) {
+    return [{ field, message: `"${url}" names no host Den can connect to ("${remote.host}"): a host name with an optional port 1-65535`, advice: `Check the address's host and port, ${example}.` }];
+  }
+  const path = remote.path.replace(/^\/+/, '');
+  if (path === '' || /[\x00-\x1f\x7f]/.test(remote.path) || path.startsWith('-')) {
+    return [{ field, message: `"${url}" names no repository on ${remote.host} (its path is empty, starts with "-" or holds control characters)`, advice: `Add the repository to the address, ${example}.` }];
+  }
+  return [];
+}
+
 function urlViolations(url: unknown): SourceViolation[] {
   const field = `${FIELD}.url`;
   if (typeof url !== 'string' || url.trim() === '') {
-    return [{ field, message: 'must be the repository\'s URL (https://host/owner/repo.git)', advice: 'Give the repository\'s https address, such as https://github.com/owner/repo.git.' }];
+    return [{ field, message: 'must be the repository\'s URL (https://host/owner/repo.git or git@host:owner/repo.git)', advice: 'Give the repository\'s https or SSH address, such as https://github.com/owner/repo.git or git@github.com:owner/repo.git.' }];
   }
   if (url.length > MAX_URL) return [{ field, message: `must be at most ${MAX_URL} characters`, advice: 'This repository address is too long: check what was pasted.' }];
-  if (url.startsWith('ssh://') || url.startsWith('git@') || SCP_LIKE.test(url)) {
-    return [{
-      field,
-      message: `"${url}" is an SSH URL; Den clones over HTTPS and takes no SSH key for the clone`,
-      advice: 'Den cannot clone over SSH (it would need your SSH key): use the repository\'s https address instead, such as https://github.com/owner/repo.git.',
-    }];
-  }
+  if (looksLikeSsh(url)) return sshUrlViolations(url);
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return [{ field, message: `"${url}" is not a URL`, advice: 'Give the repository\'s full https address, such as https://github.com/owner/repo.git.' }];
+    return [{ field, message: `"${url}" is not a URL`, advice: 'Give the repository\'s full https or SSH address, such as https://github.com/owner/repo.git or git@github.com:owner/repo.git.' }];
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    return [{ field, message: `"${url}" uses ${parsed.protocol.replace(/:$/, '')}; only https (or http) URLs can be cloned`, advice: 'Give the repository\'s https address, such as https://github.com/owner/repo.git.' }];
+    return [{ field, message: `"${url}" uses ${parsed.protocol.replace(/:$/, '')}; only https (or http) and SSH URLs can be cloned`, advice: 'Give the repository\'s https or SSH address, such as https://github.com/owner/repo.git or git@github.com:owner/repo.git.' }];
   }
   if (parsed.username !== '' || parsed.password !== '') {
     return [{

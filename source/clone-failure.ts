@@ -1,5 +1,6 @@
 // Why a clone failed, in words a person can act on: the status, the workspace page, `den ssh`
 // and the Events all show this one message (the init container's termination message).
+import { SshCloneError } from './ssh-transport.js';
 
 /** The ref names no branch, tag or commit of the repository. */
 export class MissingRefError extends Error {
@@ -37,6 +38,7 @@ function hostOf(url: string): string {
 export function describeCloneFailure(err: unknown, request: { url: string; ref?: string; directory: string; credentialKept?: boolean }): string {
   const { url, ref, directory } = request;
   const host = hostOf(url);
+  if (err instanceof SshCloneError) return err.message;
   const facts = (err ?? {}) as ErrorFacts;
   // isomorphic-git's clone says NotFoundError when the remote's HEAD names no branch: an empty repository.
   if (err instanceof MissingRefError || (facts.code === 'NotFoundError' && ref === undefined)) {
@@ -76,7 +78,7 @@ export function describeCloneFailure(err: unknown, request: { url: string; ref?:
     return `Cloning ${url} failed: ${host} does not answer as a git server at this address. Check that it is the repository's clone address (it often ends in .git).`;
   }
   if (facts.code === 'UrlParseError' || facts.code === 'UnknownTransportError') {
-    return `Cloning ${url} failed: the address cannot be cloned (${facts.message ?? facts.code}). Give the repository's https address.`;
+    return `Cloning ${url} failed: the address cannot be cloned (${facts.message ?? facts.code}). Give the repository's https or SSH address.`;
   }
   const said = (facts.message ?? String(err)).replace(/\s+/g, ' ').replace(/[.\s]+$/, '').slice(0, 300);
   return `Cloning ${url} failed: ${said}. Nothing was left behind; check the address and ref, then start the workspace again.`;

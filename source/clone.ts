@@ -7,8 +7,9 @@ import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
-import type { GitCredential } from '../contract/personal.js';
-import { CLONE_MARKER, DEN_HOME_DIR } from '../contract/workspace-source.js';
+import { GIT_CREDENTIALS_DIR, type GitCredential } from '../contract/personal.js';
+import { CLONE_MARKER, DEN_HOME_DIR, looksLikeSsh, sshRemoteOf } from '../contract/workspace-source.js';
+import { keptSshKeys, sshTransport, STAND_IN_URL, type SshTransport } from './ssh-transport.js';
 import { describeCloneFailure, MissingRefError } from './clone-failure.js';
 import { devcontainerNote, readDevcontainer } from './devcontainer.js';
 import type { DevcontainerSummary } from '../contract/devcontainer.js';
@@ -27,6 +28,8 @@ export interface CloneRequest {
   devcontainer?: string;
   /** The marker that keeps a later start from cloning again, relative to the home (CLONE_MARKER when absent). */
   marker?: string;
+  /** Where the person's SSH keys are (the mounted den-git-credentials Secret; GIT_CREDENTIALS_DIR when absent). */
+  credentialsDir?: string;
 }
 
 /** The kept credential for `url`'s protocol and host, if any. */
@@ -131,15 +134,18 @@ export async function cloneOnce(request: CloneRequest, log: (line: string) => vo
     return { ok: true, message: `${shown} already exists, so nothing was cloned; Den leaves it as it is.` };
   }
   let temp: string | undefined;
+  let ssh: SshTransport | undefined;
   try {
+    const remote = looksLikeSsh(url) ? sshRemoteOf(url) : undefined;
+    if (remote) ssh = sshTransport(url, remote, await keptSshKeys(request.credentialsDir ?? GIT_CREDENTIALS_DIR, remote.host));
     temp = await mkdtemp(join(denDir, TEMP_PREFIX));
     log(`Cloning ${url}${ref ? ` (${ref})` : ''} into ${shown}`);
     let lastPhase = '';
     await git.clone({
       fs,
-      http,
+      http: ssh?.http ?? http,
       dir: temp,
-      url,
+      url: ssh ? STAND_IN_URL : url,
       noCheckout: true,
       // Asked only when the server answers 401; without a kept credential, or when it is refused
       // (no onAuthFailure, so no second try), the clone ends with the server's HTTP error.
@@ -151,6 +157,8 @@ export async function cloneOnce(request: CloneRequest, log: (line: string) => vo
         if (phase !== lastPhase) log(`  ${(lastPhase = phase)}`);
       },
     });
+    // The origin is the SSH address: git in the workspace fetches and pushes over SSH (core.sshCommand offers the kept key).
+    if (ssh) await git.setConfig({ fs, dir: temp, path: 'remote.origin.url', value: url });
     const what = await checkoutRef(temp, ref);
     await mkdir(dirname(target), { recursive: true });
     await rename(temp, target);
@@ -160,6 +168,7 @@ export async function cloneOnce(request: CloneRequest, log: (line: string) => vo
   } catch (err) {
     return { ok: false, message: describeCloneFailure(err, { ...request, credentialKept: credentialFor(url, request.credentials) !== undefined }) };
   } finally {
+    ssh?.close();
     if (temp !== undefined) await rm(temp, { recursive: true, force: true });
   }
 }

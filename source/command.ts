@@ -3,6 +3,7 @@
 // one message in the termination log, which the kubelet copies into the pod's status for the
 // Workspace hook to read. Exit 0 when the home holds the repository, 1 when it could not.
 import { readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { DOTFILES_FILE, GIT_CREDENTIALS_FILE, parseCredentialStoreFile, type GitCredential } from '../contract/personal.js';
 import { CLONE_ENV, TERMINATION_LOG } from '../contract/workspace-source.js';
 import { cloneSource } from './clone.js';
@@ -39,13 +40,16 @@ export async function runCloneCommand(env: NodeJS.ProcessEnv, out: (line: string
     await writeFile(statusFile, message).catch(() => {});
     return 2;
   }
-  const credentials = await keptCredentials(env[CLONE_ENV.credentialsFile] || GIT_CREDENTIALS_FILE);
+  const credentialsFile = env[CLONE_ENV.credentialsFile] || GIT_CREDENTIALS_FILE;
+  const credentials = await keptCredentials(credentialsFile);
+  // The SSH keys are files beside the tokens' (the same mounted Secret).
+  const credentialsDir = dirname(credentialsFile);
   const outcome = url
-    ? await cloneSource({ url, ref: env[CLONE_ENV.ref] || undefined, home: home!, directory: directory!, credentials, devcontainer: env[CLONE_ENV.devcontainer] || undefined }, out)
+    ? await cloneSource({ url, ref: env[CLONE_ENV.ref] || undefined, home: home!, directory: directory!, credentials, credentialsDir, devcontainer: env[CLONE_ENV.devcontainer] || undefined }, out)
     : { ok: true, message: 'This workspace has no repository to clone.' };
   // The dotfiles never fail the step: what went wrong is reported, and the workspace starts.
   const dotfilesUrl = outcome.ok ? await keptDotfiles(env[CLONE_ENV.dotfilesFile] || DOTFILES_FILE) : undefined;
-  const dotfiles = dotfilesUrl ? await cloneDotfiles(home!, dotfilesUrl, credentials, out) : undefined;
+  const dotfiles = dotfilesUrl ? await cloneDotfiles(home!, dotfilesUrl, credentials, out, credentialsDir) : undefined;
   const message = outcome.message + (dotfiles ? dotfilesNote(dotfiles) : '');
   out(message);
   // A failure stays plain words; a success carries what the clone's devcontainer.json says and the dotfiles.

@@ -24,7 +24,7 @@ async function installScript(dir: string): Promise<string | undefined> {
 }
 
 /** The dotfiles as this start finds them: cloned now, cloned on an earlier start, or why not. */
-export async function cloneDotfiles(home: string, url: string, credentials: readonly GitCredential[], log: (line: string) => void = () => {}): Promise<DotfilesReport> {
+export async function cloneDotfiles(home: string, url: string, credentials: readonly GitCredential[], log: (line: string) => void = () => {}, credentialsDir?: string): Promise<DotfilesReport> {
   const dir = join(home, DOTFILES_DIRECTORY);
   const marker = join(home, DOTFILES_CLONED_MARKER);
   const kept = await readFile(marker, 'utf8').then((text) => JSON.parse(text) as { url?: unknown }, () => undefined);
@@ -34,7 +34,7 @@ export async function cloneDotfiles(home: string, url: string, credentials: read
   }
   const problem = gitUrlProblem(url);
   if (problem) return { url, fresh: true, problem: `your dotfiles repository ${problem}; set another on your profile page (or den dotfiles set).` };
-  const outcome = await cloneOnce({ url, home, directory: DOTFILES_DIRECTORY, credentials: [...credentials], marker: DOTFILES_CLONED_MARKER }, log);
+  const outcome = await cloneOnce({ url, home, directory: DOTFILES_DIRECTORY, credentials: [...credentials], ...(credentialsDir ? { credentialsDir } : {}), marker: DOTFILES_CLONED_MARKER }, log);
   if (!outcome.ok) return { url, fresh: true, problem: outcome.message };
   const script = await installScript(dir);
   return { url, fresh: true, ...(script ? { script } : {}) };

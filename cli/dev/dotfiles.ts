@@ -4,12 +4,12 @@ import { CONTEXT_OPTIONS, OUTPUT_OPTIONS, parse, usage } from './args.js';
 import { outputOf, UsageError, writeJson, type DevIo } from './io.js';
 import { connect } from './session.js';
 
-const USAGE = `den dotfiles set <https URL>   keep your dotfiles repository for every new workspace
+const USAGE = `den dotfiles set <URL>         keep your dotfiles repository for every new workspace
        den dotfiles show [-o json]    the repository you keep
        den dotfiles rm                forget it (workspaces that have ~/.dotfiles keep it)
 A workspace clones it into ~/.dotfiles on its first start and runs the first of install.sh, install,
 bootstrap.sh, bootstrap, script/bootstrap, setup.sh, setup, script/setup (or links its dot files).
-A private repository clones with the token you keep for its host (den git-credential set).`;
+A private repository clones with the token or SSH key you keep for its host (den git-credential set).`;
 
 export async function dotfiles(argv: string[], io: DevIo): Promise<number> {
   const [verb, ...rest] = argv;
@@ -29,7 +29,7 @@ export async function dotfiles(argv: string[], io: DevIo): Promise<number> {
     const { api } = await connect(io, values);
     const kept = await api.request('GET', '/profile/dotfiles');
     if (output === 'json') writeJson(io, kept);
-    else if (kept.url === null) io.stderr.write('no dotfiles repository yet (keep one with den dotfiles set <https URL>)\n');
+    else if (kept.url === null) io.stderr.write('no dotfiles repository yet (keep one with den dotfiles set <https or SSH URL>)\n');
     else io.stdout.write(`${kept.url}\n`);
     return 0;
   }

@@ -107,7 +107,7 @@ export async function create(argv: string[], io: DevIo): Promise<number> {
     devcontainer: { type: 'string' },
   } as const;
   const { values, positionals, help } = parse(argv, options, { min: 1, max: 1, names: 'the workspace name' });
-  if (help) return usage(io, 'den create <name> --image <entry> [--cpu 2] [--memory 4Gi] [--gpu 1] [--storage 10Gi] [--repo https://host/owner/repo.git [--ref <branch|tag|commit>] [--repo-path <folder in the home>] [--devcontainer <name|path.json>]] [--env NAME=value ...] [--identity ~/.ssh/id_ed25519] [-o json]');
+  if (help) return usage(io, 'den create <name> --image <entry> [--cpu 2] [--memory 4Gi] [--gpu 1] [--storage 10Gi] [--repo https://host/owner/repo.git|git@host:owner/repo.git [--ref <branch|tag|commit>] [--repo-path <folder in the home>] [--devcontainer <name|path.json>]] [--env NAME=value ...] [--identity ~/.ssh/id_ed25519] [-o json]');
   if (!values.image) throw new UsageError('--image is required (see den images)');
   if (!values.repo && (values.ref !== undefined || values['repo-path'] !== undefined || values.devcontainer !== undefined)) throw new UsageError('--ref, --repo-path and --devcontainer go with --repo (the repository to clone into the home)');
   const output = outputOf(values.output);

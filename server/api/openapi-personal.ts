@@ -1,8 +1,8 @@
 // The OpenAPI description of the person's own variables and git credentials (server/api/personal.ts).
 import { ENV_COUNT_MAX, ENV_NAME_MAX, ENV_NAME_PATTERN, ENV_VALUE_MAX, GIT_HOST_MAX, GIT_HOST_PATTERN } from '../../contract/personal.js';
-import { dotfilesRequest, envRequest, gitCredentialRequest } from './personal.js';
+import { dotfilesRequest, envRequest, gitCredentialRequest, sshKeyRequest } from './personal.js';
 import { requestBodySchema } from './openapi-requests.js';
-import { bool, body, closed, errors, json, LABEL_PARAMETER, listOf, noContent, op, str, type Operation, type Schema } from './openapi-shapes.js';
+import { bool, body, closed, errors, json, LABEL_PARAMETER, listOf, noContent, op, ref, str, type Operation, type Schema } from './openapi-shapes.js';
 
 const OWN = 'Runs with the caller\'s own token on their Secret den-personal-env or den-git-credentials in their namespace; a read-scoped token may read but not write (the cluster\'s 403).';
 const NOT_SET_UP = 'Also: the caller\'s namespace does not have the Secret yet (a space still being set up); retry after Retry-After.';
@@ -22,7 +22,18 @@ export function personalSchemas(): Record<string, Schema> {
       { host: str('The git host.'), protocol: str('https, or http for a server without TLS.', { enum: ['https', 'http'] }), username: str('The username git sends with the token.') },
       ['host', 'protocol', 'username'],
     ),
-    GitCredentialList: listOf('GitCredential'),
+    GitCredentialList: closed(
+      { items: { type: 'array', items: ref('GitCredential') }, ssh_keys: { type: 'array', description: 'The hosts the caller keeps an SSH key for, sorted by host.', items: ref('GitSshKey') } },
+      ['items', 'ssh_keys'],
+    ),
+    GitSshKey: closed(
+      { host: str('The git host (with :port when not 22).'), public_key: str('The public half of the kept key (type and base64), to add to the git host; the private key is never answered.'), host_key_fingerprint: str('The SHA256 fingerprint of the host key Den requires the host to show.') },
+      ['host', 'public_key', 'host_key_fingerprint'],
+    ),
+    GitSshKeyRequest: requestBodySchema('GitSshKeyRequest', sshKeyRequest, {
+      ssh_private_key: 'The private key file\'s contents (OpenSSH or PEM), without a passphrase: Den cannot type one. Never shown again.',
+      ssh_known_host: 'One line of ssh-keyscan <host> (or known_hosts) for this host: the host key a clone requires; there is no trust on first use.',
+    }),
     Dotfiles: closed({ url: { type: 'string', nullable: true, description: 'The dotfiles repository\'s https URL; null when none is kept.' } }, ['url']),
     DotfilesRequest: requestBodySchema('DotfilesRequest', dotfilesRequest, { url: 'The dotfiles repository\'s https (or http) URL, no credentials in it (a private one clones with the git credential kept for its host).' }),
     GitCredentialRequest: requestBodySchema('GitCredentialRequest', gitCredentialRequest, { token: 'The token (a personal access token); never shown again.', username: 'The username git sends (default x-access-token, which GitHub and GitLab accept with a token).', protocol: 'https (default) or http.' }),
@@ -49,6 +60,10 @@ export function personalPaths(): Record<string, Record<string, Operation>> {
     '/profile/git-credentials/{host}': {
       put: op('Profile', 'Keep a token for one git host; git in every workspace of the caller uses it', { description: OWN, parameters: [hostParam], requestBody: body('GitCredentialRequest'), responses: { '200': json('GitCredential', 'Saved; the token is not answered.'), ...errors([400, 401, 403], { 503: NOT_SET_UP }) } }),
       delete: op('Profile', 'Forget the token of one git host', { description: OWN, parameters: [hostParam], responses: { '204': noContent('Removed.'), ...errors([400, 401, 403, 404], { 404: 'The caller keeps no token for that host.', 503: NOT_SET_UP }) } }),
+    },
+    '/profile/git-credentials/{host}/ssh-key': {
+      put: op('Profile', 'Keep an SSH key and the host\'s key for one git host; a workspace cloning an SSH address of that host uses them', { description: OWN, parameters: [hostParam], requestBody: body('GitSshKeyRequest'), responses: { '200': json('GitSshKey', 'Saved; the private key is not answered.'), ...errors([400, 401, 403], { 400: 'A private key that cannot be read or has a passphrase, or a known-host line that is not one host key line for this host.', 503: NOT_SET_UP }) } }),
+      delete: op('Profile', 'Forget the SSH key of one git host', { description: OWN, parameters: [hostParam], responses: { '204': noContent('Removed.'), ...errors([400, 401, 403, 404], { 404: 'The caller keeps no SSH key for that host.', 503: NOT_SET_UP }) } }),
     },
   };
 }

@@ -2,6 +2,7 @@
 //   GET /profile/env, PUT and DELETE /profile/env/{variable}
 //   GET /profile/git-credentials, PUT and DELETE /profile/git-credentials/{host}
 //   GET, PUT and DELETE /profile/dotfiles
+//   PUT and DELETE /profile/git-credentials/{host}/ssh-key (an SSH key and the host's key)
 // Each call runs with the caller's forwarded token against their own namespace (GET may name
 // another `namespace`, and the cluster answers 403 for anyone else's). A secret value is never
 // answered, a token never.
@@ -12,6 +13,7 @@ import type { CoreState } from '../auth/authenticate.js';
 import { DNS1123_LABEL, DNS1123_LABEL_MAX } from '../../kube/names.js';
 import { ENV_VALUE_MAX, GIT_HOST_MAX, GIT_HOST_PATTERN, GIT_PROTOCOLS, GIT_TOKEN_MAX, GIT_USERNAME_MAX } from '../../contract/personal.js';
 import { readDotfiles, removeDotfiles, setDotfiles } from './dotfiles-store.js';
+import { listSshKeys, removeSshKey, setSshKey } from './ssh-key-store.js';
 import { listEnv, listGitCredentials, removeEnv, removeGitCredential, setEnv, setGitCredential } from './personal-store.js';
 
 type Context = Router.RouterContext<CoreState>;
@@ -28,6 +30,11 @@ export const gitCredentialRequest = exact({
   token: fields.string().required('token is required'),
   username: fields.string().max(GIT_USERNAME_MAX, `username must be at most ${GIT_USERNAME_MAX} characters`).matches(/^[^\s:@/]*$/, 'username must not contain spaces, ":", "@" or "/"'),
   protocol: fields.string().oneOf([...GIT_PROTOCOLS], 'protocol must be https or http'),
+});
+
+export const sshKeyRequest = exact({
+  ssh_private_key: fields.string().required('ssh_private_key is required: the contents of the private key file Den clones with'),
+  ssh_known_host: fields.string().required('ssh_known_host is required: one line of ssh-keyscan <host>, so Den can check it talks to the real host'),
 });
 
 /** 400 naming `value` when it is too long or holds what no environment string can. */
@@ -71,7 +78,9 @@ async function deleteEnv(ctx: Context): Promise<void> {
 }
 
 async function getGitCredentials(ctx: Context): Promise<void> {
-  ctx.body = { items: await listGitCredentials(ctx.state.kube, namespaceOf(ctx)) };
+  const namespace = namespaceOf(ctx);
+  const [items, sshKeys] = await Promise.all([listGitCredentials(ctx.state.kube, namespace), listSshKeys(ctx.state.kube, namespace)]);
+  ctx.body = { items, ssh_keys: sshKeys };
 }
 
 async function putGitCredential(ctx: Context): Promise<void> {
@@ -108,6 +117,21 @@ async function deleteDotfiles(ctx: Context): Promise<void> {
   ctx.status = 204;
 }
 
+async function putSshKey(ctx: Context): Promise<void> {
+  validateQuery(ctx, noQuery);
+  const host = ctx.params.host!;
+  checkGitHost(host);
+  const req = validateBody(ctx, sshKeyRequest);
+  ctx.body = await setSshKey(ctx.state.kube, ctx.state.caller.namespace, host, req.ssh_private_key, req.ssh_known_host);
+}
+
+async function deleteSshKey(ctx: Context): Promise<void> {
+  validateQuery(ctx, noQuery);
+  checkGitHost(ctx.params.host!);
+  await removeSshKey(ctx.state.kube, ctx.state.caller.namespace, ctx.params.host!);
+  ctx.status = 204;
+}
+
 export function mountPersonalRoutes(router: Router<CoreState>): void {
   router.get('/profile/dotfiles', getDotfiles);
   router.put('/profile/dotfiles', putDotfiles);
@@ -118,4 +142,6 @@ export function mountPersonalRoutes(router: Router<CoreState>): void {
   router.get('/profile/git-credentials', getGitCredentials);
   router.put('/profile/git-credentials/:host', putGitCredential);
   router.delete('/profile/git-credentials/:host', deleteGitCredential);
+  router.put('/profile/git-credentials/:host/ssh-key', putSshKey);
+  router.delete('/profile/git-credentials/:host/ssh-key', deleteSshKey);
 }

@@ -16,6 +16,7 @@ import { describeToken, issueTokenFor, revokeTokenOf } from '../api/tokens.js';
 import { readDotfiles, removeDotfiles, setDotfiles } from '../api/dotfiles-store.js';
 import { checkEnvValue, checkGitHost, checkGitToken, gitCredentialRequest } from '../api/personal.js';
 import { listEnv, listGitCredentials, removeEnv, removeGitCredential, setEnv, setGitCredential } from '../api/personal-store.js';
+import { listSshKeys, removeSshKey, setSshKey } from '../api/ssh-key-store.js';
 import type { PersonalView } from '../../web/templates/profile-personal.js';
 import { viewerOf } from './middleware.js';
 import { refusalOf } from './refusal.js';
@@ -27,7 +28,7 @@ interface OwnUserSpace {
   spec?: { quota?: Record<string, unknown>; sshAuthorizedKeys?: string[] };
 }
 
-type Extra = Pick<ProfileView, 'issued' | 'error' | 'done'> & { personalError?: PersonalView['error'] };
+type Extra = Pick<ProfileView, 'issued' | 'error' | 'done'> & { personalError?: PersonalView['error']; sshKeyError?: PersonalView['sshKeyError'] };
 
 async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, status = 200): Promise<void> {
   const { kube, caller, assets } = ctx.state;
@@ -44,7 +45,7 @@ async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, statu
     localLogin: caller.localLogin,
     username: caller.username,
     install: { curl: installCommand(deps.baseUrl), npm: npmInstallCommand(deps.baseUrl), node: LAPTOP_NODE },
-    personal: { ...(await personalOf(ctx)), error: extra.personalError },
+    personal: { ...(await personalOf(ctx)), error: extra.personalError, sshKeyError: extra.sshKeyError },
     ...extra,
   };
   sendPage(ctx, profilePage(assets, viewerOf(ctx)!, view), status);
@@ -54,8 +55,8 @@ async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, statu
 async function personalOf(ctx: PageContext): Promise<PersonalView> {
   const { kube, caller } = ctx.state;
   try {
-    const [env, gitCredentials, dotfiles] = await Promise.all([listEnv(kube, caller.namespace), listGitCredentials(kube, caller.namespace), readDotfiles(kube, caller.namespace)]);
-    return { env, gitCredentials, dotfiles: dotfiles.url };
+    const [env, gitCredentials, dotfiles, sshKeys] = await Promise.all([listEnv(kube, caller.namespace), listGitCredentials(kube, caller.namespace), readDotfiles(kube, caller.namespace), listSshKeys(kube, caller.namespace)]);
+    return { env, gitCredentials, dotfiles: dotfiles.url, sshKeys };
   } catch (err) {
     return { unreadable: refusal(err).message };
   }
@@ -130,6 +131,32 @@ async function forgetDotfiles(ctx: PageContext, deps: PageDeps): Promise<void> {
   } catch (err) {
     const { message, status } = refusal(err);
     await render(ctx, deps, { personalError: { form: 'dotfiles', message } }, status);
+  }
+}
+
+async function saveSshKey(ctx: PageContext, deps: PageDeps): Promise<void> {
+  const form = ctx.request.form ?? {};
+  const host = (form.host ?? '').trim().toLowerCase();
+  const knownHost = (form.ssh_known_host ?? '').trim();
+  try {
+    checkGitHost(host);
+    await setSshKey(ctx.state.kube, ctx.state.caller.namespace, host, form.ssh_private_key ?? '', knownHost);
+    ctx.redirect('/profile?done=ssh-key-saved');
+  } catch (err) {
+    const { message, status, cluster } = refusal(err);
+    await render(ctx, deps, { sshKeyError: { message, cluster, host, knownHost } }, status);
+  }
+}
+
+async function forgetSshKey(ctx: PageContext, deps: PageDeps): Promise<void> {
+  try {
+    const host = ctx.request.form?.host ?? '';
+    checkGitHost(host);
+    await removeSshKey(ctx.state.kube, ctx.state.caller.namespace, host);
+    ctx.redirect('/profile?done=ssh-key-removed');
+  } catch (err) {
+    const { message, status } = refusal(err);
+    await render(ctx, deps, { sshKeyError: { message } }, status);
   }
 }
 
@@ -210,6 +237,8 @@ const DONE: Record<string, string> = {
   'git-removed': 'The token was forgotten.',
   'dotfiles-saved': 'Your dotfiles repository was saved; each new workspace clones it on its first start.',
   'dotfiles-removed': 'Your dotfiles repository was forgotten.',
+  'ssh-key-saved': 'The SSH key was saved; a workspace cloning an SSH address of its host uses it.',
+  'ssh-key-removed': 'The SSH key was forgotten.',
 };
 
 export function mountProfilePages(router: PageRouter, deps: PageDeps): void {
@@ -228,4 +257,6 @@ export function mountProfilePages(router: PageRouter, deps: PageDeps): void {
   router.post('/profile/git-credentials/remove', (ctx) => forgetGitCredential(ctx, deps));
   router.post('/profile/dotfiles', (ctx) => saveDotfiles(ctx, deps));
   router.post('/profile/dotfiles/remove', (ctx) => forgetDotfiles(ctx, deps));
+  router.post('/profile/git-credentials/ssh-key', (ctx) => saveSshKey(ctx, deps));
+  router.post('/profile/git-credentials/ssh-key/remove', (ctx) => forgetSshKey(ctx, deps));
 }

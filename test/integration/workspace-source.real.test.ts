@@ -48,13 +48,21 @@ describe('a workspace from a repository on a real API server (issue 34)', functi
     }, namespace);
   }
 
-  it('refuses an SSH URL and a path outside the home with the webhook\'s words, and stores nothing', async () => {
-    const refused = (await workspace('bad', { git: { url: 'git@github.com:team/api.git', path: '../x' } }).catch((e: unknown) => e)) as KubeApiError;
+  it('refuses an SSH URL carrying a password and a path outside the home with the webhook\'s words, and stores nothing', async () => {
+    const refused = (await workspace('bad', { git: { url: 'ssh://git:pw@github.com/team/api.git', path: '../x' } }).catch((e: unknown) => e)) as KubeApiError;
     expect(refused).to.be.instanceOf(KubeApiError);
     expect(refused.status).to.equal(422);
-    expect(refused.message).to.contain('spec.source.git.url: "git@github.com:team/api.git" is an SSH URL; Den clones over HTTPS');
+    expect(refused.message).to.contain('spec.source.git.url: must not carry a password');
     expect(refused.message).to.contain('spec.source.git.path: "../x" must name a folder inside the home');
     expect((await admin.list(RESOURCES.workspace, { namespace })).items).to.deep.equal([]);
+  });
+
+  it('admits an SSH address in either form, as the webhook\'s rule says, and stores it as given', async () => {
+    for (const [name, url] of [['scp', 'git@github.com:team/api.git'], ['sshurl', 'ssh://git@git.example.com:2222/team/api.git']]) {
+      await workspace(name!, { git: { url } });
+      expect((await admin.get<{ spec: { source: unknown } }>(RESOURCES.workspace, name!, namespace)).spec.source).to.deep.equal({ git: { url } });
+      await admin.delete(RESOURCES.workspace, name!, namespace);
+    }
   });
 
   it('refuses a source without a url by the CRD schema', async () => {

@@ -118,7 +118,7 @@ ${v.formError && html`<div class="notice error" role="alert" id="form-error"><p>
   )}
   <label class="check"><input type="checkbox" name="save_key" value="1"${values.save_key ? html` checked` : ''}> Save this key to my profile for my next workspaces</label>
   <h2>Repository</h2>
-  ${field('repo', 'Repository to clone (optional)', text('repo', v, html` autocapitalize="none" spellcheck="false" placeholder="https://github.com/owner/repo.git"`), errors.repo, 'Cloned into your home on the first start, before the workspace is running; a later start leaves it alone. An https address of a repository readable without signing in.', v.clusterSaid?.repo)}
+  ${field('repo', 'Repository to clone (optional)', text('repo', v, html` autocapitalize="none" spellcheck="false" placeholder="https://github.com/owner/repo.git"`), errors.repo, 'Cloned into your home on the first start, before the workspace is running; a later start leaves it alone. An https address (a private repository with the token you keep for its host on your profile) or an SSH address such as git@github.com:owner/repo.git (with the SSH key you keep for its host).', v.clusterSaid?.repo)}
   <div class="grid2">
     ${field('repo_ref', 'Branch, tag or commit', text('repo_ref', v, html` autocapitalize="none" spellcheck="false"`), errors.repo_ref, 'Empty: the default branch.', v.clusterSaid?.repo_ref)}
     ${field('repo_path', 'Folder in your home', text('repo_path', v, html` autocapitalize="none" spellcheck="false"`), errors.repo_path, 'Empty: the repository\'s name, as in ~/repo.', v.clusterSaid?.repo_path)}

@@ -4,6 +4,7 @@ import { html, type Html } from '../html.js';
 import { csrfField } from './layout.js';
 import { clusterText } from './new.js';
 import { dataTable } from './table.js';
+import { sshKeysPart, type SshKeyError, type SshKeyView } from './profile-ssh-keys.js';
 
 export interface PersonalView {
   /** Undefined when they could not be read; `unreadable` says why. */
@@ -11,6 +12,10 @@ export interface PersonalView {
   gitCredentials?: { host: string; protocol: string; username: string }[];
   /** The dotfiles repository kept, or null. */
   dotfiles?: string | null;
+  /** The hosts an SSH key is kept for (its public half), never the private key. */
+  sshKeys?: SshKeyView[];
+  /** A refusal of the SSH key form. */
+  sshKeyError?: SshKeyError;
   unreadable?: string;
   /** A refusal of the env, git or dotfiles form; `name`, `host` or `url` is what was typed (never a value or token). */
   error?: { form: 'env' | 'git' | 'dotfiles'; message: string; cluster?: string; name?: string; host?: string; url?: string };
@@ -69,7 +74,8 @@ ${v.unreadable ? '' : creds.length === 0 ? html`<p class="muted" id="no-git">No 
   <div class="field"><label for="git-token">Token</label><input type="password" id="git-token" name="token" required autocomplete="off"></div>
   <button type="submit">Save token</button>
 </form>
-${formError(v, 'git', 'git-error')}</section>`;
+${formError(v, 'git', 'git-error')}
+${v.unreadable ? '' : sshKeysPart(v.sshKeys, v.sshKeyError, csrf)}</section>`;
 }
 
 export function dotfilesSection(v: PersonalView, csrf: string): Html {
@@ -79,7 +85,7 @@ export function dotfilesSection(v: PersonalView, csrf: string): Html {
 <p class="muted">A repository of your dotfiles, cloned into <code>~/.dotfiles</code> on each new workspace's first start (a private one with your git credential for its host). The first of <code>install.sh</code>, <code>install</code>, <code>bootstrap.sh</code>, <code>bootstrap</code>, <code>script/bootstrap</code>, <code>setup.sh</code>, <code>setup</code>, <code>script/setup</code> runs once; without one, its dot files are linked into your home.</p>
 ${v.unreadable ? '' : kept === null ? html`<p class="muted" id="no-dotfiles">No dotfiles repository yet.</p>` : html`<div class="row" id="dotfiles-kept"><p><code>${kept}</code></p><form class="inline" method="post" action="/profile/dotfiles/remove" data-confirm="Forget your dotfiles repository? Workspaces that have ~/.dotfiles keep it.">${csrfField(csrf)}<button type="submit" class="secondary" aria-label="Forget the dotfiles repository">Forget</button></form></div>`}
 <form method="post" action="/profile/dotfiles" class="row" autocomplete="off">${csrfField(csrf)}
-  <div class="field${invalid ? ' invalid' : ''}"><label for="dotfiles-url">Repository (https)</label><input type="text" inputmode="url" id="dotfiles-url" name="url" required autocapitalize="none" spellcheck="false" placeholder="https://github.com/you/dotfiles.git" value="${invalid ? v.error?.url ?? '' : kept ?? ''}"${invalid ? html` aria-invalid="true" aria-describedby="dotfiles-error"` : ''}></div>
+  <div class="field${invalid ? ' invalid' : ''}"><label for="dotfiles-url">Repository (https or SSH)</label><input type="text" inputmode="url" id="dotfiles-url" name="url" required autocapitalize="none" spellcheck="false" placeholder="https://github.com/you/dotfiles.git" value="${invalid ? v.error?.url ?? '' : kept ?? ''}"${invalid ? html` aria-invalid="true" aria-describedby="dotfiles-error"` : ''}></div>
   <button type="submit">Save dotfiles</button>
 </form>
 ${formError(v, 'dotfiles', 'dotfiles-error')}</section>`;

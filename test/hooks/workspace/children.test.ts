@@ -27,9 +27,17 @@ function render(spec: Json = {}, imageSpec: Json = {}): { service: Json; statefu
 const ref = (c: KubeObject) => `${c.apiVersion} ${c.kind} ${c.metadata?.namespace}/${c.metadata?.name}`;
 
 const GIT_CONFIG = [
-  { name: 'GIT_CONFIG_COUNT', value: '1' },
+  { name: 'GIT_CONFIG_COUNT', value: '2' },
   { name: 'GIT_CONFIG_KEY_0', value: 'credential.helper' },
   { name: 'GIT_CONFIG_VALUE_0', value: '!f() { if [ "$1" = get ]; then git credential-store --file=/var/run/secrets/den.dev/git/credentials get; fi; }; f' },
+  { name: 'GIT_CONFIG_KEY_1', value: 'core.sshCommand' },
+  {
+    name: 'GIT_CONFIG_VALUE_1',
+    value:
+      'ssh -o IdentityFile=~/.ssh/id_rsa -o IdentityFile=~/.ssh/id_ecdsa -o IdentityFile=~/.ssh/id_ecdsa_sk -o IdentityFile=~/.ssh/id_ed25519 -o IdentityFile=~/.ssh/id_ed25519_sk' +
+      ' -o IdentityFile=/var/run/secrets/den.dev/git/ssh-key.%h -o IdentityFile=/var/run/secrets/den.dev/git/ssh-key.%h_%p' +
+      " -o 'UserKnownHostsFile=~/.ssh/known_hosts ~/.ssh/known_hosts2 /var/run/secrets/den.dev/git/ssh-known-host.%h /var/run/secrets/den.dev/git/ssh-known-host.%h_%p'",
+  },
 ];
 const PERSONAL_ENV = { secretRef: { name: 'den-personal-env', optional: true } };
 const GIT_VOLUME = { name: 'den-git-credentials', secret: { secretName: 'den-git-credentials', optional: true, defaultMode: 0o400 } };

@@ -12,9 +12,13 @@ import { KEY, serveUserSpaceValidator } from './support.js';
 import { FakeExec } from '../../support/fake-exec.js';
 import { tmpdir } from 'node:os';
 import { shareObjectName, shareObjects } from '../../../contract/share.js';
+import { generateHostKey } from '../../../ssh/host-key.js';
 
 /** A key alice's UserSpace does not hold yet when her read token tries to save it. */
 const SECOND_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBx+HcgO3kajo8CmXfZxgfXd5bhRpU0aU/5aQdcqiIW7 alice@desktop';
+/** An SSH key and a git host's key, for the SSH key routes. */
+const SSH_KEY = generateHostKey('alice');
+const HOST_KEY = generateHostKey('git-host').publicKey.split(' ').slice(0, 2).join(' ');
 
 type Who = 'anonymous' | 'owner' | 'other' | 'readonly' | 'admin';
 const ORDER: Who[] = ['anonymous', 'owner', 'other', 'readonly', 'admin'];
@@ -63,6 +67,8 @@ const CASES: Case[] = [
     check: (_, body) => expect(body).to.deep.equal({ url: 'https://github.com/alice/dotfiles.git' }) },
   { method: 'PUT', path: '/profile/dotfiles', body: { url: 'https://gitlab.com/me/dotfiles.git' }, expect: { anonymous: 401, owner: 200, other: 200, readonly: 403, admin: 200 } },
   { method: 'DELETE', path: '/profile/dotfiles', expect: { anonymous: 401, owner: 204, other: 204, readonly: 403, admin: 204 } },
+  { method: 'PUT', path: '/profile/git-credentials/gitlab.com/ssh-key', body: { ssh_private_key: SSH_KEY.privateKey, ssh_known_host: `gitlab.com ${HOST_KEY}` }, expect: { anonymous: 401, owner: 200, other: 200, readonly: 403, admin: 200 } },
+  { method: 'DELETE', path: '/profile/git-credentials/github.com/ssh-key', expect: { anonymous: 401, owner: 204, other: 204, readonly: 403, admin: 204 } },
   { method: 'POST', path: '/logout', expect: { anonymous: 401, owner: 204, other: 204, readonly: 400, admin: 204 } },
   { method: 'GET', path: '/admin/local-users', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 },
     check: (_, body) => expect(body.items.map((u: { username: string }) => u.username)).to.deep.equal(['alice', 'bob', 'carol']) },
@@ -161,7 +167,7 @@ describe('cross-tenant matrix over every endpoint', () => {
       const b64 = (text: string) => Buffer.from(text).toString('base64');
       api.seed(
         { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'den-personal-env', namespace: ns, annotations: { 'den.dev/plain-names': 'EDITOR' } }, type: 'Opaque', data: { EDITOR: b64('vim'), NPM_TOKEN: b64('npm_secret') } } as KubeObject,
-        { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'den-git-credentials', namespace: ns }, type: 'Opaque', data: { credentials: b64('https://x-access-token:ghp_x@github.com\n'), dotfiles: b64(`https://github.com/${ns.slice(4)}/dotfiles.git`) } } as KubeObject,
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'den-git-credentials', namespace: ns }, type: 'Opaque', data: { credentials: b64('https://x-access-token:ghp_x@github.com\n'), dotfiles: b64(`https://github.com/${ns.slice(4)}/dotfiles.git`), 'ssh-key.github.com': b64(SSH_KEY.privateKey), 'ssh-known-host.github.com': b64(`${HOST_KEY}\n`) } } as KubeObject,
       );
     }
   }

@@ -9,6 +9,7 @@ import { RESOURCES } from '../../../kube/resources.js';
 import { eventually, runDen } from '../../support/platform.js';
 import { Rest, type Session } from '../../integration/rest.js';
 import { KEY } from './support.js';
+import { generateHostKey } from '../../../ssh/host-key.js';
 
 const PASSWORD = 'personal env password';
 const SECRET_VALUE = `npm_${randomBytes(8).toString('hex')}`;
@@ -49,6 +50,21 @@ describe("a person's variables and git credentials on a real API server", functi
     const secret = await admin.get<{ data: Record<string, string>; metadata: { labels: Record<string, string> } }>(RESOURCES.secret, 'den-personal-env', `svc-${alice}`);
     expect(Buffer.from(secret.data.NPM_TOKEN!, 'base64').toString()).to.equal(SECRET_VALUE);
     expect(secret.metadata.labels).to.include({ 'den.dev/personal': 'env', 'den.dev/userspace': alice });
+  });
+
+  it('alice keeps an SSH key for a git host with her own token: two keys of den-git-credentials, listed by their public half only', async () => {
+    const admin = realClient(shared.kube);
+    const key = generateHostKey('alice');
+    const hostKey = generateHostKey('git-host').publicKey.split(' ').slice(0, 2).join(' ');
+    const put = await rest.call('PUT', '/profile/git-credentials/git.example.com:2222/ssh-key', { body: { ssh_private_key: key.privateKey, ssh_known_host: `[git.example.com]:2222 ${hostKey}` }, as: { session: sessions[alice]! } });
+    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    expect(put.body).to.include({ host: 'git.example.com:2222', public_key: key.publicKey.split(' ').slice(0, 2).join(' ') });
+    const secret = await admin.get<{ data: Record<string, string> }>(RESOURCES.secret, 'den-git-credentials', `svc-${alice}`);
+    expect(Buffer.from(secret.data['ssh-key.git.example.com_2222']!, 'base64').toString()).to.equal(`${key.privateKey.trim()}\n`);
+    expect(Buffer.from(secret.data['ssh-known-host.git.example.com_2222']!, 'base64').toString()).to.equal(`[git.example.com]:2222 ${hostKey}\n`);
+    const list = await rest.call('GET', '/profile/git-credentials', { as: { session: sessions[alice]! } });
+    expect(list.body.ssh_keys.map((k: { host: string }) => k.host)).to.deep.equal(['git.example.com:2222']);
+    expect(JSON.stringify(list.body)).to.not.include(key.privateKey.split('\n')[1]);
   });
 
   for (const [who, what] of [[() => bob, 'another person'], [() => carol, 'an administrator']] as const) {

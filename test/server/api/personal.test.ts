@@ -129,7 +129,7 @@ describe("a person's git credentials (GET /profile/git-credentials, PUT and DELE
     await call(den, 'PUT', '/profile/git-credentials/git.example.com:8443', { as: alice, body: { token: 'glpat-x/y', username: 'alice', protocol: 'http' } });
     expect(file()).to.equal('http://alice:glpat-x%2Fy@git.example.com:8443\nhttps://x-access-token:ghp_abc123@github.com\n');
     const list = await call(den, 'GET', '/profile/git-credentials', { as: alice });
-    expect(list.body).to.deep.equal({ items: [{ host: 'git.example.com:8443', protocol: 'http', username: 'alice' }, { host: 'github.com', protocol: 'https', username: 'x-access-token' }] });
+    expect(list.body).to.deep.equal({ items: [{ host: 'git.example.com:8443', protocol: 'http', username: 'alice' }, { host: 'github.com', protocol: 'https', username: 'x-access-token' }], ssh_keys: [] });
     expect(JSON.stringify(list.body)).to.not.include('ghp_abc123');
   });
 
@@ -184,7 +184,7 @@ describe("a person's dotfiles repository (GET, PUT and DELETE /profile/dotfiles)
 
   it('refuses a URL Den could not clone with 400 naming url, by the rule of spec.source.git.url, and keeps nothing', async () => {
     for (const [url, error] of [
-      ['git@github.com:alice/dotfiles.git', 'url "git@github.com:alice/dotfiles.git" is an SSH URL; Den clones over HTTPS and takes no SSH key for the clone'],
+      ['ftp://github.com/alice/dotfiles.git', 'url "ftp://github.com/alice/dotfiles.git" uses ftp; only https (or http) and SSH URLs can be cloned'],
       ['https://alice:tok@github.com/alice/dotfiles.git', 'url must not carry a user name or token: the Workspace is readable by anyone who can read your namespace'],
     ]) {
       expect(await call(den, 'PUT', '/profile/dotfiles', { as: alice, body: { url } })).to.deep.include({ status: 400, body: { error } });

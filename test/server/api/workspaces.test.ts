@@ -100,19 +100,19 @@ describe('REST workspaces (SPEC 4.2)', () => {
       expect(env.api.requests.filter((r) => r.method === 'POST' && r.path.includes('/workspaces'))).to.deep.equal([]);
     });
 
-    it('creates the Workspace with spec.source.git from source, ref and path as given', async () => {
-      const source = { git: { url: 'https://git.example.com/team/api.git', ref: 'v1.2.0', path: 'src/api' }, devcontainer: 'python' };
-      const res = await env.request('POST', '/workspaces', { token: alice, body: { ...CREATE, source } });
-      expect(res.status).to.equal(201);
-      expect(env.api.object<any>(RESOURCES.workspace, 'dev', 'svc-alice').spec.source).to.deep.equal(source);
+    it('creates the Workspace with spec.source.git from source, ref and path as given, for an https or an SSH address', async () => {
+      for (const [name, url] of [['dev', 'https://git.example.com/team/api.git'], ['dev2', 'git@git.example.com:team/api.git']] as const) {
+        const source = { git: { url, ref: 'v1.2.0', path: 'src/api' }, devcontainer: 'python' };
+        expect([(await env.request('POST', '/workspaces', { token: alice, body: { ...CREATE, name, source } })).status, env.api.object<any>(RESOURCES.workspace, name, 'svc-alice')?.spec.source]).to.deep.equal([201, source]);
+      }
     });
 
     it('answers 400 naming source\'s field and creates nothing for a repository Den cannot clone', async () => {
       const before = env.api.resourceVersion;
       for (const [source, message] of [
-        [{ git: { url: 'git@github.com:team/api.git' } }, 'source.git.url "git@github.com:team/api.git" is an SSH URL'],
+        [{ git: { url: 'ssh://git:pw@github.com/team/api.git' } }, 'source.git.url must not carry a password'],
         [{ git: { url: 'https://alice:tok@git.example.com/api.git' } }, 'source.git.url must not carry a user name or token'],
-        [{ git: { url: 'ftp://git.example.com/api.git' } }, 'only https (or http) URLs can be cloned'],
+        [{ git: { url: 'ftp://git.example.com/api.git' } }, 'only https (or http) and SSH URLs can be cloned'],
         [{ git: { url: 'https://git.example.com/api.git', ref: 'a b' } }, 'source.git.ref "a b" must not contain spaces'],
         [{ git: { url: 'https://git.example.com/api.git', path: '../elsewhere' } }, 'source.git.path "../elsewhere" must name a folder inside the home'],
         [{ git: { url: 'https://git.example.com/api.git', path: '/etc' } }, 'source.git.path "/etc" must be relative to the home'],

@@ -234,7 +234,7 @@ describe('web UI pages (server side)', function () {
   it('refuses a repository Den cannot clone beside the field it is about, keeping what was typed, and creates nothing', async () => {
     const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@laptop';
     for (const [fields, id, said] of [
-      [{ repo: 'git@github.com:team/api.git' }, 'repo', 'Den cannot clone over SSH (it would need your SSH key): use the repository&#39;s https address instead, such as https://github.com/owner/repo.git.'],
+      [{ repo: 'git@github.com:' }, 'repo', 'Add the repository to the address, such as git@github.com:owner/repo.git or ssh://git@git.example.com:2222/owner/repo.git.'],
       [{ repo: 'https://git.example.com/team/api.git', repo_ref: 'a b' }, 'repo_ref', '&quot;a b&quot; is not a branch, tag or commit name git accepts (it must not contain spaces, control characters or any of ~ ^ : ? * [ \\): give one such as main, v1.2.0 or 3f2c1ab, or leave it empty for the default branch.'],
       [{ repo: 'https://git.example.com/team/api.git', repo_path: '../up' }, 'repo_path', 'Give a folder inside your home, such as src/app (no leading /, no ..).'],
       [{ repo: 'https://git.example.com/team/api.git', repo_devcontainer: 'a b' }, 'repo_devcontainer', 'Name a configuration of the repository (the folder under .devcontainer/, such as python), or a path such as .devcontainer/python/devcontainer.json; leave it empty for .devcontainer/devcontainer.json.'],

@@ -85,12 +85,12 @@ describe('the profile page keeps my environment variables and git credentials, i
   });
 
   it('keeps a dotfiles repository beside the git token, refuses one Den cannot clone beside its form keeping what was typed, and forgets it after asking', async () => {
-    await page.getByLabel('Repository (https)').fill('git@github.com:alice/dotfiles.git');
+    await page.getByLabel('Repository (https or SSH)').fill('ftp://github.com/alice/dotfiles.git');
     await page.click('form[action="/profile/dotfiles"] button[type="submit"]');
-    expect(await page.locator('#dotfiles-error').textContent()).to.match(/^url "git@github\.com:alice\/dotfiles\.git" is an SSH URL; Den clones over HTTPS/);
-    expect(await page.getByLabel('Repository (https)').inputValue()).to.equal('git@github.com:alice/dotfiles.git');
+    expect(await page.locator('#dotfiles-error').textContent()).to.match(/^url "ftp:\/\/github\.com\/alice\/dotfiles\.git" uses ftp; only https \(or http\) and SSH URLs can be cloned/);
+    expect(await page.getByLabel('Repository (https or SSH)').inputValue()).to.equal('ftp://github.com/alice/dotfiles.git');
     expect(stored('den-git-credentials').dotfiles).to.equal(undefined);
-    await page.getByLabel('Repository (https)').fill('https://github.com/alice/dotfiles.git');
+    await page.getByLabel('Repository (https or SSH)').fill('https://github.com/alice/dotfiles.git');
     await page.click('form[action="/profile/dotfiles"] button[type="submit"]');
     expect(await page.locator('#done').textContent()).to.equal('Your dotfiles repository was saved; each new workspace clones it on its first start.');
     expect(await page.locator('#dotfiles-kept code').textContent()).to.equal('https://github.com/alice/dotfiles.git');
