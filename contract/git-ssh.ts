@@ -3,7 +3,17 @@
 // the host's public key as the person got it from `ssh-keyscan`. The clone step reads both from
 // the mounted Secret (source/ssh-transport.ts) and never trusts a host key it was not given.
 import { createHash } from 'node:crypto';
-import ssh2 from 'ssh2';
+import { createRequire } from 'node:module';
+import type { ParsedKey } from 'ssh2';
+
+/**
+ * ssh2's key parser, loaded on the first key Den reads: den server imports this module, and ssh2
+ * is 18 MiB of WebAssembly and code it otherwise never needs (test/cli/role-modules.test.ts).
+ */
+function parseKey(text: string): ParsedKey | ParsedKey[] | Error {
+  const { utils } = createRequire(import.meta.url)('ssh2') as typeof import('ssh2');
+  return utils.parseKey(text);
+}
 
 /** The Secret keys of one host's SSH key and known host key (`ssh-key.git.example.com_2222`). */
 export const SSH_KEY_PREFIX = 'ssh-key.';
@@ -30,7 +40,7 @@ export const SSH_KNOWN_HOST_MAX = 8_192;
 export function privateKeyProblem(text: string): string | undefined {
   if (text.trim() === '') return 'ssh_private_key is empty: give the contents of the private key file (such as ~/.ssh/id_ed25519), not the .pub file';
   if (text.length > SSH_PRIVATE_KEY_MAX) return `ssh_private_key must be at most ${SSH_PRIVATE_KEY_MAX} characters`;
-  const parsed = ssh2.utils.parseKey(text);
+  const parsed = parseKey(text);
   // PKCS#8 `BEGIN ENCRYPTED PRIVATE KEY`, PEM's `Proc-Type: 4,ENCRYPTED`, or ssh2's word for an encrypted OpenSSH key.
   const encrypted = /^-----BEGIN ENCRYPTED |^Proc-Type: 4,ENCRYPTED/m.test(text) || (parsed instanceof Error && /passphrase|encrypted/i.test(parsed.message));
   if (encrypted) {
@@ -75,7 +85,7 @@ export function parseKnownHost(text: string, host: string): KnownHostKey | strin
       : `ssh_known_host must be one line, the host key of the type you trust (ssh-keyscan prints one per type; keep the ssh-ed25519 one): ${lines.length} lines were given`;
   }
   const words = lines[0]!.split(/\s+/);
-  const typed = ssh2.utils.parseKey(`${words[0]} ${words[1] ?? ''}`);
+  const typed = parseKey(`${words[0]} ${words[1] ?? ''}`);
   const [names, type, base64] = typed instanceof Error ? [words[0], words[1], words[2]] : [undefined, words[0], words[1]];
   if (names !== undefined && !names.startsWith('|')) {
     const listed = names.split(',');
@@ -83,7 +93,7 @@ export function parseKnownHost(text: string, host: string): KnownHostKey | strin
       return `ssh_known_host is the key of ${names}, not of ${host}: give the line ssh-keyscan prints for ${host}`;
     }
   }
-  const parsed = type && base64 ? ssh2.utils.parseKey(`${type} ${base64}`) : new Error('no key');
+  const parsed = type && base64 ? parseKey(`${type} ${base64}`) : new Error('no key');
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (key instanceof Error || !key || key.isPrivateKey()) {
     return `ssh_known_host is not a host's public key line (such as "${host} ssh-ed25519 AAAA…"): give one line of ssh-keyscan's output`;
@@ -108,7 +118,7 @@ export function keyFingerprint(blob: Buffer): string {
 
 /** The public half of a kept private key, as the line to add to the git host (`ssh-ed25519 AAAA…`); undefined when it cannot be read. */
 export function publicLineOf(privateKey: string): string | undefined {
-  const parsed = ssh2.utils.parseKey(privateKey);
+  const parsed = parseKey(privateKey);
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (!key || key instanceof Error) return undefined;
   return `${key.type} ${key.getPublicSSH().toString('base64')}`;

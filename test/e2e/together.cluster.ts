@@ -17,11 +17,14 @@ import { RESOURCES } from '../../kube/resources.js';
 import { localUserSecretName } from '../../server/auth/local-users.js';
 import { eventually, runDen } from '../support/platform.js';
 import { applyAll, realClient, type RealKubeAddress } from '../support/real-kube/cluster.js';
+import { importDenImage } from '../support/real-kube/den-image.js';
 import { installCrds, RealDen } from '../support/real-kube/den.js';
-import { installChartObjects, runBounded, upShCluster } from './up-sh.js';
+import { installChartObjects, KC, runBounded, upShCluster } from './up-sh.js';
 
 const execFileAsync = promisify(execFile);
 const WORKSPACE_IMAGE = 'localhost/dev-base:bookworm';
+/** Every workspace pod runs Den's clone step (it clones the person's dotfiles): Den's own image, built from this checkout. */
+const DEN_IMAGE = 'localhost/den:cluster-test';
 const CONVERGE_MS = 240_000;
 const BOUND_MS = 20_000;
 
@@ -99,7 +102,8 @@ describe('working together and on a schedule on a real one-node Kubernetes 1.25'
     admin = realClient(address);
     await installCrds(admin);
     await installChartObjects(admin);
-    den = await new RealDen(address, { replicas: 2 }).start();
+    await importDenImage(DEN_IMAGE, join(KC, 'containerd', 'containerd.sock'));
+    den = await new RealDen(address, { replicas: 2, managerFlags: ['--clone-image', DEN_IMAGE, '--clone-image-pull-policy', 'Never'] }).start();
     local = await mkdtemp(join(tmpdir(), 'den-cluster-together-'));
     await applyAll(admin, [{ apiVersion: RESOURCES.workspaceImage.apiVersion, kind: 'WorkspaceImage', metadata: { name: imageName }, spec: { displayName: 'Debian (up.sh)', image: WORKSPACE_IMAGE } } as KubeObject]);
     people.push(await addPerson(`alice-${suffix}`), await addPerson(`bob-${suffix}`));

@@ -13,7 +13,11 @@ import { build } from 'esbuild';
 
 const execFileAsync = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-const NATIVE = ['re2', 'ssh2', 'cpu-features'];
+/**
+ * Left out of the bundle: the native addons. re2 is the manager's and server's only; ssh2 (the
+ * clone over SSH) is bundled, and without its optional bindings it uses its JavaScript ciphers.
+ */
+const NATIVE = ['re2', 'cpu-features', '*.node'];
 
 /** The shared objects `ldd` says the binary needs, and its loader. */
 async function linkedLibraries(binary: string): Promise<string[]> {
@@ -33,7 +37,8 @@ async function fillRootfs(rootfs: string): Promise<void> {
     outdir: join(app, 'app'),
     external: NATIVE,
     logLevel: 'error',
-    banner: { js: "import { createRequire as __denRequire } from 'node:module'; const require = __denRequire(import.meta.url);" },
+    // CommonJS packages (ssh2) read require, __dirname and __filename, which an ES module has not.
+    banner: { js: "import { createRequire as __denRequire } from 'node:module'; const require = __denRequire(import.meta.url); const __dirname = import.meta.dirname; const __filename = import.meta.filename;" },
   });
   await writeFile(join(app, 'app', 'package.json'), JSON.stringify({ type: 'module' }));
   await copyFile(process.execPath, join(app, 'node'));
