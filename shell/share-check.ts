@@ -2,23 +2,15 @@
 // answers now: a SelfSubjectAccessReview with the guest's own token for `create pods/exec` on the
 // workspace's pod. The SSH gateway (gateway/guest.ts) and the browser terminal
 // (server/terminal/upgrade.ts) ask it every few seconds while a guest's session is open.
+import { selfAccessAllowed } from '../kube/access-review.js';
 import type { KubeClient } from '../kube/client.js';
 
 /** How often an open guest session asks whether the share still stands. */
 export const DEFAULT_SHARE_CHECK_MS = 3_000;
 
 /** Whether the guest's identity (`asGuest`) may still open an exec in the target's pod. */
-export async function stillShared(asGuest: KubeClient, target: { namespace: string; pod: string }): Promise<boolean> {
-  const answer = await asGuest.request<{ status?: { allowed?: boolean } }>({
-    method: 'POST',
-    path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-    body: {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      spec: { resourceAttributes: { verb: 'create', group: '', resource: 'pods', subresource: 'exec', namespace: target.namespace, name: target.pod } },
-    },
-  });
-  return answer.status?.allowed === true;
+export function stillShared(asGuest: KubeClient, target: { namespace: string; pod: string }): Promise<boolean> {
+  return selfAccessAllowed(asGuest, { verb: 'create', group: '', resource: 'pods', subresource: 'exec', namespace: target.namespace, name: target.pod });
 }
 
 /** What a guest is told when their share is gone. */

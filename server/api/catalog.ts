@@ -1,5 +1,6 @@
 // SPEC 4.3, first half: the catalog of WorkspaceImages. Everyone lists the entries they may
 // `use` (SPEC 5 rule 9); writes are administrator-only through the cluster's RBAC.
+import { selfAccessAllowed } from '../../kube/access-review.js';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { GROUP, PLURALS } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
@@ -12,24 +13,9 @@ import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
 
 export const DEFAULT_CATALOG_CONCURRENCY = 16;
 
-const SSAR_PATH = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
-
-interface AccessReview {
-  status?: { allowed?: boolean };
-}
-
 /** Whether the caller may `use` the entry `name`, or every entry when `name` is undefined. */
-export async function mayUse(kube: KubeClient, name: string | undefined): Promise<boolean> {
-  const review = await kube.request<AccessReview>({
-    method: 'POST',
-    path: SSAR_PATH,
-    body: {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      spec: { resourceAttributes: { verb: 'use', group: GROUP, resource: PLURALS.workspaceImage, ...(name === undefined ? {} : { name }) } },
-    },
-  });
-  return review?.status?.allowed === true;
+export function mayUse(kube: KubeClient, name: string | undefined): Promise<boolean> {
+  return selfAccessAllowed(kube, { verb: 'use', group: GROUP, resource: PLURALS.workspaceImage, ...(name === undefined ? {} : { name }) });
 }
 
 /**

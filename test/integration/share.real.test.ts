@@ -3,6 +3,7 @@
 // do (read the workspace, exec and port-forward into its pod; not delete or patch it), the
 // escalation check keeps alice from granting more than she holds, and removing the share takes
 // it all away again.
+import { selfAccessAllowed } from '../../kube/access-review.js';
 import { expect } from 'chai';
 import type { KubeClient } from '../../kube/client.js';
 import { KubeApiError } from '../../kube/errors.js';
@@ -22,13 +23,8 @@ async function refusal(call: Promise<unknown>): Promise<KubeApiError> {
 }
 
 /** Whether the cluster would let `client`'s identity do `verb` on `resource`/`name` (a SelfSubjectAccessReview). */
-async function may(client: KubeClient, verb: string, resource: string, namespace: string, name: string, subresource?: string, group = ''): Promise<boolean> {
-  const answer = await client.request<{ status: { allowed: boolean } }>({
-    method: 'POST',
-    path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-    body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb, group, resource, subresource, namespace, name } } },
-  });
-  return answer.status.allowed;
+function may(client: KubeClient, verb: string, resource: string, namespace: string, name: string, subresource?: string, group = ''): Promise<boolean> {
+  return selfAccessAllowed(client, { verb, group, resource, subresource, namespace, name });
 }
 
 describe('sharing a workspace on a real API server: the cluster decides what the guest may do', function () {
