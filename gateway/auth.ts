@@ -4,7 +4,7 @@
 // against the API server before the session starts.
 import { createHash } from 'node:crypto';
 import { isDns1123Label } from '../kube/names.js';
-import { userSpaceOfNamespace } from '../kube/group.js';
+import { userNamespace, userSpaceOfNamespace } from '../kube/group.js';
 import type { Log } from '../process/role.js';
 import { audit, AUDIT_ACTS } from '../process/audit.js';
 import type { BannerSender } from './banner.js';
@@ -194,7 +194,7 @@ export class ConnectionAuth {
       return this.fail(ctx, 'ambiguous-name', `key in several people's profiles (${people})`, { fingerprint });
     }
     const person = holders[0]!.person;
-    if (!(await this.settle(ctx, () => this.deps.resolveGuest!(person, shared.owner, shared.workspace), fingerprint, `svc-${shared.owner}`))) return;
+    if (!(await this.settle(ctx, () => this.deps.resolveGuest!(person, shared.owner, shared.workspace), fingerprint, userNamespace(shared.owner)))) return;
     audit(this.deps.log, AUDIT_ACTS.signIn, {
       outcome: 'success',
       method: 'publickey',

@@ -9,16 +9,14 @@
 import type { KubeClient } from '../kube/client.js';
 import { ForwardingClient } from '../kube/forwarding.js';
 import { KubeApiError } from '../kube/errors.js';
-import { SERVICE_ACCOUNTS, userNamespace } from '../kube/group.js';
+import { SERVICE_ACCOUNTS, userNamespace, userSpaceOfNamespace } from '../kube/group.js';
 import type { TokenMinter } from '../kube/minting.js';
 import { isDisabled, type UserSpace } from '../contract/user-space.js';
 import { resolveSessionTarget } from '../shell/target.js';
-import { DEFAULT_SHARE_CHECK_MS, notSharedMessage, shareEndedMessage, stillShared } from '../shell/share-check.js';
+import { notSharedMessage, shareEndedMessage, stillShared } from '../shell/share-check.js';
 import type { WorkspaceImage } from '../contract/workspace-image.js';
 import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.js';
 import { SessionRefused, type GatewayTarget, type GuestIdentity } from './target.js';
-
-export { DEFAULT_SHARE_CHECK_MS };
 
 export interface KeyHolder {
   person: UserSpace;
@@ -36,7 +34,7 @@ export function keyHolders(people: Iterable<UserSpace>, offered: OfferedKey): Ke
   return out.sort((a, b) => a.person.metadata!.name!.localeCompare(b.person.metadata!.name!));
 }
 
-export function guestIdentityOf(person: UserSpace): GuestIdentity {
+function guestIdentityOf(person: UserSpace): GuestIdentity {
   const userspace = person.metadata?.name ?? '';
   return { userspace, namespace: userNamespace(userspace), uid: person.metadata?.uid ?? '' };
 }
@@ -92,7 +90,7 @@ export interface ShareWatchDeps {
 export function watchShare(deps: ShareWatchDeps): () => void {
   const { target } = deps;
   const guest = target.guest!;
-  const owner = target.namespace.replace(/^svc-/, '');
+  const owner = userSpaceOfNamespace(target.namespace) ?? target.namespace;
   let stopped = false;
   let busy = false;
   const end = (message: string) => {

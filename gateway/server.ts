@@ -15,7 +15,8 @@ import { FIELD_MANAGERS, SERVICE_ACCOUNTS, userSpaceOfNamespace } from '../kube/
 import { audit, AUDIT_ACTS } from '../process/audit.js';
 import { EXEC_FAILURE_CODE } from '../kube/exec.js';
 import type { UserSpace } from '../contract/user-space.js';
-import { ConnectionChannels, DEFAULT_SHARE_CHECK_MS, guestClient, resolveGuestTarget, watchShare } from './guest.js';
+import { DEFAULT_SHARE_CHECK_MS } from '../shell/share-check.js';
+import { ConnectionChannels, guestClient, resolveGuestTarget, watchShare } from './guest.js';
 import { DenEventRecorder, denEventSink, DEN_REPORTING_COMPONENTS, type DenEventSink } from '../kube/den-events.js';
 import { KubeApiError } from '../kube/errors.js';
 import { ForwardingClient } from '../kube/forwarding.js';

@@ -4,9 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, posix } from 'node:path';
 import { DEVCONTAINER_FILES, devcontainerFileOf } from '../contract/workspace-source.js';
+import { ENV_NAME_PATTERN } from '../contract/personal.js';
 import { USER_NAME, type DevcontainerPort, type DevcontainerSummary } from '../contract/devcontainer.js';
 
-export { DEVCONTAINER_FILES };
 
 /** JSONC to JSON: comments (`//`, `/* *\/`) and trailing commas removed, strings left as they are. */
 export function jsoncToJson(text: string): string {
@@ -100,8 +100,6 @@ export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 function envOf(setting: string, value: unknown, folder: string, notApplied: DevcontainerSummary['notApplied'] & object): Record<string, string> | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     notApplied.push({ setting, why: 'it is not an object of variables' });
@@ -109,7 +107,7 @@ function envOf(setting: string, value: unknown, folder: string, notApplied: Devc
   }
   const env: Record<string, string> = {};
   for (const [name, raw] of Object.entries(value)) {
-    if (!ENV_NAME.test(name)) notApplied.push({ setting: `${setting}.${name}`, why: 'not a plain variable name' });
+    if (!ENV_NAME_PATTERN.test(name)) notApplied.push({ setting: `${setting}.${name}`, why: 'not a plain variable name' });
     else if (typeof raw !== 'string') notApplied.push({ setting: `${setting}.${name}`, why: 'its value is not a string' });
     else {
       const filled = substitute(raw, folder);
