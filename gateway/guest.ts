@@ -13,7 +13,7 @@ import { SERVICE_ACCOUNTS, userNamespace, userSpaceOfNamespace } from '../kube/g
 import type { TokenMinter } from '../kube/minting.js';
 import { isDisabled, type UserSpace } from '../contract/user-space.js';
 import { resolveSessionTarget } from '../shell/target.js';
-import { notSharedMessage, shareEndedMessage, stillShared } from '../shell/share-check.js';
+import { notSharedMessage, pollShare, shareEndedMessage, stillShared } from '../shell/share-check.js';
 import type { WorkspaceImage } from '../contract/workspace-image.js';
 import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.js';
 import { SessionRefused, type GatewayTarget, type GuestIdentity } from './target.js';
@@ -91,31 +91,13 @@ export function watchShare(deps: ShareWatchDeps): () => void {
   const { target } = deps;
   const guest = target.guest!;
   const owner = userSpaceOfNamespace(target.namespace) ?? target.namespace;
-  let stopped = false;
-  let busy = false;
-  const end = (message: string) => {
-    if (stopped) return;
-    stop();
-    deps.ended(message);
-  };
-  const check = async () => {
+  const check = async (): Promise<string | undefined> => {
     const person = deps.person();
-    if (!person || isDisabled(person)) return end(`den: your Den account ${guest.userspace} is disabled or removed; the session is closed`);
-    if (!(await stillShared(deps.asGuest, target))) end(`den: ${shareEndedMessage(owner, target.workspace)}; the session is closed`);
+    if (!person || isDisabled(person)) return `den: your Den account ${guest.userspace} is disabled or removed; the session is closed`;
+    if (!(await stillShared(deps.asGuest, target))) return `den: ${shareEndedMessage(owner, target.workspace)}; the session is closed`;
+    return undefined;
   };
-  const timer = setInterval(() => {
-    if (busy || stopped) return;
-    busy = true;
-    check()
-      .catch((err: unknown) => deps.failed(err as Error))
-      .finally(() => (busy = false));
-  }, deps.intervalMs);
-  timer.unref();
-  function stop(): void {
-    stopped = true;
-    clearInterval(timer);
-  }
-  return stop;
+  return pollShare({ intervalMs: deps.intervalMs, check, ended: deps.ended, failed: deps.failed });
 }
 
 /** The channels of one connection with a running command, also kept in the gateway's set of all (for shutdown). */

@@ -13,6 +13,35 @@ export function stillShared(asGuest: KubeClient, target: { namespace: string; po
   return selfAccessAllowed(asGuest, { verb: 'create', group: '', resource: 'pods', subresource: 'exec', namespace: target.namespace, name: target.pod });
 }
 
+/**
+ * Runs `check` every `intervalMs` (never two at once) until it answers a reason the session must
+ * end, then calls `ended` with it once; a check that fails goes to `failed` and the next one runs.
+ * Answers a function that stops asking.
+ */
+export function pollShare(opts: { intervalMs: number; check: () => Promise<string | undefined>; ended: (reason: string) => void; failed: (err: Error) => void }): () => void {
+  let stopped = false;
+  let busy = false;
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+  const timer = setInterval(() => {
+    if (busy || stopped) return;
+    busy = true;
+    opts
+      .check()
+      .then((reason) => {
+        if (reason === undefined || stopped) return;
+        stop();
+        opts.ended(reason);
+      })
+      .catch((err: unknown) => opts.failed(err as Error))
+      .finally(() => (busy = false));
+  }, opts.intervalMs);
+  timer.unref();
+  return stop;
+}
+
 /** What a guest is told when their share is gone. */
 export function shareEndedMessage(owner: string, workspace: string): string {
   return `${owner} no longer shares workspace ${workspace} with you`;

@@ -27,7 +27,7 @@ import { clientAddress, TrustedProxies } from '../http/client-address.js';
 import { CLOSE, CSRF_PROTOCOL_PREFIX, dimension, TERMINAL_PROTOCOL } from '../../web/terminal-protocol.js';
 import { refuse, relayTerminal, type Relay } from './relay.js';
 import { refusalOf, resolveTerminalTarget, type TerminalTarget } from './target.js';
-import { DEFAULT_SHARE_CHECK_MS, shareEndedMessage, stillShared } from '../../shell/share-check.js';
+import { DEFAULT_SHARE_CHECK_MS, pollShare, shareEndedMessage, stillShared } from '../../shell/share-check.js';
 import { userNamespace } from '../../kube/group.js';
 
 /** The terminal's websocket path; the workspace name in it must also be a DNS label (isDns1123Label). */
@@ -228,23 +228,15 @@ export class TerminalServer {
 
   /** A guest's terminal closes within a check interval of the share's removal, saying why. */
   private watchShare(relay: Relay, opened: Opened, target: TerminalTarget, audited: Record<string, unknown>): () => void {
-    let busy = false;
-    const timer = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      stillShared(opened.client, target)
-        .then((allowed) => {
-          if (allowed) return;
-          clearInterval(timer);
-          const message = `${shareEndedMessage(opened.owner!, target.workspace)}; the terminal is closed`;
-          audit(this.deps.log, AUDIT_ACTS.shareEnded, { ...audited, reason: message });
-          relay.close(CLOSE.forbidden, message);
-        })
-        .catch((err: unknown) => this.deps.log('cannot check a shared workspace terminal', { namespace: target.namespace, workspace: target.workspace, error: (err as Error)?.message ?? String(err) }))
-        .finally(() => (busy = false));
-    }, this.deps.shareCheckMs ?? DEFAULT_SHARE_CHECK_MS);
-    timer.unref();
-    return () => clearInterval(timer);
+    return pollShare({
+      intervalMs: this.deps.shareCheckMs ?? DEFAULT_SHARE_CHECK_MS,
+      check: async () => ((await stillShared(opened.client, target)) ? undefined : `${shareEndedMessage(opened.owner!, target.workspace)}; the terminal is closed`),
+      ended: (message) => {
+        audit(this.deps.log, AUDIT_ACTS.shareEnded, { ...audited, reason: message });
+        relay.close(CLOSE.forbidden, message);
+      },
+      failed: (err) => this.deps.log('cannot check a shared workspace terminal', { namespace: target.namespace, workspace: target.workspace, error: err?.message ?? String(err) }),
+    });
   }
 
   private serve(ws: WebSocket, opened: Opened): void {
