@@ -2,7 +2,10 @@
 // them M days later, their home volume kept or not (den manager --dormant-stop-days,
 // --dormant-delete-days, --dormant-delete-home). The manager's hook acts on these dates, and
 // the workspace page and the dashboard tell the person beforehand from the same ones.
+import { unusedSince } from './idle-timeout.js';
 import { isRunning } from './workspace-rules.js';
+
+export { unusedSince };
 import type { Workspace } from './workspace.js';
 
 export type { DormancyPolicy } from './schedule-crd.js';
@@ -13,17 +16,6 @@ export const DAY_MS = 86_400_000;
 /** The page warns this long before a dormant workspace is stopped or deleted. */
 export const DORMANCY_NOTICE_MS = 7 * DAY_MS;
 
-const time = (text: string | undefined): number => (text ? Date.parse(text) || 0 : 0);
-
-/**
- * Since when nobody used the workspace: the latest of its last SSH session or browser terminal
- * (status.lastActivityTime, written by the gateway), the moment it last became ready (starting
- * it counts as using it), and its creation.
- */
-export function unusedSince(workspace: Pick<Workspace, 'status' | 'metadata'>): number {
-  const ready = workspace.status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'True');
-  return Math.max(time(workspace.status?.lastActivityTime), time(ready?.lastTransitionTime), time(workspace.metadata?.creationTimestamp));
-}
 
 export interface DormancyDates {
   unusedSince: number;

@@ -10,7 +10,18 @@ export const DEFAULT_IDLE_TIMEOUT = '4h';
 
 export { durationMs } from './duration.js';
 
-const time = (text: string | undefined): number => (text ? Date.parse(text) || 0 : 0);
+/** A Kubernetes timestamp in milliseconds; 0 for none or one that does not parse. */
+export const timeOf = (text: string | undefined): number => (text ? Date.parse(text) || 0 : 0);
+
+/**
+ * Since when nobody used the workspace: the latest of its last SSH session or browser terminal
+ * (status.lastActivityTime, written by the gateway), the moment it last became ready (starting
+ * it counts as using it), and its creation. Idle auto-stop and dormancy both count from it.
+ */
+export function unusedSince(workspace: Pick<Workspace, 'status' | 'metadata'>): number {
+  const ready = workspace.status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'True');
+  return Math.max(timeOf(workspace.status?.lastActivityTime), timeOf(ready?.lastTransitionTime), timeOf(workspace.metadata?.creationTimestamp));
+}
 
 /**
  * Since when a ready Workspace has been idle, and after how long that stops it: idle time
@@ -23,6 +34,5 @@ export function idleClock(workspace: Pick<Workspace, 'spec' | 'status' | 'metada
   if (ready?.status !== 'True') return undefined;
   const timeoutMs = durationMs(workspace.spec?.idleTimeout ?? DEFAULT_IDLE_TIMEOUT);
   if (!timeoutMs) return undefined;
-  const since = Math.max(time(workspace.status?.lastActivityTime), time(ready.lastTransitionTime), time(workspace.metadata?.creationTimestamp));
-  return { since, timeoutMs: Math.max(timeoutMs, MIN_IDLE_TIMEOUT_MS) };
+  return { since: unusedSince(workspace), timeoutMs: Math.max(timeoutMs, MIN_IDLE_TIMEOUT_MS) };
 }

@@ -2,7 +2,7 @@
 // only public keys are accepted, the key must be one of the Workspace's
 // spec.sshAuthorizedKeys and its signature must verify, then the target is re-checked
 // against the API server before the session starts.
-import { createHash } from 'node:crypto';
+import { keyFingerprint } from '../contract/git-ssh.js';
 import { isDns1123Label } from '../kube/names.js';
 import { userNamespace, userSpaceOfNamespace } from '../kube/group.js';
 import type { Log } from '../process/role.js';
@@ -37,11 +37,6 @@ export interface AuthDeps {
   maxAuthTries: number;
   /** Told of every refused attempt. */
   refused: (reason: AuthFailureReason) => void;
-}
-
-/** `SHA256:…` as ssh-keygen -l prints it: logged so an operator can tell keys apart; never the key itself. */
-export function keyFingerprint(blob: Buffer): string {
-  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
 
 /** Strips anything but printable ASCII from client-chosen text before it reaches a log line. */

@@ -142,7 +142,7 @@ export function decide(workspace: Workspace, image: WorkspaceImage, clone: Works
   const git = spec.source?.git;
   const choice = spec.source?.devcontainer;
   const source = git?.url
-    ? { url: git.url, ...(git.ref ? { ref: git.ref } : {}), directory: cloneDirectory(git)!, ...(choice ? { devcontainer: choice } : {}), image: clone.image, imagePullPolicy: clone.imagePullPolicy, imagePullSecrets: clone.imagePullSecrets ?? [] }
+    ? { url: git.url, ...(git.ref ? { ref: git.ref } : {}), directory: cloneDirectory(git)!, ...(choice ? { devcontainer: choice } : {}) }
     : undefined;
 
   return {

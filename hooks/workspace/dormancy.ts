@@ -4,11 +4,10 @@
 // warns with. The loop writes the stop as a parent change and the deletion as a parent
 // deletion guarded by the resourceVersion the hook saw: a session opened meanwhile (a new
 // status.lastActivityTime) makes the deletion a 409, and the next run sees the use.
-import { ANNOTATIONS } from '../../kube/group.js';
+import { ANNOTATIONS, homeClaimName } from '../../kube/group.js';
 import { DEN_EVENT_ANNOTATIONS, DEN_EVENT_REASONS } from '../../kube/den-events.js';
 import { DAY_MS, dayText, dormancyDates, type DormancyPolicy } from '../../contract/dormancy.js';
 import { isRunning } from '../../contract/workspace-rules.js';
-import { HOME_VOLUME } from '../../contract/workspace.js';
 import type { ParentChange, ParentDeletion } from '../loop/types.js';
 import type { Workspace } from './types.js';
 
@@ -48,11 +47,11 @@ export function dormancyStep(workspace: Workspace, policy: DormancyPolicy | unde
     const deleteHome = policy?.home === 'Delete';
     return {
       parentDeletion: {
-        claims: deleteHome ? [`${HOME_VOLUME}-${name}-0`] : [],
+        claims: deleteHome ? [homeClaimName(name)] : [],
         events: [{
           type: 'Normal',
           reason: DEN_EVENT_REASONS.deleted,
-          message: `Deleted workspace ${name}: ${unused}; this installation deletes workspaces unused for ${policy!.stopAfterDays! + policy!.deleteAfterDays!} days. ${deleteHome ? `Its home volume ${HOME_VOLUME}-${name}-0 was deleted with it.` : `Its home volume ${HOME_VOLUME}-${name}-0 is kept: a new workspace named ${name} finds it.`}`,
+          message: `Deleted workspace ${name}: ${unused}; this installation deletes workspaces unused for ${policy!.stopAfterDays! + policy!.deleteAfterDays!} days. ${deleteHome ? `Its home volume ${homeClaimName(name)} was deleted with it.` : `Its home volume ${homeClaimName(name)} is kept: a new workspace named ${name} finds it.`}`,
           annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' },
         }],
       },

@@ -12,7 +12,9 @@
 import { ANNOTATIONS } from '../../kube/group.js';
 import { DEN_EVENT_ANNOTATIONS, DEN_EVENT_REASONS, humanDuration } from '../../kube/den-events.js';
 import { effectiveSchedule, lastOccurrence, nextOccurrence, occurrenceLabel, SCHEDULE_CATCH_UP_MS, type SchedulePolicy, type ZonedRule } from '../../contract/schedule.js';
+import { timeOf } from '../../contract/idle-timeout.js';
 import { isRunning } from '../../contract/workspace-rules.js';
+import { kubeTime } from '../loop/conditions.js';
 import type { ParentChange, ParentEvent } from '../loop/types.js';
 import type { Workspace } from './types.js';
 
@@ -31,8 +33,6 @@ export interface ScheduleStep {
 type Kind = 'autostart' | 'autostop';
 const RECORD: Record<Kind, string> = { autostart: ANNOTATIONS.scheduleAutostart, autostop: ANNOTATIONS.scheduleAutostop };
 
-const time = (text: string | undefined): number => (text ? Date.parse(text) || 0 : 0);
-const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function lifecycle(reason: string, message: string): ParentEvent {
   return { type: 'Normal', reason, message, annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' } };
@@ -46,13 +46,13 @@ interface Due {
 
 /** The occurrences of autostart and autostop not yet handled, oldest first. */
 function dueOccurrences(workspace: Workspace, rules: Partial<Record<Kind, ZonedRule>>, now: number): Due[] {
-  const created = time(workspace.metadata?.creationTimestamp);
+  const created = timeOf(workspace.metadata?.creationTimestamp);
   const due: Due[] = [];
   for (const kind of ['autostart', 'autostop'] as const) {
     const zoned = rules[kind];
     if (!zoned) continue;
     const at = lastOccurrence(zoned, now);
-    const handled = time(workspace.metadata?.annotations?.[RECORD[kind]]);
+    const handled = timeOf(workspace.metadata?.annotations?.[RECORD[kind]]);
     if (at !== undefined && at > handled && at >= created) due.push({ kind, at, zoned });
   }
   return due.sort((a, b) => a.at - b.at);
@@ -60,7 +60,7 @@ function dueOccurrences(workspace: Workspace, rules: Partial<Record<Kind, ZonedR
 
 function readySince(workspace: Workspace): number | undefined {
   const ready = workspace.status?.conditions?.find((c) => c.type === 'Ready');
-  return ready?.status === 'True' ? time(ready.lastTransitionTime) || undefined : undefined;
+  return ready?.status === 'True' ? timeOf(ready.lastTransitionTime) || undefined : undefined;
 }
 
 /** The decision for one Workspace at `now`, under its UserSpace's spec.schedules. */
@@ -71,7 +71,7 @@ export function scheduleStep(workspace: Workspace, policy: SchedulePolicy | unde
   const due = dueOccurrences(workspace, effective, t);
   if (due.length > 0) {
     const annotations: Record<string, string | null> = {};
-    for (const d of due) annotations[RECORD[d.kind]] = rfc3339(d.at);
+    for (const d of due) annotations[RECORD[d.kind]] = kubeTime(new Date(d.at));
     // The latest occurrence decides: a stop at 19:00 handled at 08:31 the next day loses to the 08:30 start.
     const last = due[due.length - 1]!;
     const late = t - last.at > SCHEDULE_CATCH_UP_MS;

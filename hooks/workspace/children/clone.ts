@@ -9,8 +9,7 @@ import type { WorkspaceChildrenProps } from './props.js';
 
 /** The init container as JSON, or undefined for a workspace with nothing to clone. */
 export function cloneInitContainer(props: WorkspaceChildrenProps): Record<string, unknown> | undefined {
-  const source = props.source;
-  const runner = source ?? props.cloneImage;
+  const { source, cloneImage: runner } = props;
   if (!runner) return undefined;
   // Without spec.source the step only clones the person's dotfiles (when they keep a repository).
   const env = [

@@ -40,9 +40,13 @@ export interface WorkspaceChildrenProps {
   imagePullSecret?: string;
   logsEnabled: boolean;
   metricsEnabled: boolean;
-  /** spec.source.git, already checked, with where it lands and the image that clones it. */
+  /** spec.source.git, already checked, with where it lands. */
   source?: CloneProps;
-  /** Den's own image, which runs the clone step in every workspace pod (the person's dotfiles), with or without spec.source. */
+  /**
+   * Den's own image (`den clone-source`, so the workspace image needs no git), which runs the
+   * clone step in every workspace pod (the person's dotfiles), with or without spec.source; its
+   * pull Secrets (`--clone-image-pull-secrets`) are copied into the namespace by the UserSpace hook.
+   */
   cloneImage?: { image: string; imagePullPolicy: PullPolicy; imagePullSecrets: string[] };
   /** The once-only steps (devcontainer.json's onCreate/postCreate, the user check, the dotfiles) run by the `lifecycle` init container in the workspace image. */
   lifecycle?: LifecycleProps;
@@ -70,11 +74,6 @@ export interface CloneProps {
   directory: string;
   /** spec.source.devcontainer: which devcontainer.json applies. */
   devcontainer?: string;
-  /** Den's own image (`den clone-source`), so the workspace image needs no git. */
-  image: string;
-  imagePullPolicy: PullPolicy;
-  /** The pull Secrets of that image (`--clone-image-pull-secrets`), copied into the namespace by the UserSpace hook. */
-  imagePullSecrets: string[];
 }
 
 /** Selects the workspace's pod: the Service and the StatefulSet select on exactly this. */

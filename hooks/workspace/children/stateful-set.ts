@@ -117,7 +117,7 @@ export class WorkspaceStatefulSet extends Construct {
 
 /** The image's pull Secret, then those of Den's clone image (every pod runs the clone step); each once. */
 function podPullSecrets(props: WorkspaceChildrenProps): { name: string }[] | undefined {
-  const names = [...new Set([...(props.imagePullSecret ? [props.imagePullSecret] : []), ...(props.source?.imagePullSecrets ?? props.cloneImage?.imagePullSecrets ?? [])])];
+  const names = [...new Set([...(props.imagePullSecret ? [props.imagePullSecret] : []), ...(props.cloneImage?.imagePullSecrets ?? [])])];
   return names.length ? names.map((name) => ({ name })) : undefined;
 }
 
