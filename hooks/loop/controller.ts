@@ -80,6 +80,7 @@ export class Controller<Config = unknown, Related = unknown, Cache extends strin
       const informer = shared ?? new Informer<KubeObject>(client, source.resource, { ...informerOpts, namespace: source.namespace, labelSelector: source.labelSelector, fieldSelector: source.fieldSelector, transform: source.transform });
       if (!shared) this.ownRelated.push(informer);
       informer.on((e) => {
+        if (source.changed && !source.changed(e.object, e.old)) return;
         for (const key of new Set([...source.parentsOf(e.object, this.parents), ...(e.old ? source.parentsOf(e.old, this.parents) : [])])) this.request(key);
       });
       this.related[source.name] = informer;

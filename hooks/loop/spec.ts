@@ -25,6 +25,8 @@ export interface RelatedSource<Name extends string = string> {
   transform?: Transform<KubeObject>;
   /** Keys of the parents to reconcile when this object changes. */
   parentsOf(obj: KubeObject, parents: Informer<KubeObject>): string[];
+  /** Whether a change matters to the hook at all (`old` absent for a new object); every change does without it. */
+  changed?(obj: KubeObject, old: KubeObject | undefined): boolean;
 }
 
 export interface Finalizer {

@@ -1,5 +1,6 @@
 // The Workspace controller: which caches its hook reads and how a change to a pod or a
 // WorkspaceImage finds the Workspaces it concerns.
+import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../../kube/client.js';
 import { defaultPodName, LABELS, userNamespace, userSpaceOfNamespace } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
@@ -9,6 +10,11 @@ import { syncWorkspace, workspaceOfPod, workspacesUsingImage } from './sync.js';
 import { podAsRead } from './pod.js';
 import { REFUSAL_FIELD_SELECTOR, refusalAsRead, statefulSetOf } from './refusal.js';
 import type { WorkspaceHookConfig, WorkspaceRelated } from './types.js';
+
+/** What the Workspace hook reads of a UserSpace (hooks/workspace/sync.ts). */
+function schedulesOf(userSpace: KubeObject | undefined): unknown {
+  return (userSpace?.spec as { schedules?: unknown } | undefined)?.schedules;
+}
 
 /** What the Workspace controller reads of the manager's configuration. */
 export interface WorkspaceControllerConfig {
@@ -44,10 +50,12 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
         },
       },
       {
-        // spec.schedules: a change re-reconciles the Workspaces of the person's namespace. In den
-        // manager this is the UserSpace controller's own cache (ControllerOptions.parentCacheOf).
+        // spec.schedules: a change re-reconciles the Workspaces of the person's namespace (and no
+        // other change does: the UserSpace controller's status writes among them). In den manager
+        // this is the UserSpace controller's own cache (ControllerOptions.parentCacheOf).
         name: 'userSpaces',
         resource: RESOURCES.userSpace,
+        changed: (userSpace, old) => !isDeepStrictEqual(schedulesOf(userSpace), schedulesOf(old)),
         parentsOf: (userSpace, parents) => {
           const namespace = userNamespace(userSpace.metadata?.name ?? '');
           return parents.list((ws) => ws.metadata?.namespace === namespace).map((ws) => keyOf(RESOURCES.workspace, { name: ws.metadata?.name ?? '', namespace }));
