@@ -4,7 +4,7 @@ import { HttpError } from '../../koa/errors.js';
 import type { KubeClient } from '../../kube/client.js';
 import { DOTFILES_KEY, GIT_CREDENTIALS_SECRET } from '../../contract/personal.js';
 import { gitUrlProblem } from '../../contract/workspace-source.js';
-import { decode, readSecret, rewrite } from './personal-store.js';
+import { decode, readSecret, rewrite, type StoredSecret } from './personal-store.js';
 
 export interface Dotfiles {
   /** The repository's https URL, or null when none is kept. */
@@ -12,13 +12,16 @@ export interface Dotfiles {
 }
 
 /** 400 naming `url` when Den could not clone it (the rule of spec.source.git.url). */
-export function checkDotfilesUrl(url: string): void {
+function checkDotfilesUrl(url: string): void {
   const problem = gitUrlProblem(url);
   if (problem) throw new HttpError(400, `url ${problem}`);
 }
 
 export async function readDotfiles(kube: KubeClient, namespace: string): Promise<Dotfiles> {
-  const secret = await readSecret(kube, GIT_CREDENTIALS_SECRET, namespace);
+  return dotfilesOf(await readSecret(kube, GIT_CREDENTIALS_SECRET, namespace));
+}
+
+export function dotfilesOf(secret: StoredSecret): Dotfiles {
   const value = secret.data?.[DOTFILES_KEY];
   return { url: value ? decode(value) : null };
 }

@@ -19,7 +19,7 @@ import {
   type GitProtocol,
 } from '../../contract/personal.js';
 
-interface StoredSecret {
+export interface StoredSecret {
   metadata?: { resourceVersion?: string; annotations?: Record<string, string> };
   data?: Record<string, string>;
 }
@@ -121,9 +121,13 @@ function credentialsOf(secret: StoredSecret) {
   return file ? parseCredentialStoreFile(decode(file)) : [];
 }
 
+/** The person's den-git-credentials Secret: its tokens, SSH keys and dotfiles are each read from this one answer. */
+export function readGitCredentialsSecret(kube: KubeClient, namespace: string): Promise<StoredSecret> {
+  return readSecret(kube, GIT_CREDENTIALS_SECRET, namespace);
+}
+
 /** The hosts the person keeps a token for, with the username git sends; never the token. */
-export async function listGitCredentials(kube: KubeClient, namespace: string): Promise<GitCredentialLine[]> {
-  const secret = await readSecret(kube, GIT_CREDENTIALS_SECRET, namespace);
+export function gitCredentialLinesOf(secret: StoredSecret): GitCredentialLine[] {
   return credentialsOf(secret)
     .map(({ host, protocol, username }) => ({ host, protocol, username }))
     .sort((a, b) => a.host.localeCompare(b.host));

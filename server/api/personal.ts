@@ -13,8 +13,8 @@ import type { CoreState } from '../auth/authenticate.js';
 import { DNS1123_LABEL, DNS1123_LABEL_MAX } from '../../kube/names.js';
 import { ENV_VALUE_MAX, GIT_HOST_MAX, GIT_HOST_PATTERN, GIT_PROTOCOLS, GIT_TOKEN_MAX, GIT_USERNAME_MAX } from '../../contract/personal.js';
 import { readDotfiles, removeDotfiles, setDotfiles } from './dotfiles-store.js';
-import { listSshKeys, removeSshKey, setSshKey } from './ssh-key-store.js';
-import { listEnv, listGitCredentials, removeEnv, removeGitCredential, setEnv, setGitCredential } from './personal-store.js';
+import { removeSshKey, setSshKey, sshKeyLinesOf } from './ssh-key-store.js';
+import { gitCredentialLinesOf, listEnv, readGitCredentialsSecret, removeEnv, removeGitCredential, setEnv, setGitCredential } from './personal-store.js';
 
 type Context = Router.RouterContext<CoreState>;
 
@@ -79,8 +79,8 @@ async function deleteEnv(ctx: Context): Promise<void> {
 
 async function getGitCredentials(ctx: Context): Promise<void> {
   const namespace = namespaceOf(ctx);
-  const [items, sshKeys] = await Promise.all([listGitCredentials(ctx.state.kube, namespace), listSshKeys(ctx.state.kube, namespace)]);
-  ctx.body = { items, ssh_keys: sshKeys };
+  const secret = await readGitCredentialsSecret(ctx.state.kube, namespace);
+  ctx.body = { items: gitCredentialLinesOf(secret), ssh_keys: sshKeyLinesOf(secret) };
 }
 
 async function putGitCredential(ctx: Context): Promise<void> {

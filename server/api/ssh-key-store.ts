@@ -6,7 +6,7 @@ import type { KubeClient } from '../../kube/client.js';
 import { HttpError } from '../../koa/errors.js';
 import { GIT_CREDENTIALS_SECRET } from '../../contract/personal.js';
 import { hostOfKeyPart, keyFingerprint, knownHostName, knownHostsLine, parseKnownHost, privateKeyProblem, publicLineOf, SSH_KEY_PREFIX, SSH_KNOWN_HOST_MAX, sshKeyName } from '../../contract/git-ssh.js';
-import { decode, readSecret, rewrite } from './personal-store.js';
+import { decode, readSecret, rewrite, type StoredSecret } from './personal-store.js';
 
 /** One host's SSH key as REST answers it: never the private key. */
 export interface SshKeyLine {
@@ -27,8 +27,8 @@ function lineOf(host: string, data: Record<string, string>): SshKeyLine | undefi
 }
 
 /** The hosts the person keeps an SSH key for, sorted. */
-export async function listSshKeys(kube: KubeClient, namespace: string): Promise<SshKeyLine[]> {
-  const data = (await readSecret(kube, GIT_CREDENTIALS_SECRET, namespace)).data ?? {};
+export function sshKeyLinesOf(secret: StoredSecret): SshKeyLine[] {
+  const data = secret.data ?? {};
   return Object.keys(data)
     .filter((k) => k.startsWith(SSH_KEY_PREFIX))
     .map((k) => lineOf(hostOfKeyPart(k.slice(SSH_KEY_PREFIX.length)), data))

@@ -13,10 +13,10 @@ import { issueTokenQuery, passwordRequest } from '../api/account-schemas.js';
 import { installCommand, npmInstallCommand } from '../api/cli-distribution.js';
 import { LAPTOP_NODE } from '../../process/version.js';
 import { describeToken, issueTokenFor, revokeTokenOf } from '../api/tokens.js';
-import { readDotfiles, removeDotfiles, setDotfiles } from '../api/dotfiles-store.js';
+import { dotfilesOf, removeDotfiles, setDotfiles } from '../api/dotfiles-store.js';
 import { checkEnvValue, checkGitHost, checkGitToken, gitCredentialRequest } from '../api/personal.js';
-import { listEnv, listGitCredentials, removeEnv, removeGitCredential, setEnv, setGitCredential } from '../api/personal-store.js';
-import { listSshKeys, removeSshKey, setSshKey } from '../api/ssh-key-store.js';
+import { gitCredentialLinesOf, listEnv, readGitCredentialsSecret, removeEnv, removeGitCredential, setEnv, setGitCredential } from '../api/personal-store.js';
+import { removeSshKey, setSshKey, sshKeyLinesOf } from '../api/ssh-key-store.js';
 import type { PersonalView } from '../../web/templates/profile-personal.js';
 import { viewerOf } from './middleware.js';
 import { refusalOf } from './refusal.js';
@@ -55,8 +55,8 @@ async function render(ctx: PageContext, deps: PageDeps, extra: Extra = {}, statu
 async function personalOf(ctx: PageContext): Promise<PersonalView> {
   const { kube, caller } = ctx.state;
   try {
-    const [env, gitCredentials, dotfiles, sshKeys] = await Promise.all([listEnv(kube, caller.namespace), listGitCredentials(kube, caller.namespace), readDotfiles(kube, caller.namespace), listSshKeys(kube, caller.namespace)]);
-    return { env, gitCredentials, dotfiles: dotfiles.url, sshKeys };
+    const [env, git] = await Promise.all([listEnv(kube, caller.namespace), readGitCredentialsSecret(kube, caller.namespace)]);
+    return { env, gitCredentials: gitCredentialLinesOf(git), dotfiles: dotfilesOf(git).url, sshKeys: sshKeyLinesOf(git) };
   } catch (err) {
     return { unreadable: refusal(err).message };
   }
