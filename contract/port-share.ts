@@ -20,6 +20,11 @@ export const PORT_SHARE_WORDS: Record<PortShareLevel, string> = {
   public: 'anyone with the address, signed in or not',
 };
 
+/** Who a port's share admits, in words: the people's names for level people. */
+export function portShareInWords(share: { level: PortShareLevel; people?: readonly string[] }): string {
+  return share.level === 'people' ? (share.people ?? []).join(', ') : PORT_SHARE_WORDS[share.level];
+}
+
 export const PORT_SHARE_LIMITS = { ports: 32, people: 50 } as const;
 
 /** The install setting that allows public ports (den.config.yaml), as refusals name it. */

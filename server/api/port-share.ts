@@ -10,13 +10,13 @@ import { DEN_EVENT_REASONS, workspaceRefOf } from '../../kube/den-events.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { userSpaceOfNamespace } from '../../kube/group.js';
 import { HttpError } from '../../koa/errors.js';
-import { peopleOf, portShareOf, portShareProblem, PORT_SHARE_WORDS, withPortShare, type PortShareLevel, type PortShareRequest } from '../../contract/port-share.js';
+import { peopleOf, portShareOf, portShareInWords, portShareProblem, withPortShare, type PortShareLevel, type PortShareRequest } from '../../contract/port-share.js';
 import type { Workspace } from '../../contract/workspace.js';
 import { validateQuery } from '../http/validate.js';
-import type { ClientAddressState } from '../http/client-address.js';
 import { namespaceQuery } from './schemas.js';
 import { actorName, recordLifecycleEvent, type Actor } from './lifecycle-events.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
+import { actorOf, targetNamespace } from './workspaces.js';
 import { audit, AUDIT_ACTS } from '../../process/audit.js';
 
 /** One port's share as REST answers it. */
@@ -48,11 +48,6 @@ function answerOf(ws: Workspace, port: number, deps: ShareDeps): PortShareAnswer
   return { workspace: name, port, level: share.level, people: 'people' in share ? (share.people ?? []) : [], app_url: (person && deps.appUrl?.({ port, workspace: name, person })) || null };
 }
 
-/** What the Event says of a share. */
-function shareWords(req: PortShareRequest): string {
-  return req.level === 'people' ? `${req.people.join(', ')}` : PORT_SHARE_WORDS[req.level];
-}
-
 /**
  * Writes one port's share onto the workspace `name` in `namespace` with `actor`'s token
  * (read, changed, written back with its resourceVersion; retried when another write came
@@ -65,7 +60,7 @@ export async function setPortShare(actor: Actor, namespace: string, name: string
     const sharedPorts = withPortShare(ws.spec?.sharedPorts, req);
     try {
       const written = await kube.patch<Workspace>(RESOURCES.workspace, name, { metadata: { resourceVersion: ws.metadata?.resourceVersion }, spec: { sharedPorts } }, { namespace });
-      const message = req.level === 'owner' ? `Port ${req.port} is no longer shared (only its owner opens it), by ${actorName(actor.caller, namespace)}.` : `Port ${req.port} shared with ${shareWords(req)} by ${actorName(actor.caller, namespace)}.`;
+      const message = req.level === 'owner' ? `Port ${req.port} is no longer shared (only its owner opens it), by ${actorName(actor.caller, namespace)}.` : `Port ${req.port} shared with ${portShareInWords(req)} by ${actorName(actor.caller, namespace)}.`;
       await recordLifecycleEvent(deps, actor, workspaceRefOf(written), DEN_EVENT_REASONS.portShareChanged, message);
       const { caller } = actor;
       audit(deps.log, AUDIT_ACTS.portShareChanged, { person: caller.email, userspace: caller.userspace, namespace, workspace: name, port: req.port, level: req.level, ...(req.level === 'people' ? { people: [...req.people].sort() } : {}), via, ...(actor.clientAddress ? { client: actor.clientAddress } : {}) });
@@ -84,8 +79,7 @@ function sharePort(deps: ShareDeps) {
     const unknown = Object.keys(body).find((k) => k !== 'level' && k !== 'people');
     if (unknown !== undefined) throw new HttpError(400, `${unknown.slice(0, 40)}: unknown field; send level and, for level people, people`);
     const req = portShareRequestOf({ port: ctx.params.port, level: body.level, people: body.people }, deps);
-    const actor: Actor = { caller: ctx.state.caller, kube: ctx.state.kube, clientAddress: (ctx.state as Partial<ClientAddressState>).clientAddress };
-    ctx.body = await setPortShare(actor, namespace ?? ctx.state.caller.namespace, ctx.params.name!, req, deps, 'rest');
+    ctx.body = await setPortShare(actorOf(ctx), targetNamespace(ctx, namespace), ctx.params.name!, req, deps, 'rest');
   };
 }
 

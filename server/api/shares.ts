@@ -48,20 +48,21 @@ export async function listSharesOf(kube: KubeClient, namespace: string, name: st
     .sort((a, b) => a.person.localeCompare(b.person));
 }
 
-/** Creates `object`, or, when one of that name exists, leaves it if it is the same and replaces it if not. */
-async function ensure(kube: KubeClient, resource: typeof RESOURCES.role, object: Record<string, unknown>, same: (held: KubeObject) => boolean): Promise<boolean> {
+/**
+ * Creates `object`, or, when one of that name exists, leaves it if it is the same and replaces it
+ * if not; answers the object as the API server holds it and whether it was made now.
+ */
+async function ensure(kube: KubeClient, resource: typeof RESOURCES.role, object: Record<string, unknown>, same: (held: KubeObject) => boolean): Promise<{ stored: KubeObject; created: boolean }> {
   const { name, namespace } = object.metadata as { name: string; namespace: string };
   try {
-    await kube.create(resource, object as KubeObject, namespace);
-    return true;
+    return { stored: await kube.create(resource, object as KubeObject, namespace), created: true };
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
   }
   const held = await kube.get<KubeObject>(resource, name, namespace);
-  if (same(held)) return false;
+  if (same(held)) return { stored: held, created: false };
   await kube.delete(resource, name, namespace);
-  await kube.create(resource, object as KubeObject, namespace);
-  return true;
+  return { stored: await kube.create(resource, object as KubeObject, namespace), created: true };
 }
 
 /**
@@ -86,11 +87,10 @@ export async function grantShare(actor: Actor, name: string, person: string, dep
   // Held objects of an earlier workspace of that name, or changed by hand, are made anew.
   const ownedHere = (held: KubeObject) => !uid || (held.metadata?.ownerReferences ?? []).some((r) => r.uid === uid);
   await ensure(kube, RESOURCES.role, role, (held) => ownedHere(held) && JSON.stringify((held as { rules?: unknown }).rules) === JSON.stringify(role.rules));
-  const created = await ensure(kube, RESOURCES.roleBinding, binding, (held) => {
+  const { stored, created } = await ensure(kube, RESOURCES.roleBinding, binding, (held) => {
     const roleRef = (held as { roleRef?: { kind?: string; name?: string } }).roleRef;
     return ownedHere(held) && roleRef?.kind === 'Role' && roleRef.name === shareObjectName(name, person) && shareOfBinding(held as Parameters<typeof shareOfBinding>[0])?.person === person;
   });
-  const stored = await kube.get<KubeObject>(RESOURCES.roleBinding, shareObjectName(name, person), caller.namespace);
   if (created) {
     audit(deps.log, AUDIT_ACTS.shareGranted, { person: caller.email, userspace: caller.userspace, guest: person, namespace: caller.namespace, workspace: name, via: via(actor), client: actor.clientAddress });
     await recordLifecycleEvent(deps, actor, workspaceRefOf(workspace), DEN_EVENT_REASONS.shared, `Shared with ${person} by ${caller.userspace}: SSH, terminal and apps, not stop, resize or delete.`, 'share');

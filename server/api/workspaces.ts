@@ -21,7 +21,7 @@ function nameParam(ctx: ApiContext): string {
 }
 
 /** The namespace a single-workspace call targets: the one asked for, else the caller's own. */
-function targetNamespace(ctx: ApiContext, asked: string | undefined): string {
+export function targetNamespace(ctx: ApiContext, asked: string | undefined): string {
   return asked ?? ctx.state.caller.namespace;
 }
 

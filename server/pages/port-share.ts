@@ -2,8 +2,7 @@
 // card shows of `spec.sharedPorts`, and `POST /w/<name>/shared-ports`, the card's form, which
 // goes through the same function as REST (server/api/port-share.ts) and says how it went in a
 // notice on the page (the refusal's words when it was refused).
-import { PORT_SHARE_LEVELS, PORT_SHARE_WORDS, sharedPortsOf } from '../../contract/port-share.js';
-import { describeError } from '../../koa/errors.js';
+import { PORT_SHARE_LEVELS, PORT_SHARE_WORDS, portShareInWords, sharedPortsOf } from '../../contract/port-share.js';
 import type { PortSharingView } from '../../web/templates/workspace-apps.js';
 import { portShareRequestOf, setPortShare } from '../api/port-share.js';
 import { leaveNotice } from './notice.js';
@@ -18,7 +17,7 @@ export function portSharingOf(deps: PageDeps, stored: unknown, editable: boolean
     hostBased: Boolean(deps.resources.appUrl),
     allowPublic,
     editable,
-    shares: sharedPortsOf(stored).map((s) => ({ port: s.port, href: (app.person && deps.resources.appUrl?.({ port: s.port, workspace: app.workspace, person: app.person })) || undefined, said: s.level === 'people' ? (s.people ?? []).join(', ') : PORT_SHARE_WORDS[s.level] })),
+    shares: sharedPortsOf(stored).map((s) => ({ port: s.port, href: (app.person && deps.resources.appUrl?.({ port: s.port, workspace: app.workspace, person: app.person })) || undefined, said: portShareInWords(s) })),
     levels: PORT_SHARE_LEVELS.filter((level) => level !== 'public' || allowPublic).map((level) => ({ level, said: PORT_SHARE_WORDS[level] })),
   };
 }
@@ -30,10 +29,9 @@ async function sharePort(ctx: PageContext, deps: PageDeps): Promise<void> {
   try {
     const req = portShareRequestOf({ port: form.port ?? '', level: form.level ?? '', people: form.people ?? '' }, deps.resources);
     const shared = await setPortShare(pageActor(ctx), ctx.state.caller.namespace, name, req, deps.resources, 'web');
-    const said = shared.level === 'owner' ? `Port ${shared.port} is no longer shared: only you can open it.` : `Port ${shared.port} is shared with ${shared.level === 'people' ? shared.people.join(', ') : PORT_SHARE_WORDS[shared.level]}${shared.app_url ? ` at ${shared.app_url}` : ''}.`;
+    const said = shared.level === 'owner' ? `Port ${shared.port} is no longer shared: only you can open it.` : `Port ${shared.port} is shared with ${portShareInWords(shared)}${shared.app_url ? ` at ${shared.app_url}` : ''}.`;
     leaveNotice(ctx, here, said, deps.secureCookies);
   } catch (err) {
-    if (describeError(err).status >= 500) throw err;
     const refusal = refusalOf(err);
     leaveNotice(ctx, here, `Port not shared: ${refusal.said}${refusal.cluster ? ` (the cluster said: ${refusal.cluster})` : ''}`, deps.secureCookies);
   }
