@@ -36,14 +36,9 @@ export function sshHosts(workspaces: Json[], context: string, gateway: { host: s
  * the SSH user `<workspace>.<owner>` that den gateway reads as the owner's workspace, the caller's own key.
  */
 export function sharedSshHosts(shared: Json[], context: string, gateway: { host: string; port: number; override?: string }): SshHost[] {
-  return shared
-    .filter((s) => typeof s.ssh_user === 'string')
-    .map((s) => {
-      const endpoint = typeof s.workspace?.status?.endpoint === 'string' ? (s.workspace.status.endpoint as string) : '';
-      const host = gateway.override || endpoint.slice(endpoint.lastIndexOf('@') + 1) || gateway.host;
-      return { alias: `${s.ssh_user}.${context}`, hostName: host, port: gateway.port, user: s.ssh_user as string };
-    })
-    .sort((a, b) => a.alias.localeCompare(b.alias));
+  // The same Host lines as one's own, with the SSH user `<workspace>.<owner>` as the name.
+  const asOwn = shared.filter((s) => typeof s.ssh_user === 'string').map((s) => ({ metadata: { name: s.ssh_user }, status: s.workspace?.status }));
+  return sshHosts(asOwn, context, gateway);
 }
 
 /** Quotes a path for ssh_config when it holds a space. */

@@ -34,17 +34,13 @@ const VALUE_FLAGS = ['--context', '--url', '--identity', '-i'];
  * A workspace someone shared with the caller, by its SSH username `<workspace>.<owner>` (GET
  * /shared-workspaces); undefined for any name without a dot (the caller's own).
  */
-async function sharedWorkspace(api: DenApi, name: string): Promise<{ path: string; query: Record<string, string>; owner: string } | undefined> {
+async function sharedWorkspace(api: DenApi, name: string): Promise<{ path: string; query: Record<string, string>; owner: string; workspace: Json } | undefined> {
   if (!name.includes('.')) return undefined;
   const { items } = await api.request<{ items: Json[] }>('GET', '/shared-workspaces');
   const found = items.find((s) => s.ssh_user === name);
   if (!found) throw new CommandError(`no workspace ${name} is shared with you (den ls lists the ones that are)`);
-  return { path: `/workspaces/${encodeURIComponent(found.name)}`, query: { namespace: found.namespace }, owner: found.owner };
-}
-
-/** The SSH username of a workspace `den ssh` was given: a shared one's `<workspace>.<owner>`, else its name. */
-export function sshUserOf(ws: Json, given: string): string {
-  return given.includes('.') ? given : ws.metadata.name;
+  // The list answers the Workspace as the guest's token read it: no second read to start from.
+  return { path: `/workspaces/${encodeURIComponent(found.name)}`, query: { namespace: found.namespace }, owner: found.owner, workspace: found.workspace };
 }
 
 /** The workspace, started if it was stopped (one's own only: a guest cannot start another's), once its phase is Running. */
@@ -52,7 +48,7 @@ export async function runningWorkspace(api: DenApi, name: string, io: DevIo): Pr
   const shared = await sharedWorkspace(api, name);
   const path = shared?.path ?? `/workspaces/${encodeURIComponent(name)}`;
   const query = shared?.query ?? {};
-  let ws = await api.request('GET', path, { query });
+  let ws: Json = shared?.workspace ?? (await api.request('GET', path, { query }));
   if (ws.spec?.running === false && shared) throw new CommandError(`workspace ${name} is stopped, and only ${shared.owner} can start it`);
   if (ws.spec?.running === false) {
     io.stderr.write(`starting workspace ${name}\n`);
@@ -132,7 +128,7 @@ export async function ssh(argv: string[], io: DevIo): Promise<number> {
   const { context, api } = await connect(io, values);
   const ws = await runningWorkspace(api, positionals[0]!, io);
   const { identityFile } = await findKeyPair(io.env, values.identity);
-  return exec(io, [...sshTarget(ws, context, identityFile, sshUserOf(ws, positionals[0]!)), ...command]);
+  return exec(io, [...sshTarget(ws, context, identityFile, positionals[0]!), ...command]);
 }
 
 export async function forward(argv: string[], io: DevIo): Promise<number> {
@@ -145,7 +141,7 @@ export async function forward(argv: string[], io: DevIo): Promise<number> {
   const ws = await runningWorkspace(api, positionals[0]!, io);
   const { identityFile } = await findKeyPair(io.env, values.identity);
   io.stderr.write(`forwarding 127.0.0.1:${ports[0]} to port ${ports[1]} in workspace ${positionals[0]}; Ctrl-C stops\n`);
-  return exec(io, ['-N', '-o', 'ExitOnForwardFailure=yes', '-L', `127.0.0.1:${ports[0]}:localhost:${ports[1]}`, ...sshTarget(ws, context, identityFile, sshUserOf(ws, positionals[0]!))]);
+  return exec(io, ['-N', '-o', 'ExitOnForwardFailure=yes', '-L', `127.0.0.1:${ports[0]}:localhost:${ports[1]}`, ...sshTarget(ws, context, identityFile, positionals[0]!)]);
 }
 
 export async function code(argv: string[], io: DevIo): Promise<number> {
@@ -154,7 +150,7 @@ export async function code(argv: string[], io: DevIo): Promise<number> {
   const { name: contextName, api } = await connect(io, values);
   const ws = await runningWorkspace(api, positionals[0]!, io);
   const image = await api.request('GET', `/workspace-images/${encodeURIComponent(ws.spec.imageRef.name)}`);
-  const alias = `${sshUserOf(ws, positionals[0]!)}.${contextName}`;
+  const alias = `${positionals[0]!}.${contextName}`;
   // No ~/.ssh/config at all reads as one without the host: the note below says what to do.
   const config = await readFile(join(homeOf(io.env), '.ssh', 'config'), 'utf8').catch(() => '');
   if (!config.split('\n').some((l) => l.trim() === `Host ${alias}`)) io.stderr.write(`note: ~/.ssh/config has no Host ${alias}; run den config-ssh so VS Code can reach it\n`);
