@@ -121,6 +121,12 @@ export interface WorkspaceImageSpec {
   apps?: DeclaredApp[];
 }
 
+/** Whether an entry is no longer offered at `now` (ms): deprecated, or past its deprecateAt (SPEC 2.2). */
+export function isWithdrawn(spec: Pick<WorkspaceImageSpec, 'deprecated' | 'deprecateAt'> | undefined, now: number): boolean {
+  const at = spec?.deprecateAt ? Date.parse(spec.deprecateAt) : NaN;
+  return spec?.deprecated === true || at <= now;
+}
+
 export interface WorkspaceImageStatusFields {
   conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string; observedGeneration?: number }[];
 }

@@ -4,6 +4,7 @@
 // words. The catalog stays the administrators' gate: an image is used only when an entry offers it.
 import { createHash } from 'node:crypto';
 import { envNameProblem } from '../../contract/personal.js';
+import { isWithdrawn } from '../../contract/workspace-image.js';
 import type { DevcontainerSummary, DotfilesReport } from '../../contract/devcontainer.js';
 import { compareQuantities, tryParseQuantity, type Quantity } from '../../kube/quantity.js';
 import type { WorkspaceChildrenProps } from './children/props.js';
@@ -20,10 +21,9 @@ export interface Applied {
   condition?: ConditionInput;
 }
 
-/** An entry a person may create workspaces from: not deprecated, not past its deprecateAt. */
+/** An entry a person may create workspaces from: not withdrawn. */
 function usable(entry: WorkspaceImage, now: Date): boolean {
-  const at = entry.spec?.deprecateAt ? Date.parse(entry.spec.deprecateAt) : NaN;
-  return entry.spec?.deprecated !== true && !(at <= now.getTime());
+  return !isWithdrawn(entry.spec, now.getTime());
 }
 
 /** The image decision: the entry's own, another usable entry's that offers exactly that image, or the entry's with why. */

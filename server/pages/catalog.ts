@@ -1,7 +1,7 @@
 // /catalog and /workspace-images/{name}/icon. The entries are REST's `GET /workspace-images`
 // (what the person may `use`, read with their token); an icon is a redirect to its http(s)
 // URL or the decoded image of a data: URL of an allowed type, never fetched by the server.
-import type { WorkspaceImageSpec } from '../../contract/workspace-image.js';
+import { isWithdrawn, type WorkspaceImageSpec } from '../../contract/workspace-image.js';
 import type { KubeObject } from '../../kube/client.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { catalogPage, type CatalogEntry, type CatalogFilter } from '../../web/templates/catalog.js';
@@ -24,7 +24,7 @@ export function catalogEntry(obj: KubeObject, now: number): CatalogEntry {
     tags: (spec.tags ?? []).filter((t) => typeof t === 'string'),
     maintainer: spec.maintainer ?? '',
     hasIcon: Boolean(spec.icon),
-    deprecated: spec.deprecated === true || pastDeadline,
+    deprecated: isWithdrawn(spec, now),
     deprecateAt: !Number.isNaN(at) && !pastDeadline ? new Date(at).toISOString() : undefined,
   };
 }
