@@ -8,14 +8,13 @@ import { ACTIVITY_REFRESH_MS, ANNOTATIONS } from '../../kube/group.js';
 import { humanDuration } from '../../kube/den-events.js';
 import { idleClock } from '../../contract/idle-timeout.js';
 import { isRunning } from '../../contract/workspace-rules.js';
+import { lookAgainAfter } from './lifecycle-change.js';
 import type { Workspace } from './types.js';
 
 export { durationMs, MIN_IDLE_TIMEOUT_MS } from '../../contract/idle-timeout.js';
 
 export const IDLE_STOPPED_BY = 'idle';
 export const IDLE_STOPPED_REASON = 'IdleStopped';
-
-const MAX_WAIT_MS = 6 * 3_600_000;
 
 export type IdleVerdict =
   /** Idle stop does not apply: off, stopped, not ready yet, or no timeout. */
@@ -32,9 +31,7 @@ export function idleVerdict(workspace: Workspace, now: Date, enabled: boolean): 
   const effective = clock.timeoutMs;
   const idleForMs = now.getTime() - clock.since;
   if (idleForMs >= effective) return { action: 'stop', idleForMs, timeoutMs: effective };
-  // A second past the deadline, so the next look is never a moment early; capped so a long
-  // timeout stays within what a timer can hold (24.8 days) and a moved clock is noticed.
-  return { action: 'wait', afterMs: Math.min(effective - idleForMs + 1000, MAX_WAIT_MS) };
+  return { action: 'wait', afterMs: lookAgainAfter(effective - idleForMs) };
 }
 
 /** True when the manager stopped this Workspace for being idle and it is still stopped. */

@@ -15,14 +15,13 @@ import { effectiveSchedule, lastOccurrence, nextOccurrence, occurrenceLabel, SCH
 import { timeOf } from '../../contract/idle-timeout.js';
 import { isRunning } from '../../contract/workspace-rules.js';
 import { kubeTime } from '../loop/conditions.js';
-import type { ParentChange, ParentEvent } from '../loop/types.js';
+import type { ParentChange } from '../loop/types.js';
+import { lifecycleEvent, lookAgainAfter, stopChange } from './lifecycle-change.js';
 import type { Workspace } from './types.js';
 
 export const SCHEDULE_STOPPED_BY = 'schedule';
 /** The Warning Event of an autostart the cluster refused. */
 export const SCHEDULE_REFUSED_REASON = 'ScheduleNotStarted';
-
-const MAX_WAIT_MS = 6 * 3_600_000;
 
 export interface ScheduleStep {
   parentChange?: ParentChange;
@@ -33,10 +32,6 @@ export interface ScheduleStep {
 type Kind = 'autostart' | 'autostop';
 const RECORD: Record<Kind, string> = { autostart: ANNOTATIONS.scheduleAutostart, autostop: ANNOTATIONS.scheduleAutostop };
 
-
-function lifecycle(reason: string, message: string): ParentEvent {
-  return { type: 'Normal', reason, message, annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' } };
-}
 
 interface Due {
   kind: Kind;
@@ -80,12 +75,11 @@ export function scheduleStep(workspace: Workspace, policy: SchedulePolicy | unde
       // Refused (no SSH key, the quota full): recorded and said, so it is not tried again until the next occurrence.
       const onRefusal: ParentChange = { annotations: { ...annotations }, events: [{ type: 'Warning', reason: SCHEDULE_REFUSED_REASON, message: `Not started by its schedule ${label}: the cluster refused the start; it is tried again at the next occurrence.`, annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' } }] };
       annotations[ANNOTATIONS.stoppedBy] = null;
-      return { parentChange: { annotations, spec: { running: true }, events: [lifecycle(DEN_EVENT_REASONS.started, `Started by its schedule ${label}.`)], onRefusal } };
+      return { parentChange: { annotations, spec: { running: true }, events: [lifecycleEvent(DEN_EVENT_REASONS.started, `Started by its schedule ${label}.`)], onRefusal } };
     }
     if (!late && last.kind === 'autostop' && running) {
       const source = effective.autostop?.fromPolicy ? " (the space's default autostop, UserSpace spec.schedules.defaultAutostop)" : '';
-      annotations[ANNOTATIONS.stoppedBy] = SCHEDULE_STOPPED_BY;
-      return { parentChange: { annotations, spec: { running: false }, events: [lifecycle(DEN_EVENT_REASONS.stopped, `Stopped by its schedule ${label}${source}. The home volume is kept; start the workspace to use it again.`)] } };
+      return { parentChange: stopChange(SCHEDULE_STOPPED_BY, `Stopped by its schedule ${label}${source}. The home volume is kept; start the workspace to use it again.`, annotations) };
     }
     // Already as the schedule wants it, or too late to act: recorded, so it is not acted on later.
     return { parentChange: { annotations } };
@@ -101,17 +95,11 @@ export function scheduleStep(workspace: Workspace, policy: SchedulePolicy | unde
     if (ranMs >= effective.maxRunning.ms) {
       const { source: from, text } = effective.maxRunning;
       const source = from === 'own' ? `spec.schedule.maxRunning ${text}` : `the space's ${from === 'defaultMaxRunning' ? 'default' : 'limit'}, UserSpace spec.schedules.${from} ${text}`;
-      return {
-        parentChange: {
-          annotations: { [ANNOTATIONS.stoppedBy]: SCHEDULE_STOPPED_BY },
-          spec: { running: false },
-          events: [lifecycle(DEN_EVENT_REASONS.stopped, `Stopped after running ${humanDuration(ranMs)} (${source}). The home volume is kept; start the workspace to use it again.`)],
-        },
-      };
+      return { parentChange: stopChange(SCHEDULE_STOPPED_BY, `Stopped after running ${humanDuration(ranMs)} (${source}). The home volume is kept; start the workspace to use it again.`) };
     }
     waits.push(effective.maxRunning.ms - ranMs);
   }
   if (waits.length === 0) return {};
   // A second past the moment, so the next look is never early; capped so a moved clock is noticed.
-  return { resyncAfterMs: Math.min(Math.min(...waits) + 1000, MAX_WAIT_MS) };
+  return { resyncAfterMs: lookAgainAfter(Math.min(...waits)) };
 }

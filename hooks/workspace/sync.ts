@@ -12,6 +12,7 @@ import { DEN_EVENT_ANNOTATIONS, DEN_EVENT_REASONS } from '../../kube/den-events.
 import type { ParentEvent } from '../loop/types.js';
 import { resizeMessage, resourceChanges } from './resize.js';
 import { idleStopMessage, idleVerdict, IDLE_STOPPED_BY, IDLE_STOPPED_REASON, stoppedForIdleness } from './idle.js';
+import { stopChange } from './lifecycle-change.js';
 import { ANNOTATIONS } from '../../kube/group.js';
 import { scheduleStep } from './schedule.js';
 import { dormancyStep } from './dormancy.js';
@@ -185,13 +186,7 @@ function idleStep(workspace: Workspace, input: WorkspaceHookInput): Pick<Workspa
   const verdict = idleVerdict(workspace, input.now, input.config.idleStop);
   if (verdict.action === 'wait') return { resyncAfterMs: verdict.afterMs };
   if (verdict.action === 'none') return {};
-  return {
-    parentChange: {
-      annotations: { [ANNOTATIONS.stoppedBy]: IDLE_STOPPED_BY },
-      spec: { running: false },
-      events: [{ type: 'Normal', reason: DEN_EVENT_REASONS.stopped, message: idleStopMessage(workspace, verdict.idleForMs), annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' } }],
-    },
-  };
+  return { parentChange: stopChange(IDLE_STOPPED_BY, idleStopMessage(workspace, verdict.idleForMs)) };
 }
 
 /** The Ready condition of a workspace stopped for idleness says so, for the UI and kubectl. */
