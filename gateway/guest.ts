@@ -16,7 +16,7 @@ import { resolveSessionTarget } from '../shell/target.js';
 import { notSharedMessage, pollShare, shareEndedMessage, stillShared } from '../shell/share-check.js';
 import type { WorkspaceImage } from '../contract/workspace-image.js';
 import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.js';
-import { SessionRefused, type GatewayTarget, type GuestIdentity } from './target.js';
+import { SessionRefused, unavailable, type GatewayTarget, type GuestIdentity } from './target.js';
 
 export interface KeyHolder {
   person: UserSpace;
@@ -57,17 +57,13 @@ export async function resolveGuestTarget(deps: GuestResolveDeps, person: UserSpa
   const asGuest = guestClient(deps.client, deps.minter, guest);
   const refused = (message: string) => new SessionRefused(message, `${namespace}/${workspace} for guest ${guest.userspace}: ${message}`);
   const notShared = () => refused(notSharedMessage(workspace, owner, guest.userspace));
-  const unavailable = (what: string, err: unknown) => {
-    if (err instanceof KubeApiError && err.status === 403) return notShared();
-    const detail = err instanceof KubeApiError ? `HTTP ${err.status}: ${err.message}` : (err as Error).message;
-    return new SessionRefused('den gateway cannot reach the cluster API right now; try again shortly', `${what} as guest ${guest.userspace}: ${detail}`);
-  };
+  const unreadable = (what: string, err: unknown) => (err instanceof KubeApiError && err.status === 403 ? notShared() : unavailable(`${what} as guest ${guest.userspace}`, err));
   const target = await resolveSessionTarget(asGuest, namespace, workspace, {
     workspaceMissing: notShared,
-    workspaceUnreadable: (err) => unavailable(`get workspace ${namespace}/${workspace}`, err),
+    workspaceUnreadable: (err) => unreadable(`get workspace ${namespace}/${workspace}`, err),
     notRunning: refused,
     podMissing: (podName) => refused(`workspace ${workspace} has no pod ${podName} yet; try again shortly`),
-    podUnreadable: (podName, err) => unavailable(`get pod ${namespace}/${podName}`, err),
+    podUnreadable: (podName, err) => unreadable(`get pod ${namespace}/${podName}`, err),
     podMismatch: refused,
     image: deps.image,
   });

@@ -42,7 +42,8 @@ export interface ResolveDeps {
   image: (name: string) => WorkspaceImage | undefined;
 }
 
-function unavailable(what: string, err: unknown): SessionRefused {
+/** The cluster could not be asked: the person is told to try again, the log says what failed. */
+export function unavailable(what: string, err: unknown): SessionRefused {
   const detail = err instanceof KubeApiError ? `HTTP ${err.status}: ${err.message}` : (err as Error).message;
   return new SessionRefused('den gateway cannot reach the cluster API right now; try again shortly', `${what}: ${detail}`);
 }

@@ -10,9 +10,6 @@ import { cloneSource } from './clone.js';
 import { cloneDotfiles, dotfilesNote } from './dotfiles.js';
 import { CLONE_REPORT_LIMIT, type CloneReport, type DevcontainerSummary } from '../contract/devcontainer.js';
 
-/** The kubelet keeps at most 4096 bytes of a termination message. */
-const MESSAGE_LIMIT = CLONE_REPORT_LIMIT;
-
 /**
  * The termination message: JSON `{message, devcontainer}` the Workspace hook reads
  * (contract/devcontainer.ts parseCloneReport). A summary that would not fit is replaced by a
@@ -20,9 +17,9 @@ const MESSAGE_LIMIT = CLONE_REPORT_LIMIT;
  */
 export function cloneReport(report: CloneReport): string {
   const whole = JSON.stringify(report);
-  if (Buffer.byteLength(whole) <= MESSAGE_LIMIT || !report.devcontainer) return whole.length <= MESSAGE_LIMIT ? whole : JSON.stringify({ message: report.message.slice(0, MESSAGE_LIMIT - 100) });
+  if (Buffer.byteLength(whole) <= CLONE_REPORT_LIMIT || !report.devcontainer) return whole.length <= CLONE_REPORT_LIMIT ? whole : JSON.stringify({ message: report.message.slice(0, CLONE_REPORT_LIMIT - 100) });
   const size = Buffer.byteLength(JSON.stringify(report.devcontainer));
-  const problem = `what Den would apply from it takes ${size} bytes, more than the ${MESSAGE_LIMIT - 500} the clone step can hand to the workspace: move long commands into a script in the repository (postCreateCommand: "sh .devcontainer/setup.sh") and keep the environment short`;
+  const problem = `what Den would apply from it takes ${size} bytes, more than the ${CLONE_REPORT_LIMIT - 500} the clone step can hand to the workspace: move long commands into a script in the repository (postCreateCommand: "sh .devcontainer/setup.sh") and keep the environment short`;
   const devcontainer: DevcontainerSummary = { file: report.devcontainer.file, problem };
   return JSON.stringify({ ...report, devcontainer, message: `${report.message.replace(/ Read ~\/\S+; the workspace applies it\.$/, '')} ~/${devcontainer.file}: ${problem}; Den applies none of it.`.slice(0, 1000) });
 }
@@ -55,7 +52,7 @@ export async function runCloneCommand(env: NodeJS.ProcessEnv, out: (line: string
   // A failure stays plain words; a success carries what the clone's devcontainer.json says and the dotfiles.
   const report = outcome.ok
     ? cloneReport({ message, ...('devcontainer' in outcome && outcome.devcontainer ? { devcontainer: outcome.devcontainer } : {}), ...(dotfiles ? { dotfiles } : {}) })
-    : outcome.message.slice(0, MESSAGE_LIMIT);
+    : outcome.message.slice(0, CLONE_REPORT_LIMIT);
   await writeFile(statusFile, report).catch((err: unknown) => out(`(could not write ${statusFile}: ${(err as Error).message})`));
   return outcome.ok ? 0 : 1;
 }
