@@ -141,13 +141,19 @@ export class ConnectionAuth {
     }
     const { ws } = found[0]!;
     if (!(await this.settle(ctx, () => this.deps.resolve(ws, offered), fingerprint, ws.metadata?.namespace))) return;
+    this.admit(ctx, fingerprint, { userspace: userSpaceOfNamespace(this.target!.namespace) ?? this.target!.namespace });
+  }
+
+  /** Lets the session in: the sign-in's audit line (the person, and the owner for a guest), then accept. */
+  private admit(ctx: AuthRequest, fingerprint: string, who: { userspace: string | undefined; owner?: string }): void {
     audit(this.deps.log, AUDIT_ACTS.signIn, {
       outcome: 'success',
       method: 'publickey',
       username: printable(ctx.username),
       client: this.remote,
       via: 'ssh',
-      userspace: userSpaceOfNamespace(this.target!.namespace) ?? this.target!.namespace,
+      userspace: who.userspace,
+      ...(who.owner !== undefined ? { owner: who.owner } : {}),
       namespace: this.target!.namespace,
       workspace: this.target!.workspace,
       fingerprint,
@@ -190,18 +196,6 @@ export class ConnectionAuth {
     }
     const person = holders[0]!.person;
     if (!(await this.settle(ctx, () => this.deps.resolveGuest!(person, shared.owner, shared.workspace), fingerprint, userNamespace(shared.owner)))) return;
-    audit(this.deps.log, AUDIT_ACTS.signIn, {
-      outcome: 'success',
-      method: 'publickey',
-      username: printable(ctx.username),
-      client: this.remote,
-      via: 'ssh',
-      userspace: person.metadata?.name,
-      owner: shared.owner,
-      namespace: this.target!.namespace,
-      workspace: this.target!.workspace,
-      fingerprint,
-    });
-    ctx.accept();
+    this.admit(ctx, fingerprint, { userspace: person.metadata?.name, owner: shared.owner });
   }
 }
