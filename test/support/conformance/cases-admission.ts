@@ -1,6 +1,6 @@
 // Conformance cases. What admits, authorizes and cleans up: tokens, RBAC, quotas, LimitRange, CRD schemas, namespaces, garbage collection.
 import { sleep, statusOf } from './harness.js';
-import { MERGE, cm, counted, gadget, gadgets, names, pod, type Case } from './objects.js';
+import { MERGE, cm, counted, gadget, gadgets, names, pod, putFresh, type Case } from './objects.js';
 
 export const ADMISSION_CASES: Case[] = [
   {
@@ -57,8 +57,7 @@ export const ADMISSION_CASES: Case[] = [
     run: async (s) => {
       await s.request('POST', s.core('resourcequotas'), { metadata: { name: 'unknown' }, spec: { hard: { 'count/services': '5' } } });
       await counted(s, 'unknown');
-      const q = (await s.request('GET', s.core('resourcequotas/unknown'))).body;
-      const put = await s.request('PUT', s.core('resourcequotas/unknown/status'), { ...q, status: { hard: { 'count/services': '5' } } });
+      const put = await putFresh(s, s.core('resourcequotas/unknown'), (q) => ({ ...q, status: { hard: { 'count/services': '5' } } }), '/status');
       await sleep(1500); // the admission plugin reads quotas from the API server's informer
       const refused = await s.request('POST', s.core('services'), { metadata: { name: 'svc' }, spec: { ports: [{ port: 80 }] } });
       await s.request('DELETE', s.core('resourcequotas/unknown'));

@@ -1,6 +1,6 @@
 // Conformance cases. Writes: create, PUT, the patch types, DELETE and its answers, generateName, dryRun, the status subresource.
 import { statusOf } from './harness.js';
-import { MERGE, STRATEGIC, cm, containersOf, counted, deployment, pod, type Case } from './objects.js';
+import { MERGE, STRATEGIC, cm, containersOf, counted, deployment, pod, putFresh, type Case } from './objects.js';
 
 export const WRITES_CASES: Case[] = [
   {
@@ -167,10 +167,8 @@ export const WRITES_CASES: Case[] = [
     run: async (s) => {
       const made = (await s.request('POST', s.core('resourcequotas'), { metadata: { name: 'sub' }, spec: { hard: { 'count/configmaps': '100' } } })).body;
       await counted(s, 'sub');
-      const live = (await s.request('GET', s.core('resourcequotas/sub'))).body;
-      const main = await s.request('PUT', s.core('resourcequotas/sub'), { ...live, spec: { hard: { 'count/configmaps': '99' } }, status: { hard: { 'count/configmaps': '1' }, used: { 'count/configmaps': '0' } } });
-      const again = (await s.request('GET', s.core('resourcequotas/sub'))).body;
-      const status = await s.request('PUT', s.core('resourcequotas/sub/status'), { ...again, spec: { hard: { 'count/configmaps': '5' } }, status: { hard: { 'count/configmaps': '99' }, used: { 'count/configmaps': '7' } } });
+      const main = await putFresh(s, s.core('resourcequotas/sub'), (live) => ({ ...live, spec: { hard: { 'count/configmaps': '99' } }, status: { hard: { 'count/configmaps': '1' }, used: { 'count/configmaps': '0' } } }));
+      const status = await putFresh(s, s.core('resourcequotas/sub'), (live) => ({ ...live, spec: { hard: { 'count/configmaps': '5' } }, status: { hard: { 'count/configmaps': '99' }, used: { 'count/configmaps': '7' } } }), '/status');
       return { made: made.status, main: [main.code, main.body.spec.hard, main.body.status.hard], status: [status.code, status.body.spec.hard, status.body.status.used] };
     },
   },

@@ -27,6 +27,19 @@ export const deployment = (name: string) => ({
 export const containersOf = (spec: any) => ((spec?.containers ?? []) as any[]).map((c) => ({ name: c.name, image: c.image, env: c.env }));
 
 /** Polls until the namespace's quota has status.used for every hard key (the quota controller has counted it). */
+/**
+ * GETs the object and PUTs `change(live)`, again while the answer is 409: the quota controller
+ * rewrites a quota's status whenever another case changes what it counts, so a read-then-write can
+ * lose that race on the real server.
+ */
+export async function putFresh(side: Side, path: string, change: (live: any) => unknown, subresource = ''): Promise<{ code: number; body: any }> {
+  for (let attempt = 0; ; attempt++) {
+    const live = (await side.request('GET', path)).body;
+    const put = await side.request('PUT', path + subresource, change(live));
+    if (put.code !== 409 || attempt === 9) return put;
+  }
+}
+
 export async function counted(side: Side, name: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const q = (await side.request('GET', side.core(`resourcequotas/${name}`))).body;
