@@ -203,24 +203,24 @@ function today(now: number, timeZone: string): LocalDate {
   return localDate(now, timeZone);
 }
 
-/** The latest occurrence at or before `now` (ms), within the last 8 days; undefined when the rule has none. */
-export function lastOccurrence(zoned: ZonedRule, now: number): number | undefined {
+/** The nearest occurrence within 8 days of `now`'s local date, walking back (`-1`) or ahead (`1`), that `fits`. */
+function nearestOccurrence(zoned: ZonedRule, now: number, step: 1 | -1, fits: (at: number) => boolean): number | undefined {
   const start = today(now, zoned.timeZone);
-  for (let back = 0; back <= 8; back++) {
-    const at = instantOn(addDays(start, -back), zoned);
-    if (at !== undefined && at <= now) return at;
+  for (let days = 0; days <= 8; days++) {
+    const at = instantOn(addDays(start, step * days), zoned);
+    if (at !== undefined && fits(at)) return at;
   }
   return undefined;
 }
 
+/** The latest occurrence at or before `now` (ms), within the last 8 days; undefined when the rule has none. */
+export function lastOccurrence(zoned: ZonedRule, now: number): number | undefined {
+  return nearestOccurrence(zoned, now, -1, (at) => at <= now);
+}
+
 /** The first occurrence after `now` (ms), within the next 8 days. */
 export function nextOccurrence(zoned: ZonedRule, now: number): number | undefined {
-  const start = today(now, zoned.timeZone);
-  for (let ahead = 0; ahead <= 8; ahead++) {
-    const at = instantOn(addDays(start, ahead), zoned);
-    if (at !== undefined && at > now) return at;
-  }
-  return undefined;
+  return nearestOccurrence(zoned, now, 1, (at) => at > now);
 }
 
 /** The schedule that applies to a workspace: its own, with the UserSpace's defaults and limit filled in. */
