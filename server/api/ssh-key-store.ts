@@ -36,19 +36,21 @@ export function sshKeyLinesOf(secret: StoredSecret): SshKeyLine[] {
     .sort((a, b) => a.host.localeCompare(b.host));
 }
 
-/** 400 naming the field when the key or the known host line cannot be used for `host`. */
-export function checkSshKey(host: string, privateKey: string, knownHost: string): void {
+type KnownHost = Exclude<ReturnType<typeof parseKnownHost>, string>;
+
+/** 400 naming the field when the key or the known host line cannot be used for `host`; else the parsed host key. */
+export function checkSshKey(host: string, privateKey: string, knownHost: string): KnownHost {
   const keyProblem = privateKeyProblem(privateKey);
   if (keyProblem) throw new HttpError(400, keyProblem);
   if (knownHost.length > SSH_KNOWN_HOST_MAX) throw new HttpError(400, `ssh_known_host must be at most ${SSH_KNOWN_HOST_MAX} characters`);
   const known = parseKnownHost(knownHost, host);
   if (typeof known === 'string') throw new HttpError(400, known);
+  return known;
 }
 
 /** Keeps the key and the host's key for `host` (replacing what it had); answers the line REST shows. */
 export async function setSshKey(kube: KubeClient, namespace: string, host: string, privateKey: string, knownHost: string): Promise<SshKeyLine> {
-  checkSshKey(host, privateKey, knownHost);
-  const known = parseKnownHost(knownHost, host) as Exclude<ReturnType<typeof parseKnownHost>, string>;
+  const known = checkSshKey(host, privateKey, knownHost);
   const key = privateKey.replace(/\r\n/g, '\n').trim() + '\n';
   const data = { [sshKeyName(host)]: Buffer.from(key, 'utf8').toString('base64'), [knownHostName(host)]: Buffer.from(`${knownHostsLine(host, known)}\n`, 'utf8').toString('base64') };
   await rewrite(kube, GIT_CREDENTIALS_SECRET, namespace, () => ({ data }));
