@@ -21,10 +21,6 @@ function visitorOf(owner: Membership): Caller {
   return { email: `anonymous visitors of ${owner.userspace}`, userspace: '', namespace: '', role: 'user', kind: 'cookie', scope: 'read', localLogin: false };
 }
 
-function ownerCaller(owner: Membership): Caller {
-  return { email: owner.owner, userspace: owner.userspace, namespace: owner.namespace, role: owner.role, kind: 'cookie', scope: 'full', localLogin: false };
-}
-
 export class SharedPorts {
   private readonly shares = new Map<string, { sharedPorts: unknown; until: number }>();
 
@@ -53,7 +49,7 @@ export class SharedPorts {
     const asked: PortViewer = viewer && { userspace: viewer.userspace };
     if (!shareAdmits(portShareOf(sharedPorts, app.port), asked, this.deps.allowPublicPorts ?? false)) return undefined;
     const target = await this.targetOf(kube, `share:${owner.owner}`, owner.namespace, app.workspace);
-    return { caller: viewer ?? visitorOf(owner), kube, target, sharedBy: ownerCaller(owner) };
+    return { caller: viewer ?? visitorOf(owner), kube, target, sharedBy: owner.owner };
   }
 
   /** `spec.sharedPorts` of the workspace as its owner reads it, kept for the target cache's life (and so is its absence); undefined when there is no such workspace. */

@@ -55,8 +55,8 @@ export interface Admitted {
   viewer?: Viewer;
   kube: KubeClient;
   target: SessionTarget;
-  /** A port its owner shared: `kube` acts as this owner for `caller` (contract/port-share.ts). */
-  sharedBy?: Caller;
+  /** A port its owner shared: `kube` acts as this owner (their email) for `caller` (contract/port-share.ts). */
+  sharedBy?: string;
 }
 
 /** How a request's credential is found: a hint from this replica's informer, and the API server's word on it. */

@@ -112,7 +112,7 @@ export class PreviewUpstream {
     const { address } = route;
     const what = `port ${address.port} of workspace ${address.workspace}`;
     const method = req.method ?? 'GET';
-    const identity = admitted.sharedBy ? `shared by ${admitted.sharedBy.email}` : serviceAccountOf(admitted.caller);
+    const identity = admitted.sharedBy ? `shared by ${admitted.sharedBy}` : serviceAccountOf(admitted.caller);
     const key = [admitted.caller.email, identity, admitted.target.namespace, admitted.target.pod, address.port].join(' ');
     const agent = this.pool.agentFor(key, () => this.openTunnel(admitted, address.port).catch((err: unknown) => Promise.reject(new TunnelRefused(err))));
     const headers = requestHeadersForApp(req.headers, this.forwardedFor(req, route, clientAddress), { upgrade: false });
