@@ -12,10 +12,11 @@ import type {
   PatchImageRegistryRequest,
   PatchWorkspaceImageRequest,
   QuotaRequest,
+  SchedulePolicyRequest,
   ScheduleRequest,
   UserSpaceRequest,
 } from './schemas.js';
-import { parseDailyTime, type DailyTime } from '../../contract/schedule.js';
+import { dailyTimeText, parseDailyTime, type DailyTime, type SchedulePolicy } from '../../contract/schedule.js';
 
 type Json = Record<string, unknown>;
 
@@ -228,6 +229,42 @@ export function membershipOf(userSpace: KubeObject): Membership {
 
 export function quotaPatch(req: QuotaRequest): Json {
   return { spec: { quota: defined({ cpu: req.cpu, memory: req.memory, storage: req.storage, gpu: req.gpu, workspaces: req.workspaces }) } };
+}
+
+/** A UserSpace's spec.schedules in words, as PATCH /admin/schedules/{name} answers it: null where none is set. */
+export interface SchedulePolicyLine {
+  max_running_limit: string | null;
+  default_max_running: string | null;
+  default_autostop: string | null;
+  time_zone: string | null;
+}
+
+/**
+ * The merge patch of a schedule policy request: each field named sets its part of
+ * spec.schedules, "" removes it, an absent one stays. A default autostop replaces the whole
+ * rule (its days too); removing it removes its time zone with it.
+ */
+export function schedulePolicyPatch(req: SchedulePolicyRequest): Json {
+  const schedules: Json = {};
+  if (req.max_running_limit !== undefined) schedules.maxRunningLimit = clearable(req.max_running_limit);
+  if (req.default_max_running !== undefined) schedules.defaultMaxRunning = clearable(req.default_max_running);
+  const rule = ruleOf(req.default_autostop);
+  if (req.default_autostop === '') schedules.defaultAutostop = null;
+  else if (rule || req.time_zone !== undefined) {
+    schedules.defaultAutostop = defined({ days: rule ? (rule.days ?? null) : undefined, time: rule?.time, timeZone: clearable(req.time_zone) });
+  }
+  return { spec: { schedules } };
+}
+
+export function schedulePolicyOf(userSpace: KubeObject): SchedulePolicyLine {
+  const policy = ((userSpace.spec ?? {}) as { schedules?: SchedulePolicy }).schedules ?? {};
+  const autostop = policy.defaultAutostop;
+  return {
+    max_running_limit: policy.maxRunningLimit ?? null,
+    default_max_running: policy.defaultMaxRunning ?? null,
+    default_autostop: autostop?.time ? dailyTimeText(autostop) : null,
+    time_zone: autostop?.timeZone ?? null,
+  };
 }
 
 function quotaSpec(userSpace: KubeObject): Partial<Record<keyof Quota, unknown>> {

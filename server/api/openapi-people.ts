@@ -3,7 +3,7 @@
 import { KINDS } from '../../kube/group.js';
 import { MEMBERSHIP_ROLES } from '../../contract/user-space.js';
 import { requestBodySchema } from './openapi-requests.js';
-import { membershipRequest, quotaRequest, userSpaceRequest } from './schemas.js';
+import { membershipRequest, quotaRequest, schedulePolicyRequest, userSpaceRequest } from './schemas.js';
 import { ACTIVITY_ORDER, activityParams, body, bool, closed, clusterObject, errors, int, json, LABEL_PARAMETER, listOf, nameParam, noContent, op, optionalBody, ref, str, type Operation, type Schema } from './openapi-shapes.js';
 
 const quotaShape = (description: string): Schema =>
@@ -45,6 +45,27 @@ export function peopleSchemas(): Record<string, Schema> {
       { workspaces: 'Workspace objects.', cpu: 'CPU budget.', memory: 'Memory budget.', storage: 'Storage budget.', gpu: 'GPUs.' },
       'Omitted keys keep their value.',
     ),
+    UserSpaceSchedules: closed(
+      {
+        max_running_limit: { ...str('No workspace of the space may ask for a longer max_running; one that asks for none runs at most this long (spec.schedules.maxRunningLimit).'), nullable: true },
+        default_max_running: { ...str('The max_running of a workspace that sets none (spec.schedules.defaultMaxRunning).'), nullable: true },
+        default_autostop: { ...str('The autostop of a workspace that sets none, in words such as "weekdays 19:00" (spec.schedules.defaultAutostop).'), nullable: true },
+        time_zone: { ...str('The IANA time zone default_autostop is read in.'), nullable: true },
+      },
+      ['max_running_limit', 'default_max_running', 'default_autostop', 'time_zone'],
+      'A UserSpace\'s spec.schedules after the change, in words; null where none is set.',
+    ),
+    SchedulePolicyRequest: requestBodySchema(
+      'SchedulePolicyRequest',
+      schedulePolicyRequest,
+      {
+        max_running_limit: 'The longest any workspace of the space may run at a time, a duration of at least 10m (12h). Empty removes it.',
+        default_max_running: 'The max_running of a workspace that sets none, at most max_running_limit. Empty removes it.',
+        default_autostop: 'The autostop of a workspace that sets none: days and a time of day in time_zone, such as "weekdays 19:00" or "daily 22:00". Empty removes it with its time zone.',
+        time_zone: 'IANA time zone default_autostop is read in, such as Europe/Berlin. Required with default_autostop.',
+      },
+      'Omitted keys keep their value; an empty string removes one.',
+    ),
   };
 }
 
@@ -64,6 +85,14 @@ export function peoplePaths(): Record<string, Record<string, Operation>> {
     },
     '/admin/quota/{name}': {
       patch: op('Administration', 'Change a quota', { parameters: [nameParam('UserSpace')], requestBody: optionalBody('QuotaRequest'), responses: { '200': json('UserSpaceQuota', 'The quota after the change.'), ...errors([400, 401, 403, 404]) } }),
+    },
+    '/admin/schedules/{name}': {
+      patch: op('Administration', 'Change the schedule limit and defaults of a space', {
+        description: 'A merge patch of the UserSpace\'s spec.schedules with the caller\'s token (docs/schedules.md). The admission webhook refuses a default above the limit and a default autostop without a time zone (400 with its words). A workspace whose own max_running is above a lowered limit runs at most the default, or the limit, from its next check.',
+        parameters: [nameParam('UserSpace')],
+        requestBody: optionalBody('SchedulePolicyRequest'),
+        responses: { '200': json('UserSpaceSchedules', 'The schedule limit and defaults after the change.'), ...errors([400, 401, 403, 404]) },
+      }),
     },
     '/admin/activity': {
       get: op('Administration', 'What people did with workspaces, across the cluster', {

@@ -32,10 +32,9 @@ const NAMED_CHECKS: Record<string, (type: string, params: Record<string, unknown
   // A map of variable names to values (contract/personal.ts): the names' rules told in the field's prose.
   env: () => ({ additionalProperties: { type: 'string', maxLength: ENV_VALUE_MAX }, maxProperties: ENV_COUNT_MAX }),
   // The schedule's words, zone and duration (contract/schedule.ts), told in the field's prose.
-  autostart: () => ({}),
-  autostop: () => ({}),
-  max_running: () => ({}),
-  time_zone: () => ({}),
+  'daily-time': () => ({}),
+  'running-time': () => ({}),
+  'time-zone': () => ({}),
 };
 
 const testsOf = (field: AnySchema): TestOptions[] => (field as unknown as { tests: { OPTIONS?: TestOptions }[] }).tests.map((t) => t.OPTIONS ?? {});

@@ -76,7 +76,7 @@ function workspaceEnv() {
 
 /** A time of day on some days (`weekdays 08:30`), the grammar of contract/schedule.ts; "" removes it in a PATCH. */
 function dailyTime(field: string) {
-  return string().test(field, `${field} must be a time of day such as ${DAILY_TIME_EXAMPLES}`, function check(text) {
+  return string().test('daily-time', `${field} must be a time of day such as ${DAILY_TIME_EXAMPLES}`, function check(text) {
     if (text === undefined || text === '') return true;
     const parsed = parseDailyTime(text);
     return typeof parsed === 'string' ? this.createError({ message: `${field}: ${parsed}` }) : true;
@@ -87,13 +87,34 @@ function dailyTime(field: string) {
  * `schedule` of a create and of PATCH /workspaces/{name}/schedule: Workspace spec.schedule in
  * words (docs/schedules.md). In a PATCH an absent field keeps its value and "" removes it.
  */
+/** A longest running time (8h, at least 10m); "" removes it in a PATCH. */
+function runningTime(field: string) {
+  return string().test('running-time', `${field} must be a duration of at least 10m, such as 8h or 90m`, (v) => v === undefined || v === '' || (durationMs(v) ?? 0) >= MIN_MAX_RUNNING_MS);
+}
+
+function timeZone(field: string) {
+  return string().test('time-zone', `${field} must be an IANA time zone such as Europe/Berlin, America/New_York or UTC`, (v) => v === undefined || v === '' || isTimeZone(v));
+}
+
 export const scheduleRequest = exact({
   autostart: dailyTime('autostart'),
   autostop: dailyTime('autostop'),
-  max_running: string().test('max_running', 'max_running must be a duration of at least 10m, such as 8h or 90m', (v) => v === undefined || v === '' || (durationMs(v) ?? 0) >= MIN_MAX_RUNNING_MS),
-  time_zone: string().test('time_zone', 'time_zone must be an IANA time zone such as Europe/Berlin, America/New_York or UTC', (v) => v === undefined || v === '' || isTimeZone(v)),
+  max_running: runningTime('max_running'),
+  time_zone: timeZone('time_zone'),
 });
 export type ScheduleRequest = typeof scheduleRequest.__outputType;
+
+/**
+ * PATCH /admin/schedules/{name}: a UserSpace's spec.schedules in words (docs/schedules.md),
+ * as scheduleRequest is: an absent field keeps its value, "" removes it.
+ */
+export const schedulePolicyRequest = exact({
+  max_running_limit: runningTime('max_running_limit'),
+  default_max_running: runningTime('default_max_running'),
+  default_autostop: dailyTime('default_autostop'),
+  time_zone: timeZone('time_zone'),
+});
+export type SchedulePolicyRequest = typeof schedulePolicyRequest.__outputType;
 
 export const createWorkspaceRequest = exact({
   name: serviceName(WORKSPACE_NAME_MAX).required('name is required'),

@@ -1,4 +1,4 @@
-// SPEC 4.6: UserSpaces, membership and quota. Administrator-only because the cluster's RBAC
+// SPEC 4.6: UserSpaces, membership and quota, and (issue 35) each space's schedule limits and defaults. Administrator-only because the cluster's RBAC
 // says so (only `den-admin` lists and writes UserSpaces); nothing here checks the role.
 import { QUOTA_NAME } from '../../contract/user-space.js';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
@@ -7,9 +7,9 @@ import { userNamespace } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { noQuery, validateQuery } from '../http/validate.js';
 import { mapBounded } from '../../process/concurrency.js';
-import { membershipOf, membershipPatch, quotaOf, quotaPatch, usageOf, userSpaceObject, type Quota } from './mapping.js';
+import { membershipOf, membershipPatch, quotaOf, quotaPatch, schedulePolicyOf, schedulePolicyPatch, usageOf, userSpaceObject, type Quota } from './mapping.js';
 import { createObject, deleteObject, listObjects, patchObject } from './object-handlers.js';
-import { membershipRequest, quotaRequest, userSpaceRequest } from './schemas.js';
+import { membershipRequest, quotaRequest, schedulePolicyRequest, userSpaceRequest } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
 
 /**
@@ -53,4 +53,5 @@ export function mountUserSpaceRoutes(router: ApiRouter, deps: ResourceDeps): voi
   router.delete('/admin/userspaces/:name', deleteObject(RESOURCES.userSpace));
   router.get('/admin/quota', (ctx) => listQuota(ctx, deps));
   router.patch('/admin/quota/:name', patchObject(RESOURCES.userSpace, quotaRequest, quotaPatch, quotaOf));
+  router.patch('/admin/schedules/:name', patchObject(RESOURCES.userSpace, schedulePolicyRequest, schedulePolicyPatch, schedulePolicyOf));
 }

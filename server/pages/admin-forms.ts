@@ -65,6 +65,7 @@ export const DONE: Record<string, string> = {
   'local-user-deleted': 'The local user was deleted.',
   'membership-saved': 'The membership was saved.',
   'quota-saved': 'The quota was saved.',
+  'schedules-saved': 'The schedules were saved.',
   'image-created': 'The entry was created.',
   'image-saved': 'The entry was saved.',
   'image-updated': 'The entry was updated.',

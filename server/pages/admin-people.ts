@@ -3,10 +3,10 @@
 import type { KubeObject } from '../../kube/client.js';
 import { isDisabled, roleOf } from '../../contract/user-space.js';
 import { RESOURCES } from '../../kube/resources.js';
-import { adminQuotaPage, adminUsersPage, type PersonLine } from '../../web/templates/admin-people.js';
+import { adminQuotaPage, adminUsersPage, type PersonLine, type SchedulePolicyValues } from '../../web/templates/admin-people.js';
 import { HttpError } from '../../koa/errors.js';
-import { membershipPatch, quotaOf, quotaPatch, userSpaceObject } from '../api/mapping.js';
-import { membershipRequest, quotaRequest, userSpaceRequest } from '../api/schemas.js';
+import { membershipPatch, quotaOf, quotaPatch, schedulePolicyOf, schedulePolicyPatch, userSpaceObject, type SchedulePolicyLine } from '../api/mapping.js';
+import { membershipRequest, quotaRequest, schedulePolicyRequest, userSpaceRequest } from '../api/schemas.js';
 import { DEFAULT_QUOTA, userSpacesWithUsage } from '../api/userspaces.js';
 import { createLocalUserOf, deleteLocalUserOf } from '../api/local-users.js';
 import { localUserRequest } from '../api/account-schemas.js';
@@ -48,10 +48,15 @@ function requireLocalAuth(deps: PageDeps): void {
   if (!deps.localAuth) throw new HttpError(404, 'local user management is disabled (--local-auth=false)');
 }
 
+/** null (none set) as the empty field that, saved, keeps none. */
+function formValues(line: SchedulePolicyLine): SchedulePolicyValues {
+  return { max_running_limit: line.max_running_limit ?? '', default_max_running: line.default_max_running ?? '', default_autostop: line.default_autostop ?? '', time_zone: line.time_zone ?? '' };
+}
+
 const renderQuota: Render = async (ctx, deps, outcome, status = 200) => {
   const { kube, assets } = ctx.state;
   const items = await userSpacesWithUsage(kube, deps.resources.gpuResource);
-  const lines = items.map((u) => ({ name: nameOf(u), owner: String(specOf(u).owner ?? ''), quota: quotaOf(u), usage: u.usage })).sort((a, b) => a.name.localeCompare(b.name));
+  const lines = items.map((u) => ({ name: nameOf(u), owner: String(specOf(u).owner ?? ''), quota: quotaOf(u), usage: u.usage, schedules: formValues(schedulePolicyOf(u)) })).sort((a, b) => a.name.localeCompare(b.name));
   sendPage(ctx, adminQuotaPage(assets, viewerOf(ctx)!, lines, outcome), status);
 };
 
@@ -82,5 +87,10 @@ export function mountPeoplePages(router: PageRouter, deps: PageDeps, on: On): vo
   router.post('/admin/quota/:name', on(action(renderQuota, '/admin/quota', 'quota-saved', (ctx) => `quota-${name(ctx)}`, async (ctx) => {
     const req = checked(quotaRequest, formRequest(ctx.request.form ?? {}, { workspaces: 'integer', cpu: 'string', memory: 'string', storage: 'string', gpu: 'integer' }, false));
     await ctx.state.kube.patch(RESOURCES.userSpace, name(ctx), quotaPatch(req));
+  })));
+  // Every field is sent: an emptied one removes its part, so what the form shows is what is kept.
+  router.post('/admin/quota/:name/schedules', on(action(renderQuota, '/admin/quota', 'schedules-saved', (ctx) => `schedules-${name(ctx)}`, async (ctx) => {
+    const req = checked(schedulePolicyRequest, formRequest(ctx.request.form ?? {}, { max_running_limit: 'string', default_max_running: 'string', default_autostop: 'string', time_zone: 'string' }, true));
+    await ctx.state.kube.patch(RESOURCES.userSpace, name(ctx), schedulePolicyPatch(req));
   })));
 }

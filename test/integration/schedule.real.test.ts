@@ -6,7 +6,8 @@ import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { generateSshKey } from '../support/ssh-keys.js';
-import { uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
+import { addPerson, removePerson, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
+import { sharedRealKube } from '../support/real-kube/shared.js';
 import type { Rest, Session } from './rest.js';
 import { removeSignedInPerson, signInNewPerson } from './real-person.js';
 
@@ -67,5 +68,27 @@ describe('schedules decided by admission, on a real API server', function () {
     const refused = (await admin.patch(RESOURCES.userSpace, person.name, { spec: { schedules: { defaultAutostop: { time: '20:00', timeZone: 'Moon/Base' } } } }, { type: 'merge' }).then(() => undefined, (e: unknown) => e)) as KubeApiError;
     expect(refused).to.be.instanceOf(KubeApiError);
     expect(refused.body.message).to.equal('admission webhook "vuserspace.den.dev" denied the request: spec.schedules.defaultAutostop.timeZone: "Moon/Base" is not an IANA time zone (such as Europe/Berlin, America/New_York or UTC)');
+  });
+
+  it("lets an administrator set the space's limit and defaults through REST, and refuses the person setting their own (the webhook's admin-only rule)", async () => {
+    const shared = await sharedRealKube();
+    const chief = await addPerson(shared.den.kubeconfig, uniqueName('chief'), { admin: true });
+    try {
+      const chiefSession = await rest.login(chief.name, chief.password);
+      const set = await rest.call('PATCH', `/admin/schedules/${person.name}`, { body: { max_running_limit: '6h', default_max_running: '4h', default_autostop: 'weekdays 19:00', time_zone: 'Europe/Berlin' }, as: { session: chiefSession } });
+      expect(set.status, JSON.stringify(set.body)).to.equal(200);
+      expect(set.body).to.deep.equal({ max_running_limit: '6h', default_max_running: '4h', default_autostop: 'weekdays 19:00', time_zone: 'Europe/Berlin' });
+      const above = await rest.call('PATCH', `/admin/schedules/${person.name}`, { body: { default_max_running: '7h' }, as: { session: chiefSession } });
+      expect(above.status).to.equal(400);
+      expect(above.body).to.deep.equal({ error: 'admission webhook "vuserspace.den.dev" denied the request: spec.schedules.defaultMaxRunning: 7h is above spec.schedules.maxRunningLimit 6h' });
+      const own = await rest.call('PATCH', `/admin/schedules/${person.name}`, { body: { max_running_limit: '100h' }, as: { session } });
+      expect(own.status).to.equal(400);
+      expect((own.body as { error: string }).error).to.match(/^admission webhook "vuserspace.den.dev" denied the request: spec.schedules.maxRunningLimit: only an administrator may change this field/);
+      const kept = (await admin.get<KubeObject & { spec: { schedules?: unknown } }>(RESOURCES.userSpace, person.name)).spec.schedules;
+      expect(kept).to.deep.equal({ maxRunningLimit: '6h', defaultMaxRunning: '4h', defaultAutostop: { days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'], time: '19:00', timeZone: 'Europe/Berlin' } });
+    } finally {
+      await removePerson(admin, chief.name);
+      await admin.patch(RESOURCES.userSpace, person.name, { spec: { schedules: { maxRunningLimit: '8h', defaultMaxRunning: null, defaultAutostop: null } } }, { type: 'merge' });
+    }
   });
 });

@@ -66,11 +66,43 @@ ${local}`;
   return frame(assets, viewer, 'users', 'People', outcome, body);
 }
 
+/** A space's schedule limit and defaults as the form shows them ("" where none is set). */
+export interface SchedulePolicyValues {
+  max_running_limit: string;
+  default_max_running: string;
+  default_autostop: string;
+  time_zone: string;
+}
+
 export interface QuotaLineView {
   name: string;
   owner: string;
   quota: QuotaValues;
   usage: QuotaValues | null;
+  schedules: SchedulePolicyValues;
+}
+
+function schedulesInWords(p: SchedulePolicyValues): string {
+  const parts = [
+    p.max_running_limit && `runs at most ${p.max_running_limit}`,
+    p.default_max_running && `${p.default_max_running} when a workspace sets none`,
+    p.default_autostop && `stops ${p.default_autostop} ${p.time_zone} unless a workspace says otherwise`,
+  ].filter(Boolean);
+  return parts.length ? parts.join('; ') : 'none';
+}
+
+function schedulesCell(viewer: Viewer, l: QuotaLineView, outcome: AdminOutcome) {
+  const form = `schedules-${l.name}`;
+  const p = l.schedules;
+  return html`${schedulesInWords(p)}<details${outcome.error?.form === form ? html` open` : ''}><summary>Edit<span class="visually-hidden"> the schedules of ${l.name}</span></summary>
+${refusal(outcome, form)}
+<form method="post" action="/admin/quota/${l.name}/schedules">${csrfField(viewer.csrf)}
+  ${input(form, 'max_running_limit', 'Longest run', outcome, { value: p.max_running_limit, hint: 'No workspace may run longer at a time, such as 12h. Empty: no limit.' })}
+  ${input(form, 'default_max_running', 'Default longest run', outcome, { value: p.default_max_running, hint: 'For a workspace that sets none, at most the limit.' })}
+  ${input(form, 'default_autostop', 'Default autostop', outcome, { value: p.default_autostop, hint: 'For a workspace that sets none, such as "weekdays 19:00".' })}
+  ${input(form, 'time_zone', 'Time zone', outcome, { value: p.time_zone, hint: 'Of the default autostop, such as Europe/Berlin.' })}
+  <button type="submit" aria-label="Save the schedules of ${l.name}">Save</button>
+</form></details>`;
 }
 
 export function adminQuotaPage(assets: AssetUrls, viewer: Viewer, lines: QuotaLineView[], outcome: AdminOutcome): string {
@@ -94,9 +126,10 @@ ${refusal(outcome, `quota-${l.name}`)}
   ${input(`quota-${l.name}`, 'gpu', 'GPUs', outcome, { value: String(l.quota.gpu) })}
   <button type="submit" aria-label="Save the quota of ${l.name}">Save</button>
 </form></details>`,
+      schedulesCell(viewer, l, outcome),
     ],
   }));
-  const body = html`<p class="muted">Used (from each namespace's ResourceQuota) / limit. "–" while a namespace is not ready.</p>
-${dataTable('quotas', [{ label: 'Person', rowHeader: true }, ...['Workspaces', 'CPU', 'Memory', 'Storage', 'GPUs'].map((label) => ({ label })), { label: 'Edit', hiddenLabel: true }], rows)}`;
+  const body = html`<p class="muted">Used (from each namespace's ResourceQuota) / limit. "–" while a namespace is not ready. Schedules: the longest a workspace may run and the defaults for workspaces that set none (docs/schedules.md).</p>
+${dataTable('quotas', [{ label: 'Person', rowHeader: true }, ...['Workspaces', 'CPU', 'Memory', 'Storage', 'GPUs'].map((label) => ({ label })), { label: 'Edit', hiddenLabel: true }, { label: 'Schedules' }], rows)}`;
   return frame(assets, viewer, 'quota', 'Quota', outcome, body);
 }

@@ -107,19 +107,46 @@ describe('the administration pages in Chromium', function () {
   it('edits a quota, and refuses a quantity that is not one', async () => {
     await root.goto(`${world.den.url}/admin/quota`);
     const row = root.locator('tr[data-quota="alice"]');
+    const quota = row.locator('details:has(form[action="/admin/quota/alice"])');
     expect(await row.locator('td').first().textContent()).to.match(/\/ 3$/);
-    await row.locator('summary').click();
-    await row.locator('input[name="cpu"]').fill('lots');
-    await row.locator('button[type="submit"]').click();
+    await quota.locator('summary').click();
+    await quota.locator('input[name="cpu"]').fill('lots');
+    await quota.locator('button[type="submit"]').click();
     expect(await root.locator('#error-quota-alice').textContent()).to.contain('cpu');
     expect((world.api.object(RESOURCES.userSpace, 'alice')?.spec as any).quota.cpu).to.equal('4');
 
-    const again = root.locator('tr[data-quota="alice"]');
+    const again = root.locator('tr[data-quota="alice"] form[action="/admin/quota/alice"]');
     await again.locator('input[name="cpu"]').fill('8');
     await again.locator('input[name="workspaces"]').fill('5');
     await again.locator('button[type="submit"]').click();
     expect(await root.locator('#done').textContent()).to.equal('The quota was saved.');
     expect((world.api.object(RESOURCES.userSpace, 'alice')?.spec as any).quota).to.include({ cpu: '8', workspaces: 5 });
+  });
+
+  it("sets a space's schedule limit and defaults, keeps what was typed beside a refusal, and removes one emptied", async () => {
+    await root.goto(`${world.den.url}/admin/quota`);
+    const cell = () => root.locator('tr[data-quota="bob"] td').last();
+    expect(await cell().textContent()).to.match(/^none/);
+    await cell().getByText('Edit').click();
+    await root.fill('#schedules-bob-max_running_limit', '10h');
+    await root.fill('#schedules-bob-default_autostop', 'weekdays 19:00');
+    await root.fill('#schedules-bob-time_zone', 'Europe/Berlln');
+    await root.click('button[aria-label="Save the schedules of bob"]');
+    expect(await root.locator('#error-schedules-bob').textContent()).to.contain('time_zone must be an IANA time zone');
+    expect(await root.inputValue('#schedules-bob-default_autostop')).to.equal('weekdays 19:00');
+    expect((world.api.object(RESOURCES.userSpace, 'bob')?.spec as any).schedules).to.equal(undefined);
+
+    await root.fill('#schedules-bob-time_zone', 'Europe/Berlin');
+    await root.click('button[aria-label="Save the schedules of bob"]');
+    expect(await root.locator('#done').textContent()).to.equal('The schedules were saved.');
+    expect((world.api.object(RESOURCES.userSpace, 'bob')?.spec as any).schedules).to.deep.equal({ maxRunningLimit: '10h', defaultAutostop: { days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'], time: '19:00', timeZone: 'Europe/Berlin' } });
+    expect(await cell().textContent()).to.match(/^runs at most 10h; stops weekdays 19:00 Europe\/Berlin unless a workspace says otherwise/);
+
+    await cell().getByText('Edit').click();
+    expect(await root.inputValue('#schedules-bob-max_running_limit')).to.equal('10h');
+    await root.fill('#schedules-bob-max_running_limit', '');
+    await root.click('button[aria-label="Save the schedules of bob"]');
+    expect((world.api.object(RESOURCES.userSpace, 'bob')?.spec as any).schedules).to.deep.equal({ defaultAutostop: { days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'], time: '19:00', timeZone: 'Europe/Berlin' } });
   });
 
   it('creates, edits and deprecates a catalog entry, and creates and force-syncs a registry', async () => {
