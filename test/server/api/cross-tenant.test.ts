@@ -126,6 +126,7 @@ const CASES: Case[] = [
   { method: 'GET', path: '/admin/activity', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 } },
   { method: 'GET', path: '/admin/quota', expect: { anonymous: 401, owner: 403, other: 403, readonly: 403, admin: 200 } },
   { method: 'PATCH', path: '/admin/quota/alice', body: { cpu: '64' }, expect: { anonymous: 401, owner: 400, other: 403, readonly: 400, admin: 200 } },
+  { method: 'PATCH', path: '/admin/schedules/alice', body: { max_running_limit: '100h' }, expect: { anonymous: 401, owner: 400, other: 403, readonly: 400, admin: 200 } },
 ];
 
 const WATCHED = [RESOURCES.workspace, RESOURCES.workspaceImage, RESOURCES.imageRegistry, RESOURCES.userSpace, RESOURCES.persistentVolumeClaim];
