@@ -7,8 +7,8 @@ import { generateHostKey } from '../../../ssh/host-key.js';
 import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, call, login, startCluster, startDen, type Den } from '../../server/core/cluster.js';
-import { laptop, type Laptop } from './support.js';
+import { addPerson, startCluster, startDen, type Den } from '../../server/core/cluster.js';
+import { laptop, signInWithToken, type Laptop } from './support.js';
 
 describe('den env and den git-credential', function () {
   this.timeout(60_000);
@@ -21,9 +21,7 @@ describe('den env and den git-credential', function () {
     await addPerson(api, 'alice');
     den = await startDen(api);
     me = await laptop();
-    const issued = await call(den, 'POST', '/tokens', { as: await login(den, 'alice', 'alice-password') });
-    const signedIn = await me.den(['login', den.url, '--token-stdin'], { stdin: `${issued.body.token}\n` });
-    expect(signedIn.code, signedIn.stderr).to.equal(0);
+    await signInWithToken(den, 'alice', me);
   });
 
   after(async () => {

@@ -6,9 +6,9 @@ import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { Workspace } from '../../../contract/workspace.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, call, login, startCluster, startDen, type Den } from '../../server/core/cluster.js';
+import { addPerson, startCluster, startDen, type Den } from '../../server/core/cluster.js';
 import { seedRunningWorkspace } from '../../server/preview/world.js';
-import { laptop, type Laptop } from './support.js';
+import { laptop, signInWithToken, type Laptop } from './support.js';
 
 describe('den port share', function () {
   this.timeout(60_000);
@@ -22,9 +22,7 @@ describe('den port share', function () {
     seedRunningWorkspace(api, 'dev', 'svc-alice');
     den = await startDen(api, { appsDomain: 'apps.test' });
     me = await laptop();
-    const issued = await call(den, 'POST', '/tokens', { as: await login(den, 'alice', 'alice-password') });
-    const signedIn = await me.den(['login', den.url, '--token-stdin'], { stdin: `${issued.body.token}\n` });
-    expect(signedIn.code, signedIn.stderr).to.equal(0);
+    await signInWithToken(den, 'alice', me);
   });
 
   after(async () => {

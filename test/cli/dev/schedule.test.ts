@@ -4,8 +4,8 @@ import { rm } from 'node:fs/promises';
 import { expect } from 'chai';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, call, login, startCluster, startDen, type Den } from '../../server/core/cluster.js';
-import { laptop, type Laptop } from './support.js';
+import { addPerson, startCluster, startDen, type Den } from '../../server/core/cluster.js';
+import { laptop, signInWithToken, type Laptop } from './support.js';
 
 describe('den schedule', function () {
   this.timeout(60_000);
@@ -18,9 +18,7 @@ describe('den schedule', function () {
     await addPerson(api, 'alice');
     den = await startDen(api);
     me = await laptop();
-    const issued = await call(den, 'POST', '/tokens', { as: await login(den, 'alice', 'alice-password') });
-    const signedIn = await me.den(['login', den.url, '--token-stdin'], { stdin: `${issued.body.token}\n` });
-    expect(signedIn.code, signedIn.stderr).to.equal(0);
+    await signInWithToken(den, 'alice', me);
     api.seed({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'dev', namespace: 'svc-alice' }, spec: { imageRef: { name: 'ubuntu' }, storage: '1Gi', running: true } });
   });
 

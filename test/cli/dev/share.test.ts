@@ -7,8 +7,8 @@ import { expect } from 'chai';
 import type { KubeObject } from '../../../kube/client.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, call, login, startCluster, startDen, type Den } from '../../server/core/cluster.js';
-import { laptop, type Laptop } from './support.js';
+import { addPerson, startCluster, startDen, type Den } from '../../server/core/cluster.js';
+import { laptop, signInWithToken, type Laptop } from './support.js';
 
 function runningWorkspace(name: string, namespace: string): KubeObject {
   return {
@@ -27,12 +27,6 @@ describe('den share: a workspace shared from one laptop and used from another', 
   let alice: Laptop;
   let bob: Laptop;
 
-  async function signIn(person: string, on: Laptop): Promise<void> {
-    const issued = await call(den, 'POST', '/tokens', { as: await login(den, person, `${person}-password`) });
-    const signedIn = await on.den(['login', den.url, '--token-stdin', '--name', 'corp'], { stdin: `${issued.body.token}\n` });
-    expect(signedIn.code, signedIn.stderr).to.equal(0);
-  }
-
   before(async () => {
     api = await startCluster();
     await addPerson(api, 'alice');
@@ -40,8 +34,8 @@ describe('den share: a workspace shared from one laptop and used from another', 
     api.seed(runningWorkspace('dev', 'svc-alice'));
     den = await startDen(api);
     [alice, bob] = await Promise.all([laptop(), laptop()]);
-    await signIn('alice', alice);
-    await signIn('bob', bob);
+    await signInWithToken(den, 'alice', alice, ['--name', 'corp']);
+    await signInWithToken(den, 'bob', bob, ['--name', 'corp']);
   });
 
   after(async () => {

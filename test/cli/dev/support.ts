@@ -6,7 +6,9 @@ import { mkdtemp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { expect } from 'chai';
 import { REPO_ROOT, runCommand, type CommandResult } from '../../support/platform.js';
+import { call, login, type Den } from '../../server/core/cluster.js';
 
 const execFileAsync = promisify(execFile);
 export const DEN = join(REPO_ROOT, 'bin/den.js');
@@ -44,6 +46,13 @@ export async function laptop(): Promise<Laptop> {
     env,
     den: (args, opts = {}) => runCommand(process.execPath, [DEN, ...args], { stdin: opts.stdin, env: env(opts.env), timeoutMs: 60_000 }),
   };
+}
+
+/** `den login --token-stdin` on `on`, with an API token den server issues to `person` signed in with their password. */
+export async function signInWithToken(den: Den, person: string, on: Laptop, extraArgs: string[] = []): Promise<void> {
+  const issued = await call(den, 'POST', '/tokens', { as: await login(den, person, `${person}-password`) });
+  const signedIn = await on.den(['login', den.url, '--token-stdin', ...extraArgs], { stdin: `${issued.body.token}\n` });
+  expect(signedIn.code, signedIn.stderr).to.equal(0);
 }
 
 /** The gateway's host key in known_hosts (from ssh-keyscan): the person checked its fingerprint once. */
