@@ -5,9 +5,8 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubeClient, KubeObject } from '../../kube/client.js';
-import { RealKube } from '../support/real-kube/cluster.js';
-import { installChart, installCrds, RealDen, type RealDenOptions } from '../support/real-kube/den.js';
+import type { KubeObject } from '../../kube/client.js';
+import { startInstalledKube, type InstalledKube, type RealDenOptions } from '../support/real-kube/den.js';
 
 /** Every request at the end of its answer, with who sent it; no bodies. */
 const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
@@ -17,14 +16,9 @@ rules:
 - level: Metadata
 `;
 
-export interface RealBenchCluster {
-  kube: RealKube;
-  /** Den's processes, unless the bench starts its own. */
-  den?: RealDen;
-  admin: KubeClient;
+export interface RealBenchCluster extends InstalledKube {
   /** The audit log's file, when audit was asked for. */
   auditLog?: string;
-  stop(): Promise<void>;
 }
 
 /** One audited request: who, what, and when it was answered. */
@@ -39,34 +33,27 @@ export interface AuditedRequest {
   at: number;
 }
 
-/**
- * A fresh API server with Den's CRDs, the controller-manager (started after the CRDs, so its
- * quota controller discovers count/workspaces.den.dev at once), the chart, and Den's processes
- * (two replicas each) unless `den` is false.
- */
+/** startInstalledKube (test/support/real-kube/den.ts), with the API server's audit log on when `audit` is asked for. */
 export async function startRealCluster(opts: { audit?: boolean; den?: false | RealDenOptions } = {}): Promise<RealBenchCluster> {
   const auditDir = opts.audit ? await mkdtemp(join(tmpdir(), 'den-bench-audit-')) : undefined;
   const auditLog = auditDir && join(auditDir, 'audit.log');
   if (auditDir) await writeFile(join(auditDir, 'policy.yaml'), AUDIT_POLICY);
   const apiserverFlags = auditDir ? [`--audit-policy-file=${join(auditDir, 'policy.yaml')}`, `--audit-log-path=${auditLog}`, '--audit-log-format=json', '--audit-log-mode=batch'] : [];
-  const kube = await RealKube.start({ controllerManager: false, apiserverFlags });
-  let den: RealDen | undefined;
-  const stop = async () => {
-    await den?.stop();
-    await kube.stop();
+  const removeAudit = async () => {
     if (auditDir) await rm(auditDir, { recursive: true, force: true });
   };
-  try {
-    const admin = kube.admin();
-    await installCrds(admin);
-    await kube.startControllerManager();
-    await installChart(admin);
-    if (opts.den !== false) den = await new RealDen(kube.address, opts.den ?? {}).start();
-    return { kube, den, admin, auditLog, stop };
-  } catch (err) {
-    await stop();
+  const installed = await startInstalledKube({ apiserverFlags, den: opts.den }).catch(async (err: unknown) => {
+    await removeAudit();
     throw err;
-  }
+  });
+  return {
+    ...installed,
+    auditLog,
+    stop: async () => {
+      await installed.stop();
+      await removeAudit();
+    },
+  };
 }
 
 /** The audit log's requests answered in [from, to] (Date.now() times). */

@@ -10,8 +10,8 @@ import { SYSTEM_NAMESPACE } from '../../kube/group.js';
 import { RESOURCES, type ResourceType } from '../../kube/resources.js';
 import { LEADER_LEASE, WEBHOOKS } from '../../contract/names.js';
 import { eventually } from '../support/platform.js';
-import { RealKube } from '../support/real-kube/cluster.js';
-import { installChart, installCrds, RealDen } from '../support/real-kube/den.js';
+import type { RealKube } from '../support/real-kube/cluster.js';
+import { startInstalledKube, type RealDen } from '../support/real-kube/den.js';
 import { addImage, addPerson, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
 import { generateSshKey } from '../support/ssh-keys.js';
 import { Rest, type Session } from './rest.js';
@@ -66,12 +66,7 @@ describe('the manager under outages, on a real API server of its own', function 
 
   before(async function () {
     this.timeout(300_000);
-    kube = await RealKube.start({ controllerManager: false });
-    admin = kube.admin();
-    await installCrds(admin);
-    await kube.startControllerManager();
-    await installChart(admin);
-    den = await new RealDen(kube.address).start();
+    ({ kube, admin, den } = await startInstalledKube());
     rest = new Rest(den.baseUrl);
     await addImage(admin, image);
     alice = await addPerson(den.kubeconfig, 'alice');

@@ -7,8 +7,8 @@ import { expect } from 'chai';
 import type { KubeClient, KubeObject } from '../../kube/client.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { eventually } from '../support/platform.js';
-import { RealKube } from '../support/real-kube/cluster.js';
-import { installChart, installCrds, RealDen } from '../support/real-kube/den.js';
+import type { RealKube } from '../support/real-kube/cluster.js';
+import { startInstalledKube, type RealDen } from '../support/real-kube/den.js';
 import { addImage, addPerson, uniqueName, type Person } from '../support/real-kube/people.js';
 import { generateSshKey } from '../support/ssh-keys.js';
 
@@ -37,12 +37,7 @@ describe('a schedule across a killed leader, on a real API server of its own', f
 
   before(async function () {
     this.timeout(300_000);
-    kube = await RealKube.start({ controllerManager: false });
-    admin = kube.admin();
-    await installCrds(admin);
-    await kube.startControllerManager();
-    await installChart(admin);
-    den = await new RealDen(kube.address).start();
+    ({ kube, admin, den } = await startInstalledKube());
     await addImage(admin, image);
     alice = await addPerson(den.kubeconfig, 'alice');
   });

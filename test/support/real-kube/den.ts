@@ -14,7 +14,7 @@ import { loadHostKey } from '../../../gateway/host-key.js';
 import { freePort } from '../loopback.js';
 import { DenProcess, eventually, type Role } from '../platform.js';
 import { RoundRobinHttpProxy, RoundRobinTcpProxy } from '../round-robin.js';
-import { applyAll, realClient, realKubeconfigYaml, type RealKubeAddress } from './cluster.js';
+import { applyAll, RealKube, realClient, realKubeconfigYaml, type RealKubeAddress } from './cluster.js';
 
 /** Den's CRDs applied and Established (the API server serves their kinds). */
 export async function installCrds(admin: KubeClient): Promise<void> {
@@ -38,6 +38,42 @@ export async function installChart(admin: KubeClient): Promise<void> {
   const objects = renderInstall(DEFAULT_SETTINGS).filter((o) => o.kind !== 'CustomResourceDefinition');
   const first = objects.filter((o) => o.kind === 'Namespace');
   await applyAll(admin, [...first, ...objects.filter((o) => o.kind !== 'Namespace')]);
+}
+
+export interface InstalledKube {
+  kube: RealKube;
+  admin: KubeClient;
+  /** Den's processes, unless they were not asked for. */
+  den?: RealDen;
+  /** Stops Den's processes, then the API server. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A fresh API server of its own with Den installed: the CRDs, then kube-controller-manager
+ * (after them, so its quota controller discovers count/workspaces.den.dev at once), the chart,
+ * and Den's processes unless `den` is false. Nothing is left running when a step fails.
+ */
+export async function startInstalledKube(opts?: { apiserverFlags?: string[]; den?: RealDenOptions }): Promise<InstalledKube & { den: RealDen }>;
+export async function startInstalledKube(opts: { apiserverFlags?: string[]; den?: false | RealDenOptions }): Promise<InstalledKube>;
+export async function startInstalledKube(opts: { apiserverFlags?: string[]; den?: false | RealDenOptions } = {}): Promise<InstalledKube> {
+  const kube = await RealKube.start({ controllerManager: false, apiserverFlags: opts.apiserverFlags ?? [] });
+  let den: RealDen | undefined;
+  const stop = async () => {
+    await den?.stop();
+    await kube.stop();
+  };
+  try {
+    const admin = kube.admin();
+    await installCrds(admin);
+    await kube.startControllerManager();
+    await installChart(admin);
+    if (opts.den !== false) den = await new RealDen(kube.address, opts.den ?? {}).start();
+    return { kube, admin, den, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }
 
 /** A kubeconfig holding a token of a ServiceAccount in svc-system (TokenRequest, bound to its UID). */

@@ -27,27 +27,9 @@ export function sharedHolder(): Holder {
   return {
     async start() {
       started ??= (async () => {
-        const { RealKube } = await import('./cluster.js');
-        const { RealDen, installChart, installCrds } = await import('./den.js');
-        const kube = await RealKube.start({ controllerManager: false });
-        try {
-          const admin = kube.admin();
-          await installCrds(admin);
-          // After the CRDs: the quota controller discovers count/workspaces.den.dev when it starts.
-          await kube.startControllerManager();
-          await installChart(admin);
-          const den = await new RealDen(kube.address).start();
-          return {
-            address: { kube: kube.address, den: den.address },
-            stop: async () => {
-              await den.stop();
-              await kube.stop();
-            },
-          };
-        } catch (err) {
-          await kube.stop();
-          throw err;
-        }
+        const { startInstalledKube } = await import('./den.js');
+        const { kube, den, stop } = await startInstalledKube();
+        return { address: { kube: kube.address, den: den.address }, stop };
       })();
       return (await started).address;
     },
