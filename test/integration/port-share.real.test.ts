@@ -5,20 +5,13 @@
 // owner in path mode, saying why.
 import { expect } from 'chai';
 import type { KubeClient } from '../../kube/client.js';
-import { KubeApiError } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
 import type { Workspace } from '../../contract/workspace.js';
 import { generateSshKey } from '../support/ssh-keys.js';
 import { realClient } from '../support/real-kube/cluster.js';
 import { addPerson, mintSessionToken, removePerson, sessionUser, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
 import { sharedRealKube, type SharedRealKube } from '../support/real-kube/shared.js';
-import { removeSignedInPerson, signInNewPerson, type SignedInPerson } from './real-person.js';
-
-async function refusal(call: Promise<unknown>): Promise<KubeApiError> {
-  const err = await call.then(() => undefined, (e: unknown) => e);
-  expect(err, 'the cluster refused').to.be.instanceOf(KubeApiError);
-  return err as KubeApiError;
-}
+import { refusal, removeSignedInPerson, signInNewPerson, type SignedInPerson } from './real-person.js';
 
 describe('sharing a port, on a real API server', function () {
   this.timeout(180_000);

@@ -5,20 +5,14 @@
 // token (the cluster's 401), while REST goes on with a newly minted one.
 import { expect } from 'chai';
 import type { KubeClient } from '../../kube/client.js';
-import { KubeApiError } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { generateSshKey } from '../support/ssh-keys.js';
 import { eventually } from '../support/platform.js';
 import { realClient } from '../support/real-kube/cluster.js';
-import { addImage, addPerson, deleteUserSpace, mintSessionToken, removePerson, sessionUser, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
-import { sharedRealKube, type SharedRealKube } from '../support/real-kube/shared.js';
-import { Rest, type Session } from './rest.js';
-
-async function refusal(call: Promise<unknown>): Promise<KubeApiError> {
-  const err = await call.then(() => undefined, (e: unknown) => e);
-  expect(err, 'the cluster refused').to.be.instanceOf(KubeApiError);
-  return err as KubeApiError;
-}
+import { deleteUserSpace, mintSessionToken, sessionUser, uniqueName, workspaceRequest, type Person } from '../support/real-kube/people.js';
+import type { SharedRealKube } from '../support/real-kube/shared.js';
+import type { Rest, Session } from './rest.js';
+import { refusal, removeSignedInPeople, signInNewPeople } from './real-person.js';
 
 describe('per-person RBAC on a real API server, through REST', function () {
   this.timeout(180_000);
@@ -35,20 +29,14 @@ describe('per-person RBAC on a real API server, through REST', function () {
 
   before(async function () {
     this.timeout(300_000);
-    shared = await sharedRealKube();
-    admin = realClient(shared.kube);
-    rest = new Rest(shared.den.baseUrl);
-    await addImage(admin, image);
-    [alice, bob] = await Promise.all([addPerson(shared.den.kubeconfig, uniqueName('alice')), addPerson(shared.den.kubeconfig, uniqueName('bob'))]);
-    [aliceSession, bobSession] = await Promise.all([rest.login(alice.name, alice.password), rest.login(bob.name, bob.password)]);
+    ({ shared, admin, rest, people: [{ person: alice, session: aliceSession }, { person: bob, session: bobSession }] } = await signInNewPeople(['alice', 'bob'], image));
     const created = await rest.call('POST', '/workspaces', { body: workspaceRequest(workspace, image, key), as: { session: aliceSession } });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
   });
 
   after(async function () {
     this.timeout(180_000);
-    await Promise.all([alice, bob].filter(Boolean).map((p) => removePerson(admin, p.name)));
-    await admin.delete(RESOURCES.workspaceImage, image).catch(() => undefined);
+    await removeSignedInPeople(admin, [alice, bob], image);
   });
 
   it("refuses bob reading alice's workspace with the cluster's 403, word for word what his identity gets from the API server", async () => {
