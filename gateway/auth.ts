@@ -4,7 +4,7 @@
 // against the API server before the session starts.
 import { keyFingerprint } from '../contract/git-ssh.js';
 import { isDns1123Label } from '../kube/names.js';
-import { userNamespace, userSpaceOfNamespace } from '../kube/group.js';
+import { userNamespace } from '../kube/group.js';
 import type { Log } from '../process/role.js';
 import { audit, AUDIT_ACTS } from '../process/audit.js';
 import type { BannerSender } from './banner.js';
@@ -15,6 +15,7 @@ import type { AuthFailureReason } from './metrics.js';
 import { parseSharedSshUser } from '../contract/share.js';
 import type { UserSpace } from '../contract/user-space.js';
 import { keyHolders } from './guest.js';
+import { personFields } from './session-record.js';
 
 /** sshd's default MaxAuthTries: the failed attempts after which a client is disconnected. */
 export const DEFAULT_MAX_AUTH_TRIES = 6;
@@ -140,39 +141,34 @@ export class ConnectionAuth {
       return this.fail(ctx, 'ambiguous-name', `ambiguous workspace name (namespaces ${namespaces})`, { fingerprint });
     }
     const { ws } = found[0]!;
-    if (!(await this.settle(ctx, () => this.deps.resolve(ws, offered), fingerprint, ws.metadata?.namespace))) return;
-    this.admit(ctx, fingerprint, { userspace: userSpaceOfNamespace(this.target!.namespace) ?? this.target!.namespace });
+    await this.admit(ctx, () => this.deps.resolve(ws, offered), fingerprint, ws.metadata?.namespace);
   }
 
-  /** Lets the session in: the sign-in's audit line (the person, and the owner for a guest), then accept. */
-  private admit(ctx: AuthRequest, fingerprint: string, who: { userspace: string | undefined; owner?: string }): void {
+  /**
+   * Resolves where the session goes and lets it in: the sign-in's audit line (the person, and the owner for a guest),
+   * then accept. On a SessionRefused tells the client (banner) and counts the failure.
+   */
+  private async admit(ctx: AuthRequest, resolve: () => Promise<GatewayTarget>, fingerprint: string, namespace: string | undefined): Promise<void> {
+    try {
+      this.target = await resolve();
+      this.fingerprint = fingerprint;
+    } catch (err) {
+      if (!(err instanceof SessionRefused)) throw err;
+      if (err.userMessage) this.deps.banner.send(ctx, err.userMessage);
+      return this.fail(ctx, 'workspace-unavailable', err.message, { namespace, fingerprint });
+    }
     audit(this.deps.log, AUDIT_ACTS.signIn, {
       outcome: 'success',
       method: 'publickey',
       username: printable(ctx.username),
       client: this.remote,
       via: 'ssh',
-      userspace: who.userspace,
-      ...(who.owner !== undefined ? { owner: who.owner } : {}),
-      namespace: this.target!.namespace,
-      workspace: this.target!.workspace,
+      ...personFields(this.target),
+      namespace: this.target.namespace,
+      workspace: this.target.workspace,
       fingerprint,
     });
     ctx.accept();
-  }
-
-  /** Resolves where the session goes; on a SessionRefused tells the client (banner) and counts the failure. */
-  private async settle(ctx: AuthRequest, resolve: () => Promise<GatewayTarget>, fingerprint: string, namespace: string | undefined): Promise<boolean> {
-    try {
-      this.target = await resolve();
-      this.fingerprint = fingerprint;
-      return true;
-    } catch (err) {
-      if (!(err instanceof SessionRefused)) throw err;
-      if (err.userMessage) this.deps.banner.send(ctx, err.userMessage);
-      this.fail(ctx, 'workspace-unavailable', err.message, { namespace, fingerprint });
-      return false;
-    }
   }
 
   /**
@@ -195,7 +191,6 @@ export class ConnectionAuth {
       return this.fail(ctx, 'ambiguous-name', `key in several people's profiles (${people})`, { fingerprint });
     }
     const person = holders[0]!.person;
-    if (!(await this.settle(ctx, () => this.deps.resolveGuest!(person, shared.owner, shared.workspace), fingerprint, userNamespace(shared.owner)))) return;
-    this.admit(ctx, fingerprint, { userspace: person.metadata?.name, owner: shared.owner });
+    await this.admit(ctx, () => this.deps.resolveGuest!(person, shared.owner, shared.workspace), fingerprint, userNamespace(shared.owner));
   }
 }

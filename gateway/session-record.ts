@@ -49,6 +49,11 @@ function ownerField(target: Pick<GatewayTarget, 'namespace' | 'guest'>): { owner
   return target.guest ? { owner: userSpaceOfNamespace(target.namespace) ?? target.namespace } : {};
 }
 
+/** Who an audit line about a session of `target` names: the person, and the owner on a shared workspace. */
+export function personFields(target: Pick<GatewayTarget, 'namespace' | 'guest'>): { userspace: string; owner?: string } {
+  return { userspace: sessionPerson(target), ...ownerField(target) };
+}
+
 function countWrites(stream: Writable, add: (n: number) => void): void {
   const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
   stream.write = ((chunk: unknown, ...rest: unknown[]) => {
