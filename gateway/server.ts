@@ -11,7 +11,7 @@ import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
 import { sleep } from '../process/timers.js';
 import { ActivityRecorder } from '../shell/activity.js';
-import { FIELD_MANAGERS, SERVICE_ACCOUNTS, userSpaceOfNamespace } from '../kube/group.js';
+import { FIELD_MANAGERS, SERVICE_ACCOUNTS } from '../kube/group.js';
 import { audit, AUDIT_ACTS } from '../process/audit.js';
 import { EXEC_FAILURE_CODE } from '../kube/exec.js';
 import type { UserSpace } from '../contract/user-space.js';
@@ -33,7 +33,7 @@ import { DEFAULT_PRE_AUTH_LIMITS, PreAuthGate, type PreAuthLimits } from './pre-
 import { readProxyHeader, startsLikeProxyHeader, type ProxiedAddress } from './proxy-protocol.js';
 import { normaliseAddress, TrustedProxies } from '../process/trusted-proxies.js';
 import { serveSession } from './session.js';
-import { ownerIdentity, SessionRecorder, type ConnectionFacts, type SessionTally } from './session-record.js';
+import { connectionFields, SessionRecorder, type ConnectionFacts, type SessionTally } from './session-record.js';
 import { resolveTarget } from './target.js';
 import type { Workspace, WorkspaceImage } from './workspaces.js';
 
@@ -332,7 +332,7 @@ export class Gateway {
       intervalMs: this.opts.shareCheckMs ?? DEFAULT_SHARE_CHECK_MS,
       failed: (err) => log('cannot check a shared workspace session', { namespace: target.namespace, workspace: target.workspace, guest: guest.userspace, error: err.message }),
       ended: (message) => {
-        audit(log, AUDIT_ACTS.shareEnded, { userspace: guest.userspace, owner: userSpaceOfNamespace(target.namespace), identity: ownerIdentity(target), client: facts.client, via: 'ssh', namespace: target.namespace, workspace: target.workspace, fingerprint: facts.fingerprint, reason: message });
+        audit(log, AUDIT_ACTS.shareEnded, { ...connectionFields(facts), reason: message });
         const told = [...running];
         for (const channel of told) {
           channel.stderr.write(`\r\n${message}\r\n`);

@@ -54,6 +54,12 @@ export function personFields(target: Pick<GatewayTarget, 'namespace' | 'guest'>)
   return { userspace: sessionPerson(target), ...ownerField(target) };
 }
 
+/** What an audit line about a connection names: who (as whom on the cluster), from where, to which workspace, the session's kind where it has one, and the key. */
+export function connectionFields(facts: ConnectionFacts, kind?: SessionKind) {
+  const { target, fingerprint, client } = facts;
+  return { ...personFields(target), identity: ownerIdentity(target), client, via: 'ssh' as const, namespace: target.namespace, workspace: target.workspace, ...(kind === undefined ? {} : { kind }), fingerprint };
+}
+
 function countWrites(stream: Writable, add: (n: number) => void): void {
   const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
   stream.write = ((chunk: unknown, ...rest: unknown[]) => {
@@ -95,7 +101,7 @@ export class SessionRecorder {
       [DEN_EVENT_ANNOTATIONS.fingerprint]: fingerprint,
       [DEN_EVENT_ANNOTATIONS.clientAddress]: client,
     };
-    const fields = { userspace: person, ...ownerField(target), identity: ownerIdentity(target), client, via: 'ssh' as const, namespace: target.namespace, workspace: target.workspace, kind, fingerprint };
+    const fields = connectionFields(facts, kind);
     const startedAt = this.now();
     audit(this.log, AUDIT_ACTS.sessionOpened, fields);
     void this.events.record(ref, {
@@ -136,17 +142,8 @@ export class SessionRecorder {
 
   /** The cluster refused what a session asked for (the owner's role lacks pods/exec, say). */
   refused(facts: ConnectionFacts, kind: SessionKind, request: string, status: number | undefined, reason: string): void {
-    const { target, fingerprint, client } = facts;
     audit(this.log, AUDIT_ACTS.clusterRefused, {
-      userspace: sessionPerson(target),
-      ...ownerField(target),
-      identity: ownerIdentity(target),
-      client,
-      via: 'ssh',
-      namespace: target.namespace,
-      workspace: target.workspace,
-      kind,
-      fingerprint,
+      ...connectionFields(facts, kind),
       request,
       ...(status === undefined ? {} : { status }),
       reason,
