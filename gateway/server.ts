@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import ssh2, { type Connection, type ServerChannel, type TcpipRequestInfo } from 'ssh2';
 import type { Log } from '../process/role.js';
 import type { KubeClient } from '../kube/client.js';
+import type { Informer } from '../kube/informer.js';
 import { sleep } from '../process/timers.js';
 import { ActivityRecorder } from '../shell/activity.js';
 import { FIELD_MANAGERS, SERVICE_ACCOUNTS } from '../kube/group.js';
@@ -63,10 +64,11 @@ export interface GatewayOptions {
   metrics?: Metrics;
   /** Addresses or CIDR ranges of load balancers whose connections begin with a PROXY protocol header; none: PROXY protocol off. */
   proxyProtocolFrom?: readonly string[];
-  /** Every cached UserSpace: a shared workspace takes its guest's own profile keys (gateway/guest.ts). None: shared workspaces are refused. */
-  people?: () => Iterable<UserSpace>;
-  /** The cached UserSpace of that name: an open guest session ends when its person is disabled or removed. */
-  person?: (name: string) => UserSpace | undefined;
+  /**
+   * The UserSpace cache: a shared workspace takes its guest's own profile keys (gateway/guest.ts), and an open guest
+   * session ends when its person is disabled or removed. None: shared workspaces are refused.
+   */
+  people?: Pick<Informer<UserSpace>, 'list' | 'get'>;
   /** Milliseconds between the checks that a guest's share still stands (DEFAULT_SHARE_CHECK_MS unless a test says). */
   shareCheckMs?: number;
   /** In [0, 1): MaxStartups' random early drop (tests make it predictable). */
@@ -249,7 +251,7 @@ export class Gateway {
 
   /** `key` is the TCP peer's `ip:port`; logs name the client, which a PROXY header may have given. */
   private accept(conn: Connection, key: string): void {
-    const { log } = this.opts;
+    const { log, people } = this.opts;
     const remote = this.gate.client(key) ?? key;
     if (this.closing) {
       conn.on('error', (err: Error) => log('ssh connection error during shutdown', { remote, error: err.message }));
@@ -266,7 +268,7 @@ export class Gateway {
         named: this.opts.named,
         current: this.opts.current,
         resolve: (ws: Workspace, offered: OfferedKey) => resolveTarget({ client: this.opts.client, image: this.opts.image }, ws, offered),
-        people: this.opts.people,
+        people: people && (() => people.list()),
         resolveGuest: (person, owner, workspace) => resolveGuestTarget({ client: this.opts.client, minter: this.minter, image: this.opts.image }, person, owner, workspace),
         banner: this.banner,
         log,
@@ -328,7 +330,7 @@ export class Gateway {
     return watchShare({
       asGuest,
       target,
-      person: () => this.opts.person?.(guest.userspace),
+      person: () => this.opts.people?.get(guest.userspace),
       intervalMs: this.opts.shareCheckMs ?? DEFAULT_SHARE_CHECK_MS,
       failed: (err) => log('cannot check a shared workspace session', { namespace: target.namespace, workspace: target.workspace, guest: guest.userspace, error: err.message }),
       ended: (message) => {
