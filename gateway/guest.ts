@@ -9,11 +9,11 @@
 import type { KubeClient } from '../kube/client.js';
 import { ForwardingClient } from '../kube/forwarding.js';
 import { KubeApiError } from '../kube/errors.js';
-import { SERVICE_ACCOUNTS, userNamespace, userSpaceOfNamespace } from '../kube/group.js';
+import { SERVICE_ACCOUNTS, userNamespace } from '../kube/group.js';
 import type { TokenMinter } from '../kube/minting.js';
 import { isDisabled, type UserSpace } from '../contract/user-space.js';
 import { resolveSessionTarget } from '../shell/target.js';
-import { notSharedMessage, pollShare, shareEndedMessage, stillShared } from '../shell/share-check.js';
+import { notSharedMessage } from '../shell/share-check.js';
 import type { WorkspaceImage } from '../contract/workspace-image.js';
 import { findAuthorizedKey, type AuthorizedKey, type OfferedKey } from './keys.js';
 import { SessionRefused, unavailable, type GatewayTarget, type GuestIdentity } from './target.js';
@@ -68,32 +68,6 @@ export async function resolveGuestTarget(deps: GuestResolveDeps, person: UserSpa
     image: deps.image,
   });
   return { ...target, workspaceUid: target.workspaceUid ?? '', guest };
-}
-
-export interface ShareWatchDeps {
-  asGuest: KubeClient;
-  target: GatewayTarget;
-  /** The guest's UserSpace as the gateway's cache holds it now (a disabled or deleted person ends too). */
-  person: () => UserSpace | undefined;
-  intervalMs: number;
-  /** Told once, with the sentence to show, when the share no longer stands. */
-  ended: (message: string) => void;
-  /** A check that could not be made (the API server unreachable): the session goes on. */
-  failed: (err: Error) => void;
-}
-
-/** Asks every `intervalMs` whether the share still stands; answers a function that stops asking. */
-export function watchShare(deps: ShareWatchDeps): () => void {
-  const { target } = deps;
-  const guest = target.guest!;
-  const owner = userSpaceOfNamespace(target.namespace) ?? target.namespace;
-  const check = async (): Promise<string | undefined> => {
-    const person = deps.person();
-    if (!person || isDisabled(person)) return `den: your Den account ${guest.userspace} is disabled or removed; the session is closed`;
-    if (!(await stillShared(deps.asGuest, target))) return `den: ${shareEndedMessage(owner, target.workspace)}; the session is closed`;
-    return undefined;
-  };
-  return pollShare({ intervalMs: deps.intervalMs, check, ended: deps.ended, failed: deps.failed });
 }
 
 /** The channels of one connection with a running command, also kept in the gateway's set of all (for shutdown). */

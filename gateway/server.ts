@@ -12,12 +12,12 @@ import type { KubeClient } from '../kube/client.js';
 import type { Informer } from '../kube/informer.js';
 import { sleep } from '../process/timers.js';
 import { ActivityRecorder } from '../shell/activity.js';
-import { FIELD_MANAGERS, SERVICE_ACCOUNTS } from '../kube/group.js';
+import { FIELD_MANAGERS, SERVICE_ACCOUNTS, userSpaceOfNamespace } from '../kube/group.js';
 import { audit, AUDIT_ACTS } from '../process/audit.js';
 import { EXEC_FAILURE_CODE } from '../kube/exec.js';
-import type { UserSpace } from '../contract/user-space.js';
-import { DEFAULT_SHARE_CHECK_MS } from '../shell/share-check.js';
-import { ConnectionChannels, guestClient, resolveGuestTarget, watchShare } from './guest.js';
+import { isDisabled, type UserSpace } from '../contract/user-space.js';
+import { DEFAULT_SHARE_CHECK_MS, pollShare, shareEndedMessage, stillShared } from '../shell/share-check.js';
+import { ConnectionChannels, guestClient, resolveGuestTarget } from './guest.js';
 import { DenEventRecorder, denEventSink, DEN_REPORTING_COMPONENTS, type DenEventSink } from '../kube/den-events.js';
 import { KubeApiError } from '../kube/errors.js';
 import { ForwardingClient } from '../kube/forwarding.js';
@@ -324,13 +324,19 @@ export class Gateway {
 
   /** A guest's connection ends within a check interval of the share's removal, saying why on every running channel. */
   private watchGuest(conn: Connection, asGuest: KubeClient, facts: ConnectionFacts, running: Set<ServerChannel>): () => void {
-    const { log } = this.opts;
+    const { log, people } = this.opts;
     const { target } = facts;
     const guest = target.guest!;
-    return watchShare({
-      asGuest,
-      target,
-      person: () => this.opts.people?.get(guest.userspace),
+    const owner = userSpaceOfNamespace(target.namespace) ?? target.namespace;
+    // A person disabled or deleted in the gateway's cache ends too.
+    const check = async (): Promise<string | undefined> => {
+      const person = people?.get(guest.userspace);
+      if (!person || isDisabled(person)) return `den: your Den account ${guest.userspace} is disabled or removed; the session is closed`;
+      if (!(await stillShared(asGuest, target))) return `den: ${shareEndedMessage(owner, target.workspace)}; the session is closed`;
+      return undefined;
+    };
+    return pollShare({
+      check,
       intervalMs: this.opts.shareCheckMs ?? DEFAULT_SHARE_CHECK_MS,
       failed: (err) => log('cannot check a shared workspace session', { namespace: target.namespace, workspace: target.workspace, guest: guest.userspace, error: err.message }),
       ended: (message) => {
