@@ -7,9 +7,9 @@
 // gateway asks the cluster every few seconds whether the guest may still exec into the pod
 // (a SelfSubjectAccessReview with the guest's token); once the share is gone, the session ends.
 import type { KubeClient } from '../kube/client.js';
-import { ForwardingClient } from '../kube/forwarding.js';
+import { sessionClient } from '../kube/forwarding.js';
 import { KubeApiError } from '../kube/errors.js';
-import { SERVICE_ACCOUNTS, userNamespace } from '../kube/group.js';
+import { userNamespace } from '../kube/group.js';
 import type { TokenMinter } from '../kube/minting.js';
 import { isDisabled, type UserSpace } from '../contract/user-space.js';
 import { resolveSessionTarget } from '../shell/target.js';
@@ -39,11 +39,6 @@ function guestIdentityOf(person: UserSpace): GuestIdentity {
   return { userspace, namespace: userNamespace(userspace), uid: person.metadata?.uid ?? '' };
 }
 
-/** A client acting as the guest: every request carries a token minted for their `session` ServiceAccount. */
-export function guestClient(client: KubeClient, minter: TokenMinter, guest: GuestIdentity): KubeClient {
-  return new ForwardingClient(client, minter, { ownerUid: guest.uid, namespace: guest.namespace, serviceAccount: SERVICE_ACCOUNTS.session });
-}
-
 export interface GuestResolveDeps {
   client: KubeClient;
   minter: TokenMinter;
@@ -54,7 +49,7 @@ export interface GuestResolveDeps {
 export async function resolveGuestTarget(deps: GuestResolveDeps, person: UserSpace, owner: string, workspace: string): Promise<GatewayTarget> {
   const guest = guestIdentityOf(person);
   const namespace = userNamespace(owner);
-  const asGuest = guestClient(deps.client, deps.minter, guest);
+  const asGuest = sessionClient(deps.client, deps.minter, guest.uid, guest.namespace);
   const refused = (message: string) => new SessionRefused(message, `${namespace}/${workspace} for guest ${guest.userspace}: ${message}`);
   const notShared = () => refused(notSharedMessage(workspace, owner, guest.userspace));
   const unreadable = (what: string, err: unknown) => (err instanceof KubeApiError && err.status === 403 ? notShared() : unavailable(`${what} as guest ${guest.userspace}`, err));

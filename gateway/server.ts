@@ -12,15 +12,15 @@ import type { KubeClient } from '../kube/client.js';
 import type { Informer } from '../kube/informer.js';
 import { sleep } from '../process/timers.js';
 import { ActivityRecorder } from '../shell/activity.js';
-import { FIELD_MANAGERS, SERVICE_ACCOUNTS, userSpaceOfNamespace } from '../kube/group.js';
+import { FIELD_MANAGERS, userSpaceOfNamespace } from '../kube/group.js';
 import { audit, AUDIT_ACTS } from '../process/audit.js';
 import { EXEC_FAILURE_CODE } from '../kube/exec.js';
 import { isDisabled, type UserSpace } from '../contract/user-space.js';
 import { DEFAULT_SHARE_CHECK_MS, pollShare, shareEndedMessage, stillShared } from '../shell/share-check.js';
-import { ConnectionChannels, guestClient, resolveGuestTarget } from './guest.js';
+import { ConnectionChannels, resolveGuestTarget } from './guest.js';
 import { DenEventRecorder, denEventSink, DEN_REPORTING_COMPONENTS, type DenEventSink } from '../kube/den-events.js';
 import { KubeApiError } from '../kube/errors.js';
-import { ForwardingClient } from '../kube/forwarding.js';
+import { sessionClient } from '../kube/forwarding.js';
 import { MintError, TokenMinter } from '../kube/minting.js';
 import { MintingMetrics } from '../kube/minting-metrics.js';
 import { GatewayMetrics } from './metrics.js';
@@ -296,9 +296,8 @@ export class Gateway {
       const facts: ConnectionFacts = { target, fingerprint, client: remote };
       // The minted token is cached under the Workspace's UID, which a person deleted and created again never shares;
       // a guest's under their UserSpace's UID.
-      const owner = target.guest
-        ? guestClient(this.opts.client, this.minter, target.guest)
-        : new ForwardingClient(this.opts.client, this.minter, { ownerUid: target.workspaceUid, namespace: target.namespace, serviceAccount: SERVICE_ACCOUNTS.session });
+      const runsAs = target.guest ?? { uid: target.workspaceUid, namespace: target.namespace };
+      const owner = sessionClient(this.opts.client, this.minter, runsAs.uid, runsAs.namespace);
       const running = new ConnectionChannels(this.running);
       const stopWatching = target.guest ? this.watchGuest(conn, owner, facts, running) : undefined;
       let forwards: SessionTally | undefined;

@@ -9,6 +9,7 @@ import type http from 'node:http';
 import type { WebSocket } from 'ws';
 import { KubeClient, type OpenStream, type RequestOptions } from './client.js';
 import { KubeApiError } from './errors.js';
+import { SERVICE_ACCOUNTS } from './group.js';
 import type { MintTarget, TokenMinter } from './minting.js';
 
 export class ForwardingClient extends KubeClient {
@@ -56,4 +57,12 @@ export class ForwardingClient extends KubeClient {
   override withToken(token: string): KubeClient {
     return this.base.withToken(token);
   }
+}
+
+/**
+ * A client acting as the person of `namespace` in a session of theirs (an SSH session, a port they shared):
+ * every request carries a token minted for their `session` ServiceAccount, cached under `ownerUid`.
+ */
+export function sessionClient(base: KubeClient, minter: Pick<TokenMinter, 'token' | 'refused'>, ownerUid: string, namespace: string): ForwardingClient {
+  return new ForwardingClient(base, minter, { ownerUid, namespace, serviceAccount: SERVICE_ACCOUNTS.session });
 }

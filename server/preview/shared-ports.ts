@@ -4,8 +4,8 @@
 // If so, the port forward is opened as the owner's `session` ServiceAccount, as the owner's own
 // preview is: the owner allowed it by writing the share, and the cluster lets only those who may
 // update the Workspace write it. Anyone else is left to the cluster with their own token.
-import { ForwardingClient } from '../../kube/forwarding.js';
-import { SERVICE_ACCOUNTS, userNamespace } from '../../kube/group.js';
+import { sessionClient } from '../../kube/forwarding.js';
+import { userNamespace } from '../../kube/group.js';
 import { isNotFound } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
 import type { KubeClient } from '../../kube/client.js';
@@ -43,7 +43,7 @@ export class SharedPorts {
     if (!viewer && !this.deps.allowPublicPorts) return undefined;
     const owner = await this.deps.directory.byName(app.person, { cachedOnly: !viewer }).catch(() => undefined);
     if (!owner || owner.namespace !== userNamespace(app.person)) return undefined;
-    const kube = new ForwardingClient(this.deps.serverClient, this.deps.minter, { ownerUid: owner.uid, namespace: owner.namespace, serviceAccount: SERVICE_ACCOUNTS.session });
+    const kube = sessionClient(this.deps.serverClient, this.deps.minter, owner.uid, owner.namespace);
     const sharedPorts = await this.sharedPortsOf(kube, owner.namespace, app.workspace);
     if (sharedPorts === undefined) return undefined;
     const asked: PortViewer = viewer && { userspace: viewer.userspace };
