@@ -65,7 +65,7 @@ export async function resolveGuestTarget(deps: GuestResolveDeps, person: UserSpa
   return { ...target, workspaceUid: target.workspaceUid ?? '', guest };
 }
 
-/** The channels of one connection with a running command, also kept in the gateway's set of all (for shutdown). */
+/** The channels of one guest's connection with a running command (the end of the share closes them), also kept in the gateway's set of all (for shutdown). */
 export class ConnectionChannels<T> extends Set<T> {
   constructor(private readonly all: Set<T>) {
     super();

@@ -298,7 +298,8 @@ export class Gateway {
       // a guest's under their UserSpace's UID.
       const runsAs = target.guest ?? { uid: target.workspaceUid, namespace: target.namespace };
       const owner = sessionClient(this.opts.client, this.minter, runsAs.uid, runsAs.namespace);
-      const running = new ConnectionChannels(this.running);
+      // Only a guest's channels are kept apart from the rest: the end of their share closes them.
+      const running = target.guest ? new ConnectionChannels(this.running) : this.running;
       const stopWatching = target.guest ? this.watchGuest(conn, owner, facts, running) : undefined;
       let forwards: SessionTally | undefined;
       conn.on('session', (acceptSession) => {
