@@ -15,10 +15,16 @@ export const CLONE_REASONS = { pending: 'NotYetCloned', cloning: 'Cloning', clon
 /** Longest piece of the clone step's message kept in a condition (the kubelet keeps 4096 bytes). */
 const MESSAGE_LIMIT = 1000;
 
-function said(state: ContainerStateJson['terminated']): string | undefined {
-  const text = state?.message === undefined ? undefined : parseCloneReport(state.message).message.replace(/\s+/g, ' ').trim();
+/** The clone step's words on one line, cut to MESSAGE_LIMIT; undefined when it said nothing. */
+function oneLine(message: string | undefined): string | undefined {
+  const text = message?.replace(/\s+/g, ' ').trim();
   if (!text) return undefined;
   return text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT)}…` : text;
+}
+
+/** What a clone step that stopped said in its termination message. */
+function said(state: ContainerStateJson['terminated']): string | undefined {
+  return oneLine(state?.message === undefined ? undefined : parseCloneReport(state.message).message);
 }
 
 function failedWith(state: NonNullable<ContainerStateJson['terminated']>, where: string): ConditionInput {
@@ -29,13 +35,14 @@ function failedWith(state: NonNullable<ContainerStateJson['terminated']>, where:
 /**
  * The Cloned condition from the workspace's pod, or from the last status when no pod tells (a
  * stopped workspace keeps what its last start said; a pod not yet reported on keeps only "Cloned").
+ * `report` is what cloneReportOf(pod) read, so a completed clone step's message is parsed once.
  */
-export function cloneCondition(source: GitSource, pod: ObservedPod | undefined, previous: Condition[] | undefined): ConditionInput {
+export function cloneCondition(source: GitSource, pod: ObservedPod | undefined, report: CloneReport | undefined, previous: Condition[] | undefined): ConditionInput {
   const where = `~/${cloneDirectory(source) ?? ''}`;
   const status = pod?.status?.initContainerStatuses?.find((s) => s.name === CLONE_CONTAINER);
   const terminated = status?.state?.terminated;
   if (terminated && terminated.exitCode === 0) {
-    return { type: 'Cloned', status: 'True', reason: CLONE_REASONS.cloned, message: said(terminated) ?? `${source.url} is cloned into ${where}.` };
+    return { type: 'Cloned', status: 'True', reason: CLONE_REASONS.cloned, message: oneLine(report?.message) ?? `${source.url} is cloned into ${where}.` };
   }
   if (terminated) return failedWith(terminated, where);
   const last = status?.lastState?.terminated;

@@ -134,7 +134,7 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
 
   const git = workspace.spec?.source?.git;
   if (git?.url && assessment.conditions.some((c) => c.type === 'ImageResolved' && c.status === 'True')) {
-    const cloned = cloneCondition(git, pod, previous.conditions as Condition[] | undefined);
+    const cloned = cloneCondition(git, pod, report, previous.conditions as Condition[] | undefined);
     assessment = withClone(assessment, cloned);
     const event = cloneEvent(cloned, previous.conditions as Condition[] | undefined);
     if (event) events.push(event);
