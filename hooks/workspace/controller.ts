@@ -80,7 +80,7 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
       const name = parent.metadata?.name;
       return {
         image: imageName ? caches.images.get(imageName) ?? null : null,
-        catalog: caches.images.list(),
+        offering: (wanted: string) => caches.images.list((entry) => (entry.spec as { image?: unknown } | undefined)?.image === wanted),
         // Only the StatefulSet's pod counts (hooks/workspace/pod.ts): one keyed lookup, not a scan of every cached pod.
         pods: [caches.pods.get(defaultPodName(name ?? ''), namespace)].filter((pod): pod is KubeObject => pod !== undefined),
         userSpace: (namespace && caches.userSpaces.get(userSpaceOfNamespace(namespace) ?? '')) || null,

@@ -1,6 +1,6 @@
 // Applying what the clone step read of devcontainer.json (status.devcontainer) and the person's
 // dotfiles (status.dotfiles) to the workspace's pod (issue 34 parts 2 and 3): pure, from the
-// decided props, the catalog and the summaries to new props and the `Devcontainer` condition's
+// decided props, the catalog's offer and the summaries to new props and the `Devcontainer` condition's
 // words. The catalog stays the administrators' gate: an image is used only when an entry offers it.
 import { createHash } from 'node:crypto';
 import { envNameProblem } from '../../contract/personal.js';
@@ -27,10 +27,10 @@ function usable(entry: WorkspaceImage, now: Date): boolean {
 }
 
 /** The image decision: the entry's own, another usable entry's that offers exactly that image, or the entry's with why. */
-function chooseImage(props: WorkspaceChildrenProps, wanted: string, entryName: string, catalog: readonly WorkspaceImage[], now: Date): { props: WorkspaceChildrenProps; words: string; applied: boolean } {
+function chooseImage(props: WorkspaceChildrenProps, wanted: string, entryName: string, offeredBy: (image: string) => readonly WorkspaceImage[], now: Date): { props: WorkspaceChildrenProps; words: string; applied: boolean } {
   if (wanted === props.image) return { props, words: `image ${wanted}: the workspace's catalog entry "${entryName}" runs it.`, applied: true };
-  const offering = catalog
-    .filter((e) => e.spec?.image === wanted && usable(e, now))
+  const offering = offeredBy(wanted)
+    .filter((e) => usable(e, now))
     .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''))[0];
   if (!offering) {
     return {
@@ -91,7 +91,8 @@ export function applyDevcontainer(
   base: WorkspaceChildrenProps,
   summary: DevcontainerSummary | undefined,
   dotfiles: DotfilesReport | undefined,
-  context: { workspace: Workspace; entry: string; catalog: readonly WorkspaceImage[]; now: Date },
+  /** `offering`: the catalog entries whose spec.image is the image given (asked only for another image than the entry's). */
+  context: { workspace: Workspace; entry: string; offering: (image: string) => readonly WorkspaceImage[]; now: Date },
 ): Applied {
   let props = base;
   const dotfilesStep = dotfiles && !dotfiles.problem ? (dotfiles.script ? `script:${dotfiles.script}` : 'link') : undefined;
@@ -106,7 +107,7 @@ export function applyDevcontainer(
   const words: string[] = [];
   const notApplied = [...(summary.notApplied ?? [])];
   if (summary.image) {
-    const chosen = chooseImage(props, summary.image, context.entry, context.catalog, context.now);
+    const chosen = chooseImage(props, summary.image, context.entry, context.offering, context.now);
     props = chosen.props;
     words.push(chosen.words);
     if (!chosen.applied) notApplied.push({ setting: 'image', why: 'no catalog entry offers it' });

@@ -104,7 +104,7 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
       applied = applyDevcontainer(decision.props, devcontainer, dotfiles, {
         workspace,
         entry,
-        catalog: (input.related.catalog ?? []) as WorkspaceImage[],
+        offering: (wanted) => (input.related.offering?.(wanted) ?? []) as WorkspaceImage[],
         now: input.now,
       });
       children = renderWorkspaceChildren(applied.props);

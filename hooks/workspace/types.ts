@@ -87,8 +87,11 @@ export interface WorkspaceHookConfig {
 export interface WorkspaceRelated {
   /** The WorkspaceImage named by `spec.imageRef.name`; absent or null when it does not exist. */
   image?: KubeObject | null;
-  /** Every catalog entry: devcontainer.json's image is used only where one offers it. */
-  catalog?: KubeObject[];
+  /**
+   * The catalog entries whose spec.image is this image: devcontainer.json's image is used only
+   * where one offers it. Asked only when devcontainer.json names an image other than the entry's.
+   */
+  offering?: (image: string) => KubeObject[];
   /** Pods of the Workspace's namespace labelled `den.dev/workspace=<name>`. */
   pods: KubeObject[];
   /** The UserSpace of the Workspace's namespace, for its spec.schedules; absent or null when there is none. */

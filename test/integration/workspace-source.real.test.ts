@@ -129,4 +129,30 @@ describe('a workspace from a repository on a real API server (issue 34)', functi
     expect(said.message).to.contain('forwardPorts: 3000 (Web) are the workspace\'s apps.').and.contain('Not applied: build (Den builds no images');
     await admin.delete(RESOURCES.workspace, 'dc', namespace);
   });
+
+  it("runs the image devcontainer.json names where another catalog entry offers it, as the manager's cache of entries says", async () => {
+    const offered = `registry.example/dev-${suffix}:1`;
+    const entry = `dev-${suffix}`;
+    await admin.create(RESOURCES.workspaceImage, { apiVersion: RESOURCES.workspaceImage.apiVersion, kind: 'WorkspaceImage', metadata: { name: entry }, spec: { displayName: 'Dev', image: offered } });
+    try {
+      await workspace('img', { git: { url: 'https://git.example.com/team/api.git' } });
+      await eventually(() => admin.get<any>(RESOURCES.pod, 'img-0', namespace).then(() => true, () => false), 'the pod img-0', 60_000);
+      const summary = summarizeDevcontainer({ image: offered }, '.devcontainer/devcontainer.json', '/home/dev', 'api');
+      const report = JSON.stringify({ message: 'Cloned https://git.example.com/team/api.git (branch main) into ~/api.', devcontainer: summary });
+      await admin.patch(RESOURCES.pod, 'img-0', {
+        status: { initContainerStatuses: [{ name: 'clone', image: 'den', imageID: '', ready: true, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed', message: report } } }] },
+      }, { namespace, type: 'merge', subresource: 'status' });
+      const template = await eventually(async () => {
+        const s = await admin.get<any>(RESOURCES.statefulSet, 'img', namespace);
+        return s.spec.template.spec.containers[0].image === offered ? s.spec.template : false;
+      }, 'the StatefulSet running the offered image', 60_000);
+      expect(template.spec.containers[0].image).to.equal(offered);
+      const ws = await admin.get<any>(RESOURCES.workspace, 'img', namespace);
+      const said = ws.status.conditions.find((c: { type: string }) => c.type === 'Devcontainer');
+      expect(said.message).to.contain(`image ${offered}: offered by catalog entry "${entry}", so the workspace runs it`);
+    } finally {
+      await admin.delete(RESOURCES.workspace, 'img', namespace).catch(() => undefined);
+      await admin.delete(RESOURCES.workspaceImage, entry).catch(() => undefined);
+    }
+  });
 });

@@ -358,6 +358,11 @@ export interface InputOptions {
   catalog?: KubeObject[];
 }
 
+/** The catalog as the controller offers it to the hook: the entries whose spec.image is the image asked for. */
+function offeringOf(catalog: KubeObject[]): (image: string) => KubeObject[] {
+  return (image) => catalog.filter((entry) => (entry.spec as { image?: unknown } | undefined)?.image === image);
+}
+
 export function input(opts: InputOptions = {}): WorkspaceHookInput {
   const children: WorkspaceHookInput['children'] = {
     'Service.v1': opts.service ? { [`${NAMESPACE}/${NAME}`]: opts.service } : {},
@@ -366,7 +371,7 @@ export function input(opts: InputOptions = {}): WorkspaceHookInput {
   return {
     parent: opts.parent ?? workspace(),
     children,
-    related: { image: opts.image === undefined ? workspaceImage() : opts.image, pods: opts.pods ?? [], ...(opts.refusals ? { refusals: opts.refusals } : {}), ...(opts.catalog ? { catalog: opts.catalog } : {}) },
+    related: { image: opts.image === undefined ? workspaceImage() : opts.image, pods: opts.pods ?? [], ...(opts.refusals ? { refusals: opts.refusals } : {}), ...(opts.catalog ? { offering: offeringOf(opts.catalog) } : {}) },
     now: opts.now ?? NOW,
     config: { gatewayHost: 'den.example.com', idleStop: opts.idleStop ?? false },
     ...(opts.errors ? { errors: opts.errors } : {}),
