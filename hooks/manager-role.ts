@@ -13,6 +13,7 @@ import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
 import { PULL_POLICIES, type PullPolicy } from '../contract/schema.js';
 import { DEN_RELEASE_IMAGE } from '../contract/workspace-source.js';
 import { RESOURCES } from '../kube/resources.js';
+import { isDns1123Subdomain } from '../kube/names.js';
 import { WEBHOOK_SERVICE } from '../contract/names.js';
 import { healthListenSetting, startHealthServer } from '../process/health.js';
 import { Metrics } from '../process/metrics.js';
@@ -124,7 +125,7 @@ const settings = {
     describe: "comma-separated names of the pull Secrets of --clone-image, listed in the imagePullSecrets of every workspace pod that clones; label each den.dev/pull-secret=true in Den's namespace so the UserSpace copies it into every person's namespace (the install chart passes image.pullSecrets)",
     parse: (raw: string): string[] => {
       const names = parsers.list(raw);
-      const bad = names.find((n) => !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(n));
+      const bad = names.find((n) => !isDns1123Subdomain(n));
       if (bad !== undefined) throw new Error(`'${bad}' is not a Secret name (a lower-case DNS name)`);
       return names;
     },
