@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
-import { hostKeyAlgorithms, knownHostName, type KnownHostKey, parseKnownHost, sshKeyName } from '../contract/git-ssh.js';
+import { hostKeyAlgorithms, keyscanCommand, knownHostName, type KnownHostKey, parseKnownHost, sshKeyName } from '../contract/git-ssh.js';
 import type { SshRemote } from '../contract/workspace-source.js';
 
 /** A clone over SSH that failed for a reason the message says in the person's words. */
@@ -120,7 +120,7 @@ function said(stderr: string): string {
 export function sshTransport(url: string, remote: SshRemote, keys: SshKeys, options: { readyTimeout?: number } = {}): SshTransport {
   const { host } = remote;
   const fail = (why: string) => new SshCloneError(`Cloning ${url} failed: ${why}`);
-  const keyCommand = `den git-credential set ${host} --ssh-key-file <your key file> --known-host "$(ssh-keyscan ${remote.port === 22 ? '' : `-p ${remote.port} `}${remote.hostname} | grep ed25519)"`;
+  const keyCommand = `den git-credential set ${host} --ssh-key-file <your key file> --known-host "$(${keyscanCommand(host)} | grep ed25519)"`;
   if (keys.privateKey === undefined) {
     throw fail(`you keep no SSH key for ${host}, and Den clones an SSH address with the key you keep for its host. Keep one (${keyCommand}, or your profile page) and start the workspace again, or use the repository's https address.`);
   }
