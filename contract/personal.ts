@@ -4,6 +4,7 @@
 // token through REST. Every workspace of theirs reads them: the variables through envFrom, the
 // credentials as a read-only file git's credential helper reads (docs/personal-env.md).
 import { GROUP } from '../kube/group.js';
+import { SSH_KEY_PREFIX, SSH_KNOWN_HOST_PREFIX } from './git-ssh.js';
 
 export const PERSONAL_ENV_SECRET = 'den-personal-env';
 export const GIT_CREDENTIALS_SECRET = 'den-git-credentials';
@@ -50,8 +51,8 @@ const DEFAULT_IDENTITIES = ['id_rsa', 'id_ecdsa', 'id_ecdsa_sk', 'id_ed25519', '
 export const GIT_SSH_COMMAND = [
   'ssh',
   ...DEFAULT_IDENTITIES.map((id) => `-o IdentityFile=~/.ssh/${id}`),
-  `-o IdentityFile=${GIT_CREDENTIALS_DIR}/ssh-key.%h -o IdentityFile=${GIT_CREDENTIALS_DIR}/ssh-key.%h_%p`,
-  `-o 'UserKnownHostsFile=~/.ssh/known_hosts ~/.ssh/known_hosts2 ${GIT_CREDENTIALS_DIR}/ssh-known-host.%h ${GIT_CREDENTIALS_DIR}/ssh-known-host.%h_%p'`,
+  `-o IdentityFile=${GIT_CREDENTIALS_DIR}/${SSH_KEY_PREFIX}%h -o IdentityFile=${GIT_CREDENTIALS_DIR}/${SSH_KEY_PREFIX}%h_%p`,
+  `-o 'UserKnownHostsFile=~/.ssh/known_hosts ~/.ssh/known_hosts2 ${GIT_CREDENTIALS_DIR}/${SSH_KNOWN_HOST_PREFIX}%h ${GIT_CREDENTIALS_DIR}/${SSH_KNOWN_HOST_PREFIX}%h_%p'`,
 ].join(' ');
 
 /** Configuration for git through its environment (git 2.31+): no file in the home, nothing in a repository's config. */
