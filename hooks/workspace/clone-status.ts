@@ -4,9 +4,9 @@
 // termination message (source/clone-failure.ts).
 import { CLONE_CONTAINER, cloneDirectory, type GitSource } from '../../contract/workspace-source.js';
 import { parseCloneReport, type CloneReport } from '../../contract/devcontainer.js';
-import { DEN_EVENT_ANNOTATIONS } from '../../kube/den-events.js';
 import { stuckKindOf } from '../../kube/pod-reasons.js';
 import type { ParentEvent } from '../loop/types.js';
+import { lifecycleEvent } from './lifecycle-change.js';
 import type { Assessment } from './status.js';
 import type { Condition, ConditionInput, ContainerStateJson, ObservedPod } from './types.js';
 
@@ -93,10 +93,9 @@ export function withClone(assessment: Assessment, cloned: ConditionInput): Asses
 export function cloneEvent(cloned: ConditionInput, previous: Condition[] | undefined): ParentEvent | undefined {
   const before = previous?.find((c) => c.type === 'Cloned');
   if (before?.reason === cloned.reason && before.message === cloned.message) return undefined;
-  const annotations = { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' };
-  if (cloned.reason === CLONE_REASONS.failed) return { type: 'Warning', reason: CLONE_REASONS.failed, message: cloned.message, annotations };
-  if (cloned.reason === CLONE_REASONS.cloned && before?.reason !== CLONE_REASONS.cloned) return { type: 'Normal', reason: CLONE_REASONS.cloned, message: cloned.message, annotations };
-  if (cloned.reason === CLONE_REASONS.cloning && before?.reason !== CLONE_REASONS.cloning && before?.reason !== CLONE_REASONS.failed) return { type: 'Normal', reason: CLONE_REASONS.cloning, message: cloned.message, annotations };
+  if (cloned.reason === CLONE_REASONS.failed) return lifecycleEvent(CLONE_REASONS.failed, cloned.message, 'Warning');
+  if (cloned.reason === CLONE_REASONS.cloned && before?.reason !== CLONE_REASONS.cloned) return lifecycleEvent(CLONE_REASONS.cloned, cloned.message);
+  if (cloned.reason === CLONE_REASONS.cloning && before?.reason !== CLONE_REASONS.cloning && before?.reason !== CLONE_REASONS.failed) return lifecycleEvent(CLONE_REASONS.cloning, cloned.message);
   return undefined;
 }
 

@@ -7,9 +7,9 @@ import type { ParentChange, ParentEvent } from '../loop/types.js';
 /** The longest wait before a look again: within what a timer can hold (24.8 days), and a moved clock is noticed. */
 const MAX_WAIT_MS = 6 * 3_600_000;
 
-/** A Normal Event on the Workspace of the activity kind `lifecycle`. */
-export function lifecycleEvent(reason: string, message: string): ParentEvent {
-  return { type: 'Normal', reason, message, annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' } };
+/** An Event on the Workspace of the activity kind `lifecycle` (Normal unless `type` says Warning). */
+export function lifecycleEvent(reason: string, message: string, type: ParentEvent['type'] = 'Normal'): ParentEvent {
+  return { type, reason, message, annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' } };
 }
 
 /** Stops the workspace: who stopped it in den.dev/stopped-by (beside `annotations`), and a Stopped Event saying why. */

@@ -3,8 +3,8 @@
 // (hooks/workspace/children/lifecycle.ts writes `ok` or `failed`, then its words). A failed
 // command is a condition and a Warning Event; the workspace runs anyway.
 import { DEVCONTAINER_APPLIED_ANNOTATION, LIFECYCLE_CONTAINER, type DotfilesReport } from '../../contract/devcontainer.js';
-import { DEN_EVENT_ANNOTATIONS } from '../../kube/den-events.js';
 import type { ParentEvent } from '../loop/types.js';
+import { lifecycleEvent } from './lifecycle-change.js';
 import type { Applied } from './devcontainer.js';
 import type { Assessment } from './status.js';
 import type { Condition, ConditionInput, ObservedPod } from './types.js';
@@ -39,7 +39,6 @@ export function podPredates(pod: ObservedPod | undefined, digest: string | undef
   return (pod.metadata.annotations?.[DEVCONTAINER_APPLIED_ANNOTATION] ?? undefined) !== digest;
 }
 
-/** The assessment with the Devcontainer and Lifecycle words, and the Events they call for. */
 /** The Dotfiles condition: where the person's dotfiles are and what runs, or why they were not cloned. */
 export function dotfilesCondition(dotfiles: DotfilesReport): ConditionInput {
   if (dotfiles.problem) return { type: 'Dotfiles', status: 'False', reason: 'CloneFailed', message: `Your dotfiles repository ${dotfiles.url} was not cloned: ${dotfiles.problem} The workspace runs without them; they are tried again on the next start.` };
@@ -47,20 +46,20 @@ export function dotfilesCondition(dotfiles: DotfilesReport): ConditionInput {
   return { type: 'Dotfiles', status: 'True', reason: 'Cloned', message: `Your dotfiles repository ${dotfiles.url} is in ~/.dotfiles; ${how} (see the Lifecycle condition).` };
 }
 
+/** The assessment with the Devcontainer, Dotfiles and Lifecycle words, and the Events they call for. */
 export function withDevcontainer(assessment: Assessment, applied: Applied, pod: ObservedPod | undefined, previous: Condition[] | undefined, dotfiles?: DotfilesReport): { assessment: Assessment; events: ParentEvent[] } {
   const conditions = [...assessment.conditions];
   const events: ParentEvent[] = [];
-  const annotations = { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' };
   if (applied.condition) {
     conditions.push(applied.condition);
     const before = previous?.find((c) => c.type === 'Devcontainer');
-    if (before?.message !== applied.condition.message) events.push({ type: 'Normal', reason: 'DevcontainerRead', message: applied.condition.message, annotations });
+    if (before?.message !== applied.condition.message) events.push(lifecycleEvent('DevcontainerRead', applied.condition.message));
   }
   if (dotfiles) {
     const said = dotfilesCondition(dotfiles);
     conditions.push(said);
     const before = previous?.find((c) => c.type === 'Dotfiles');
-    if (said.reason === 'CloneFailed' && before?.message !== said.message) events.push({ type: 'Warning', reason: 'DotfilesCloneFailed', message: said.message, annotations });
+    if (said.reason === 'CloneFailed' && before?.message !== said.message) events.push(lifecycleEvent('DotfilesCloneFailed', said.message, 'Warning'));
   }
   let phase = assessment.phase;
   if (applied.props.lifecycle) {
@@ -68,7 +67,7 @@ export function withDevcontainer(assessment: Assessment, applied: Applied, pod: 
     conditions.push(lifecycle);
     const before = previous?.find((c) => c.type === 'Lifecycle');
     if (lifecycle.reason === LIFECYCLE_REASONS.failed && (before?.reason !== lifecycle.reason || before.message !== lifecycle.message)) {
-      events.push({ type: 'Warning', reason: 'LifecycleCommandFailed', message: lifecycle.message, annotations });
+      events.push(lifecycleEvent('LifecycleCommandFailed', lifecycle.message, 'Warning'));
     }
     if (lifecycle.reason === LIFECYCLE_REASONS.running && phase === 'Starting') {
       return { assessment: { phase, conditions: conditions.map((c) => (c.type === 'Ready' ? { ...c, reason: 'RunningLifecycleCommands', message: lifecycle.message } : c)) }, events };

@@ -10,7 +10,7 @@
 // as it should be is recorded too, so a person who stops a workspace by hand after its autostart
 // is not started again until the next occurrence.
 import { ANNOTATIONS } from '../../kube/group.js';
-import { DEN_EVENT_ANNOTATIONS, DEN_EVENT_REASONS, humanDuration } from '../../kube/den-events.js';
+import { DEN_EVENT_REASONS, humanDuration } from '../../kube/den-events.js';
 import { effectiveSchedule, lastOccurrence, nextOccurrence, occurrenceLabel, SCHEDULE_CATCH_UP_MS, type SchedulePolicy, type ZonedRule } from '../../contract/schedule.js';
 import { timeOf } from '../../contract/idle-timeout.js';
 import { isRunning } from '../../contract/workspace-rules.js';
@@ -73,7 +73,7 @@ export function scheduleStep(workspace: Workspace, policy: SchedulePolicy | unde
     const label = occurrenceLabel(last.zoned.rule, last.zoned.timeZone);
     if (!late && last.kind === 'autostart' && !running) {
       // Refused (no SSH key, the quota full): recorded and said, so it is not tried again until the next occurrence.
-      const onRefusal: ParentChange = { annotations: { ...annotations }, events: [{ type: 'Warning', reason: SCHEDULE_REFUSED_REASON, message: `Not started by its schedule ${label}: the cluster refused the start; it is tried again at the next occurrence.`, annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' } }] };
+      const onRefusal: ParentChange = { annotations: { ...annotations }, events: [lifecycleEvent(SCHEDULE_REFUSED_REASON, `Not started by its schedule ${label}: the cluster refused the start; it is tried again at the next occurrence.`, 'Warning')] };
       annotations[ANNOTATIONS.stoppedBy] = null;
       return { parentChange: { annotations, spec: { running: true }, events: [lifecycleEvent(DEN_EVENT_REASONS.started, `Started by its schedule ${label}.`)], onRefusal } };
     }

@@ -8,11 +8,11 @@ import { renderWorkspaceChildren } from './children/chart.js';
 import { withTransitionTimes } from '../loop/conditions.js';
 import { isRunning } from '../../contract/workspace-rules.js';
 import { decide } from './desired.js';
-import { DEN_EVENT_ANNOTATIONS, DEN_EVENT_REASONS } from '../../kube/den-events.js';
+import { DEN_EVENT_REASONS } from '../../kube/den-events.js';
 import type { ParentEvent } from '../loop/types.js';
 import { resizeMessage, resourceChanges } from './resize.js';
 import { idleStopMessage, idleVerdict, IDLE_STOPPED_BY, IDLE_STOPPED_REASON, stoppedForIdleness } from './idle.js';
-import { stopChange } from './lifecycle-change.js';
+import { lifecycleEvent, stopChange } from './lifecycle-change.js';
 import { ANNOTATIONS } from '../../kube/group.js';
 import { scheduleStep } from './schedule.js';
 import { dormancyStep } from './dormancy.js';
@@ -111,7 +111,7 @@ export function syncWorkspace(input: WorkspaceHookInput): WorkspaceHookOutput {
       const observedSet = observedChild(input, childKey(RESOURCES.statefulSet), name);
       const desiredSet = children.find((c) => c.kind === RESOURCES.statefulSet.kind);
       const changes = observedSet && desiredSet ? resourceChanges(observedSet, desiredSet) : [];
-      if (changes.length > 0) events.push({ type: 'Normal', reason: DEN_EVENT_REASONS.resized, message: resizeMessage(changes), annotations: { [DEN_EVENT_ANNOTATIONS.kind]: 'lifecycle' } });
+      if (changes.length > 0) events.push(lifecycleEvent(DEN_EVENT_REASONS.resized, resizeMessage(changes)));
       const rejected = (input.errors ?? []).filter((e) => e.child.startsWith('StatefulSet/') || e.child.startsWith('Service/'));
       assessment =
         rejected.length > 0
