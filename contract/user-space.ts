@@ -43,6 +43,11 @@ export interface UserSpace extends KubeObject {
   };
 }
 
+/** spec.schedules of a UserSpace as a cache hands it over; its reader checks every field (contract/schedule.ts). */
+export function schedulePolicyOf(userSpace: KubeObject | null | undefined): SchedulePolicy | undefined {
+  return (userSpace as UserSpace | null | undefined)?.spec?.schedules;
+}
+
 type Labelled = { metadata?: { labels?: Record<string, string> } };
 
 /** `den.dev/role: admin` makes an administrator; any other value, or none, an ordinary user. */

@@ -4,17 +4,13 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../../kube/client.js';
 import { defaultPodName, LABELS, userNamespace, userSpaceOfNamespace } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
+import { schedulePolicyOf } from '../../contract/user-space.js';
 import type { ControllerSpec } from '../loop/spec.js';
 import { keyOf } from '../loop/keys.js';
 import { syncWorkspace, workspaceOfPod, workspacesUsingImage } from './sync.js';
 import { podAsRead } from './pod.js';
 import { REFUSAL_FIELD_SELECTOR, refusalAsRead, statefulSetOf } from './refusal.js';
 import type { WorkspaceHookConfig, WorkspaceRelated } from './types.js';
-
-/** What the Workspace hook reads of a UserSpace (hooks/workspace/sync.ts). */
-function schedulesOf(userSpace: KubeObject | undefined): unknown {
-  return (userSpace?.spec as { schedules?: unknown } | undefined)?.schedules;
-}
 
 /** What the Workspace controller reads of the manager's configuration. */
 export interface WorkspaceControllerConfig {
@@ -55,7 +51,7 @@ export function workspaceSpec(config: WorkspaceControllerConfig): ControllerSpec
         // this is the UserSpace controller's own cache (ControllerOptions.parentCacheOf).
         name: 'userSpaces',
         resource: RESOURCES.userSpace,
-        changed: (userSpace, old) => !isDeepStrictEqual(schedulesOf(userSpace), schedulesOf(old)),
+        changed: (userSpace, old) => !isDeepStrictEqual(schedulePolicyOf(userSpace), schedulePolicyOf(old)),
         parentsOf: (userSpace, parents) => {
           const namespace = userNamespace(userSpace.metadata?.name ?? '');
           return parents.list((ws) => ws.metadata?.namespace === namespace).map((ws) => keyOf(RESOURCES.workspace, { name: ws.metadata?.name ?? '', namespace }));

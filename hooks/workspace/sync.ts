@@ -16,7 +16,7 @@ import { lifecycleEvent, stopChange } from './lifecycle-change.js';
 import { ANNOTATIONS } from '../../kube/group.js';
 import { scheduleStep } from './schedule.js';
 import { dormancyStep } from './dormancy.js';
-import type { SchedulePolicy } from '../../contract/schedule.js';
+import { schedulePolicyOf } from '../../contract/user-space.js';
 import { byCodePoint } from '../../kube/names.js';
 import { workspacePod } from './pod.js';
 import { latestRefusal } from './refusal.js';
@@ -170,8 +170,7 @@ type LifecycleStep = Pick<WorkspaceHookOutput, 'parentChange' | 'parentDeletion'
 function lifecycleStep(workspace: Workspace, input: WorkspaceHookInput): LifecycleStep {
   const annotated = workspace.metadata?.annotations?.[ANNOTATIONS.stoppedBy] !== undefined;
   if (annotated && isRunning(workspace)) return { parentChange: { annotations: { [ANNOTATIONS.stoppedBy]: null } } };
-  const policy = (input.related.userSpace?.spec as { schedules?: SchedulePolicy } | undefined)?.schedules;
-  const schedule = scheduleStep(workspace, policy, input.now);
+  const schedule = scheduleStep(workspace, schedulePolicyOf(input.related.userSpace), input.now);
   if (schedule.parentChange) return schedule;
   const dormancy = dormancyStep(workspace, input.config.dormancy, input.now);
   if (dormancy.parentChange || dormancy.parentDeletion) return dormancy;
