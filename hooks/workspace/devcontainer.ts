@@ -60,7 +60,9 @@ function requirementWords(summary: DevcontainerSummary, workspace: Workspace): s
   const wanted = summary.hostRequirements;
   if (!wanted) return [];
   const resources = workspace.spec?.resources;
-  const has = (name: 'cpu' | 'memory') => tryParseQuantity(resources?.limits?.[name] ?? resources?.requests?.[name]);
+  /** The workspace's CPU or memory as it wrote it: its limit, else its request. */
+  const raw = (name: 'cpu' | 'memory') => resources?.limits?.[name] ?? resources?.requests?.[name];
+  const has = (name: 'cpu' | 'memory') => tryParseQuantity(raw(name));
   const checks: [string, Quantity | undefined, Quantity | undefined, string, string][] = [
     ['cpus', wanted.cpus === undefined ? undefined : tryParseQuantity(String(wanted.cpus)), has('cpu'), String(wanted.cpus), 'CPU'],
     ['memory', wanted.memory === undefined ? undefined : devcontainerSize(wanted.memory), has('memory'), wanted.memory ?? '', 'memory'],
@@ -71,7 +73,7 @@ function requirementWords(summary: DevcontainerSummary, workspace: Workspace): s
   for (const [setting, want, got, shown, what] of checks) {
     if (want === undefined) continue;
     if (got === undefined) short.push(`${setting} ${shown} (the workspace sets no ${what} limit, so it gets what the namespace's defaults give)`);
-    else if (compareQuantities(got, want) < 0) short.push(`${setting} ${shown} (the workspace has ${String(setting === 'storage' ? workspace.spec?.storage : resources?.limits?.[setting === 'cpus' ? 'cpu' : 'memory'] ?? resources?.requests?.[setting === 'cpus' ? 'cpu' : 'memory'])})`);
+    else if (compareQuantities(got, want) < 0) short.push(`${setting} ${shown} (the workspace has ${String(setting === 'storage' ? workspace.spec?.storage : raw(setting === 'cpus' ? 'cpu' : 'memory'))})`);
     else met.push(setting);
   }
   if (short.length === 0) return met.length > 0 ? [`hostRequirements met (${met.join(', ')}).`] : [];
