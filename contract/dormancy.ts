@@ -4,8 +4,6 @@
 // the workspace page and the dashboard tell the person beforehand from the same ones.
 import { unusedSince } from './idle-timeout.js';
 import { isRunning } from './workspace-rules.js';
-
-export { unusedSince };
 import type { Workspace } from './workspace.js';
 
 export type { DormancyPolicy } from './schedule-crd.js';
