@@ -109,7 +109,7 @@ export function looksLikeSsh(url: string): boolean {
   return /^ssh:\/\//i.test(url) || SCP_LIKE.test(url);
 }
 
-/** The SSH remote `url` names, or undefined when it is not an SSH URL Den reads. */
+/** The SSH remote `url` names, or undefined when it is not an SSH URL Den reads (always so when it does not looksLikeSsh). */
 export function sshRemoteOf(url: string): SshRemote | undefined {
   const scp = /^ssh:\/\//i.test(url) ? undefined : SCP_LIKE.exec(url);
   const full = scp ? undefined : SSH_URL.exec(url);
@@ -123,7 +123,7 @@ export function sshRemoteOf(url: string): SshRemote | undefined {
 /** The repository's name from its URL (`https://h/o/api.git` gives `api`), or undefined when the URL has none. */
 export function repositoryName(url: string): string | undefined {
   let last: string;
-  const ssh = looksLikeSsh(url) ? sshRemoteOf(url) : undefined;
+  const ssh = sshRemoteOf(url);
   try {
     last = ssh ? ssh.path.split('/').filter(Boolean).pop() ?? '' : decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).pop() ?? '');
   } catch {

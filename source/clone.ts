@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import { GIT_CREDENTIALS_DIR, type GitCredential } from '../contract/personal.js';
-import { CLONE_MARKER, DEN_HOME_DIR, looksLikeSsh, sshRemoteOf } from '../contract/workspace-source.js';
+import { CLONE_MARKER, DEN_HOME_DIR, sshRemoteOf } from '../contract/workspace-source.js';
 import { keptSshKeys, sshTransport, STAND_IN_URL, type SshTransport } from './ssh-transport.js';
 import { describeCloneFailure, MissingRefError } from './clone-failure.js';
 import { devcontainerNote, readDevcontainer } from './devcontainer.js';
@@ -136,7 +136,7 @@ export async function cloneOnce(request: CloneRequest, log: (line: string) => vo
   let temp: string | undefined;
   let ssh: SshTransport | undefined;
   try {
-    const remote = looksLikeSsh(url) ? sshRemoteOf(url) : undefined;
+    const remote = sshRemoteOf(url);
     if (remote) ssh = sshTransport(url, remote, await keptSshKeys(request.credentialsDir ?? GIT_CREDENTIALS_DIR, remote.host));
     temp = await mkdtemp(join(denDir, TEMP_PREFIX));
     log(`Cloning ${url}${ref ? ` (${ref})` : ''} into ${shown}`);
