@@ -10,18 +10,53 @@ import { cloneSource } from './clone.js';
 import { cloneDotfiles, dotfilesNote } from './dotfiles.js';
 import { CLONE_REPORT_LIMIT, type CloneReport, type DevcontainerSummary } from '../contract/devcontainer.js';
 
+/** Whether the kubelet hands `text` over whole: within CLONE_REPORT_LIMIT bytes, under the last 4096 it keeps of a termination message. */
+function fits(text: string): boolean {
+  return Buffer.byteLength(text) <= CLONE_REPORT_LIMIT;
+}
+
 /**
- * The termination message: JSON `{message, devcontainer}` the Workspace hook reads
- * (contract/devcontainer.ts parseCloneReport). A summary that would not fit is replaced by a
- * problem saying so, so the workspace says why nothing of the file applies instead of losing it.
+ * `render(words)` when it fits, else `render` of the longest start of `words` (whole code points,
+ * `…` where cut) that does; undefined when it does not fit even with no words. Bytes, not characters: a
+ * multi-byte character, or a control character JSON escapes, takes more than one.
  */
-export function cloneReport(report: CloneReport): string {
-  const whole = JSON.stringify(report);
-  if (Buffer.byteLength(whole) <= CLONE_REPORT_LIMIT || !report.devcontainer) return whole.length <= CLONE_REPORT_LIMIT ? whole : JSON.stringify({ message: report.message.slice(0, CLONE_REPORT_LIMIT - 100) });
+function cutToFit(words: string, render: (cut: string) => string): string | undefined {
+  if (fits(render(words))) return render(words);
+  const points = Array.from(words);
+  const at = (n: number) => render(n === 0 ? '' : `${points.slice(0, n).join('')}…`);
+  if (!fits(at(0))) return undefined;
+  let [low, high] = [0, points.length - 1];
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(at(middle))) low = middle;
+    else high = middle - 1;
+  }
+  return at(low);
+}
+
+/** The report with a summary that would not fit replaced by a problem saying so, so the workspace says why nothing of the file applies. */
+function withoutSummary(report: CloneReport & { devcontainer: DevcontainerSummary }): CloneReport {
   const size = Buffer.byteLength(JSON.stringify(report.devcontainer));
   const problem = `what Den would apply from it takes ${size} bytes, more than the ${CLONE_REPORT_LIMIT - 500} the clone step can hand to the workspace: move long commands into a script in the repository (postCreateCommand: "sh .devcontainer/setup.sh") and keep the environment short`;
   const devcontainer: DevcontainerSummary = { file: report.devcontainer.file, problem };
-  return JSON.stringify({ ...report, devcontainer, message: `${report.message.replace(/ Read ~\/\S+; the workspace applies it\.$/, '')} ~/${devcontainer.file}: ${problem}; Den applies none of it.`.slice(0, 1000) });
+  return { ...report, devcontainer, message: `${report.message.replace(/ Read ~\/\S+; the workspace applies it\.$/, '')} ~/${devcontainer.file}: ${problem}; Den applies none of it.`.slice(0, 1000) };
+}
+
+/**
+ * The termination message: JSON `{message, devcontainer, dotfiles}` the Workspace hook reads
+ * (contract/devcontainer.ts parseCloneReport), always within CLONE_REPORT_LIMIT bytes, as the
+ * kubelet keeps only the end of a longer one (no longer JSON). A summary that would not fit is
+ * replaced by a problem saying so; then the message is cut; a report whose dotfiles or file name
+ * alone would not fit keeps only its (cut) message.
+ */
+export function cloneReport(report: CloneReport): string {
+  const told = fits(JSON.stringify(report)) || !report.devcontainer ? report : withoutSummary({ ...report, devcontainer: report.devcontainer });
+  return cutToFit(told.message, (message) => JSON.stringify({ ...told, message })) ?? cutToFit(told.message, (message) => JSON.stringify({ message }))!;
+}
+
+/** A failed clone's plain words, cut (at the end) to what the kubelet keeps. */
+function failureReport(message: string): string {
+  return cutToFit(message, (words) => words)!;
 }
 
 export async function runCloneCommand(env: NodeJS.ProcessEnv, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
@@ -52,7 +87,7 @@ export async function runCloneCommand(env: NodeJS.ProcessEnv, out: (line: string
   // A failure stays plain words; a success carries what the clone's devcontainer.json says and the dotfiles.
   const report = outcome.ok
     ? cloneReport({ message, ...('devcontainer' in outcome && outcome.devcontainer ? { devcontainer: outcome.devcontainer } : {}), ...(dotfiles ? { dotfiles } : {}) })
-    : outcome.message.slice(0, CLONE_REPORT_LIMIT);
+    : failureReport(outcome.message);
   await writeFile(statusFile, report).catch((err: unknown) => out(`(could not write ${statusFile}: ${(err as Error).message})`));
   return outcome.ok ? 0 : 1;
 }

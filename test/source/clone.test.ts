@@ -7,6 +7,7 @@ import { cloneSource } from '../../source/clone.js';
 import { describeCloneFailure } from '../../source/clone-failure.js';
 import { runCloneCommand } from '../../source/command.js';
 import { CLONE_MARKER } from '../../contract/workspace-source.js';
+import { CLONE_REPORT_LIMIT } from '../../contract/devcontainer.js';
 import { credentialStoreFile } from '../../contract/personal.js';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.js';
 import { REPO_ROOT, runCommand } from '../support/platform.js';
@@ -210,6 +211,20 @@ describe('the clone step of a workspace with spec.source (source/clone.ts, again
         const code = await runCloneCommand({ DEN_SOURCE_URL: `${server.base}/app.git`, DEN_SOURCE_REF: 'nope', DEN_SOURCE_DIRECTORY: 'app', HOME: home, DEN_SOURCE_STATUS_FILE: statusFile }, () => {});
         expect(code).to.equal(1);
         expect(readFileSync(statusFile, 'utf8')).to.match(/^Cloning .* failed: the repository has no branch, tag or commit "nope"/);
+      } finally {
+        rmSync(statusFile, { force: true });
+      }
+    });
+
+    it('exits 1 with multi-byte words cut to the bytes the kubelet keeps, so their start is what the workspace says', async () => {
+      const statusFile = `${home}-status`;
+      try {
+        const code = await runCloneCommand({ DEN_SOURCE_URL: `${server.base}/app.git`, DEN_SOURCE_REF: 'é'.repeat(2100), DEN_SOURCE_DIRECTORY: 'app', HOME: home, DEN_SOURCE_STATUS_FILE: statusFile }, () => {});
+        expect(code).to.equal(1);
+        const written = readFileSync(statusFile);
+        expect(written.length).to.be.at.most(CLONE_REPORT_LIMIT);
+        // The kubelet keeps the file's last 4096 bytes.
+        expect(written.subarray(-4096).toString('utf8')).to.match(/^Cloning .* failed: the repository has no branch, tag or commit "éé/).and.match(/é…$/);
       } finally {
         rmSync(statusFile, { force: true });
       }
