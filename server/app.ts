@@ -56,7 +56,8 @@ export interface AppDeps {
   /** The server's own client: bookkeeping and minting only. */
   serverClient: KubeClient;
   auth: AuthServices;
-  resources: ResourceDeps;
+  /** Everything but the share cache, which comes from `auth`. */
+  resources: Omit<ResourceDeps, 'sharesNaming'>;
   /** Identity providers people may sign in with: buttons on /login, /login/<name>, /callback/<name>. None by default. */
   providers?: IdentityProviders;
   log: Log;
@@ -106,7 +107,7 @@ export function createApp(deps: AppDeps): Koa {
   const limit = config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const https = config.baseUrl.startsWith('https:');
   const routeDeps = { ...auth, localAuth: config.localAuth, secureCookies: https, now, log: deps.log };
-  const resources = { serverClient: deps.serverClient, ...deps.resources, appUrl: appUrlsOf(config.appsDomain, config.baseUrl), allowPublicPorts: Boolean(config.appsDomain && config.allowPublicPorts) };
+  const resources: ResourceDeps = { serverClient: deps.serverClient, ...deps.resources, sharesNaming: auth.sharesNaming, appUrl: appUrlsOf(config.appsDomain, config.baseUrl), allowPublicPorts: Boolean(config.appsDomain && config.allowPublicPorts) };
 
   const publicApi = new Router({ prefix: API_PREFIX });
   mountLogin(publicApi, routeDeps);

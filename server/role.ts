@@ -8,10 +8,7 @@ import { roleLog, type Role } from '../process/role.js';
 import { SERVER_SUMMARY } from './summary.js';
 import { kubeconfigSetting, namespaceSetting, tokenTtlSetting } from '../kube/settings.js';
 import { parsers, SettingsError, type Setting } from '../process/settings.js';
-import { Informer } from '../kube/informer.js';
-import { RESOURCES } from '../kube/resources.js';
-import { SHARE_LABELS } from '../contract/share.js';
-import { KubeClient, type KubeObject } from '../kube/client.js';
+import { KubeClient } from '../kube/client.js';
 import { apiServerReachable } from '../kube/availability.js';
 import { loadConnection } from '../kube/connection.js';
 import { DEFAULT_GPU_RESOURCE } from '../kube/group.js';
@@ -123,14 +120,9 @@ export const serverRole: Role<typeof serverSettings> = {
       tokenTtlSeconds: settings.tokenTtl / 1000,
       onError: (err) => say('cache error, retrying', { error: String((err as Error)?.message ?? err) }),
     });
-    // The share RoleBindings (contract/share.ts), by the guest label: a guest's "shared with you" list without a cluster-wide LIST each time.
-    const shares = new Informer<KubeObject>(client, RESOURCES.roleBinding, {
-      labelSelector: SHARE_LABELS.guest,
-      onError: (err) => say('share cache error, retrying', { error: String((err as Error)?.message ?? err) }),
-    });
     let synced = false;
     let listening = false;
-    void Promise.all([auth.synced, shares.synced]).then(() => {
+    void auth.synced.then(() => {
       synced = true;
       say('caches synced');
     });
@@ -150,7 +142,7 @@ export const serverRole: Role<typeof serverSettings> = {
       config,
       serverClient: client,
       auth,
-      resources: { gpuResource: settings.gpuResource, log: say, events: events.record, sharesNaming: (guest) => shares.list((b) => b.metadata?.labels?.[SHARE_LABELS.guest] === guest) },
+      resources: { gpuResource: settings.gpuResource, log: say, events: events.record },
       providers: new IdentityProviders(providerConfigs),
       log: say,
       ready,
@@ -215,7 +207,7 @@ export const serverRole: Role<typeof serverSettings> = {
 
     // Listening (so /healthz answers) but not ready until the API server answers and the caches load.
     const reachable = await apiServerReachable(client, { log: say, signal });
-    const caches = reachable ? Promise.all([auth.run(signal), shares.run(signal)]) : Promise.resolve();
+    const caches = reachable ? auth.run(signal) : Promise.resolve();
     await untilAborted(signal);
     say('shutting down');
     listening = false;

@@ -124,16 +124,9 @@ export async function removeShare(actor: Actor, name: string, person: string, de
   await recordLifecycleEvent(deps, actor, ref, DEN_EVENT_REASONS.unshared, `Share with ${person} removed by ${caller.userspace}; their open sessions end within seconds.`, 'share');
 }
 
-/** The share RoleBindings labelled for `guest`: from the server's cache, else one cluster-wide list. */
-async function shareBindingsNaming(guest: string, deps: ShareDeps): Promise<KubeObject[]> {
-  if (deps.sharesNaming) return deps.sharesNaming(guest);
-  if (!deps.serverClient) throw new HttpError(503, 'the shared list is not available on this server');
-  return (await deps.serverClient.list(RESOURCES.roleBinding, { labelSelector: `${SHARE_LABELS.guest}=${guest}` })).items;
-}
-
 /** The workspaces others shared with `guest`, each read with the guest's own token (`kube`). */
 export async function listSharedWith(guest: string, kube: KubeClient, deps: ShareDeps): Promise<SharedWorkspace[]> {
-  const bindings = await shareBindingsNaming(guest, deps);
+  const bindings = deps.sharesNaming(guest);
   const seen = new Set<string>();
   const shares = bindings
     .map((b) => shareOfBinding(b as Parameters<typeof shareOfBinding>[0]))

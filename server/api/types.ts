@@ -20,16 +20,15 @@ export interface ResourceDeps {
   /** Access reviews in flight at once when the catalog is filtered (default 16). */
   catalogConcurrency?: number;
   /**
-   * The server's own client, for the one thing no person may do: finding the share RoleBindings
-   * that name a guest, in every namespace (server/api/shares.ts). createApp sets it; without it
-   * the shared list answers 503.
+   * The server's own client: whether a person named in a share exists (server/api/shares.ts
+   * grantShare). createApp sets it.
    */
   serverClient?: KubeClient;
   /**
    * The share RoleBindings labelled for a guest, from den server's watch-backed cache
-   * (server/role.ts); without it `serverClient` lists them cluster-wide on each call.
+   * (server/auth/services.ts); createApp sets it.
    */
-  sharesNaming?: (guest: string) => KubeObject[];
+  sharesNaming: (guest: string) => KubeObject[];
   /** Host-based app addresses (`--apps-domain`); absent when they are off. */
   appUrl?: AppUrl;
   /** `--apps-allow-public-ports` (with an apps domain): a port may be shared with anyone. */

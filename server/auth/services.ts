@@ -1,5 +1,8 @@
 // The authentication services one server process runs, built from its own client.
-import type { KubeClient } from '../../kube/client.js';
+import type { KubeClient, KubeObject } from '../../kube/client.js';
+import { Informer } from '../../kube/informer.js';
+import { RESOURCES } from '../../kube/resources.js';
+import { SHARE_LABELS } from '../../contract/share.js';
 import { UserSpaceDirectory } from './directory.js';
 import { LocalUserStore } from './local-users.js';
 import { LoginChallengeStore } from './login-challenges.js';
@@ -36,9 +39,11 @@ export interface AuthServices {
   appPasses: AppPassStore;
   minter: TokenMinter;
   throttle: LoginThrottle;
+  /** The share RoleBindings (contract/share.ts) labelled for `guest`, from a watch-backed cache: a guest's "shared with you" list without a cluster-wide LIST each time. */
+  sharesNaming(guest: string): KubeObject[];
   /** Runs the caches until `signal` aborts. */
   run(signal: AbortSignal): Promise<void>;
-  /** Settles once both caches hold their first list. */
+  /** Settles once every cache holds its first list. */
   synced: Promise<void>;
 }
 
@@ -46,6 +51,7 @@ export function createAuthServices(serverClient: KubeClient, opts: AuthServiceOp
   const cacheOpts = { relistIntervalMs: opts.relistIntervalMs, onError: opts.onError };
   const state = new ServiceState(serverClient, opts.namespace, cacheOpts);
   const directory = new UserSpaceDirectory(serverClient, cacheOpts);
+  const shares = new Informer<KubeObject>(serverClient, RESOURCES.roleBinding, { labelSelector: SHARE_LABELS.guest, ...cacheOpts });
   return {
     state,
     directory,
@@ -56,9 +62,10 @@ export function createAuthServices(serverClient: KubeClient, opts: AuthServiceOp
     appPasses: new AppPassStore(state),
     minter: new TokenMinter(serverClient, { ttlSeconds: opts.tokenTtlSeconds, cache: opts.cacheMintedTokens, metrics: opts.mintingMetrics, minter: 'the server' }),
     throttle: new LoginThrottle(opts.throttlePolicy ?? DEFAULT_LOGIN_THROTTLE),
+    sharesNaming: (guest) => shares.list((b) => b.metadata?.labels?.[SHARE_LABELS.guest] === guest),
     async run(signal) {
-      await Promise.all([state.run(signal), directory.run(signal)]);
+      await Promise.all([state.run(signal), directory.run(signal), shares.run(signal)]);
     },
-    synced: Promise.all([state.synced, directory.synced]).then(() => undefined),
+    synced: Promise.all([state.synced, directory.synced, shares.synced]).then(() => undefined),
   };
 }

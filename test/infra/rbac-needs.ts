@@ -103,7 +103,7 @@ export const NEEDS: Record<Process, Need[]> = {
     { verbs: [...CACHE, 'get'], group: 'den.dev', resource: 'userspaces', scope: 'cluster', why: 'server/auth/directory.ts (resolveConfirmed for writes)' },
     { verbs: ['patch'], group: 'den.dev', resource: 'workspaces/status', scope: 'any namespace', why: 'shell/activity.ts for server/terminal/upgrade.ts (lastActivityTime)' },
     { verbs: [...CACHE, 'get', 'create', 'patch', 'delete'], group: '', resource: 'secrets', scope: 'svc-system', why: 'server/auth/state.ts' },
-    { verbs: CACHE, group: RBAC, resource: 'rolebindings', scope: 'cluster', why: 'server/role.ts share cache for server/api/shares.ts listSharedWith (the share RoleBindings naming a guest)' },
+    { verbs: CACHE, group: RBAC, resource: 'rolebindings', scope: 'cluster', why: 'server/auth/services.ts share cache for server/api/shares.ts listSharedWith (the share RoleBindings naming a guest)' },
   ],
   'den-gateway': [
     { verbs: CACHE, group: 'den.dev', resource: 'workspaces', scope: 'cluster', why: 'gateway/role.ts cache' },

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { KubeObject } from '../../../kube/client.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, startCluster, startDen, type Den } from '../../server/core/cluster.js';
+import { addPerson, startCluster, startDen, untilSharesCached, type Den } from '../../server/core/cluster.js';
 import { laptop, signInWithToken, type Laptop } from './support.js';
 
 function runningWorkspace(name: string, namespace: string): KubeObject {
@@ -56,6 +56,7 @@ describe('den share: a workspace shared from one laptop and used from another', 
   });
 
   it("shows bob the shared workspace apart from his own in den ls, and only it with --shared -o json (the REST answer)", async () => {
+    await untilSharesCached(den, 'bob', 1);
     const ls = await bob.den(['ls']);
     expect(ls.code, ls.stderr).to.equal(0);
     expect(ls.stderr).to.equal('no workspaces yet (create one with den create <name> --image <entry>)\n');
@@ -103,6 +104,7 @@ describe('den share: a workspace shared from one laptop and used from another', 
     const removed = await alice.den(['share', 'dev', 'bob', '--remove']);
     expect(removed.code, removed.stderr).to.equal(0);
     expect(removed.stdout).to.equal('workspace dev is no longer shared with bob; their open sessions end within seconds\n');
+    await untilSharesCached(den, 'bob', 0);
     const ls = await bob.den(['ls']);
     expect(ls.stdout).to.equal('');
     const again = await alice.den(['share', 'dev', 'bob', '--remove']);

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../../kube/client.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import { shareObjectName } from '../../../contract/share.js';
 import type { FakeApiServer } from '../../support/fake-apiserver.js';
-import { addPerson, call, login, startCluster, startDen, type Den, type Signed } from '../core/cluster.js';
+import { addPerson, call, login, startCluster, startDen, untilSharesCached, type Den, type Signed } from '../core/cluster.js';
 
 interface CoreEvent extends KubeObject {
   reason: string;
@@ -62,6 +62,7 @@ describe('REST: sharing a workspace with a person', function () {
   });
 
   it("lists bob for alice, and dev.alice for bob with the workspace read with bob's own token", async () => {
+    await untilSharesCached(den, 'bob', 1);
     const shares = await call(den, 'GET', '/workspaces/dev/shares', { as: alice });
     expect(shares.body.items.map((s: { person: string }) => s.person)).to.deep.equal(['bob']);
     const mine = await call(den, 'GET', '/shared-workspaces', { as: bob });
@@ -79,6 +80,7 @@ describe('REST: sharing a workspace with a person', function () {
     api.seed({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'decoy', namespace: 'svc-alice', labels: { 'den.dev/share-workspace': 'secret', 'den.dev/share-guest': 'bob' } }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'nothing' }, subjects: [{ kind: 'ServiceAccount', name: 'session', namespace: 'svc-bob' }] } as KubeObject);
     api.seed({ apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'secret', namespace: 'svc-alice' }, spec: { imageRef: { name: 'python' }, storage: '1Gi', sshAuthorizedKeys: [], running: true } } as KubeObject);
     try {
+      await untilSharesCached(den, 'bob', 2);
       const mine = await call(den, 'GET', '/shared-workspaces', { as: bob });
       expect(mine.body.items.map((s: { ssh_user: string }) => s.ssh_user)).to.deep.equal(['dev.alice']);
       const asked = api.requests.filter((r) => r.path === '/apis/den.dev/v1alpha1/namespaces/svc-alice/workspaces/secret');
@@ -123,6 +125,7 @@ describe('REST: sharing a workspace with a person', function () {
     expect(audits('share-removed')[0]).to.include({ userspace: 'alice', guest: 'bob', workspace: 'dev' });
     const again = await call(den, 'DELETE', '/workspaces/dev/shares/bob', { as: alice });
     expect(again.status).to.equal(404);
+    await untilSharesCached(den, 'bob', 0);
     expect((await call(den, 'GET', '/shared-workspaces', { as: bob })).body.items).to.deep.equal([]);
   });
 });

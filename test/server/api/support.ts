@@ -148,7 +148,10 @@ export class ApiTestEnv {
   /** The router exactly as the resource routes mount on it. */
   resourceRouter(): Router<AuthenticatedState> {
     const router = new Router<AuthenticatedState>({ prefix: '/api/v1' });
-    mountResourceRoutes(router, { gpuResource: GPU_RESOURCE, log: (msg, fields) => void this.logs.push({ msg, fields }), events: this.events.record, ...this.deps });
+    const sharesNaming = () => {
+      throw new Error('ApiTestEnv runs no share cache: test the shared list through startDen (test/server/core/cluster.ts)');
+    };
+    mountResourceRoutes(router, { gpuResource: GPU_RESOURCE, log: (msg, fields) => void this.logs.push({ msg, fields }), events: this.events.record, sharesNaming, ...this.deps });
     return router;
   }
 

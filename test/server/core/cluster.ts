@@ -191,6 +191,11 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
   }
 }
 
+/** Waits until den server's share cache holds `count` share RoleBindings naming `guest`: its watch follows a write by a moment. */
+export function untilSharesCached(den: Den, guest: string, count: number): Promise<void> {
+  return until(() => den.auth.sharesNaming(guest).length === count, `${count} share RoleBinding(s) naming ${guest} in den server's cache`);
+}
+
 export interface Signed {
   cookie: string;
   csrf: string;

@@ -7,6 +7,7 @@ import type { KubeObject } from '../../../kube/client.js';
 import { RESOURCES } from '../../../kube/resources.js';
 import { shareObjectName } from '../../../contract/share.js';
 import { startBrowserDen, type BrowserDen } from '../../support/browser-den.js';
+import { untilSharesCached } from '../core/cluster.js';
 
 describe('sharing a workspace from its page, in Chromium', function () {
   this.timeout(60_000);
@@ -49,6 +50,7 @@ describe('sharing a workspace from its page, in Chromium', function () {
   });
 
   it("shows bob's dashboard the workspace under Shared with you, with the ssh command as dev.alice and no Start button", async () => {
+    await untilSharesCached(world.den, 'bob', 1);
     await bob.reload();
     const card = bob.locator('#shared-with-you article[data-shared="dev.alice"]');
     expect(await card.locator('h3').textContent()).to.equal('dev of alice');
@@ -62,6 +64,7 @@ describe('sharing a workspace from its page, in Chromium', function () {
     expect(await alice.locator('#notice').textContent()).to.equal('dev is no longer shared with bob; their open sessions end within seconds.');
     expect(await alice.locator('#shares-none').textContent()).to.equal('Not shared with anyone.');
     expect(binding()).to.equal(undefined);
+    await untilSharesCached(world.den, 'bob', 0);
     await bob.reload();
     expect(await bob.locator('#shared-with-you').count()).to.equal(0);
   });
