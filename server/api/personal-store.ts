@@ -6,6 +6,7 @@ import type { KubeClient } from '../../kube/client.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { HttpError } from '../../koa/errors.js';
+import { rewriteObject } from './rewrite-object.js';
 import {
   DEFAULT_GIT_USERNAME,
   ENV_COUNT_MAX,
@@ -37,9 +38,6 @@ export interface GitCredentialLine {
   username: string;
 }
 
-/** Attempts of a read-modify-write before a concurrent writer wins with 409. */
-const WRITE_ATTEMPTS = 3;
-
 export async function readSecret(kube: KubeClient, name: string, namespace: string): Promise<StoredSecret> {
   try {
     return await kube.get<StoredSecret>(RESOURCES.secret, name, namespace);
@@ -54,16 +52,7 @@ export async function readSecret(kube: KubeClient, name: string, namespace: stri
 
 /** Reads, changes and patches one Secret, conditional on its resourceVersion; a concurrent write is retried. */
 export async function rewrite(kube: KubeClient, name: string, namespace: string, change: (current: StoredSecret) => object): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const current = await readSecret(kube, name, namespace);
-    const patch = change(current) as { metadata?: object };
-    try {
-      await kube.patch(RESOURCES.secret, name, { ...patch, metadata: { ...patch.metadata, resourceVersion: current.metadata?.resourceVersion } }, { namespace, fieldManager: 'den-server' });
-      return;
-    } catch (err) {
-      if (!(err instanceof KubeApiError && err.status === 409) || attempt >= WRITE_ATTEMPTS) throw err;
-    }
-  }
+  await rewriteObject(kube, RESOURCES.secret, name, namespace, change, { read: () => readSecret(kube, name, namespace), fieldManager: 'den-server' });
 }
 
 function plainNamesOf(secret: StoredSecret): Set<string> {

@@ -4,8 +4,6 @@
 // decides who may share (whoever may update the Workspace: its owner); every change is an Event
 // of the workspace and an audit line (`port-share-changed`, docs/logs.md).
 // The page (server/pages/port-share.ts) and `den port share` go through the same function.
-import type { KubeClient } from '../../kube/client.js';
-import { isConflict } from '../../kube/errors.js';
 import { DEN_EVENT_REASONS, workspaceRefOf } from '../../kube/den-events.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { userSpaceOfNamespace } from '../../kube/group.js';
@@ -18,6 +16,7 @@ import { actorName, recordLifecycleEvent, type Actor } from './lifecycle-events.
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
 import { actorOf, targetNamespace } from './workspaces.js';
 import { audit, AUDIT_ACTS } from '../../process/audit.js';
+import { rewriteObject } from './rewrite-object.js';
 
 /** One port's share as REST answers it. */
 export interface PortShareAnswer {
@@ -54,21 +53,12 @@ function answerOf(ws: Workspace, port: number, deps: ShareDeps): PortShareAnswer
  * between), records an Event, and answers the port's share as stored.
  */
 export async function setPortShare(actor: Actor, namespace: string, name: string, req: PortShareRequest, deps: ShareDeps, via: 'web' | 'rest'): Promise<PortShareAnswer> {
-  const kube: KubeClient = actor.kube;
-  for (let attempt = 0; ; attempt++) {
-    const ws = await kube.get<Workspace>(RESOURCES.workspace, name, namespace);
-    const sharedPorts = withPortShare(ws.spec?.sharedPorts, req);
-    try {
-      const written = await kube.patch<Workspace>(RESOURCES.workspace, name, { metadata: { resourceVersion: ws.metadata?.resourceVersion }, spec: { sharedPorts } }, { namespace });
-      const message = req.level === 'owner' ? `Port ${req.port} is no longer shared (only its owner opens it), by ${actorName(actor.caller, namespace)}.` : `Port ${req.port} shared with ${portShareInWords(req)} by ${actorName(actor.caller, namespace)}.`;
-      await recordLifecycleEvent(deps, actor, workspaceRefOf(written), DEN_EVENT_REASONS.portShareChanged, message);
-      const { caller } = actor;
-      audit(deps.log, AUDIT_ACTS.portShareChanged, { person: caller.email, userspace: caller.userspace, namespace, workspace: name, port: req.port, level: req.level, ...(req.level === 'people' ? { people: [...req.people].sort() } : {}), via, ...(actor.clientAddress ? { client: actor.clientAddress } : {}) });
-      return answerOf(written, req.port, deps);
-    } catch (err) {
-      if (!isConflict(err) || attempt >= 2) throw err;
-    }
-  }
+  const written = await rewriteObject<Workspace>(actor.kube, RESOURCES.workspace, name, namespace, (ws) => ({ spec: { sharedPorts: withPortShare(ws.spec?.sharedPorts, req) } }));
+  const message = req.level === 'owner' ? `Port ${req.port} is no longer shared (only its owner opens it), by ${actorName(actor.caller, namespace)}.` : `Port ${req.port} shared with ${portShareInWords(req)} by ${actorName(actor.caller, namespace)}.`;
+  await recordLifecycleEvent(deps, actor, workspaceRefOf(written), DEN_EVENT_REASONS.portShareChanged, message);
+  const { caller } = actor;
+  audit(deps.log, AUDIT_ACTS.portShareChanged, { person: caller.email, userspace: caller.userspace, namespace, workspace: name, port: req.port, level: req.level, ...(req.level === 'people' ? { people: [...req.people].sort() } : {}), via, ...(actor.clientAddress ? { client: actor.clientAddress } : {}) });
+  return answerOf(written, req.port, deps);
 }
 
 function sharePort(deps: ShareDeps) {
