@@ -35,10 +35,6 @@ function checkPerson(person: string): void {
   if (!isDns1123Label(person)) throw new HttpError(400, `person "${person}" is not a person's name: use their Den user name (lower-case letters, digits and '-')`);
 }
 
-function via(actor: Actor): 'web' | 'rest' {
-  return actor.caller.kind === 'cookie' ? 'web' : 'rest';
-}
-
 /** The shares of the caller's workspace `name`, guests by name. */
 export async function listSharesOf(kube: KubeClient, namespace: string, name: string): Promise<ShareView[]> {
   const list = await kube.list(RESOURCES.roleBinding, { namespace, labelSelector: `${SHARE_LABELS.workspace}=${name}` });
@@ -69,7 +65,7 @@ async function ensure(kube: KubeClient, resource: typeof RESOURCES.role, object:
  * Shares the caller's workspace `name` with `person`; answers the share and whether it is new.
  * The Role first, then the RoleBinding naming it, both as the owner.
  */
-export async function grantShare(actor: Actor, name: string, person: string, deps: ShareDeps): Promise<{ share: ShareView; created: boolean }> {
+export async function grantShare(actor: Actor, name: string, person: string, deps: ShareDeps, via: 'web' | 'rest'): Promise<{ share: ShareView; created: boolean }> {
   checkPerson(person);
   const { caller, kube } = actor;
   if (person === caller.userspace) throw new HttpError(400, `person "${person}" is you: a workspace's owner needs no share`);
@@ -92,14 +88,14 @@ export async function grantShare(actor: Actor, name: string, person: string, dep
     return ownedHere(held) && roleRef?.kind === 'Role' && roleRef.name === shareObjectName(name, person) && shareOfBinding(held as Parameters<typeof shareOfBinding>[0])?.person === person;
   });
   if (created) {
-    audit(deps.log, AUDIT_ACTS.shareGranted, { person: caller.email, userspace: caller.userspace, guest: person, namespace: caller.namespace, workspace: name, via: via(actor), client: actor.clientAddress });
+    audit(deps.log, AUDIT_ACTS.shareGranted, { person: caller.email, userspace: caller.userspace, guest: person, namespace: caller.namespace, workspace: name, via, client: actor.clientAddress });
     await recordLifecycleEvent(deps, actor, workspaceRefOf(workspace), DEN_EVENT_REASONS.shared, `Shared with ${person} by ${caller.userspace}: SSH, terminal and apps, not stop, resize or delete.`, 'share');
   }
   return { share: shareOfBinding(stored as Parameters<typeof shareOfBinding>[0]) ?? { owner: caller.userspace, workspace: name, person, created: null }, created };
 }
 
 /** Ends the share of the caller's workspace `name` with `person`; 404 when there is none. */
-export async function removeShare(actor: Actor, name: string, person: string, deps: ShareDeps): Promise<void> {
+export async function removeShare(actor: Actor, name: string, person: string, deps: ShareDeps, via: 'web' | 'rest'): Promise<void> {
   checkPerson(person);
   const { caller, kube } = actor;
   const objectName = shareObjectName(name, person);
@@ -114,7 +110,7 @@ export async function removeShare(actor: Actor, name: string, person: string, de
     }
   }
   if (!removed) throw new HttpError(404, `workspace ${name} is not shared with ${person}`);
-  audit(deps.log, AUDIT_ACTS.shareRemoved, { person: caller.email, userspace: caller.userspace, guest: person, namespace: caller.namespace, workspace: name, via: via(actor), client: actor.clientAddress });
+  audit(deps.log, AUDIT_ACTS.shareRemoved, { person: caller.email, userspace: caller.userspace, guest: person, namespace: caller.namespace, workspace: name, via, client: actor.clientAddress });
   let ref = { name, namespace: caller.namespace } as ReturnType<typeof workspaceRefOf>;
   try {
     ref = workspaceRefOf(await kube.get<Workspace>(RESOURCES.workspace, name, caller.namespace));
@@ -163,14 +159,14 @@ export function mountShareRoutes(router: ApiRouter, deps: ResourceDeps): void {
   router.put('/workspaces/:name/shares/:person', async (ctx) => {
     validateQuery(ctx, noQuery);
     const { name, person } = params(ctx);
-    const { share, created } = await grantShare(actorOf(ctx), name, person, deps);
+    const { share, created } = await grantShare(actorOf(ctx), name, person, deps, 'rest');
     ctx.status = created ? 201 : 200;
     ctx.body = share;
   });
   router.delete('/workspaces/:name/shares/:person', async (ctx) => {
     validateQuery(ctx, noQuery);
     const { name, person } = params(ctx);
-    await removeShare(actorOf(ctx), name, person, deps);
+    await removeShare(actorOf(ctx), name, person, deps, 'rest');
     ctx.status = 204;
   });
   router.get('/shared-workspaces', async (ctx) => {

@@ -59,10 +59,10 @@ function shareAction(grant: boolean, deps: PageDeps) {
     const caller = ctx.state.caller;
     try {
       if (grant) {
-        const { created } = await grantShare(pageActor(ctx), name, person, deps.resources);
+        const { created } = await grantShare(pageActor(ctx), name, person, deps.resources, 'web');
         leaveNotice(ctx, here, created ? `Shared with ${person}: they connect with their own key as ${name}.${caller.userspace} (den ssh ${name}.${caller.userspace}).` : `${name} was already shared with ${person}.`, deps.secureCookies);
       } else {
-        await removeShare(pageActor(ctx), name, person, deps.resources);
+        await removeShare(pageActor(ctx), name, person, deps.resources, 'web');
         leaveNotice(ctx, here, `${name} is no longer shared with ${person}; their open sessions end within seconds.`, deps.secureCookies);
       }
     } catch (err) {

@@ -55,7 +55,7 @@ describe('REST: sharing a workspace with a person', function () {
     expect(writer?.user, "written with alice's own token").to.equal('system:serviceaccount:svc-alice:session');
     expect(events().map((e) => `${e.reason}: ${e.message}`)).to.deep.equal(['Shared: Shared with bob by alice: SSH, terminal and apps, not stop, resize or delete.']);
     expect(audits('share-granted')).to.have.length(1);
-    expect(audits('share-granted')[0]).to.include({ userspace: 'alice', guest: 'bob', namespace: 'svc-alice', workspace: 'dev', via: 'web' });
+    expect(audits('share-granted')[0]).to.include({ userspace: 'alice', guest: 'bob', namespace: 'svc-alice', workspace: 'dev', via: 'rest' });
     const again = await call(den, 'PUT', '/workspaces/dev/shares/bob', { as: alice });
     expect(again.status).to.equal(200);
     expect(audits('share-granted'), 'a repeat records nothing new').to.have.length(1);
@@ -122,7 +122,7 @@ describe('REST: sharing a workspace with a person', function () {
     expect(api.object(RESOURCES.roleBinding, shareObjectName('dev', 'bob'), 'svc-alice')).to.equal(undefined);
     expect(api.object(RESOURCES.role, shareObjectName('dev', 'bob'), 'svc-alice')).to.equal(undefined);
     expect(events().map((e) => e.reason)).to.deep.equal(['Shared', 'Unshared']);
-    expect(audits('share-removed')[0]).to.include({ userspace: 'alice', guest: 'bob', workspace: 'dev' });
+    expect(audits('share-removed')[0]).to.include({ userspace: 'alice', guest: 'bob', workspace: 'dev', via: 'rest' });
     const again = await call(den, 'DELETE', '/workspaces/dev/shares/bob', { as: alice });
     expect(again.status).to.equal(404);
     await untilSharesCached(den, 'bob', 0);

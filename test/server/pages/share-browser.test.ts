@@ -14,6 +14,8 @@ describe('sharing a workspace from its page, in Chromium', function () {
   let world: BrowserDen;
   let alice: Page;
   let bob: Page;
+  const logs: { msg: string; fields?: Record<string, unknown> }[] = [];
+  const audits = (act: string) => logs.filter((l) => l.msg === 'audit' && l.fields?.audit === act).map((l) => l.fields!);
 
   before(async () => {
     world = await startBrowserDen({ alice: {}, bob: {} }, (api) => {
@@ -21,7 +23,7 @@ describe('sharing a workspace from its page, in Chromium', function () {
         { apiVersion: 'den.dev/v1alpha1', kind: 'WorkspaceImage', metadata: { name: 'python' }, spec: { displayName: 'Python', image: 'python:3.12' } } as KubeObject,
         { apiVersion: 'den.dev/v1alpha1', kind: 'Workspace', metadata: { name: 'dev', namespace: 'svc-alice' }, spec: { imageRef: { name: 'python' }, storage: '1Gi', sshAuthorizedKeys: [], running: true }, status: { phase: 'Running', endpoint: 'dev@ssh.example.com' } } as KubeObject,
       );
-    });
+    }, { log: (msg, fields) => logs.push({ msg, fields }) });
     [alice, bob] = await Promise.all([world.signedIn('alice', '/w/dev'), world.signedIn('bob', '/')]);
   });
   after(() => world?.close());
@@ -47,6 +49,7 @@ describe('sharing a workspace from its page, in Chromium', function () {
     expect(await alice.locator('#notice').textContent()).to.equal('Shared with bob: they connect with their own key as dev.alice (den ssh dev.alice).');
     expect(await alice.locator('#shares li[data-guest="bob"] strong').textContent()).to.equal('bob');
     expect(binding()).to.not.equal(undefined);
+    expect(audits('share-granted').map((a) => [a.guest, a.via])).to.deep.equal([['bob', 'web']]);
   });
 
   it("shows bob's dashboard the workspace under Shared with you, with the ssh command as dev.alice and no Start button", async () => {
@@ -64,6 +67,7 @@ describe('sharing a workspace from its page, in Chromium', function () {
     expect(await alice.locator('#notice').textContent()).to.equal('dev is no longer shared with bob; their open sessions end within seconds.');
     expect(await alice.locator('#shares-none').textContent()).to.equal('Not shared with anyone.');
     expect(binding()).to.equal(undefined);
+    expect(audits('share-removed').map((a) => [a.guest, a.via])).to.deep.equal([['bob', 'web']]);
     await untilSharesCached(world.den, 'bob', 0);
     await bob.reload();
     expect(await bob.locator('#shared-with-you').count()).to.equal(0);
