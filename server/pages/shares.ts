@@ -9,7 +9,6 @@ import { RESOURCES } from '../../kube/resources.js';
 import { sharedSshUser } from '../../contract/share.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from '../../contract/workspace-image.js';
 import { notSharedMessage } from '../../shell/share-check.js';
-import { connectBlock } from '../../web/templates/dashboard.js';
 import { sharedWorkspacePage } from '../../web/templates/shares.js';
 import { catalogEntryOf } from './catalog-facts.js';
 import { sendPage } from './send.js';
@@ -92,7 +91,7 @@ async function sharedPage(ctx: PageContext, deps: PageDeps): Promise<void> {
   }
   const entry = await catalogEntryOf(kube, workspace.spec?.imageRef?.name ?? '');
   const shared = { owner, namespace, name, ssh_user: sharedSshUser(name, owner), workspace };
-  sendPage(ctx, sharedWorkspacePage(assets, viewerOf(ctx)!, { shared, homePath: entry?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath, gatewayPort: deps.gatewayPort, now: deps.now(), connect: connectBlock }));
+  sendPage(ctx, sharedWorkspacePage(assets, viewerOf(ctx)!, { shared, homePath: entry?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath, gatewayPort: deps.gatewayPort, now: deps.now() }));
 }
 
 export function mountSharePages(router: PageRouter, deps: PageDeps): void {

@@ -4,6 +4,7 @@
 import { html, type Html } from '../html.js';
 import { ago, phaseBadge, phaseOf, type WorkspaceView } from './format.js';
 import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
+import { connectBlock } from './connect.js';
 
 export interface ShareLine {
   person: string;
@@ -49,10 +50,7 @@ export interface SharedWorkspaceView {
 }
 
 /** One workspace shared with the viewer: whose, its phase, and how to connect as `<name>.<owner>`. */
-/** How the dashboard draws the ssh command and VS Code link of a workspace (dashboard.ts connectBlock). */
-export type ConnectBlock = (ws: WorkspaceView, homePath: string, port: number) => Html;
-
-function sharedCard(s: SharedWorkspaceView, homePath: string, port: number, now: number, connectBlock: ConnectBlock, withLink = true): Html {
+function sharedCard(s: SharedWorkspaceView, homePath: string, port: number, now: number, withLink = true): Html {
   const endpoint = s.workspace.status?.endpoint;
   const host = endpoint ? endpoint.slice(endpoint.lastIndexOf('@') + 1) : '';
   const asGuest: WorkspaceView = { ...s.workspace, status: { ...s.workspace.status, endpoint: host ? `${s.ssh_user}@${host}` : undefined } };
@@ -75,7 +73,6 @@ export interface SharedPageView {
   homePath: string;
   gatewayPort: number;
   now: number;
-  connect: ConnectBlock;
 }
 
 /** A workspace shared with the viewer: how to connect, and a browser terminal in it as the viewer while it is Running. */
@@ -84,7 +81,7 @@ export function sharedWorkspacePage(assets: AssetUrls, viewer: Viewer, v: Shared
   const running = phaseOf(s.workspace) === 'Running';
   const body = html`<div class="row"><h1>${s.name} <span class="muted">of ${s.owner}</span></h1>${phaseBadge(s.workspace)}</div>
 <p class="muted">${s.owner} shares this workspace with you: SSH, this terminal and its apps, as yourself. Only ${s.owner} can start, stop, resize or delete it.</p>
-${sharedCard(s, v.homePath, v.gatewayPort, v.now, v.connect, false)}
+${sharedCard(s, v.homePath, v.gatewayPort, v.now, false)}
 ${running
   ? html`<section id="panel-terminal" aria-labelledby="terminal-title"><div class="row terminal-bar"><h2 id="terminal-title">Terminal</h2><p class="muted" id="terminal-help">The terminal keeps Tab and Esc for the shell: <kbd>Shift</kbd>+<kbd>Esc</kbd> leaves it.</p>
   <button type="button" class="secondary" id="terminal-fullscreen" aria-pressed="false">Full screen</button></div>
@@ -94,9 +91,9 @@ ${running
 }
 
 /** The dashboard's "Shared with you" section: nothing when nobody shared a workspace with the viewer. */
-export function sharedWithYou(items: SharedWorkspaceView[], connect: ConnectBlock, homePath: (image: string) => string, port: number, now: number, unread?: string): Html | '' {
+export function sharedWithYou(items: SharedWorkspaceView[], homePath: (image: string) => string, port: number, now: number, unread?: string): Html | '' {
   if (unread) return html`<section aria-labelledby="shared-title"><h2 id="shared-title">Shared with you</h2><p class="notice warning" role="status">The workspaces shared with you could not be listed: ${unread}</p></section>`;
   if (items.length === 0) return '';
   return html`<section aria-labelledby="shared-title" id="shared-with-you"><h2 id="shared-title">Shared with you</h2>
-<div class="cards">${items.map((s) => sharedCard(s, homePath(s.workspace.spec?.imageRef?.name ?? ''), port, now, connect))}</div></section>`;
+<div class="cards">${items.map((s) => sharedCard(s, homePath(s.workspace.spec?.imageRef?.name ?? ''), port, now))}</div></section>`;
 }

@@ -3,7 +3,7 @@
 // commands went (Lifecycle), and the VS Code extensions it recommends, each a link that opens the
 // extension in VS Code (`vscode:extension/<id>`), beside a link opening the workspace folder.
 import { html, type Html } from '../html.js';
-import { vscodeLink } from './dashboard.js';
+import { vscodeLink } from './connect.js';
 import { phaseOf, type WorkspaceView } from './format.js';
 
 interface SummaryView {

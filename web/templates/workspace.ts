@@ -2,7 +2,8 @@
 // tabs for logs, events, what people did (activity), the terminal and the Workspace's YAML;
 // start, stop, restart and delete.
 import { html, type Html } from '../html.js';
-import { connectBlock, runForm } from './dashboard.js';
+import { runForm } from './dashboard.js';
+import { connectBlock } from './connect.js';
 import { changeForm, factsList, imageFact, placementFacts, scheduleForm, type ChangeRefusal, type FactsView, type ImageChoice, type PlacementView, type ScheduleField, type ScheduleRefusal } from './workspace-facts.js';
 import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseBadge, phaseOf, reasonOf, summaryOf, type Failure, type WorkspaceView } from './format.js';
 import { livePart, liveRegion, partInFragment } from './live.js';

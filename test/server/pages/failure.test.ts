@@ -2,7 +2,7 @@
 // do, no connection; and how the progress tells the latest start from earlier ones.
 import { expect } from 'chai';
 import { failureOf } from '../../../server/pages/failure.js';
-import { connectBlock } from '../../../web/templates/dashboard.js';
+import { connectBlock } from '../../../web/templates/connect.js';
 import type { WorkspaceView } from '../../../web/templates/format.js';
 import { logsReadable, splitStarts, statusCard, type EventView } from '../../../web/templates/workspace.js';
 
