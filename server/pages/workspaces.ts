@@ -61,15 +61,15 @@ export function pagePath(name: string, namespace: string | undefined): string {
 async function dashboard(ctx: PageContext, deps: PageDeps): Promise<void> {
   const { caller, kube, assets } = ctx.state;
   // A person's own namespace, even for an administrator (the admin pages list everyone's).
-  const workspaces = (await listWorkspacesOf({ ...caller, role: 'user' }, kube)) as WorkspaceView[];
-  const sorted = workspaces.sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  // What was shared with the caller needs neither their workspaces nor the catalog: read alongside (it answers its own refusal, never throws).
+  const [listed, shared] = await Promise.all([listWorkspacesOf({ ...caller, role: 'user' }, kube), sharedWithCaller(ctx, deps)]);
+  const sorted = (listed as WorkspaceView[]).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   const entries = await entriesShownBy(kube, sorted);
   const failures = new Map<string, Failure>();
   for (const ws of sorted) {
     const failure = failureOf(ws, entries.get(ws.spec?.imageRef?.name ?? '')?.title);
     if (failure) failures.set(ws.metadata?.name ?? '', failure);
   }
-  const shared = await sharedWithCaller(ctx, deps);
   const homePaths = new Map([...entries].map(([name, facts]) => [name, facts.homePath]));
   const dormancy = new Map(sorted.map((ws) => [ws.metadata?.name ?? '', dormancyNotice(ws as Workspace, deps.now())] as const).filter((e): e is [string, string] => e[1] !== undefined));
   const view = { workspaces: sorted, homePaths, defaultHomePath: WORKSPACE_IMAGE_DEFAULTS.homePath, failures, gatewayPort: deps.gatewayPort, now: deps.now(), dormancy, ...shared };
