@@ -120,6 +120,22 @@ export async function removeShare(actor: Actor, name: string, person: string, de
   await recordLifecycleEvent(deps, actor, ref, DEN_EVENT_REASONS.unshared, `Share with ${person} removed by ${caller.userspace}; their open sessions end within seconds.`, 'share');
 }
 
+/**
+ * `owner`'s workspace `name` as shared with the holder of `kube` (the guest's own token), or
+ * undefined when the cluster refuses them it or it does not exist: the label is only a pointer,
+ * the cluster decides, and a stale or foreign binding grants nothing.
+ */
+export async function readSharedWorkspace(kube: KubeClient, owner: string, name: string): Promise<SharedWorkspace | undefined> {
+  const namespace = userNamespace(owner);
+  try {
+    const workspace = await kube.get<Workspace>(RESOURCES.workspace, name, namespace);
+    return { owner, namespace, name, ssh_user: sharedSshUser(name, owner), workspace };
+  } catch (err) {
+    if (err instanceof KubeApiError && (err.status === 403 || err.status === 404)) return undefined;
+    throw err;
+  }
+}
+
 /** The workspaces others shared with `guest`, each read with the guest's own token (`kube`). */
 export async function listSharedWith(guest: string, kube: KubeClient, deps: ShareDeps): Promise<SharedWorkspace[]> {
   const bindings = deps.sharesNaming(guest);
@@ -129,19 +145,7 @@ export async function listSharedWith(guest: string, kube: KubeClient, deps: Shar
     .filter((s): s is ShareView => s !== undefined && s.person === guest && s.owner !== guest)
     // Two bindings naming one workspace (one made by hand, say) list it once.
     .filter((s) => !seen.has(`${s.owner}/${s.workspace}`) && Boolean(seen.add(`${s.owner}/${s.workspace}`)));
-  const found = await Promise.all(
-    shares.map(async (share): Promise<SharedWorkspace | undefined> => {
-      const namespace = userNamespace(share.owner);
-      try {
-        const workspace = await kube.get<Workspace>(RESOURCES.workspace, share.workspace, namespace);
-        return { owner: share.owner, namespace, name: share.workspace, ssh_user: sharedSshUser(share.workspace, share.owner), workspace };
-      } catch (err) {
-        // The label is only a pointer: the cluster decides, and a stale or foreign binding grants nothing.
-        if (err instanceof KubeApiError && (err.status === 403 || err.status === 404)) return undefined;
-        throw err;
-      }
-    }),
-  );
+  const found = await Promise.all(shares.map((share) => readSharedWorkspace(kube, share.owner, share.workspace)));
   return found.filter((s): s is SharedWorkspace => s !== undefined).sort((a, b) => a.owner.localeCompare(b.owner) || a.name.localeCompare(b.name));
 }
 

@@ -2,17 +2,13 @@
 // and Remove forms, and the dashboard's "Shared with you" list, through REST's functions
 // (server/api/shares.ts) with the person's own minted token.
 import { describeError, HttpError } from '../../koa/errors.js';
-import { KubeApiError } from '../../kube/errors.js';
-import { userNamespace } from '../../kube/group.js';
 import { isDns1123Label } from '../../kube/names.js';
-import { RESOURCES } from '../../kube/resources.js';
-import { sharedSshUser } from '../../contract/share.js';
 import { WORKSPACE_IMAGE_DEFAULTS } from '../../contract/workspace-image.js';
 import { notSharedMessage } from '../../shell/share-check.js';
 import { sharedWorkspacePage } from '../../web/templates/shares.js';
 import { catalogEntryOf } from './catalog-facts.js';
 import { sendPage } from './send.js';
-import { grantShare, listSharedWith, listSharesOf, removeShare } from '../api/shares.js';
+import { grantShare, listSharedWith, listSharesOf, readSharedWorkspace, removeShare } from '../api/shares.js';
 import { sharingCard } from '../../web/templates/shares.js';
 import type { SharedWorkspaceView } from '../../web/templates/shares.js';
 import type { Html } from '../../web/html.js';
@@ -80,17 +76,11 @@ async function sharedPage(ctx: PageContext, deps: PageDeps): Promise<void> {
   const name = ctx.params.name!;
   if (!isDns1123Label(owner) || !isDns1123Label(name)) throw new HttpError(404, `not found: "${owner}/${name}" names no workspace`);
   if (owner === caller.userspace) return ctx.redirect(`/w/${name}`);
-  const namespace = userNamespace(owner);
-  let workspace: WorkspaceView;
-  try {
-    workspace = await kube.get<WorkspaceView>(RESOURCES.workspace, name, namespace);
-  } catch (err) {
-    // The same words whether it exists or not: the cluster decided the caller may not read it.
-    if (err instanceof KubeApiError && (err.status === 403 || err.status === 404)) throw new HttpError(404, notSharedMessage(name, owner, caller.userspace));
-    throw err;
-  }
-  const entry = await catalogEntryOf(kube, workspace.spec?.imageRef?.name ?? '');
-  const shared = { owner, namespace, name, ssh_user: sharedSshUser(name, owner), workspace };
+  const found = await readSharedWorkspace(kube, owner, name);
+  // The same words whether it exists or not: the cluster decided the caller may not read it.
+  if (!found) throw new HttpError(404, notSharedMessage(name, owner, caller.userspace));
+  const shared = { ...found, workspace: found.workspace as WorkspaceView };
+  const entry = await catalogEntryOf(kube, shared.workspace.spec?.imageRef?.name ?? '');
   sendPage(ctx, sharedWorkspacePage(assets, viewerOf(ctx)!, { shared, homePath: entry?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath, gatewayPort: deps.gatewayPort, now: deps.now() }));
 }
 
