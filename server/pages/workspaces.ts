@@ -38,6 +38,7 @@ import { policySummary, scheduleFormValues, scheduleSummary } from '../../contra
 import type { UserSpace } from '../../contract/user-space.js';
 import { dormancyNotice } from '../../contract/dormancy.js';
 import { workspaceApps } from '../../contract/devcontainer.js';
+import { sessionSettings } from '../../shell/target.js';
 
 /**
  * The namespace a workspace page or form is about: `namespace` in the query (a page) or the
@@ -172,6 +173,11 @@ function detailsOf(ctx: PageContext, deps: PageDeps, ws: WorkspaceView, events: 
   };
 }
 
+/** Where VS Code and sessions open: devcontainer.json's workspace folder as the gateway and terminal start there, else the image's home. */
+function startFolderOf(ws: WorkspaceView, entry: CatalogFacts | undefined): string {
+  return sessionSettings(ws as Workspace).startDir ?? entry?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath;
+}
+
 export type PageRefusals = Pick<WorkspacePageView, 'changeRefusal' | 'deleteRefusal' | 'scheduleRefusal'>;
 
 /** Host-based addresses of a workspace's ports, when the server has an apps domain. */
@@ -207,7 +213,7 @@ export async function workspacePageOf(ctx: PageContext, deps: PageDeps, refusals
       podEvents: events.pod,
       ...detailsOf(ctx, deps, ws, events.all, entry ?? catalogFacts(undefined)),
       placement,
-      homePath: entry?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath,
+      startFolder: startFolderOf(ws, entry),
       failure: failureOf(ws, entry?.title),
       now: deps.now(),
       notice,
@@ -308,7 +314,7 @@ async function status(ctx: PageContext, deps: PageDeps): Promise<void> {
     slowPartsOf(kube, ws, targetNamespace(ctx), ctx.get(LIVE_SLOW_PARTS_HEADER) === '1'),
   ]);
   const live = workspaceLiveFragment(
-    { ws, podEvents: events.pod, homePath: entry?.homePath ?? WORKSPACE_IMAGE_DEFAULTS.homePath, failure: failureOf(ws, entry?.title), csrf: viewerOf(ctx)!.csrf, now: deps.now(), gatewayPort: deps.gatewayPort, namespace: namespaceOf(ctx) },
+    { ws, podEvents: events.pod, startFolder: startFolderOf(ws, entry), failure: failureOf(ws, entry?.title), csrf: viewerOf(ctx)!.csrf, now: deps.now(), gatewayPort: deps.gatewayPort, namespace: namespaceOf(ctx) },
     { ...detailsOf(ctx, deps, ws, events.all, entry), ...(placement && { placement }) },
     ports,
   );

@@ -9,7 +9,6 @@ import { phaseOf, type WorkspaceView } from './format.js';
 interface SummaryView {
   file?: unknown;
   problem?: unknown;
-  workspaceFolder?: unknown;
   extensions?: unknown;
 }
 
@@ -18,17 +17,10 @@ function summaryOf(ws: WorkspaceView): SummaryView | undefined {
   return typeof summary === 'object' && summary !== null && typeof (summary as SummaryView).file === 'string' ? (summary as SummaryView) : undefined;
 }
 
-/** Where VS Code and sessions open: devcontainer.json's workspace folder when the workspace applies one, else the home. */
-export function workspaceFolderOf(ws: WorkspaceView, homePath: string): string {
-  const summary = summaryOf(ws);
-  const folder = summary && !summary.problem ? summary.workspaceFolder : undefined;
-  return typeof folder === 'string' && folder.startsWith('/') ? folder : homePath;
-}
-
 const EXTENSION_ID = /^[A-Za-z0-9][A-Za-z0-9-]*\.[A-Za-z0-9][A-Za-z0-9.-]*$/;
 
-/** The card, or nothing for a workspace whose clone has no devcontainer.json. */
-export function devcontainerCard(ws: WorkspaceView, homePath: string, gatewayPort: number): Html | '' {
+/** The card, or nothing for a workspace whose clone has no devcontainer.json; `folder` is where sessions start (shell/target.ts sessionSettings). */
+export function devcontainerCard(ws: WorkspaceView, folder: string, gatewayPort: number): Html | '' {
   const summary = summaryOf(ws);
   if (!summary) return '';
   const condition = (type: string) => ws.status?.conditions?.find((c) => c.type === type);
@@ -36,7 +28,6 @@ export function devcontainerCard(ws: WorkspaceView, homePath: string, gatewayPor
   const lifecycle = condition('Lifecycle');
   const extensions = Array.isArray(summary.extensions) ? summary.extensions.filter((e): e is string => typeof e === 'string' && EXTENSION_ID.test(e)) : [];
   const endpoint = ws.status?.endpoint;
-  const folder = workspaceFolderOf(ws, homePath);
   return html`<section class="card" id="devcontainer-card" aria-labelledby="devcontainer-title"><h2 id="devcontainer-title">Dev container</h2>
 <p class="muted">From <code>~/${String(summary.file)}</code>.</p>
 ${said && html`<p id="devcontainer-said">${(said.message ?? '').replace(`From ~/${String(summary.file)}: `, '')}</p>`}

@@ -12,7 +12,7 @@ import { activityTab, type ActivityLine } from './activity.js';
 import { appsCard, PORTS_EVERY_POLLS, portsBeforeReading, portsPart, type AppLinks, type DeclaredAppView, type PortSharingView, type PortsView } from './workspace-apps.js';
 import { dataTable } from './table.js';
 import { deleteForm } from './delete-form.js';
-import { devcontainerCard, workspaceFolderOf } from './workspace-devcontainer.js';
+import { devcontainerCard } from './workspace-devcontainer.js';
 
 export interface EventView {
   type?: string;
@@ -127,7 +127,8 @@ ${progress(podEvents, now, phaseOf(ws))}`;
 export interface WorkspaceLiveView {
   ws: WorkspaceView;
   podEvents: EventView[];
-  homePath: string;
+  /** Where VS Code and sessions open: devcontainer.json's workspace folder when the workspace applies one, else the image's home (shell/target.ts sessionSettings). */
+  startFolder: string;
   failure?: Failure;
   csrf: string;
   now: number;
@@ -155,7 +156,7 @@ export function workspaceLive(v: WorkspaceLiveView): Html {
     ? html`${runForm(name, 'restart', true, v.csrf, back, v.namespace)}${runForm(name, 'stop', true, v.csrf, back, v.namespace)}`
     : html`${runForm(name, 'start', canStart(v.ws), v.csrf, back, v.namespace)}${runForm(name, 'stop', canStop(v.ws), v.csrf, back, v.namespace)}`;
   return html`<section class="card" id="status-card" data-announce-key="${name}" data-announce="${announce}" data-logs="${logsReadable(v.ws, v.failure) ? 'readable' : 'none'}">${statusCard(v.ws, v.podEvents, v.now, v.failure)}</section>
-<section class="card" id="connect-card"><h2>Connect</h2>${connectBlock(v.ws, workspaceFolderOf(v.ws, v.homePath), v.gatewayPort, true)}
+<section class="card" id="connect-card"><h2>Connect</h2>${connectBlock(v.ws, v.startFolder, v.gatewayPort, true)}
   <div class="row">${buttons}</div>
 </section>`;
 }
@@ -285,7 +286,7 @@ ${!v.namespace && html`<section role="tabpanel" id="panel-terminal" aria-labelle
   <div id="terminal" data-workspace="${name}" data-namespace="${v.ws.metadata?.namespace ?? ''}" data-csrf="${viewer.csrf}" data-ws-url="/w/${name}/terminal/ws" data-script="${assets.url('terminal.js')}" data-style="${assets.url('terminal.css')}"></div>
 </section>`}
 <section role="tabpanel" id="panel-yaml" aria-labelledby="tab-yaml" hidden>${part('yaml')}</section>
-${devcontainerCard(v.ws, v.homePath, v.gatewayPort)}
+${devcontainerCard(v.ws, v.startFolder, v.gatewayPort)}
 ${appsCard(name, v.apps ?? [], livePart('ports', portsPart(name, portsBeforeReading(running), !v.namespace, v.appLinks)), running, v.appLinks, v.sharing && { ...v.sharing, csrf: viewer.csrf })}
 ${v.workspaceSharing}
 <section class="card" aria-labelledby="delete-title">
