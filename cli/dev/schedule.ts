@@ -28,7 +28,7 @@ function ruleText(rule: Json | undefined): string {
 }
 
 /** What `den schedule <name>` prints: one line per part. */
-export function scheduleLines(schedule: Json | undefined): string {
+function scheduleLines(schedule: Json | undefined): string {
   const s = schedule ?? {};
   return [
     `autostart    ${ruleText(s.autostart)}`,

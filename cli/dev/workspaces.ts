@@ -50,7 +50,7 @@ export async function sharedWithMe(api: DenApi): Promise<{ items: Json[] }> {
 }
 
 /** The table of the workspaces others shared with the caller (GET /shared-workspaces). */
-export function sharedTable(items: Json[], now: number, colour: boolean): string {
+function sharedTable(items: Json[], now: number, colour: boolean): string {
   const rows = items.map((s) => {
     const [row] = workspaceRows([s.workspace ?? {}], now);
     return [s.ssh_user ?? '', s.owner ?? '', ...row!.slice(1, 4), age(s.workspace?.metadata?.creationTimestamp, now)];

@@ -65,7 +65,7 @@ export function workspaceObject(req: CreateWorkspaceRequest, namespace: string, 
  * env value and reads `$$` as `$`, so every `$` is doubled (a person's values, as the personal
  * variables given through envFrom, are never expanded).
  */
-export function workspaceEnvOf(env: Record<string, string>): { name: string; value: string }[] {
+function workspaceEnvOf(env: Record<string, string>): { name: string; value: string }[] {
   return Object.entries(env).map(([name, value]) => ({ name, value: value.replace(/\$/g, '$$$$') }));
 }
 

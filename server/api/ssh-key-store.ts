@@ -5,7 +5,7 @@
 import type { KubeClient } from '../../kube/client.js';
 import { HttpError } from '../../koa/errors.js';
 import { GIT_CREDENTIALS_SECRET } from '../../contract/personal.js';
-import { hostOfKeyPart, keyFingerprint, knownHostName, knownHostsLine, parseKnownHost, privateKeyProblem, publicLineOf, SSH_KEY_PREFIX, SSH_KNOWN_HOST_MAX, sshKeyName } from '../../contract/git-ssh.js';
+import { hostOfKeyPart, keyFingerprint, knownHostName, knownHostsLine, parseKnownHost, privateKeyProblem, publicLineOf, SSH_KEY_PREFIX, SSH_KNOWN_HOST_MAX, sshKeyName, type KnownHostKey } from '../../contract/git-ssh.js';
 import { decode, readSecret, rewrite, type StoredSecret } from './personal-store.js';
 
 /** One host's SSH key as REST answers it: never the private key. */
@@ -36,10 +36,8 @@ export function sshKeyLinesOf(secret: StoredSecret): SshKeyLine[] {
     .sort((a, b) => a.host.localeCompare(b.host));
 }
 
-type KnownHost = Exclude<ReturnType<typeof parseKnownHost>, string>;
-
 /** 400 naming the field when the key or the known host line cannot be used for `host`; else the parsed host key. */
-export function checkSshKey(host: string, privateKey: string, knownHost: string): KnownHost {
+export function checkSshKey(host: string, privateKey: string, knownHost: string): KnownHostKey {
   const keyProblem = privateKeyProblem(privateKey);
   if (keyProblem) throw new HttpError(400, keyProblem);
   if (knownHost.length > SSH_KNOWN_HOST_MAX) throw new HttpError(400, `ssh_known_host must be at most ${SSH_KNOWN_HOST_MAX} characters`);

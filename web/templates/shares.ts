@@ -64,7 +64,7 @@ function sharedCard(s: SharedWorkspaceView, homePath: string, port: number, now:
 }
 
 /** The page of a workspace shared with the viewer: `/shared/<owner>/<name>`. */
-export function sharedPagePath(owner: string, name: string): string {
+function sharedPagePath(owner: string, name: string): string {
   return `/shared/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
 }
 

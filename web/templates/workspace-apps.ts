@@ -81,7 +81,7 @@ export interface PortSharingView {
 }
 
 /** Who may open each port, and the form that changes it (host-based previews only: path-based ones serve only the owner). */
-export function portSharing(workspace: string, v: PortSharingView): Html {
+function portSharing(workspace: string, v: PortSharingView): Html {
   if (!v.hostBased) {
     return html`<p class="muted" id="port-sharing">Only you can open your ports: path-based previews run an app's pages on Den's own address, so they serve only the workspace's owner. Sharing a port with other people needs host-based previews, each app on an address of its own, which an administrator turns on (<code>server.apps.domain</code>).</p>`;
   }

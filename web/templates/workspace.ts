@@ -7,7 +7,7 @@ import { connectBlock } from './connect.js';
 import { changeForm, factsList, imageFact, placementFacts, scheduleForm, type ChangeRefusal, type FactsView, type ImageChoice, type PlacementView, type ScheduleField, type ScheduleRefusal } from './workspace-facts.js';
 import { ago, canRestart, canStart, canStop, entryLabel, failureSentence, phaseBadge, phaseOf, reasonOf, summaryOf, type Failure, type WorkspaceView } from './format.js';
 import { livePart, liveRegion, partInFragment } from './live.js';
-import { csrfField, page, type AssetUrls, type Viewer } from './layout.js';
+import { page, type AssetUrls, type Viewer } from './layout.js';
 import { activityTab, type ActivityLine } from './activity.js';
 import { appsCard, PORTS_EVERY_POLLS, portsBeforeReading, portsPart, type AppLinks, type DeclaredAppView, type PortSharingView, type PortsView } from './workspace-apps.js';
 import { dataTable } from './table.js';
