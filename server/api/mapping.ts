@@ -1,6 +1,6 @@
 // Pure translations between the REST shapes (snake_case, SPEC 2.6 and 2.7) and cluster
 // objects (camelCase, as the CRDs define them). No I/O here: routes call these.
-import { isDisabled, roleOf, WORKSPACE_COUNT_KEY } from '../../contract/user-space.js';
+import { isDisabled, roleOf, schedulePolicyOf, WORKSPACE_COUNT_KEY } from '../../contract/user-space.js';
 import { API_VERSION, ANNOTATIONS, KINDS, LABELS } from '../../kube/group.js';
 import type { KubeObject } from '../../kube/client.js';
 import type {
@@ -16,7 +16,7 @@ import type {
   ScheduleRequest,
   UserSpaceRequest,
 } from './schemas.js';
-import { dailyTimeText, parseDailyTime, type DailyTime, type SchedulePolicy } from '../../contract/schedule.js';
+import { dailyTimeText, parseDailyTime, type DailyTime } from '../../contract/schedule.js';
 
 type Json = Record<string, unknown>;
 
@@ -256,8 +256,8 @@ export function schedulePolicyPatch(req: SchedulePolicyRequest): Json {
   return { spec: { schedules } };
 }
 
-export function schedulePolicyOf(userSpace: KubeObject): SchedulePolicyLine {
-  const policy = ((userSpace.spec ?? {}) as { schedules?: SchedulePolicy }).schedules ?? {};
+export function schedulePolicyLineOf(userSpace: KubeObject): SchedulePolicyLine {
+  const policy = schedulePolicyOf(userSpace) ?? {};
   const autostop = policy.defaultAutostop;
   return {
     max_running_limit: policy.maxRunningLimit ?? null,

@@ -7,7 +7,7 @@ import { userNamespace } from '../../kube/group.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { noQuery, validateQuery } from '../http/validate.js';
 import { mapBounded } from '../../process/concurrency.js';
-import { membershipOf, membershipPatch, quotaOf, quotaPatch, schedulePolicyOf, schedulePolicyPatch, usageOf, userSpaceObject, type Quota } from './mapping.js';
+import { membershipOf, membershipPatch, quotaOf, quotaPatch, schedulePolicyLineOf, schedulePolicyPatch, usageOf, userSpaceObject, type Quota } from './mapping.js';
 import { createObject, deleteObject, listObjects, patchObject } from './object-handlers.js';
 import { membershipRequest, quotaRequest, schedulePolicyRequest, userSpaceRequest } from './schemas.js';
 import type { ApiContext, ApiRouter, ResourceDeps } from './types.js';
@@ -53,5 +53,5 @@ export function mountUserSpaceRoutes(router: ApiRouter, deps: ResourceDeps): voi
   router.delete('/admin/userspaces/:name', deleteObject(RESOURCES.userSpace));
   router.get('/admin/quota', (ctx) => listQuota(ctx, deps));
   router.patch('/admin/quota/:name', patchObject(RESOURCES.userSpace, quotaRequest, quotaPatch, quotaOf));
-  router.patch('/admin/schedules/:name', patchObject(RESOURCES.userSpace, schedulePolicyRequest, schedulePolicyPatch, schedulePolicyOf));
+  router.patch('/admin/schedules/:name', patchObject(RESOURCES.userSpace, schedulePolicyRequest, schedulePolicyPatch, schedulePolicyLineOf));
 }

@@ -5,7 +5,7 @@ import { isDisabled, roleOf } from '../../contract/user-space.js';
 import { RESOURCES } from '../../kube/resources.js';
 import { adminQuotaPage, adminUsersPage, type PersonLine, type SchedulePolicyValues } from '../../web/templates/admin-people.js';
 import { HttpError } from '../../koa/errors.js';
-import { membershipPatch, quotaOf, quotaPatch, schedulePolicyOf, schedulePolicyPatch, userSpaceObject, type SchedulePolicyLine } from '../api/mapping.js';
+import { membershipPatch, quotaOf, quotaPatch, schedulePolicyLineOf, schedulePolicyPatch, userSpaceObject, type SchedulePolicyLine } from '../api/mapping.js';
 import { membershipRequest, quotaRequest, schedulePolicyRequest, userSpaceRequest } from '../api/schemas.js';
 import { DEFAULT_QUOTA, userSpacesWithUsage } from '../api/userspaces.js';
 import { createLocalUserOf, deleteLocalUserOf } from '../api/local-users.js';
@@ -56,7 +56,7 @@ function formValues(line: SchedulePolicyLine): SchedulePolicyValues {
 const renderQuota: Render = async (ctx, deps, outcome, status = 200) => {
   const { kube, assets } = ctx.state;
   const items = await userSpacesWithUsage(kube, deps.resources.gpuResource);
-  const lines = items.map((u) => ({ name: nameOf(u), owner: String(specOf(u).owner ?? ''), quota: quotaOf(u), usage: u.usage, schedules: formValues(schedulePolicyOf(u)) })).sort((a, b) => a.name.localeCompare(b.name));
+  const lines = items.map((u) => ({ name: nameOf(u), owner: String(specOf(u).owner ?? ''), quota: quotaOf(u), usage: u.usage, schedules: formValues(schedulePolicyLineOf(u)) })).sort((a, b) => a.name.localeCompare(b.name));
   sendPage(ctx, adminQuotaPage(assets, viewerOf(ctx)!, lines, outcome), status);
 };
 
